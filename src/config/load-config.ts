@@ -1,0 +1,93 @@
+/**
+ * Configuration is read once, from an env-like record, validated, and frozen.
+ * Nothing else in `src/` reads `process.env`.
+ */
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Path of the SQLite file, or `:memory:`. */
+  readonly databasePath: string;
+  /** Keys accepted on /v1 in addition to the ones stored in the database. */
+  readonly apiKeys: readonly string[];
+  readonly modelsDir: string;
+  readonly logLevel: LogLevel;
+  readonly limits: Limits;
+}
+
+export interface Limits {
+  readonly maxJsonBytes: number;
+  readonly maxAudioBytes: number;
+  readonly maxClassificationChars: number;
+  readonly maxTranslationChars: number;
+  readonly maxSpeechInputChars: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+export const DEFAULT_LIMITS: Limits = Object.freeze({
+  maxJsonBytes: 1024 * 1024,
+  maxAudioBytes: 25 * 1024 * 1024,
+  maxClassificationChars: 10_000,
+  maxTranslationChars: 20_000,
+  maxSpeechInputChars: 5_000,
+});
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  return Object.freeze({
+    port: parsePort(env.PORT ?? '3000'),
+    host: nonEmpty('HOST', env.HOST ?? '127.0.0.1'),
+    databasePath: parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:data/app.db'),
+    apiKeys: Object.freeze(parseApiKeys(env.API_KEYS ?? '')),
+    modelsDir: nonEmpty('MODELS_DIR', env.MODELS_DIR ?? 'models'),
+    logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
+    limits: DEFAULT_LIMITS,
+  });
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer between 0 and 65535, got "${value}"`);
+  }
+  return port;
+}
+
+function nonEmpty(name: string, value: string): string {
+  if (value.trim() === '') throw new ConfigError(`${name} must not be empty`);
+  return value;
+}
+
+function parseDatabaseUrl(value: string): string {
+  const match = /^sqlite:(.+)$/.exec(value);
+  if (!match?.[1]) {
+    throw new ConfigError(
+      `DATABASE_URL must look like "sqlite:<path>" (or "sqlite::memory:"), got "${value}"`,
+    );
+  }
+  // Accept the URL spelling sqlite:///abs/path as well as sqlite:relative/path.
+  return match[1].replace(/^\/\/(?=\/)/, '');
+}
+
+function parseApiKeys(value: string): string[] {
+  const keys = value.split(',').map((key) => key.trim()).filter((key) => key !== '');
+  for (const key of keys) {
+    if (key.length < 16) {
+      throw new ConfigError('API_KEYS entries must be at least 16 characters long');
+    }
+  }
+  return keys;
+}
+
+function parseLogLevel(value: string): LogLevel {
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  }
+  return value as LogLevel;
+}

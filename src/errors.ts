@@ -1,0 +1,119 @@
+/**
+ * Every error the service answers with on purpose. Each carries its HTTP status and a stable
+ * code; `src/http/error-middleware.ts` is the only place that turns them into responses.
+ * Anything that is not an AppError becomes a generic 500.
+ */
+
+export const ERROR_CODES = {
+  invalid_request: 'The request is malformed or a field is invalid; the message names the field.',
+  invalid_json: 'The body is not valid JSON.',
+  unauthorized: 'The Authorization header is missing, malformed, or the API key is unknown or revoked.',
+  not_found: 'No record or route matches the path.',
+  model_not_found: 'The model id is not in the manifest (GET /v1/models lists them).',
+  wrong_model_task: 'The model exists but serves another task than this endpoint.',
+  method_not_allowed: 'The path exists but not for this HTTP method.',
+  conflict: 'The request conflicts with a stored record (e.g. a duplicate email).',
+  payload_too_large: 'The body or a field exceeds its documented limit.',
+  unsupported_media_type: 'The Content-Type is not accepted by this endpoint.',
+  undecodable_audio: 'The audio could not be decoded (corrupt, empty or an unsupported format).',
+  model_not_installed: 'The model is known but its files are not installed; the message names the command.',
+  model_unavailable: 'The model is installed but failed to load.',
+  internal_error: 'An unexpected server error; details are in the server log under the request id.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class AppError extends Error {
+  override name = 'AppError';
+  /** Koa convention: messages below 500 are safe to show to the client. */
+  readonly expose: boolean;
+
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.expose = status < 500;
+  }
+}
+
+export class ValidationError extends AppError {
+  override name = 'ValidationError';
+  constructor(message: string) {
+    super(400, 'invalid_request', message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  override name = 'NotFoundError';
+  constructor(what: string, id: string | number) {
+    super(404, 'not_found', `${what} ${id} not found`);
+  }
+}
+
+export class ConflictError extends AppError {
+  override name = 'ConflictError';
+  constructor(message: string) {
+    super(409, 'conflict', message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  override name = 'PayloadTooLargeError';
+  constructor(message: string) {
+    super(413, 'payload_too_large', message);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  override name = 'UnsupportedMediaTypeError';
+  constructor(message: string) {
+    super(415, 'unsupported_media_type', message);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  override name = 'UnauthorizedError';
+  constructor(message = 'Missing or invalid API key: send "Authorization: Bearer <API_KEY>"') {
+    super(401, 'unauthorized', message);
+  }
+}
+
+export class UndecodableAudioError extends AppError {
+  override name = 'UndecodableAudioError';
+  constructor(detail?: string) {
+    super(400, 'undecodable_audio', detail ? `could not decode audio: ${detail}` : 'could not decode audio');
+  }
+}
+
+export class UnknownModelError extends AppError {
+  override name = 'UnknownModelError';
+  constructor(id: string, known: readonly string[]) {
+    super(404, 'model_not_found', `Unknown model "${id}". Known models: ${known.join(', ') || 'none'}`);
+  }
+}
+
+export class WrongModelTaskError extends AppError {
+  override name = 'WrongModelTaskError';
+  constructor(id: string, actual: string, expected: string) {
+    super(400, 'wrong_model_task', `Model "${id}" is a ${actual} model, not ${expected}`);
+  }
+}
+
+export class ModelNotInstalledError extends AppError {
+  override name = 'ModelNotInstalledError';
+  constructor(
+    readonly modelId: string,
+    readonly installCommand = `npm run download-models -- ${modelId}`,
+  ) {
+    super(503, 'model_not_installed', `Model "${modelId}" is not installed. Run: ${installCommand}`);
+  }
+}
+
+export class ModelUnavailableError extends AppError {
+  override name = 'ModelUnavailableError';
+  constructor(modelId: string, reason: string) {
+    super(503, 'model_unavailable', `Model "${modelId}" failed to load: ${reason}`);
+  }
+}

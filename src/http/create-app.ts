@@ -1,0 +1,48 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Kysely } from 'kysely';
+import { createKeyStore } from '../auth/key-store.js';
+import { requireApiKey } from '../auth/require-api-key.js';
+import type { Config } from '../config/load-config.js';
+import type { ModelRegistry } from '../inference/model-registry.js';
+import { createLogger, type Logger } from '../logger.js';
+import type { Database } from '../users/database.js';
+import { createUserStore } from '../users/user-store.js';
+import { errorMiddleware } from './error-middleware.js';
+import { createRootRouter } from './routes/root-router.js';
+import { createUsersRouter } from './routes/users-router.js';
+import { createV1Router, V1_PREFIX } from './routes/v1-router.js';
+
+export interface AppDeps {
+  db: Kysely<Database>;
+  models: ModelRegistry;
+  config: Config;
+  logger?: Logger;
+}
+
+/** Builds the Koa application from its dependencies; opens no port and reads no globals. */
+export function createApp(deps: AppDeps): Koa {
+  const logger = deps.logger ?? createLogger(deps.config.logLevel);
+  const app = new Koa();
+  // The router's 405/501 answers and koa-body's errors all pass through the same mapper.
+  app.silent = true;
+
+  app.use(
+    errorMiddleware({
+      logger,
+      formatFor: (ctx) => (ctx.path === V1_PREFIX || ctx.path.startsWith(`${V1_PREFIX}/`) ? 'json' : 'text'),
+    }),
+  );
+
+  const keys = createKeyStore(deps.db, { staticKeys: deps.config.apiKeys });
+  const routers: Router[] = [
+    createRootRouter(),
+    createUsersRouter(createUserStore(deps.db), deps.config.limits),
+    createV1Router({ models: deps.models, limits: deps.config.limits, auth: requireApiKey(keys) }),
+  ];
+  for (const router of routers) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
+  }
+  return app;
+}

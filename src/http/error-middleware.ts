@@ -1,0 +1,108 @@
+/**
+ * The one place errors become responses. Area A answers in short plain text (SPEC), area B
+ * in JSON `{"error": {"message", "type", "code"}}`. Unexpected errors are logged with the
+ * request id and answered with a generic 500 that leaks nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import { AppError, type ErrorCode } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+export type ErrorFormat = 'text' | 'json';
+
+interface MappedError {
+  status: number;
+  code: ErrorCode;
+  message: string;
+}
+
+const GENERIC_500 = 'Internal Server Error';
+
+export function errorMiddleware(options: {
+  logger: Logger;
+  formatFor: (ctx: Context) => ErrorFormat;
+}): Middleware {
+  return async (ctx, next) => {
+    const requestId = ctx.get('X-Request-Id').slice(0, 128) || randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new AppError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (error) {
+      const mapped = mapError(error);
+      if (mapped.status >= 500 && mapped.code === 'internal_error') {
+        options.logger.error('request failed', { requestId, method: ctx.method, path: ctx.path, error });
+      } else if (mapped.status >= 500) {
+        options.logger.warn(mapped.message, { requestId, method: ctx.method, path: ctx.path });
+      }
+      respond(ctx, mapped, options.formatFor(ctx));
+    }
+  };
+}
+
+function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
+  // Headers set by the failed handler (e.g. Content-Disposition) must not describe the error body.
+  const keep = { requestId: ctx.response.get('X-Request-Id'), allow: ctx.response.get('Allow') };
+  const wwwAuthenticate = ctx.response.get('WWW-Authenticate');
+  ctx.res.getHeaderNames().forEach((name) => ctx.res.removeHeader(name));
+  ctx.set('X-Request-Id', keep.requestId);
+  if (keep.allow) ctx.set('Allow', keep.allow);
+  if (error.status === 401) ctx.set('WWW-Authenticate', wwwAuthenticate || 'Bearer realm="v1"');
+
+  ctx.status = error.status;
+  if (format === 'json') {
+    ctx.body = { error: { message: error.message, type: errorType(error.status), code: error.code } };
+  } else {
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = error.message;
+  }
+}
+
+/** Maps our AppErrors, and the errors koa-body, co-body, formidable and the router throw. */
+export function mapError(error: unknown): MappedError {
+  // AppError messages are written for clients, including 503s that name an install command.
+  if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
+  const status = httpStatusOf(error);
+  const type = (error as { type?: string })?.type;
+  if (status === 413 || type === 'entity.too.large') {
+    return { status: 413, code: 'payload_too_large', message: 'Request body is too large' };
+  }
+  if (type === 'entity.parse.failed' || (error instanceof SyntaxError && status === 400)) {
+    return { status: 400, code: 'invalid_json', message: 'Request body is not valid JSON' };
+  }
+  if (status === 415) {
+    return { status: 415, code: 'unsupported_media_type', message: messageOf(error, 'Unsupported media type') };
+  }
+  if (status === 405) {
+    return { status: 405, code: 'method_not_allowed', message: messageOf(error, 'Method not allowed') };
+  }
+  if (status !== undefined && status >= 400 && status < 500) {
+    return { status, code: 'invalid_request', message: messageOf(error, 'Bad request') };
+  }
+  return { status: 500, code: 'internal_error', message: GENERIC_500 };
+}
+
+function httpStatusOf(error: unknown): number | undefined {
+  const candidate = error as { status?: unknown; statusCode?: unknown; httpCode?: unknown };
+  for (const value of [candidate?.status, candidate?.statusCode, candidate?.httpCode]) {
+    if (typeof value === 'number' && value >= 400 && value < 600) return value;
+  }
+  return undefined;
+}
+
+function messageOf(error: unknown, fallback: string): string {
+  const message = (error as { message?: unknown })?.message;
+  return typeof message === 'string' && message !== '' ? message : fallback;
+}
+
+function errorType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 413 || status === 415 || status === 400 || status === 409 || status === 405) {
+    return 'invalid_request_error';
+  }
+  if (status === 503) return 'service_unavailable_error';
+  return 'server_error';
+}

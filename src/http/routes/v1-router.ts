@@ -1,0 +1,27 @@
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Limits } from '../../config/load-config.js';
+import type { ModelRegistry } from '../../inference/model-registry.js';
+import { classificationRoutes } from './v1/classification-routes.js';
+import { modelRoutes } from './v1/model-routes.js';
+import { speechRoutes } from './v1/speech-routes.js';
+import { transcriptionRoutes } from './v1/transcription-routes.js';
+import { translationRoutes } from './v1/translation-routes.js';
+
+export const V1_PREFIX = '/v1';
+
+export interface V1Deps {
+  models: ModelRegistry;
+  limits: Limits;
+  /** Bearer-key check; mounted on this router so every /v1 route is covered, with no exemptions. */
+  auth: Middleware;
+}
+
+export function createV1Router(deps: V1Deps): Router {
+  const router = new Router({ prefix: V1_PREFIX });
+  router.use(deps.auth);
+  for (const addRoutes of [modelRoutes, classificationRoutes, translationRoutes, transcriptionRoutes, speechRoutes]) {
+    addRoutes(router, deps);
+  }
+  return router;
+}

@@ -1,0 +1,88 @@
+/**
+ * The model manifest (`models/models.json`): which models exist, what task and engine serve
+ * them, and where their files come from. It is data; engines interpret `options`.
+ */
+import { readFile } from 'node:fs/promises';
+import { TASKS, type Task } from './types.js';
+
+export interface SourceFile {
+  /** Path inside the repository, also the path inside the installed model folder. */
+  path: string;
+  sha256?: string;
+  size?: number;
+}
+
+export interface HuggingFaceSource {
+  type: 'huggingface';
+  repo: string;
+  /** A full commit hash, so every install gets the same bytes. */
+  revision: string;
+  files: SourceFile[];
+}
+
+export interface ManifestEntry {
+  id: string;
+  task: Task;
+  engine: string;
+  description: string;
+  license: string;
+  default?: boolean;
+  /** Absent for engines that use system packages (Apertium). */
+  source?: HuggingFaceSource;
+  /** How to install it when not from the hub, e.g. "npm run test-models". */
+  installCommand?: string;
+  options?: Record<string, unknown>;
+}
+
+export interface Manifest {
+  models: ManifestEntry[];
+}
+
+export class ManifestError extends Error {
+  override name = 'ManifestError';
+}
+
+export async function readManifest(path: string): Promise<Manifest> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new ManifestError(`Cannot read model manifest ${path}: ${(error as Error).message}`);
+  }
+  return parseManifest(raw, path);
+}
+
+export function parseManifest(raw: unknown, origin = 'manifest'): Manifest {
+  const models = (raw as { models?: unknown })?.models;
+  if (!Array.isArray(models)) throw new ManifestError(`${origin}: "models" must be an array`);
+  const seen = new Set<string>();
+  for (const [index, entry] of models.entries()) {
+    const where = `${origin}: models[${index}]`;
+    if (typeof entry?.id !== 'string' || !/^[A-Za-z0-9._-]+$/.test(entry.id)) {
+      throw new ManifestError(`${where}.id must match [A-Za-z0-9._-]+`);
+    }
+    if (seen.has(entry.id)) throw new ManifestError(`${where}: duplicate id "${entry.id}"`);
+    seen.add(entry.id);
+    if (!TASKS.includes(entry.task)) {
+      throw new ManifestError(`${where}.task must be one of ${TASKS.join(', ')}`);
+    }
+    if (typeof entry.engine !== 'string') throw new ManifestError(`${where}.engine must be a string`);
+    if (entry.source !== undefined) checkSource(entry.source, where);
+  }
+  return { models: models as ManifestEntry[] };
+}
+
+function checkSource(source: HuggingFaceSource, where: string): void {
+  if (source.type !== 'huggingface') throw new ManifestError(`${where}.source.type must be "huggingface"`);
+  if (!/^[0-9a-f]{40}$/.test(source.revision ?? '')) {
+    throw new ManifestError(`${where}.source.revision must be a 40-character commit hash`);
+  }
+  if (!Array.isArray(source.files) || source.files.length === 0) {
+    throw new ManifestError(`${where}.source.files must be a non-empty array`);
+  }
+  for (const file of source.files) {
+    if (typeof file.path !== 'string' || file.path.includes('..') || file.path.startsWith('/')) {
+      throw new ManifestError(`${where}.source.files: invalid path ${JSON.stringify(file.path)}`);
+    }
+  }
+}

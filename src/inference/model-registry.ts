@@ -1,0 +1,130 @@
+/**
+ * Knows every model in the manifest, whether it is installed, and loads each one lazily,
+ * once: concurrent first requests wait on the same load.
+ */
+import { join } from 'node:path';
+import {
+  ModelNotInstalledError,
+  ModelUnavailableError,
+  UnknownModelError,
+  WrongModelTaskError,
+} from '../errors.js';
+import { hasInstallMarker, type Engine, type EngineContext } from './engine.js';
+import type { Manifest, ManifestEntry } from './manifest.js';
+import type { Disposable, ModelForTask, Task } from './types.js';
+
+export interface ModelInfo {
+  id: string;
+  task: Task;
+  engine: string;
+  description: string;
+  license: string;
+  default: boolean;
+  installed: boolean;
+  loaded: boolean;
+  [extra: string]: unknown;
+}
+
+export interface ModelRegistryOptions {
+  manifest: Manifest;
+  modelsDir: string;
+  engines: Readonly<Record<string, Engine>>;
+}
+
+export class ModelRegistry {
+  readonly #entries: ReadonlyMap<string, ManifestEntry>;
+  readonly #modelsDir: string;
+  readonly #engines: Readonly<Record<string, Engine>>;
+  readonly #loads = new Map<string, Promise<Disposable>>();
+  readonly #loaded = new Set<string>();
+
+  constructor(options: ModelRegistryOptions) {
+    this.#modelsDir = options.modelsDir;
+    this.#engines = options.engines;
+    for (const entry of options.manifest.models) {
+      if (!this.#engines[entry.engine]) {
+        throw new Error(`Model "${entry.id}" uses unknown engine "${entry.engine}"`);
+      }
+    }
+    this.#entries = new Map(options.manifest.models.map((entry) => [entry.id, entry]));
+  }
+
+  ids(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  async list(): Promise<ModelInfo[]> {
+    return Promise.all([...this.#entries.values()].map((entry) => this.#info(entry)));
+  }
+
+  /** Loads (once) and returns the model, or throws the AppError the client should see. */
+  async get<T extends Task>(id: string, task: T): Promise<ModelForTask[T]> {
+    const entry = this.#entries.get(id);
+    if (!entry) throw new UnknownModelError(id, this.ids().filter((known) => this.#entries.get(known)?.task === task));
+    if (entry.task !== task) throw new WrongModelTaskError(id, entry.task, task);
+
+    let load = this.#loads.get(id);
+    if (!load) {
+      load = this.#load(entry);
+      this.#loads.set(id, load);
+      // A failed load is forgotten so that installing the model fixes it without a restart.
+      load.then(
+        () => this.#loaded.add(id),
+        () => this.#loads.delete(id),
+      );
+    }
+    return (await load) as ModelForTask[T];
+  }
+
+  async close(): Promise<void> {
+    const loads = [...this.#loads.values()];
+    this.#loads.clear();
+    this.#loaded.clear();
+    await Promise.allSettled(loads.map(async (load) => (await load).dispose()));
+  }
+
+  async #load(entry: ManifestEntry): Promise<Disposable> {
+    const engine = this.#engineFor(entry);
+    const context = this.#context(entry);
+    if (!(await this.#isInstalled(entry, engine, context))) {
+      throw new ModelNotInstalledError(entry.id, this.#installCommand(entry, engine));
+    }
+    try {
+      return await engine.load(entry, context);
+    } catch (error) {
+      throw new ModelUnavailableError(entry.id, (error as Error).message);
+    }
+  }
+
+  async #info(entry: ManifestEntry): Promise<ModelInfo> {
+    const engine = this.#engineFor(entry);
+    return {
+      id: entry.id,
+      task: entry.task,
+      engine: entry.engine,
+      description: entry.description,
+      license: entry.license,
+      default: entry.default === true,
+      installed: await this.#isInstalled(entry, engine, this.#context(entry)),
+      loaded: this.#loaded.has(entry.id),
+      ...(entry.installCommand || entry.source ? { install: this.#installCommand(entry, engine) } : {}),
+      ...engine.describe?.(entry),
+    };
+  }
+
+  #engineFor(entry: ManifestEntry): Engine {
+    return this.#engines[entry.engine] as Engine;
+  }
+
+  #context(entry: ManifestEntry): EngineContext {
+    return { modelDir: join(this.#modelsDir, entry.id), modelsDir: this.#modelsDir };
+  }
+
+  #isInstalled(entry: ManifestEntry, engine: Engine, context: EngineContext): Promise<boolean> {
+    return engine.isInstalled ? engine.isInstalled(entry, context) : hasInstallMarker(context.modelDir);
+  }
+
+  #installCommand(entry: ManifestEntry, engine: Engine): string {
+    return entry.installCommand ?? engine.installCommand?.(entry) ?? `npm run download-models -- ${entry.id}`;
+  }
+}

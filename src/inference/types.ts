@@ -1,0 +1,87 @@
+/**
+ * The narrow interfaces the HTTP layer sees. Engine libraries (transformers.js, onnxruntime,
+ * Apertium) never leak past these types.
+ */
+import type { PcmAudio } from '../audio/pcm-audio.js';
+
+export type Task = 'text-classification' | 'translation' | 'speech-to-text' | 'text-to-speech';
+
+export const TASKS: readonly Task[] = Object.freeze([
+  'text-classification',
+  'translation',
+  'speech-to-text',
+  'text-to-speech',
+]);
+
+export interface Disposable {
+  dispose(): Promise<void>;
+}
+
+export interface Label {
+  label: string;
+  confidence: number;
+}
+
+export interface ClassifyOptions {
+  /** Candidate labels, for zero-shot and embedding models that accept them per request. */
+  labels?: readonly string[];
+}
+
+export interface Classifier extends Disposable {
+  /** Every label of the model, sorted by confidence, descending. */
+  classify(text: string, options?: ClassifyOptions): Promise<Label[]>;
+}
+
+export interface TranslateOptions {
+  targetLanguage: string;
+  sourceLanguage?: string;
+}
+
+export interface Translator extends Disposable {
+  /** Short codes (`es`, `fr`, …) this model can translate into. */
+  readonly targetLanguages: readonly string[];
+  translate(text: string, options: TranslateOptions): Promise<string>;
+}
+
+export interface TranscribeOptions {
+  language?: string;
+  task?: 'transcribe' | 'translate';
+  /** Ask for timestamped segments (verbose_json). */
+  segments?: boolean;
+}
+
+export interface TranscriptSegment {
+  start: number;
+  end: number;
+  text: string;
+}
+
+export interface Transcript {
+  text: string;
+  language?: string;
+  duration: number;
+  segments?: TranscriptSegment[];
+}
+
+export interface Transcriber extends Disposable {
+  transcribe(audio: PcmAudio, options?: TranscribeOptions): Promise<Transcript>;
+}
+
+export interface SynthesizeOptions {
+  voice?: string;
+  /** 1 is normal speed, 2 twice as fast. */
+  speed?: number;
+}
+
+export interface Synthesizer extends Disposable {
+  readonly sampleRate: number;
+  /** Yields audio sentence by sentence so the caller can stream it. */
+  synthesize(text: string, options?: SynthesizeOptions): AsyncIterable<PcmAudio>;
+}
+
+export interface ModelForTask {
+  'text-classification': Classifier;
+  translation: Translator;
+  'speech-to-text': Transcriber;
+  'text-to-speech': Synthesizer;
+}

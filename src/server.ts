@@ -1,0 +1,62 @@
+/**
+ * The only process-level code: read config, open the database, build the model registry,
+ * serve, and shut down cleanly on SIGTERM/SIGINT (in-flight requests finish, then the
+ * database and models are closed).
+ */
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './config/load-config.js';
+import { createApp } from './http/create-app.js';
+import { ENGINES } from './inference/engines.js';
+import { readManifest } from './inference/manifest.js';
+import { ModelRegistry } from './inference/model-registry.js';
+import { configureRuntime } from './inference/runtime.js';
+import { createLogger } from './logger.js';
+import { openDatabase } from './users/open-database.js';
+
+const SHUTDOWN_GRACE_MS = 30_000;
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  configureRuntime({ modelsDir: config.modelsDir });
+
+  const db = await openDatabase(config.databasePath);
+  const manifest = await readManifest(join(config.modelsDir, 'models.json'));
+  const models = new ModelRegistry({ manifest, modelsDir: config.modelsDir, engines: ENGINES });
+  const app = createApp({ db, models, config, logger });
+
+  const server = createServer(app.callback());
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    logger.info('listening', { url: `http://${config.host}:${port}`, database: config.databasePath, modelsDir: config.modelsDir });
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    const force = setTimeout(() => {
+      logger.warn('in-flight requests did not finish in time; closing connections');
+      server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS);
+    force.unref();
+    server.close(async () => {
+      await models.close();
+      await db.destroy();
+      logger.info('stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  const message = error instanceof ConfigError ? `Configuration error: ${error.message}` : error?.stack ?? String(error);
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+/** Table types for Kysely. Column types describe what SQLite stores; timestamps are ISO-8601 text. */
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface UserTable {
+  id: Generated<number>;
+  name: string;
+  email: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyTable {
+  id: Generated<number>;
+  name: string;
+  /** First characters of the key, shown in listings so a person can tell keys apart. */
+  prefix: string;
+  /** SHA-256 of the whole key, hex. The key itself is never stored. */
+  key_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface Database {
+  users: UserTable;
+  api_keys: ApiKeyTable;
+}
+
+export type UserRow = Selectable<UserTable>;
+export type NewUserRow = Insertable<UserTable>;
+export type UserUpdate = Updateable<UserTable>;
+export type ApiKeyRow = Selectable<ApiKeyTable>;

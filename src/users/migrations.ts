@@ -1,0 +1,49 @@
+/**
+ * Migrations are listed here rather than scanned from disk so tsx and the compiled `dist/`
+ * behave alike. They use Kysely<any>: a migration is frozen in time and must not follow
+ * later changes to the table types.
+ */
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+const migrations: Record<string, Migration> = {
+  '2026-11-22-001-users': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement())
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('email', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .addColumn('updated_at', 'text', (col) => col.notNull())
+        .execute();
+      // Emails are unique regardless of case: "Ann@x.org" and "ann@x.org" are one mailbox.
+      await sql`CREATE UNIQUE INDEX users_email_nocase ON users (email COLLATE NOCASE)`.execute(db);
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('users').execute();
+    },
+  },
+  '2026-11-22-002-api-keys': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement())
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('prefix', 'text', (col) => col.notNull())
+        .addColumn('key_hash', 'text', (col) => col.notNull().unique())
+        .addColumn('created_at', 'text', (col) => col.notNull())
+        .addColumn('last_used_at', 'text')
+        .addColumn('revoked_at', 'text')
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('api_keys').execute();
+    },
+  },
+};
+
+export const migrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return migrations;
+  },
+};

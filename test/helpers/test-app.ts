@@ -1,0 +1,75 @@
+/**
+ * Builds the real app on a real SQLite database (a temp file, so restart tests can reopen it)
+ * and a model registry over a chosen manifest, and gives tests a supertest agent.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import supertest from 'supertest';
+import { loadConfig, type Config } from '../../src/config/load-config.js';
+import { createApp } from '../../src/http/create-app.js';
+import type { Engine } from '../../src/inference/engine.js';
+import { ENGINES } from '../../src/inference/engines.js';
+import type { Manifest } from '../../src/inference/manifest.js';
+import { ModelRegistry } from '../../src/inference/model-registry.js';
+import { configureRuntime } from '../../src/inference/runtime.js';
+import { createLogger } from '../../src/logger.js';
+import type { Database } from '../../src/users/database.js';
+import { openDatabase } from '../../src/users/open-database.js';
+
+export const TEST_API_KEY = 'test-key-0123456789abcdef';
+
+export interface TestAppOptions {
+  manifest?: Manifest;
+  modelsDir?: string;
+  engines?: Readonly<Record<string, Engine>>;
+  env?: Record<string, string>;
+  /** Reuse an existing database file (restart tests). */
+  databasePath?: string;
+}
+
+export interface TestApp {
+  request: supertest.Agent;
+  db: Kysely<Database>;
+  models: ModelRegistry;
+  config: Config;
+  databasePath: string;
+  /** Closes models and database; removes the temp folder unless `keepFiles`. */
+  close(options?: { keepFiles?: boolean }): Promise<void>;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'lis-test-'));
+  const databasePath = options.databasePath ?? join(dir, 'app.db');
+  const modelsDir = options.modelsDir ?? join(dir, 'models');
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${databasePath}`,
+    MODELS_DIR: modelsDir,
+    API_KEYS: TEST_API_KEY,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  configureRuntime({ modelsDir });
+  const db = await openDatabase(databasePath);
+  const models = new ModelRegistry({
+    manifest: options.manifest ?? { models: [] },
+    modelsDir,
+    engines: options.engines ?? ENGINES,
+  });
+  const app = createApp({ db, models, config, logger: createLogger('silent') });
+  return {
+    request: supertest.agent(app.callback()),
+    db,
+    models,
+    config,
+    databasePath,
+    async close({ keepFiles = false } = {}) {
+      await models.close();
+      await db.destroy();
+      if (!keepFiles) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (key = TEST_API_KEY) => `Bearer ${key}`;

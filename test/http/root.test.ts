@@ -1,0 +1,29 @@
+import { expect } from 'chai';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+
+describe('GET /', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await createTestApp();
+  });
+  after(() => app.close());
+
+  it('answers 200 with a plain-text greeting', async () => {
+    const res = await app.request.get('/');
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.match(/^text\/plain/);
+    expect(res.text).to.match(/hello/i);
+  });
+
+  it('answers 404 in plain text for an unknown path', async () => {
+    const res = await app.request.get('/nope');
+    expect(res.status).to.equal(404);
+    expect(res.headers['content-type']).to.match(/^text\/plain/);
+  });
+
+  it('answers 404 in JSON for an unknown /v1 path', async () => {
+    const res = await app.request.get('/v1/nope').set('Authorization', 'Bearer test-key-0123456789abcdef');
+    expect(res.status).to.equal(404);
+    expect(res.body.error.code).to.equal('not_found');
+  });
+});
