@@ -4,7 +4,6 @@
  * database and models are closed).
  */
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createApp } from './http/create-app.js';
 import { ENGINES } from './inference/engines.js';
@@ -22,7 +21,7 @@ async function main(): Promise<void> {
   configureRuntime({ modelsDir: config.modelsDir });
 
   const db = await openDatabase(config.databasePath);
-  const manifest = await readManifest(join(config.modelsDir, 'models.json'));
+  const manifest = await readManifest(config.manifestPath);
   const models = new ModelRegistry({ manifest, modelsDir: config.modelsDir, engines: ENGINES });
   const app = createApp({ db, models, config, logger });
 

@@ -13,6 +13,11 @@ export interface Config {
   /** Keys accepted on /v1 in addition to the ones stored in the database. */
   readonly apiKeys: readonly string[];
   readonly modelsDir: string;
+  /**
+   * The model manifest. It ships with the code (`models/models.json`), so it does not follow
+   * MODELS_DIR: weights may live on another disk while the manifest stays versioned.
+   */
+  readonly manifestPath: string;
   readonly logLevel: LogLevel;
   readonly limits: Limits;
 }
@@ -46,6 +51,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     databasePath: parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:data/app.db'),
     apiKeys: Object.freeze(parseApiKeys(env.API_KEYS ?? '')),
     modelsDir: nonEmpty('MODELS_DIR', env.MODELS_DIR ?? 'models'),
+    manifestPath: nonEmpty('MODELS_MANIFEST', env.MODELS_MANIFEST ?? 'models/models.json'),
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
     limits: DEFAULT_LIMITS,
   });

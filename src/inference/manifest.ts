@@ -6,9 +6,16 @@ import { readFile } from 'node:fs/promises';
 import { TASKS, type Task } from './types.js';
 
 export interface SourceFile {
-  /** Path inside the repository, also the path inside the installed model folder. */
+  /** Path inside the repository. */
   path: string;
+  /**
+   * Path inside the installed model folder; defaults to `path`. Lets a voice stored deep in a
+   * shared repository (piper-voices: `en/en_US/joe/medium/…`) be installed flat.
+   */
+  target?: string;
+  /** Lower-case hex; when present the installer refuses any other bytes. */
   sha256?: string;
+  /** Bytes; when present a download of another length is rejected before hashing. */
   size?: number;
 }
 
@@ -40,6 +47,11 @@ export interface Manifest {
 
 export class ManifestError extends Error {
   override name = 'ManifestError';
+}
+
+/** Where a source file lands inside `<MODELS_DIR>/<id>/`. */
+export function targetPath(file: SourceFile): string {
+  return file.target ?? file.path;
 }
 
 export async function readManifest(path: string): Promise<Manifest> {
@@ -80,9 +92,28 @@ function checkSource(source: HuggingFaceSource, where: string): void {
   if (!Array.isArray(source.files) || source.files.length === 0) {
     throw new ManifestError(`${where}.source.files must be a non-empty array`);
   }
+  const targets = new Set<string>();
   for (const file of source.files) {
-    if (typeof file.path !== 'string' || file.path.includes('..') || file.path.startsWith('/')) {
+    if (!isSafeRelativePath(file.path)) {
       throw new ManifestError(`${where}.source.files: invalid path ${JSON.stringify(file.path)}`);
     }
+    if (file.target !== undefined && !isSafeRelativePath(file.target)) {
+      throw new ManifestError(`${where}.source.files: invalid target ${JSON.stringify(file.target)}`);
+    }
+    if (file.sha256 !== undefined && !/^[0-9a-f]{64}$/.test(file.sha256)) {
+      throw new ManifestError(`${where}.source.files: sha256 of ${file.path} must be 64 lower-case hex digits`);
+    }
+    if (file.size !== undefined && !(Number.isSafeInteger(file.size) && file.size >= 0)) {
+      throw new ManifestError(`${where}.source.files: size of ${file.path} must be a non-negative integer`);
+    }
+    const target = targetPath(file);
+    if (targets.has(target)) throw new ManifestError(`${where}.source.files: two files install to ${target}`);
+    targets.add(target);
   }
+}
+
+/** Relative, no `..` segment, no leading slash, no backslash: it cannot escape the model folder. */
+function isSafeRelativePath(path: unknown): path is string {
+  if (typeof path !== 'string' || path === '' || path.startsWith('/') || path.includes('\\')) return false;
+  return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
