@@ -24,7 +24,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Koa {
   const logger = deps.logger ?? createLogger(deps.config.logLevel);
   const app = new Koa();
-  // The router's 405/501 answers and koa-body's errors all pass through the same mapper.
+  // The router's 405 answers and koa-body's errors all pass through the same mapper.
   app.silent = true;
 
   app.use(
@@ -42,7 +42,9 @@ export function createApp(deps: AppDeps): Koa {
   ];
   for (const router of routers) {
     app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
+    // Not `throw: true`: the thrown 405 would carry no Allow header (router 15 sets it only
+    // when answering itself); errorMiddleware turns the bare 405 into our error body.
+    app.use(router.allowedMethods());
   }
   return app;
 }

@@ -30,6 +30,10 @@ export function errorMiddleware(options: {
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new AppError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
       }
+      // The router's allowedMethods() sets 405 plus an Allow header and leaves the body to us.
+      if (ctx.status === 405 && ctx.body === undefined) {
+        throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
+      }
     } catch (error) {
       const mapped = mapError(error);
       if (mapped.status >= 500 && mapped.code === 'internal_error') {

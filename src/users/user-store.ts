@@ -1,13 +1,76 @@
 import type { Kysely } from 'kysely';
+import { ConflictError, NotFoundError } from '../errors.js';
 import type { Database, UserRow } from './database.js';
 
-// TODO(foundation helper): full store with NotFound/Conflict errors.
-export interface UserStore {
-  list(): Promise<UserRow[]>;
+/** A stored user record, exactly as responses return it (SPEC: "the whole stored record"). */
+export type User = UserRow;
+
+/** The fields a client supplies; PUT replaces both. */
+export interface UserInput {
+  name: string;
+  email: string;
 }
 
-export function createUserStore(db: Kysely<Database>): UserStore {
+export interface UserStore {
+  /** Every record, oldest first. */
+  list(): Promise<User[]>;
+  get(id: number): Promise<User>;
+  create(input: UserInput): Promise<User>;
+  update(id: number, input: UserInput): Promise<User>;
+  remove(id: number): Promise<void>;
+}
+
+/**
+ * Users over Kysely. Unknown ids throw NotFoundError and duplicate emails (compared without
+ * case, see the users_email_nocase index) throw ConflictError; the route layer maps neither.
+ */
+export function createUserStore(db: Kysely<Database>, now: () => Date = () => new Date()): UserStore {
+  const notFound = (id: number) => () => new NotFoundError('user', id);
+
   return {
     list: () => db.selectFrom('users').selectAll().orderBy('id').execute(),
+
+    get: (id) => db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow(notFound(id)),
+
+    async create({ name, email }) {
+      const stamp = now().toISOString();
+      return withConflictMapping(email, () =>
+        db
+          .insertInto('users')
+          .values({ name, email, created_at: stamp, updated_at: stamp })
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      );
+    },
+
+    async update(id, { name, email }) {
+      return withConflictMapping(email, () =>
+        db
+          .updateTable('users')
+          .set({ name, email, updated_at: now().toISOString() })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow(notFound(id)),
+      );
+    },
+
+    async remove(id) {
+      await db.deleteFrom('users').where('id', '=', id).returning('id').executeTakeFirstOrThrow(notFound(id));
+    },
   };
+}
+
+async function withConflictMapping<T>(email: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ConflictError(`a user with email ${email} already exists`);
+    throw error;
+  }
+}
+
+/** better-sqlite3 reports constraint failures as SqliteError with an extended result code. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
