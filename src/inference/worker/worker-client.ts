@@ -1,0 +1,146 @@
+/**
+ * The main-thread side of a worker seam: spawn a worker module, call its methods by name
+ * (request/response matched by id), and terminate it on dispose. Typed errors thrown in the
+ * worker are re-thrown here with their AppError class (see wire-error.ts).
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { fromWireError } from './wire-error.js';
+import type { WorkerRequest, WorkerResponse, WorkerStartup } from './worker-protocol.js';
+
+export interface SpawnOptions {
+  /** Passed to the worker's setup function (must be structured-cloneable). */
+  init?: unknown;
+  /** Used in error messages and the thread name. */
+  name?: string;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+export class WorkerClient {
+  readonly #worker: Worker;
+  readonly #name: string;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  /** Set once the worker is gone; later calls fail with it instead of hanging. */
+  #gone: Error | undefined;
+
+  private constructor(worker: Worker, name: string) {
+    this.#worker = worker;
+    this.#name = name;
+    worker.on('message', (message: WorkerResponse) => this.#settle(message));
+    worker.on('error', (error) => this.#fail(error));
+    worker.on('exit', (code) => this.#fail(new Error(`${name} worker exited (code ${code})`)));
+  }
+
+  /**
+   * Starts `moduleUrl` (a module that calls serveWorker) and resolves once its setup
+   * finished; rejects with the setup's error otherwise.
+   */
+  static async spawn(moduleUrl: URL, options: SpawnOptions = {}): Promise<WorkerClient> {
+    const name = options.name ?? moduleUrl.pathname.split('/').pop() ?? 'worker';
+    const worker = createWorker(moduleUrl, { workerData: options.init, name });
+    const startup = await new Promise<WorkerStartup>((resolve, reject) => {
+      const onExit = (code: number) => reject(new Error(`${name} worker exited during start-up (code ${code})`));
+      worker.once('error', reject);
+      worker.once('exit', onExit);
+      worker.once('message', (message: WorkerStartup) => {
+        worker.off('error', reject);
+        worker.off('exit', onExit);
+        resolve(message);
+      });
+    });
+    if (startup.type === 'failed') {
+      await worker.terminate();
+      throw fromWireError(startup.error);
+    }
+    return new WorkerClient(worker, name);
+  }
+
+  /** Calls `method` in the worker. Buffers in `transfer` are moved, not copied. */
+  call<T>(method: string, payload?: unknown, transfer: readonly ArrayBuffer[] = []): Promise<T> {
+    if (this.#gone) return Promise.reject(this.#gone);
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      const request: WorkerRequest = { id, method, payload };
+      this.#worker.postMessage(request, transfer as ArrayBuffer[]);
+    });
+  }
+
+  /** Calls still in flight; lets callers see how busy the worker is. */
+  get pendingCalls(): number {
+    return this.#pending.size;
+  }
+
+  get alive(): boolean {
+    return this.#gone === undefined;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#gone) return;
+    this.#fail(new Error(`${this.#name} worker was disposed`));
+    await this.#worker.terminate();
+  }
+
+  #settle(message: WorkerResponse): void {
+    const pending = this.#pending.get(message.id);
+    if (!pending) return;
+    this.#pending.delete(message.id);
+    if (message.ok) pending.resolve(message.result);
+    else pending.reject(fromWireError(message.error));
+  }
+
+  #fail(error: Error): void {
+    this.#gone ??= error;
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+  }
+}
+
+/**
+ * Under tsx (tests, `npm run dev`) worker modules are .ts files. On Node 20 tsx's `--import`
+ * hook does not reach worker threads, so a .ts worker starts from a tiny bootstrap that
+ * registers tsx in the worker and then imports the module. Compiled `dist/` workers (.js)
+ * start directly.
+ */
+function createWorker(moduleUrl: URL, options: { workerData: unknown; name: string }): Worker {
+  if (!moduleUrl.pathname.endsWith('.ts')) return new Worker(moduleUrl, options);
+  // createRequire, not import.meta.resolve: mocha loads test files through tsx's CJS path.
+  // That resolves tsx's CJS API, whose register() is broken in workers; its ESM twin sits
+  // next to it.
+  const tsxApiCjs = createRequire(import.meta.url).resolve('tsx/esm/api');
+  const tsxApi = pathToFileURL(tsxApiCjs.replace(/\.cjs$/, '.mjs')).href;
+  const bootstrap = `import(${JSON.stringify(tsxApi)})
+    .then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl.href)}); })
+    .catch((error) => { setImmediate(() => { throw error; }); });`;
+  return new Worker(bootstrap, { ...options, eval: true, execArgv: withoutTsx(process.execArgv) });
+}
+
+/** The parent's flags minus its tsx loader flags, which the bootstrap replaces. */
+function withoutTsx(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let index = 0; index < execArgv.length; index++) {
+    const arg = execArgv[index]!;
+    if ((arg === '--import' || arg === '--require' || arg === '--loader') && /tsx/.test(execArgv[index + 1] ?? '')) {
+      index++;
+    } else if (!(/^--(import|require|loader)=/.test(arg) && /tsx/.test(arg))) {
+      kept.push(arg);
+    }
+  }
+  return kept;
+}
+
+/**
+ * URL of a worker module next to the caller: `.ts` when the caller runs from source under
+ * tsx, `.js` when it runs from the compiled `dist/`.
+ * @example workerModuleUrl(import.meta.url, './asr-worker')
+ */
+export function workerModuleUrl(callerUrl: string, relativePathWithoutExtension: string): URL {
+  const extension = new URL(callerUrl).pathname.endsWith('.ts') ? '.ts' : '.js';
+  return new URL(`${relativePathWithoutExtension}${extension}`, callerUrl);
+}

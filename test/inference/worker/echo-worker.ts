@@ -1,0 +1,28 @@
+/** A tiny worker used by worker-client.test.ts to exercise the seam. */
+import { UndecodableAudioError } from '../../../src/errors.js';
+import { serveWorker } from '../../../src/inference/worker/serve-worker.js';
+import { withTransfer } from '../../../src/inference/worker/worker-protocol.js';
+
+interface Init {
+  failSetup?: boolean;
+  scale: number;
+}
+
+serveWorker<Init>((init) => {
+  if (init.failSetup) throw new UndecodableAudioError('setup refused');
+  return {
+    echo: (payload: unknown) => payload,
+    scale: (samples: Float32Array) => {
+      const out = new Float32Array(samples.length);
+      for (let i = 0; i < samples.length; i++) out[i] = samples[i]! * init.scale;
+      return withTransfer({ samples: out, receivedBytes: samples.byteLength }, [out.buffer]);
+    },
+    failTyped: () => {
+      throw new UndecodableAudioError('bad bytes');
+    },
+    failPlain: async () => {
+      throw new TypeError('boom');
+    },
+    slow: (ms: number) => new Promise((resolve) => setTimeout(() => resolve(ms), ms)),
+  };
+});

@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { AppError, UndecodableAudioError } from '../../../src/errors.js';
+import { WorkerClient, workerModuleUrl } from '../../../src/inference/worker/worker-client.js';
+
+const echoWorker = workerModuleUrl(import.meta.url, './echo-worker');
+
+describe('WorkerClient', () => {
+  let client: WorkerClient;
+  before(async () => {
+    client = await WorkerClient.spawn(echoWorker, { init: { scale: 2 }, name: 'echo' });
+  });
+  after(() => client.dispose());
+
+  it('calls a worker method and returns its result', async () => {
+    expect(await client.call('echo', { hello: ['world'] })).to.deep.equal({ hello: ['world'] });
+  });
+
+  it('moves transferred Float32Array buffers both ways', async () => {
+    const samples = new Float32Array([0.25, -0.5, 1]);
+    const result = await client.call<{ samples: Float32Array; receivedBytes: number }>('scale', samples, [samples.buffer]);
+    expect(samples.byteLength, 'sent buffer is detached').to.equal(0);
+    expect(result.receivedBytes).to.equal(12);
+    expect([...result.samples]).to.deep.equal([0.5, -1, 2]);
+  });
+
+  it('matches concurrent responses to their requests by id', async () => {
+    const results = await Promise.all([client.call('slow', 60), client.call('slow', 5), client.call('echo', 'x')]);
+    expect(results).to.deep.equal([60, 5, 'x']);
+  });
+
+  it('re-throws AppErrors from the worker with their class, status and code', async () => {
+    const error = await client.call('failTyped').catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(UndecodableAudioError);
+    expect(error).to.be.instanceOf(AppError);
+    expect(error).to.include({ status: 400, code: 'undecodable_audio', expose: true, name: 'UndecodableAudioError' });
+    expect((error as Error).message).to.equal('could not decode audio: bad bytes');
+  });
+
+  it('re-throws other errors as plain Errors (a generic 500 at the edge)', async () => {
+    const error = await client.call('failPlain').catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(Error).and.not.instanceOf(AppError);
+    expect((error as Error).message).to.equal('boom');
+  });
+
+  it('rejects an unknown method', async () => {
+    const error = await client.call('nope').catch((caught: unknown) => caught);
+    expect((error as Error).message).to.match(/no method "nope"/);
+  });
+
+  it('rejects spawn with the setup error', async () => {
+    const error = await WorkerClient.spawn(echoWorker, { init: { scale: 1, failSetup: true } }).catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(UndecodableAudioError);
+  });
+
+  it('rejects in-flight and later calls after dispose', async () => {
+    const other = await WorkerClient.spawn(echoWorker, { init: { scale: 1 } });
+    const inFlight = other.call('slow', 5_000).catch((caught: unknown) => caught);
+    await other.dispose();
+    expect(((await inFlight) as Error).message).to.match(/disposed/);
+    expect(other.alive).to.equal(false);
+    const later = await other.call('echo', 1).catch((caught: unknown) => caught);
+    expect((later as Error).message).to.match(/disposed/);
+  });
+});
