@@ -1,12 +1,110 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../users/database.js';
+import { ConflictError, NotFoundError } from '../errors.js';
+import type { ApiKeyRow, Database } from '../users/database.js';
+import { digestsEqual, displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
 
 export interface KeyVerifier {
   /** True when the key is a configured static key or a stored, unrevoked key. */
   verify(key: string): Promise<boolean>;
 }
 
-// TODO(auth helper): hashing, stored keys, constant-time comparison, last_used_at.
-export function createKeyStore(_db: Kysely<Database>, options: { staticKeys: readonly string[] }): KeyVerifier {
-  return { verify: async (key) => options.staticKeys.includes(key) };
+/** What `keys list` shows: everything but the hash. */
+export type ApiKeyInfo = Omit<ApiKeyRow, 'key_hash'>;
+
+export interface KeyStore extends KeyVerifier {
+  /** Stores a new key's hash and returns the key itself, which exists nowhere else afterwards. */
+  create(name: string): Promise<{ key: string; info: ApiKeyInfo }>;
+  list(): Promise<ApiKeyInfo[]>;
+  /** Revokes by numeric id, by the displayed prefix, or by the whole key. */
+  revoke(idPrefixOrKey: string): Promise<ApiKeyInfo>;
+}
+
+export interface KeyStoreOptions {
+  /** Keys from API_KEYS; accepted in addition to stored ones, never written to the database. */
+  staticKeys: readonly string[];
+  now?: () => Date;
+  /** last_used_at is written at most this often per key, so verification stays a read. */
+  touchIntervalMs?: number;
+}
+
+const INFO_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'] as const;
+
+export function createKeyStore(db: Kysely<Database>, options: KeyStoreOptions): KeyStore {
+  const now = options.now ?? (() => new Date());
+  const touchIntervalMs = options.touchIntervalMs ?? 60_000;
+  const staticDigests = options.staticKeys.map(hashApiKey);
+  const lastTouched = new Map<number, number>();
+
+  async function touch(id: number): Promise<void> {
+    const at = now();
+    const previous = lastTouched.get(id);
+    if (previous !== undefined && at.getTime() - previous < touchIntervalMs) return;
+    lastTouched.set(id, at.getTime());
+    await db.updateTable('api_keys').set({ last_used_at: at.toISOString() }).where('id', '=', id).execute();
+  }
+
+  return {
+    async verify(key) {
+      const digest = hashApiKey(key);
+      // Every static key is compared, with no early exit, so timing does not reveal which matched.
+      let matched = false;
+      for (const candidate of staticDigests) matched = digestsEqual(candidate, digest) || matched;
+      if (matched) return true;
+
+      // Looking up by hash leaks nothing useful through timing: the attacker controls the key,
+      // not its digest. The stored digest is then compared in constant time all the same.
+      const row = await db
+        .selectFrom('api_keys')
+        .select(['id', 'key_hash', 'revoked_at'])
+        .where('key_hash', '=', digest.toString('hex'))
+        .executeTakeFirst();
+      if (!row || row.revoked_at !== null || !digestsEqual(Buffer.from(row.key_hash, 'hex'), digest)) return false;
+      await touch(row.id);
+      return true;
+    },
+
+    async create(name) {
+      const key = generateApiKey();
+      const info = await db
+        .insertInto('api_keys')
+        .values({
+          name,
+          prefix: displayPrefix(key),
+          key_hash: hashApiKey(key).toString('hex'),
+          created_at: now().toISOString(),
+          last_used_at: null,
+          revoked_at: null,
+        })
+        .returning(INFO_COLUMNS)
+        .executeTakeFirstOrThrow();
+      return { key, info };
+    },
+
+    list: () => db.selectFrom('api_keys').select(INFO_COLUMNS).orderBy('id').execute(),
+
+    async revoke(idPrefixOrKey) {
+      const query = db.selectFrom('api_keys').select(INFO_COLUMNS);
+      const matches = /^\d+$/.test(idPrefixOrKey)
+        ? await query.where('id', '=', Number(idPrefixOrKey)).execute()
+        : await query
+            .where((eb) =>
+              eb.or([
+                eb('prefix', '=', idPrefixOrKey),
+                eb('key_hash', '=', hashApiKey(idPrefixOrKey).toString('hex')),
+              ]),
+            )
+            .execute();
+      const [match] = matches;
+      if (!match) throw new NotFoundError('API key', idPrefixOrKey);
+      if (matches.length > 1) {
+        throw new ConflictError(`prefix ${idPrefixOrKey} matches keys ${matches.map((m) => m.id).join(', ')}; revoke by id`);
+      }
+      return db
+        .updateTable('api_keys')
+        .set({ revoked_at: match.revoked_at ?? now().toISOString() })
+        .where('id', '=', match.id)
+        .returning(INFO_COLUMNS)
+        .executeTakeFirstOrThrow(() => new NotFoundError('API key', idPrefixOrKey));
+    },
+  };
 }

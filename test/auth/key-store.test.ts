@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import type { Kysely } from 'kysely';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKeyStore, type KeyStore } from '../../src/auth/key-store.js';
+import { ConflictError, NotFoundError } from '../../src/errors.js';
+import type { Database } from '../../src/users/database.js';
+import { openDatabase } from '../../src/users/open-database.js';
+
+describe('createKeyStore', () => {
+  let dir: string;
+  let db: Kysely<Database>;
+  let clock: Date;
+  let keys: KeyStore;
+  const STATIC = 'static-key-0123456789';
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lis-test-'));
+    db = await openDatabase(join(dir, 'app.db'));
+    clock = new Date('2026-01-01T00:00:00.000Z');
+    keys = createKeyStore(db, { staticKeys: [STATIC], now: () => clock });
+  });
+  afterEach(async () => {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates a 256-bit lis_ key and stores only its SHA-256 and a short prefix', async () => {
+    const { key, info } = await keys.create('ci');
+    expect(key).to.match(/^lis_[A-Za-z0-9_-]{43}$/);
+    expect(info).to.deep.equal({
+      id: 1,
+      name: 'ci',
+      prefix: key.slice(0, 12),
+      created_at: '2026-01-01T00:00:00.000Z',
+      last_used_at: null,
+      revoked_at: null,
+    });
+    const [row] = await db.selectFrom('api_keys').selectAll().execute();
+    expect(row!.key_hash).to.equal(createHash('sha256').update(key).digest('hex'));
+    expect(JSON.stringify(row)).to.not.include(key.slice(12));
+  });
+
+  it('generates a different key every time', async () => {
+    const a = await keys.create('a');
+    const b = await keys.create('b');
+    expect(a.key).to.not.equal(b.key);
+  });
+
+  it('verifies stored and static keys and rejects anything else', async () => {
+    const { key } = await keys.create('ci');
+    expect(await keys.verify(key)).to.equal(true);
+    expect(await keys.verify(STATIC)).to.equal(true);
+    for (const wrong of ['', key.slice(0, -1), `${key}x`, key.toUpperCase(), `${STATIC}x`, STATIC.slice(1), key.slice(0, 12)]) {
+      expect(await keys.verify(wrong), wrong).to.equal(false);
+    }
+  });
+
+  it('lists keys without their hashes', async () => {
+    await keys.create('a');
+    await keys.create('b');
+    const list = await keys.list();
+    expect(list.map((k) => k.name)).to.deep.equal(['a', 'b']);
+    for (const info of list) expect(info).to.not.have.property('key_hash');
+  });
+
+  it('revokes by id, by prefix and by the whole key, and revoked keys stop verifying', async () => {
+    const a = await keys.create('a');
+    const b = await keys.create('b');
+    const c = await keys.create('c');
+    clock = new Date('2026-01-02T00:00:00.000Z');
+    expect((await keys.revoke(String(a.info.id))).revoked_at).to.equal('2026-01-02T00:00:00.000Z');
+    expect((await keys.revoke(b.info.prefix)).id).to.equal(b.info.id);
+    expect((await keys.revoke(c.key)).id).to.equal(c.info.id);
+    for (const { key } of [a, b, c]) expect(await keys.verify(key)).to.equal(false);
+  });
+
+  it('keeps the first revocation time when a key is revoked twice', async () => {
+    const { info } = await keys.create('a');
+    await keys.revoke(String(info.id));
+    clock = new Date('2026-02-01T00:00:00.000Z');
+    expect((await keys.revoke(String(info.id))).revoked_at).to.equal('2026-01-01T00:00:00.000Z');
+  });
+
+  it('throws NotFoundError for an unknown id or prefix', async () => {
+    await keys.create('a');
+    for (const target of ['99', 'lis_nothere']) {
+      const error = await keys.revoke(target).catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(NotFoundError);
+    }
+  });
+
+  it('refuses an ambiguous prefix', async () => {
+    await keys.create('a');
+    await keys.create('b');
+    await db.updateTable('api_keys').set({ prefix: 'lis_same' }).execute();
+    expect(await keys.revoke('lis_same').catch((e: unknown) => e)).to.be.instanceOf(ConflictError);
+  });
+
+  it('records last use at most once a minute per key', async () => {
+    const { key, info } = await keys.create('a');
+    const lastUsed = async () =>
+      (await db.selectFrom('api_keys').select('last_used_at').where('id', '=', info.id).executeTakeFirstOrThrow()).last_used_at;
+
+    clock = new Date('2026-01-01T00:00:10.000Z');
+    await keys.verify(key);
+    expect(await lastUsed()).to.equal('2026-01-01T00:00:10.000Z');
+    clock = new Date('2026-01-01T00:00:50.000Z');
+    await keys.verify(key);
+    expect(await lastUsed()).to.equal('2026-01-01T00:00:10.000Z');
+    clock = new Date('2026-01-01T00:01:11.000Z');
+    await keys.verify(key);
+    expect(await lastUsed()).to.equal('2026-01-01T00:01:11.000Z');
+  });
+});
