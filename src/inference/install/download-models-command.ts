@@ -1,0 +1,217 @@
+/**
+ * `npm run download-models [-- ids...] [--all] [--from <dir|tarball>] [--models-dir X]
+ * [--hub-url URL] [--force] [--list]`. The script in scripts/ only calls `runDownloadModels`
+ * with the process's argv, env and streams, so tests drive it in-process.
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../../config/load-config.js';
+import { hasInstallMarker } from '../engine.js';
+import { ManifestError, readManifest, type Manifest, type ManifestEntry } from '../manifest.js';
+import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
+import { copyFrom, idsPresentIn, modelRootIn, openImportSource, type ImportSource } from './import-source.js';
+import { HubUnreachableError, InstallError } from './install-errors.js';
+import { STAGING_DIR, installModel, isCurrentInstall, readInstallRecord, type FetchFile } from './install-model.js';
+import { formatBytes, ProgressBar, type ProgressStream } from './progress-bar.js';
+
+export interface CommandIo {
+  env: Record<string, string | undefined>;
+  stdout: { write(chunk: string): unknown };
+  stderr: ProgressStream;
+  /** Tests shorten the timeouts. */
+  hub?: Partial<Omit<HubClientOptions, 'hubUrl'>>;
+}
+
+export const USAGE = `Usage: npm run download-models -- [ids...] [options]
+
+Installs models listed in models/models.json into MODELS_DIR (default: models).
+Without ids, installs every model marked "default": true.
+
+Options:
+  --all                  install every model that has a download source
+  --from <dir|tarball>   install from local files instead of the hub (offline);
+                         layout <dir>/<id>/<files>, or <dir>/<files> for one id;
+                         .tar, .tar.gz and .tgz archives of either are accepted
+  --models-dir <dir>     install there instead of MODELS_DIR
+  --hub-url <url>        hub base URL (default: HF_ENDPOINT or ${DEFAULT_HUB_URL})
+  --force                reinstall even when the pinned files are already installed
+  --list                 list the models and whether they are installed, then exit
+  -h, --help             show this help
+`;
+
+interface Tally {
+  installed: number;
+  current: number;
+  skipped: number;
+  failed: number;
+}
+
+export async function runDownloadModels(argv: readonly string[], io: CommandIo): Promise<number> {
+  const say = (line: string) => io.stderr.write(`${line}\n`);
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse(argv);
+  } catch (error) {
+    say(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.values.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+
+  let manifest: Manifest;
+  let modelsDir: string;
+  try {
+    const config = loadConfig(io.env);
+    modelsDir = args.values['models-dir'] ?? config.modelsDir;
+    manifest = await readManifest(config.manifestPath);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof ManifestError) {
+      say(`error: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+
+  if (args.values.list) {
+    await listModels(manifest, modelsDir, io.stdout);
+    return 0;
+  }
+
+  const unknown = args.positionals.filter((id) => !manifest.models.some((entry) => entry.id === id));
+  if (unknown.length > 0) {
+    say(`error: unknown model id ${unknown.join(', ')}. Known: ${manifest.models.map((entry) => entry.id).join(', ')}`);
+    return 2;
+  }
+
+  let importSource: ImportSource | undefined;
+  try {
+    if (args.values.from !== undefined) {
+      importSource = await openImportSource(args.values.from, join(modelsDir, STAGING_DIR));
+    }
+    const entries = await selectEntries(manifest, args, importSource);
+    if (entries.length === 0) {
+      say(
+        importSource
+          ? `error: no model folders found in ${importSource.origin}; name the model: npm run download-models -- --from <dir> <id>`
+          : 'nothing to install: no model is marked "default" (pass ids or --all)',
+      );
+      return importSource ? 2 : 0;
+    }
+    const hub = new HubClient({ ...io.hub, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
+    const tally: Tally = { installed: 0, current: 0, skipped: 0, failed: 0 };
+    for (const entry of entries) {
+      const outcome = await installOne(entry, { modelsDir, hub, importSource, singleModel: entries.length === 1, force: args.values.force === true, io });
+      if (outcome === 'unreachable') return 1;
+      tally[outcome] += 1;
+    }
+    say(
+      `done: ${tally.installed} installed, ${tally.current} already installed, ${tally.skipped} skipped, ` +
+        `${tally.failed} failed (models folder: ${modelsDir})`,
+    );
+    return tally.failed > 0 ? 1 : 0;
+  } catch (error) {
+    if (!(error instanceof InstallError)) throw error;
+    say(`error: ${error.message}`);
+    return 1;
+  } finally {
+    await importSource?.close();
+  }
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      all: { type: 'boolean' },
+      from: { type: 'string' },
+      'models-dir': { type: 'string' },
+      'hub-url': { type: 'string' },
+      force: { type: 'boolean' },
+      list: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+async function selectEntries(manifest: Manifest, args: ReturnType<typeof parse>, importSource: ImportSource | undefined) {
+  if (args.positionals.length > 0) {
+    return args.positionals.map((id) => manifest.models.find((entry) => entry.id === id) as ManifestEntry);
+  }
+  if (args.values.all) return manifest.models.filter((entry) => entry.source);
+  if (importSource) {
+    const present = new Set(await idsPresentIn(importSource.root, manifest.models));
+    return manifest.models.filter((entry) => present.has(entry.id));
+  }
+  return manifest.models.filter((entry) => entry.default === true);
+}
+
+interface InstallContext {
+  modelsDir: string;
+  hub: HubClient;
+  importSource: ImportSource | undefined;
+  singleModel: boolean;
+  force: boolean;
+  io: CommandIo;
+}
+
+async function installOne(entry: ManifestEntry, context: InstallContext): Promise<keyof Tally | 'unreachable'> {
+  const { io, modelsDir } = context;
+  const say = (line: string) => io.stderr.write(`${line}\n`);
+  const source = entry.source;
+  if (!source) {
+    const how = entry.installCommand ? `install it with: ${entry.installCommand}` : `engine "${entry.engine}" installs it outside the hub`;
+    say(`skip ${entry.id}: no download source in the manifest; ${how}`);
+    return 'skipped';
+  }
+  if (!context.force && isCurrentInstall(entry, await readInstallRecord(join(modelsDir, entry.id)))) {
+    say(`${entry.id}: already installed (${source.repo}@${source.revision.slice(0, 10)}); --force reinstalls`);
+    return 'current';
+  }
+  try {
+    let fetchFile: FetchFile;
+    if (context.importSource) {
+      const root = await modelRootIn(context.importSource.root, entry, context.singleModel);
+      say(`${entry.id}: importing from ${context.importSource.origin}`);
+      fetchFile = copyFrom(root);
+    } else {
+      say(`${entry.id}: downloading ${source.repo}@${source.revision.slice(0, 10)} from ${context.hub.hubUrl}`);
+      fetchFile = (file, dest, label) =>
+        context.hub.download(context.hub.fileUrl(source.repo, source.revision, file.path), dest, {
+          expectedSize: file.size,
+          progress: new ProgressBar(io.stderr, label),
+        });
+    }
+    const record = await installModel(entry, {
+      modelsDir,
+      fetchFile,
+      reuseStaged: !context.importSource,
+      log: say,
+      ...(context.importSource ? { importedFrom: context.importSource.origin } : {}),
+    });
+    const bytes = record.files.reduce((sum, file) => sum + file.size, 0);
+    say(`${entry.id}: installed ${record.files.length} files (${formatBytes(bytes)}) in ${join(modelsDir, entry.id)}`);
+    return 'installed';
+  } catch (error) {
+    if (error instanceof HubUnreachableError) {
+      say(`error: ${error.message}`);
+      return 'unreachable';
+    }
+    const message = error instanceof InstallError ? error.message : ((error as Error).stack ?? String(error));
+    say(`error: ${entry.id}: ${message}`);
+    return 'failed';
+  }
+}
+
+async function listModels(manifest: Manifest, modelsDir: string, out: CommandIo['stdout']): Promise<void> {
+  for (const entry of manifest.models) {
+    const installed = await hasInstallMarker(join(modelsDir, entry.id));
+    const bytes = entry.source?.files.reduce((sum, file) => sum + (file.size ?? 0), 0) ?? 0;
+    const size = bytes > 0 ? formatBytes(bytes) : '-';
+    const flags = [entry.default ? 'default' : '', installed ? 'installed' : 'not installed'].filter(Boolean).join(', ');
+    out.write(`${entry.id.padEnd(36)} ${entry.task.padEnd(20)} ${size.padStart(9)}  ${flags}\n`);
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Downloads files from a Hugging Face compatible hub (`<hub>/<repo>/resolve/<revision>/<path>`)
+ * with HTTP Range resume: bytes already in `<dest>` are kept and only the rest is requested.
+ */
+import { createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { HubResponseError, HubUnreachableError, InstallError } from './install-errors.js';
+
+export const DEFAULT_HUB_URL = 'https://huggingface.co';
+
+export interface HubClientOptions {
+  /** Base URL, e.g. https://huggingface.co or a mirror (HF_ENDPOINT). */
+  hubUrl: string;
+  /** Until the response headers arrive. */
+  connectTimeoutMs?: number;
+  /** Longest silence while the body streams before the download is called stalled. */
+  idleTimeoutMs?: number;
+  /** Network failures after the transfer started are retried (resuming) this many times. */
+  retries?: number;
+}
+
+export interface DownloadProgress {
+  start(resumedBytes: number, totalBytes: number | undefined): void;
+  update(doneBytes: number): void;
+  finish(): void;
+}
+
+export interface DownloadOptions {
+  expectedSize?: number;
+  progress?: DownloadProgress;
+}
+
+class StalledError extends Error {}
+
+/** The connection broke or went silent mid-transfer: worth another (resumed) attempt. */
+class TransferInterruptedError extends InstallError {
+  override name = 'TransferInterruptedError';
+}
+
+export class HubClient {
+  readonly hubUrl: string;
+  readonly #connectTimeoutMs: number;
+  readonly #idleTimeoutMs: number;
+  readonly #retries: number;
+
+  constructor(options: HubClientOptions) {
+    this.hubUrl = options.hubUrl.replace(/\/+$/, '');
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+    this.#retries = options.retries ?? 3;
+  }
+
+  fileUrl(repo: string, revision: string, path: string): string {
+    return `${this.hubUrl}/${repo}/resolve/${revision}/${path.split('/').map(encodeURIComponent).join('/')}`;
+  }
+
+  /** Downloads `url` into `dest`, resuming from whatever `dest` already holds. */
+  async download(url: string, dest: string, options: DownloadOptions = {}): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.#attempt(url, dest, options, attempt === 0);
+        return;
+      } catch (error) {
+        // Only a transfer that broke mid-way is retried; the bytes so far stay for the resume.
+        if (!(error instanceof TransferInterruptedError) || attempt >= this.#retries) throw error;
+      }
+    }
+  }
+
+  async #attempt(url: string, dest: string, options: DownloadOptions, firstAttempt: boolean): Promise<void> {
+    let offset = await fileSize(dest);
+    if (options.expectedSize !== undefined && offset > options.expectedSize) {
+      await rm(dest, { force: true });
+      offset = 0;
+    }
+    if (options.expectedSize !== undefined && offset === options.expectedSize && offset > 0) return;
+
+    const controller = new AbortController();
+    let timer = setTimeout(() => controller.abort(new StalledError('connect')), this.#connectTimeoutMs);
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        headers: { 'user-agent': 'local-inference-server download-models', ...(offset > 0 ? { range: `bytes=${offset}-` } : {}) },
+        redirect: 'follow',
+        signal: controller.signal,
+      });
+    } catch (error) {
+      clearTimeout(timer);
+      if (!firstAttempt) throw new TransferInterruptedError(`download of ${url} failed: ${describeNetworkError(error)}`);
+      throw new HubUnreachableError(this.hubUrl, describeNetworkError(error));
+    }
+
+    if (response.status === 416 && offset > 0) {
+      // Our partial file is not a prefix the server recognises: start over.
+      clearTimeout(timer);
+      await response.body?.cancel();
+      await rm(dest, { force: true });
+      return this.#attempt(url, dest, options, firstAttempt);
+    }
+    if (response.status !== 200 && response.status !== 206) {
+      clearTimeout(timer);
+      await response.body?.cancel();
+      throw new HubResponseError(url, response.status);
+    }
+    const resumed = response.status === 206 ? offset : 0;
+    if (response.status === 206 && !contentRangeStartsAt(response.headers.get('content-range'), offset)) {
+      clearTimeout(timer);
+      await response.body?.cancel();
+      throw new InstallError(`${url} answered a range that does not start at byte ${offset}`);
+    }
+    const length = Number(response.headers.get('content-length'));
+    const total = options.expectedSize ?? (Number.isFinite(length) && length > 0 ? resumed + length : undefined);
+    options.progress?.start(resumed, total);
+
+    let done = resumed;
+    const idleTimeoutMs = this.#idleTimeoutMs;
+    const rearm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(new StalledError('stalled')), idleTimeoutMs);
+    };
+    rearm();
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        rearm();
+        done += chunk.length;
+        options.progress?.update(done);
+        callback(null, chunk);
+      },
+    });
+    try {
+      if (!response.body) throw new InstallError(`${url} answered without a body`);
+      await pipeline(
+        Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
+        counter,
+        createWriteStream(dest, { flags: resumed > 0 ? 'a' : 'w' }),
+      );
+    } catch (error) {
+      if (controller.signal.reason instanceof StalledError) {
+        throw new TransferInterruptedError(`download of ${url} stalled for ${idleTimeoutMs / 1000}s`);
+      }
+      if (error instanceof InstallError) throw error;
+      throw new TransferInterruptedError(`download of ${url} failed: ${describeNetworkError(error)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+    options.progress?.finish();
+  }
+}
+
+async function fileSize(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+function contentRangeStartsAt(header: string | null, offset: number): boolean {
+  const match = /^bytes (\d+)-/.exec(header ?? '');
+  return match !== null && Number(match[1]) === offset;
+}
+
+/** fetch() hides the socket error in `cause`; surface its code (ECONNREFUSED, ENOTFOUND…). */
+function describeNetworkError(error: unknown): string {
+  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError' || error instanceof StalledError)) {
+    return 'timed out';
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code) return cause.code;
+  if (cause?.message) return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,100 @@
+/**
+ * `--from <dir|tarball>`: model files copied by hand (another machine's MODELS_DIR, a git
+ * clone of the hub repository, a USB stick). Accepted layouts, for a folder or a .tar/.tar.gz:
+ * `<from>/<id>/<files>` for any number of models, or `<from>/<files>` for a single one. Each
+ * file may sit at its installed name (`target`) or at its path in the hub repository.
+ */
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { targetPath, type ManifestEntry } from '../manifest.js';
+import { InstallError } from './install-errors.js';
+import type { FetchFile } from './install-model.js';
+
+const run = promisify(execFile);
+
+export interface ImportSource {
+  /** The folder to look in (the tarball's extraction folder for archives). */
+  root: string;
+  /** What the user passed, for messages and the install marker. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+export async function openImportSource(from: string, scratchDir: string): Promise<ImportSource> {
+  const origin = resolve(from);
+  const info = await stat(origin).catch(() => undefined);
+  if (!info) throw new InstallError(`--from ${from}: no such file or folder`);
+  if (info.isDirectory()) return { root: origin, origin, close: async () => {} };
+  if (!/\.(tar|tar\.gz|tgz)$/i.test(origin)) {
+    throw new InstallError(`--from ${from}: expected a folder or a .tar / .tar.gz / .tgz archive`);
+  }
+  await mkdir(scratchDir, { recursive: true });
+  const extracted = await mkdtemp(join(scratchDir, '.import-'));
+  const close = () => rm(extracted, { recursive: true, force: true });
+  try {
+    // GNU tar detects gzip itself and strips leading "/" and ".." from member names.
+    await run('tar', ['-xf', origin, '-C', extracted, '--no-same-owner'], { maxBuffer: 1024 * 1024 });
+  } catch (error) {
+    await close();
+    throw new InstallError(`--from ${from}: cannot extract the archive: ${(error as Error).message.trim()}`);
+  }
+  return { root: await descendSingleFolder(extracted), origin, close };
+}
+
+/** Ids from the manifest that have a `<root>/<id>/` folder, for `--from` without ids. */
+export async function idsPresentIn(root: string, entries: readonly ManifestEntry[]): Promise<string[]> {
+  const present: string[] = [];
+  for (const entry of entries) {
+    if (entry.source && (await isDirectory(join(root, entry.id)))) present.push(entry.id);
+  }
+  return present;
+}
+
+/** The folder holding this model's files: `<root>/<id>`, or `<root>` itself for a single model. */
+export async function modelRootIn(root: string, entry: ManifestEntry, singleModel: boolean): Promise<string> {
+  if (await isDirectory(join(root, entry.id))) return join(root, entry.id);
+  const first = entry.source?.files[0];
+  if (singleModel && first && (await findFile(root, [targetPath(first), first.path]))) return root;
+  throw new InstallError(
+    `no files for ${entry.id} in ${root}: expected a folder ${join(root, entry.id)}` +
+      (singleModel ? ' or the model files directly inside it' : ''),
+  );
+}
+
+/** A FetchFile that copies from `modelRoot` instead of downloading. */
+export function copyFrom(modelRoot: string): FetchFile {
+  return async (file, dest, label) => {
+    const found = await findFile(modelRoot, [targetPath(file), file.path]);
+    if (!found) {
+      throw new InstallError(`${label}: not found in ${modelRoot} (looked for ${[...new Set([targetPath(file), file.path])].join(' and ')})`);
+    }
+    await copyFile(found, dest);
+  };
+}
+
+async function findFile(root: string, candidates: readonly string[]): Promise<string | undefined> {
+  for (const candidate of candidates) {
+    const path = join(root, candidate);
+    if ((await stat(path).catch(() => undefined))?.isFile()) return path;
+  }
+  return undefined;
+}
+
+/** An archive made with `tar -C models -czf x.tgz .` or `tar -czf x.tgz models/`: skip the wrapper. */
+async function descendSingleFolder(dir: string): Promise<string> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const only = entries[0];
+  if (entries.length === 1 && only?.isDirectory()) {
+    const inner = join(dir, only.name);
+    const innerEntries = await readdir(inner, { withFileTypes: true });
+    // Descend only into a pure wrapper: a folder of model folders. A model folder holds files.
+    if (innerEntries.length > 0 && innerEntries.every((entry) => entry.isDirectory())) return inner;
+  }
+  return dir;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}

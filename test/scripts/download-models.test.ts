@@ -1,0 +1,319 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { runDownloadModels } from '../../src/inference/install/download-models-command.js';
+import type { ManifestEntry } from '../../src/inference/manifest.js';
+import { closedPortUrl, startFakeHub, type FakeHub } from '../helpers/fake-hub.js';
+
+const REVISION = 'a'.repeat(40);
+const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+const CONFIG = Buffer.from('{"model_type":"tiny"}\n');
+const WEIGHTS = randomBytes(300_000);
+const VOICE = randomBytes(50_000);
+const VOICE_JSON = Buffer.from('{"audio":{"sample_rate":22050}}');
+
+function tinyEntry(overrides: Partial<ManifestEntry> = {}): ManifestEntry {
+  return {
+    id: 'tiny',
+    task: 'text-classification',
+    engine: 'transformers-text-classification',
+    description: 'test',
+    license: 'mit',
+    default: true,
+    source: {
+      type: 'huggingface',
+      repo: 'org/tiny',
+      revision: REVISION,
+      files: [
+        { path: 'config.json', sha256: sha(CONFIG), size: CONFIG.length },
+        { path: 'onnx/model_quantized.onnx', sha256: sha(WEIGHTS), size: WEIGHTS.length },
+      ],
+    },
+    ...overrides,
+  };
+}
+
+const voiceEntry: ManifestEntry = {
+  id: 'voice',
+  task: 'text-to-speech',
+  engine: 'piper',
+  description: 'test voice',
+  license: 'mit',
+  source: {
+    type: 'huggingface',
+    repo: 'org/voices',
+    revision: REVISION,
+    files: [
+      { path: 'en/en_US/x/medium/en_US-x-medium.onnx', target: 'model.onnx', sha256: sha(VOICE), size: VOICE.length },
+      { path: 'en/en_US/x/medium/en_US-x-medium.onnx.json', target: 'model.onnx.json' },
+    ],
+  },
+};
+
+const HUB_FILES = {
+  [`/org/tiny/resolve/${REVISION}/config.json`]: CONFIG,
+  [`/org/tiny/resolve/${REVISION}/onnx/model_quantized.onnx`]: WEIGHTS,
+  [`/org/voices/resolve/${REVISION}/en/en_US/x/medium/en_US-x-medium.onnx`]: VOICE,
+  [`/org/voices/resolve/${REVISION}/en/en_US/x/medium/en_US-x-medium.onnx.json`]: VOICE_JSON,
+};
+
+describe('npm run download-models', () => {
+  let hub: FakeHub;
+  let dir: string;
+  let modelsDir: string;
+  let manifestPath: string;
+
+  beforeEach(async () => {
+    hub = await startFakeHub(HUB_FILES);
+    dir = mkdtempSync(join(tmpdir(), 'lis-dl-'));
+    modelsDir = join(dir, 'models');
+    manifestPath = join(dir, 'models.json');
+    writeManifest([tinyEntry(), voiceEntry]);
+  });
+  afterEach(async () => {
+    await hub.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function writeManifest(models: ManifestEntry[]): void {
+    writeFileSync(manifestPath, JSON.stringify({ models }));
+  }
+
+  async function run(args: string[], env: Record<string, string> = {}) {
+    let stderr = '';
+    let stdout = '';
+    const code = await runDownloadModels(args, {
+      env: { MODELS_DIR: modelsDir, MODELS_MANIFEST: manifestPath, HF_ENDPOINT: hub.url, ...env },
+      stdout: { write: (chunk: string) => (stdout += chunk) },
+      stderr: { isTTY: false, write: (chunk: string) => (stderr += chunk) },
+      hub: { connectTimeoutMs: 2000, idleTimeoutMs: 2000 },
+    });
+    return { code, stderr, stdout };
+  }
+
+  const marker = (id: string) => JSON.parse(readFileSync(join(modelsDir, id, '.installed.json'), 'utf8'));
+
+  it('installs the default models with verified files, a marker and no staging left behind', async () => {
+    const { code, stderr } = await run([]);
+    expect(code, stderr).to.equal(0);
+    expect(readFileSync(join(modelsDir, 'tiny/onnx/model_quantized.onnx')).equals(WEIGHTS)).to.equal(true);
+    const record = marker('tiny');
+    expect(record.id).to.equal('tiny');
+    expect(record.source).to.deep.equal({ type: 'huggingface', repo: 'org/tiny', revision: REVISION });
+    expect(record.files).to.deep.include({ path: 'onnx/model_quantized.onnx', sha256: sha(WEIGHTS), size: WEIGHTS.length });
+    expect(Date.parse(record.installed_at)).to.be.a('number').and.not.NaN;
+    expect(existsSync(join(modelsDir, '.partial/tiny'))).to.equal(false);
+    expect(existsSync(join(modelsDir, 'voice')), 'not a default').to.equal(false);
+    expect(stderr).to.match(/100%/).and.match(/tiny: installed 2 files/);
+  });
+
+  it('installs files under their target names and records hashes the manifest did not pin', async () => {
+    const { code, stderr } = await run(['voice']);
+    expect(code, stderr).to.equal(0);
+    expect(readFileSync(join(modelsDir, 'voice/model.onnx')).equals(VOICE)).to.equal(true);
+    expect(readFileSync(join(modelsDir, 'voice/model.onnx.json')).equals(VOICE_JSON)).to.equal(true);
+    expect(marker('voice').files).to.deep.include({ path: 'model.onnx.json', sha256: sha(VOICE_JSON), size: VOICE_JSON.length });
+    expect(stderr).to.match(/no sha256 pinned/);
+  });
+
+  it('resumes a partial file with a Range request', async () => {
+    const part = join(modelsDir, '.partial/tiny/onnx/model_quantized.onnx.part');
+    mkdirSync(dirname(part), { recursive: true });
+    writeFileSync(part, WEIGHTS.subarray(0, 120_000));
+    const { code, stderr } = await run(['tiny']);
+    expect(code, stderr).to.equal(0);
+    const weightRequests = hub.requests.filter((request) => request.path.endsWith('.onnx'));
+    expect(weightRequests.map((request) => request.range)).to.deep.equal(['bytes=120000-']);
+    expect(readFileSync(join(modelsDir, 'tiny/onnx/model_quantized.onnx')).equals(WEIGHTS)).to.equal(true);
+    expect(stderr).to.match(/resuming at 120\.0 kB/);
+  });
+
+  it('resumes by itself when the connection drops mid-file', async () => {
+    hub.cutOnce.add(`/org/tiny/resolve/${REVISION}/onnx/model_quantized.onnx`);
+    const { code, stderr } = await run(['tiny']);
+    expect(code, stderr).to.equal(0);
+    const ranges = hub.requests.filter((request) => request.path.endsWith('.onnx')).map((request) => request.range);
+    expect(ranges[0]).to.equal(undefined);
+    expect(ranges[1]).to.match(/^bytes=\d+-$/);
+    expect(readFileSync(join(modelsDir, 'tiny/onnx/model_quantized.onnx')).equals(WEIGHTS)).to.equal(true);
+  });
+
+  it('deletes a file whose sha256 does not match, fails loudly and installs nothing', async () => {
+    const entry = tinyEntry();
+    entry.source!.files[1]!.sha256 = 'f'.repeat(64);
+    writeManifest([entry]);
+    const { code, stderr } = await run(['tiny']);
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/sha256 mismatch for tiny\/onnx\/model_quantized\.onnx: expected f{64}, got [0-9a-f]{64}; the file was deleted/);
+    expect(existsSync(join(modelsDir, 'tiny'))).to.equal(false);
+    expect(existsSync(join(modelsDir, '.partial/tiny/onnx/model_quantized.onnx.part'))).to.equal(false);
+    expect(existsSync(join(modelsDir, '.partial/tiny/onnx/model_quantized.onnx'))).to.equal(false);
+  });
+
+  it('rejects a file of the wrong size before hashing it', async () => {
+    const entry = tinyEntry();
+    entry.source!.files[0]!.size = CONFIG.length + 1;
+    writeManifest([entry]);
+    const { code, stderr } = await run(['tiny']);
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/size mismatch for tiny\/config\.json/);
+  });
+
+  it('keeps the previous install intact when a new install fails half-way', async () => {
+    expect((await run(['tiny'])).code).to.equal(0);
+    const before = readFileSync(join(modelsDir, 'tiny/.installed.json'), 'utf8');
+    const entry = tinyEntry();
+    entry.source!.revision = 'b'.repeat(40); // the fake hub has nothing at this revision
+    writeManifest([entry]);
+    const { code, stderr } = await run(['tiny']);
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/answered HTTP 404/);
+    expect(readFileSync(join(modelsDir, 'tiny/.installed.json'), 'utf8')).to.equal(before);
+    expect(readFileSync(join(modelsDir, 'tiny/onnx/model_quantized.onnx')).equals(WEIGHTS)).to.equal(true);
+  });
+
+  it('replaces an older install in one rename, dropping files the new one does not have', async () => {
+    mkdirSync(join(modelsDir, 'tiny'), { recursive: true });
+    writeFileSync(join(modelsDir, 'tiny/old-weights.onnx'), 'old');
+    writeFileSync(join(modelsDir, 'tiny/.installed.json'), JSON.stringify({ id: 'tiny', source: { repo: 'org/tiny', revision: 'c'.repeat(40) }, files: [] }));
+    const { code, stderr } = await run(['tiny']);
+    expect(code, stderr).to.equal(0);
+    expect(existsSync(join(modelsDir, 'tiny/old-weights.onnx'))).to.equal(false);
+    expect(marker('tiny').source.revision).to.equal(REVISION);
+    expect(existsSync(join(modelsDir, '.partial/tiny'))).to.equal(false);
+  });
+
+  it('skips a model that is already installed at the pinned revision unless --force', async () => {
+    await run(['tiny']);
+    const again = await run(['tiny']);
+    expect(again.code).to.equal(0);
+    expect(again.stderr).to.match(/tiny: already installed/);
+    const requests = hub.requests.length;
+    expect((await run(['tiny', '--force'])).code).to.equal(0);
+    expect(hub.requests.length).to.be.greaterThan(requests);
+  });
+
+  it('says how to install offline when the hub is unreachable', async () => {
+    const url = await closedPortUrl();
+    const { code, stderr } = await run(['tiny'], { HF_ENDPOINT: url });
+    expect(code).to.equal(1);
+    expect(stderr).to.include(
+      `cannot reach ${url} (ECONNREFUSED); to install offline, copy the files and run npm run download-models -- --from <dir>`,
+    );
+    expect(existsSync(join(modelsDir, 'tiny'))).to.equal(false);
+  });
+
+  it('prefers --hub-url over HF_ENDPOINT', async () => {
+    const { code, stderr } = await run(['tiny', '--hub-url', hub.url], { HF_ENDPOINT: await closedPortUrl() });
+    expect(code, stderr).to.equal(0);
+  });
+
+  it('skips models without a download source and names their install command', async () => {
+    writeManifest([
+      tinyEntry(),
+      { id: 'apertium-eng-spa', task: 'translation', engine: 'apertium', description: 'x', license: 'GPL-3.0', default: true, installCommand: 'sudo apt-get install apertium-eng-spa' },
+    ]);
+    const { code, stderr } = await run([]);
+    expect(code, stderr).to.equal(0);
+    expect(stderr).to.match(/skip apertium-eng-spa: .*install it with: sudo apt-get install apertium-eng-spa/);
+  });
+
+  it('rejects unknown ids and lists the known ones', async () => {
+    const { code, stderr } = await run(['nope']);
+    expect(code).to.equal(2);
+    expect(stderr).to.match(/unknown model id nope\. Known: tiny, voice/);
+  });
+
+  it('lists models with their installed state', async () => {
+    await run(['tiny']);
+    const { code, stdout } = await run(['--list']);
+    expect(code).to.equal(0);
+    expect(stdout).to.match(/^tiny\s.*default, installed$/m).and.match(/^voice\s.*not installed$/m);
+  });
+
+  describe('--from', () => {
+    let offline: string;
+    beforeEach(() => {
+      offline = join(dir, 'offline');
+      // Hub paths for one model, installed (target) names for the other: both are accepted.
+      put(join(offline, 'tiny/config.json'), CONFIG);
+      put(join(offline, 'tiny/onnx/model_quantized.onnx'), WEIGHTS);
+      put(join(offline, 'voice/model.onnx'), VOICE);
+      put(join(offline, 'voice/model.onnx.json'), VOICE_JSON);
+    });
+
+    it('installs every model folder found in <dir>, without the network', async () => {
+      const { code, stderr } = await run(['--from', offline], { HF_ENDPOINT: await closedPortUrl() });
+      expect(code, stderr).to.equal(0);
+      expect(readFileSync(join(modelsDir, 'tiny/onnx/model_quantized.onnx')).equals(WEIGHTS)).to.equal(true);
+      expect(readFileSync(join(modelsDir, 'voice/model.onnx')).equals(VOICE)).to.equal(true);
+      expect(marker('tiny').source.imported_from).to.equal(offline);
+      expect(hub.requests).to.have.length(0);
+    });
+
+    it('accepts the files directly in <dir> for a single id', async () => {
+      const { code, stderr } = await run(['tiny', '--from', join(offline, 'tiny')]);
+      expect(code, stderr).to.equal(0);
+      expect(marker('tiny').files).to.have.length(2);
+    });
+
+    it('applies the same checks to imported files', async () => {
+      put(join(offline, 'tiny/onnx/model_quantized.onnx'), randomBytes(WEIGHTS.length));
+      const { code, stderr } = await run(['tiny', '--from', offline]);
+      expect(code).to.equal(1);
+      expect(stderr).to.match(/sha256 mismatch for tiny\/onnx\/model_quantized\.onnx/);
+      expect(existsSync(join(modelsDir, 'tiny'))).to.equal(false);
+    });
+
+    it('names the missing file', async () => {
+      rmSync(join(offline, 'voice/model.onnx'));
+      const { code, stderr } = await run(['voice', '--from', offline]);
+      expect(code).to.equal(1);
+      expect(stderr).to.match(/voice\/model\.onnx: not found in .*looked for model\.onnx and en\/en_US\/x\/medium\/en_US-x-medium\.onnx/);
+    });
+
+    it('installs from a .tar.gz of model folders', async () => {
+      const tarball = join(dir, 'models.tar.gz');
+      await promisify(execFile)('tar', ['-czf', tarball, '-C', dir, 'offline']);
+      const { code, stderr } = await run(['--from', tarball]);
+      expect(code, stderr).to.equal(0);
+      expect(readFileSync(join(modelsDir, 'voice/model.onnx')).equals(VOICE)).to.equal(true);
+      expect(marker('tiny').source.imported_from).to.equal(tarball);
+      expect(existsSync(join(modelsDir, '.partial')) ? readdir(join(modelsDir, '.partial')) : []).to.deep.equal([]);
+    });
+
+    it('installs one model from a plain .tar of its files', async () => {
+      const tarball = join(dir, 'tiny.tar');
+      await promisify(execFile)('tar', ['-cf', tarball, '-C', join(offline, 'tiny'), '.']);
+      const { code, stderr } = await run(['tiny', '--from', tarball]);
+      expect(code, stderr).to.equal(0);
+      expect(readFileSync(join(modelsDir, 'tiny/config.json')).equals(CONFIG)).to.equal(true);
+    });
+  });
+
+  it('runs as a script and exits non-zero with the offline hint', async () => {
+    const url = await closedPortUrl();
+    const result = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/download-models.ts', 'tiny'], {
+      env: { ...process.env, MODELS_DIR: modelsDir, MODELS_MANIFEST: manifestPath, HF_ENDPOINT: url },
+    }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include(`cannot reach ${url}`);
+  });
+});
+
+function put(path: string, data: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, data);
+}
+
+function readdir(path: string): string[] {
+  return readdirSync(path);
+}
