@@ -3,5 +3,12 @@
  * and one module under src/inference/<task>/.
  */
 import type { Engine } from './engine.js';
+import { embeddingClassifier } from './text-classification/embedding-classifier.js';
+import { transformersTextClassification } from './text-classification/transformers-text-classification.js';
+import { transformersZeroShot } from './text-classification/transformers-zero-shot.js';
 
-export const ENGINES: Readonly<Record<string, Engine>> = Object.freeze({});
+export const ENGINES: Readonly<Record<string, Engine>> = Object.freeze({
+  'transformers-text-classification': transformersTextClassification,
+  'transformers-zero-shot': transformersZeroShot,
+  'embedding-classifier': embeddingClassifier,
+});

@@ -1,0 +1,87 @@
+/**
+ * Reads the manifest `options` the classification engines understand. Errors name the model and
+ * the option; they surface as a 503 "failed to load" that tells the operator what to fix.
+ */
+import type { ManifestEntry } from '../manifest.js';
+import type { MicroBatcherOptions } from './micro-batcher.js';
+
+/** A label and the sentences that describe it (embedding prototypes, or NLI hypotheses). */
+export interface LabelSpec {
+  label: string;
+  descriptions: string[];
+}
+
+export class ClassifierOptionError extends Error {
+  override name = 'ClassifierOptionError';
+}
+
+const DEFAULT_BATCH: MicroBatcherOptions = Object.freeze({ maxBatchSize: 32, maxWaitMs: 2 });
+
+function option(entry: ManifestEntry, name: string): unknown {
+  return entry.options?.[name];
+}
+
+function fail(entry: ManifestEntry, name: string, expected: string): never {
+  throw new ClassifierOptionError(`models.json "${entry.id}": options.${name} must be ${expected}`);
+}
+
+export function optionalBoolean(entry: ManifestEntry, name: string): boolean | undefined {
+  const value = option(entry, name);
+  if (value === undefined) return undefined;
+  return typeof value === 'boolean' ? value : fail(entry, name, 'true or false');
+}
+
+export function optionalNumber(entry: ManifestEntry, name: string, min: number, max: number): number | undefined {
+  const value = option(entry, name);
+  if (value === undefined) return undefined;
+  return typeof value === 'number' && value >= min && value <= max ? value : fail(entry, name, `a number in [${min}, ${max}]`);
+}
+
+export function optionalString(entry: ManifestEntry, name: string): string | undefined {
+  const value = option(entry, name);
+  if (value === undefined) return undefined;
+  return typeof value === 'string' && value !== '' ? value : fail(entry, name, 'a non-empty string');
+}
+
+/**
+ * `options.labels`: an array of label names, or of `{label, description?, descriptions?}`.
+ * A label without a description is described by its own name.
+ */
+export function labelSpecs(entry: ManifestEntry): LabelSpec[] | undefined {
+  const value = option(entry, 'labels');
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length === 0) fail(entry, 'labels', 'a non-empty array');
+  const specs = value.map((item: unknown): LabelSpec => {
+    if (typeof item === 'string' && item !== '') return { label: item, descriptions: [item] };
+    const { label, description, descriptions } = (item ?? {}) as Record<string, unknown>;
+    if (typeof label !== 'string' || label === '') fail(entry, 'labels', 'label names or {label, descriptions}');
+    const all = [...(typeof description === 'string' ? [description] : []), ...(Array.isArray(descriptions) ? descriptions : [])];
+    if (!all.every((text) => typeof text === 'string' && text.trim() !== '')) {
+      fail(entry, `labels[${JSON.stringify(label)}].descriptions`, 'an array of non-empty strings');
+    }
+    return { label, descriptions: all.length > 0 ? (all as string[]) : [label] };
+  });
+  if (new Set(specs.map((spec) => spec.label)).size !== specs.length) fail(entry, 'labels', 'free of duplicates');
+  return specs;
+}
+
+/** Label names for GET /v1/models; never throws, so one bad entry cannot break the listing. */
+export function describeLabels(entry: ManifestEntry): string[] | undefined {
+  try {
+    return labelSpecs(entry)?.map((spec) => spec.label);
+  } catch {
+    return undefined;
+  }
+}
+
+export function batchOptions(entry: ManifestEntry): MicroBatcherOptions {
+  return {
+    maxBatchSize: optionalNumber(entry, 'maxBatchSize', 1, 512) ?? DEFAULT_BATCH.maxBatchSize,
+    maxWaitMs: optionalNumber(entry, 'maxWaitMs', 0, 1000) ?? DEFAULT_BATCH.maxWaitMs,
+  };
+}
+
+/** ONNX Runtime intra-op threads; undefined lets ORT pick (one per physical core). */
+export function threads(entry: ManifestEntry): number | undefined {
+  return optionalNumber(entry, 'threads', 1, 256);
+}

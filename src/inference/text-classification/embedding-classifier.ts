@@ -1,0 +1,74 @@
+/**
+ * Engine `embedding-classifier`: classification by similarity on a sentence-embedding model, no
+ * trained head. Each label is described by one or more prototype sentences (manifest
+ * `options.labels[].descriptions`); their embeddings are averaged into one direction per label at
+ * load. A query's confidence for a label is the softmax, at `options.temperature` (default 0.05),
+ * of its cosine similarities to those directions: single-label, summing to 1.
+ *
+ * A request may send its own `labels`; each is then described by its own name.
+ */
+import { ValidationError } from '../../errors.js';
+import type { Engine } from '../engine.js';
+import type { Classifier } from '../types.js';
+import { batchOptions, describeLabels, labelSpecs, optionalNumber } from './classifier-options.js';
+import { softmax, sortedLabels } from './label-scores.js';
+import { loadTransformersModel, weightsInstalled } from './load-transformers-model.js';
+import { SentenceEmbedder, centroid, dot } from './sentence-embedder.js';
+
+const DEFAULT_TEMPERATURE = 0.05;
+/** Request-supplied label names whose embeddings are kept, so repeated label sets cost nothing. */
+const LABEL_CACHE_SIZE = 1024;
+
+interface Prototype {
+  label: string;
+  direction: Float32Array;
+}
+
+export const embeddingClassifier: Engine<'text-classification'> = {
+  tasks: ['text-classification'],
+  isInstalled: weightsInstalled,
+
+  describe(entry) {
+    const labels = describeLabels(entry);
+    return { ...(labels ? { labels } : {}), multi_label: false, accepts_labels: true };
+  },
+
+  async load(entry, context): Promise<Classifier> {
+    const temperature = optionalNumber(entry, 'temperature', 1e-4, 100) ?? DEFAULT_TEMPERATURE;
+    const specs = labelSpecs(entry) ?? [];
+    const { tokenizer, model } = await loadTransformersModel(entry, context, 'feature-extraction');
+    const embedder = new SentenceEmbedder(tokenizer, model, batchOptions(entry));
+
+    const defaults: Prototype[] = [];
+    const vectors = await embedder.embedAll(specs.flatMap((spec) => spec.descriptions));
+    let next = 0;
+    for (const spec of specs) {
+      defaults.push({ label: spec.label, direction: centroid(vectors.slice(next, (next += spec.descriptions.length))) });
+    }
+
+    const labelCache = new Map<string, Float32Array>();
+    const requestPrototypes = async (labels: readonly string[]): Promise<Prototype[]> =>
+      Promise.all(
+        [...new Set(labels)].map(async (label) => {
+          let direction = labelCache.get(label);
+          if (!direction) {
+            direction = await embedder.embed(label);
+            if (labelCache.size >= LABEL_CACHE_SIZE) labelCache.delete(labelCache.keys().next().value as string);
+            labelCache.set(label, direction);
+          }
+          return { label, direction };
+        }),
+      );
+
+    return {
+      async classify(text, options = {}) {
+        const prototypesPromise = options.labels ? requestPrototypes(options.labels) : Promise.resolve(defaults);
+        const [query, prototypes] = await Promise.all([embedder.embed(text), prototypesPromise]);
+        if (prototypes.length === 0) throw new ValidationError(`Model "${entry.id}" has no default labels: send "labels"`);
+        const similarities = prototypes.map((prototype) => dot(query, prototype.direction));
+        return sortedLabels(prototypes.map((p) => p.label), softmax(similarities, temperature));
+      },
+      dispose: () => embedder.dispose(),
+    };
+  },
+};

@@ -1,0 +1,64 @@
+/**
+ * Loads a tokenizer and an ONNX model from a local folder in the transformers.js layout
+ * (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx[_data]).
+ */
+import { resolve } from 'node:path';
+import {
+  AutoModel,
+  AutoModelForSequenceClassification,
+  AutoTokenizer,
+  type PreTrainedModel,
+  type PreTrainedTokenizer,
+} from '@huggingface/transformers';
+import { hasInstallMarker, type EngineContext } from '../engine.js';
+import type { ManifestEntry } from '../manifest.js';
+import { ClassifierOptionError, optionalString, threads } from './classifier-options.js';
+
+export type ModelHead = 'sequence-classification' | 'feature-extraction';
+
+export interface LoadedModel {
+  tokenizer: PreTrainedTokenizer;
+  model: PreTrainedModel;
+}
+
+/**
+ * The folder holding the weights: the model's own folder, or `<MODELS_DIR>/<options.baseModel>`
+ * when several ids share one installed base model (minilm-sentiment and minilm-topics share MiniLM).
+ * Always absolute: transformers.js would resolve a relative "models/x" against its own env path.
+ */
+export function weightsDir(entry: ManifestEntry, context: EngineContext): string {
+  const base = optionalString(entry, 'baseModel');
+  if (base === undefined) return resolve(context.modelDir);
+  if (!/^[A-Za-z0-9._-]+$/.test(base) || base.startsWith('.')) {
+    throw new ClassifierOptionError(`models.json "${entry.id}": options.baseModel must be a folder name`);
+  }
+  return resolve(context.modelsDir, base);
+}
+
+/** Installed when the weights folder (own or shared base) carries the install marker. */
+export async function weightsInstalled(entry: ManifestEntry, context: EngineContext): Promise<boolean> {
+  try {
+    return await hasInstallMarker(weightsDir(entry, context));
+  } catch {
+    return false;
+  }
+}
+
+export async function loadTransformersModel(
+  entry: ManifestEntry,
+  context: EngineContext,
+  head: ModelHead,
+): Promise<LoadedModel> {
+  const dir = weightsDir(entry, context);
+  const intraOpNumThreads = threads(entry);
+  const modelOptions = {
+    dtype: 'fp32' as const,
+    ...(intraOpNumThreads ? { session_options: { intraOpNumThreads, interOpNumThreads: 1 } } : {}),
+  };
+  const Model = head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
+  const [tokenizer, model] = await Promise.all([
+    AutoTokenizer.from_pretrained(dir),
+    Model.from_pretrained(dir, modelOptions),
+  ]);
+  return { tokenizer, model };
+}

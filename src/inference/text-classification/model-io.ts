@@ -1,0 +1,52 @@
+/**
+ * The only code that touches transformers.js tensors: run a model on tokenizer output and read
+ * its outputs back as plain arrays, so the engines stay free of HF shapes.
+ */
+import type { PreTrainedModel, Tensor } from '@huggingface/transformers';
+
+export type ModelInputs = Record<string, Tensor>;
+export type ModelOutputs = Record<string, Tensor>;
+
+export async function runModel(model: PreTrainedModel, inputs: unknown): Promise<ModelOutputs> {
+  // PreTrainedModel instances are callable (Callable base class); the typings only expose forward().
+  return (await (model as unknown as (inputs: unknown) => Promise<ModelOutputs>)(inputs)) as ModelOutputs;
+}
+
+/** A [batch, n] output as one Float32Array per row. */
+export function logitRows(outputs: ModelOutputs, name: string): Float32Array[] {
+  const tensor = outputs[name];
+  if (!tensor || tensor.dims.length !== 2) throw new Error(`model output "${name}" is not a [batch, n] tensor`);
+  const [batch, width] = tensor.dims as [number, number];
+  const data = tensor.data as Float32Array;
+  return Array.from({ length: batch }, (_, row) => data.subarray(row * width, (row + 1) * width));
+}
+
+/**
+ * Mean of the token vectors under the attention mask, L2-normalised: the sentence-transformers
+ * pooling of all-MiniLM-L6-v2, so cosine similarity is a dot product.
+ */
+export function meanPooledRows(hidden: Tensor, attentionMask: Tensor): Float32Array[] {
+  const [batch, length, size] = hidden.dims as [number, number, number];
+  const data = hidden.data as Float32Array;
+  const mask = attentionMask.data as BigInt64Array | Int32Array | Float32Array;
+  const rows: Float32Array[] = [];
+  for (let b = 0; b < batch; b++) {
+    const sum = new Float32Array(size);
+    let count = 0;
+    for (let t = 0; t < length; t++) {
+      if (Number(mask[b * length + t]) === 0) continue;
+      count++;
+      const offset = (b * length + t) * size;
+      for (let i = 0; i < size; i++) sum[i]! += data[offset + i]!;
+    }
+    let norm = 0;
+    for (let i = 0; i < size; i++) {
+      sum[i]! /= Math.max(count, 1);
+      norm += sum[i]! * sum[i]!;
+    }
+    const scale = 1 / Math.max(Math.sqrt(norm), 1e-12);
+    for (let i = 0; i < size; i++) sum[i]! *= scale;
+    rows.push(sum);
+  }
+  return rows;
+}

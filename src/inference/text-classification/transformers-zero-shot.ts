@@ -1,0 +1,107 @@
+/**
+ * Engine `transformers-zero-shot`: an NLI model scores "premise = query, hypothesis = template
+ * filled with a label" for each candidate label. Labels come from the request, or else from the
+ * manifest, so {model, query} alone works for entries that define a label set.
+ *
+ * Single-label: softmax of the entailment logits across labels (sums to 1). Multi-label: for each
+ * label on its own, softmax of [contradiction, entailment] (independent, like a sigmoid). This is
+ * the Hugging Face zero-shot pipeline's scoring, but every (query, label) pair of every request in
+ * a micro-batch goes through one padded forward pass instead of one pass per pair.
+ */
+import { ValidationError } from '../../errors.js';
+import type { Engine } from '../engine.js';
+import type { Classifier, Label } from '../types.js';
+import { ClassifierOptionError, batchOptions, describeLabels, labelSpecs, optionalBoolean, optionalString } from './classifier-options.js';
+import { softmax, sortedLabels } from './label-scores.js';
+import { loadTransformersModel, weightsInstalled } from './load-transformers-model.js';
+import { MicroBatcher } from './micro-batcher.js';
+import { logitRows, runModel } from './model-io.js';
+
+const DEFAULT_TEMPLATE = 'This example is {}.';
+
+interface Candidate {
+  label: string;
+  /** Text put into the hypothesis template (the manifest description, or the label itself). */
+  fill: string;
+}
+
+interface Request {
+  text: string;
+  candidates: Candidate[];
+}
+
+export const transformersZeroShot: Engine<'text-classification'> = {
+  tasks: ['text-classification'],
+  isInstalled: weightsInstalled,
+
+  describe(entry) {
+    const labels = describeLabels(entry);
+    return { ...(labels ? { labels } : {}), multi_label: entry.options?.multiLabel === true, accepts_labels: true };
+  },
+
+  async load(entry, context): Promise<Classifier> {
+    const template = optionalString(entry, 'hypothesisTemplate') ?? DEFAULT_TEMPLATE;
+    if (!template.includes('{}')) throw new ClassifierOptionError(`options.hypothesisTemplate of "${entry.id}" needs a {}`);
+    const multiLabel = optionalBoolean(entry, 'multiLabel') ?? false;
+    const defaults = labelSpecs(entry)?.map((spec) => ({ label: spec.label, fill: spec.descriptions[0] as string }));
+    const { maxBatchSize, maxWaitMs } = batchOptions(entry);
+    const { tokenizer, model } = await loadTransformersModel(entry, context, 'sequence-classification');
+    const { entailment, contradiction } = nliIds((model.config as unknown as { label2id?: Record<string, number> }).label2id);
+
+    const scorePairs = async (premises: string[], hypotheses: string[]): Promise<Float32Array[]> => {
+      const rows: Float32Array[] = [];
+      // A request with many labels expands into many pairs: keep each forward pass bounded.
+      for (let start = 0; start < premises.length; start += maxBatchSize) {
+        const end = start + maxBatchSize;
+        const inputs = tokenizer(premises.slice(start, end), {
+          text_pair: hypotheses.slice(start, end),
+          padding: true,
+          truncation: true,
+        });
+        rows.push(...logitRows(await runModel(model, inputs), 'logits'));
+      }
+      return rows;
+    };
+
+    const batcher = new MicroBatcher<Request, Label[]>(async (requests) => {
+      const premises = requests.flatMap((request) => request.candidates.map(() => request.text));
+      const hypotheses = requests.flatMap((request) => request.candidates.map((c) => template.replace('{}', c.fill)));
+      const rows = await scorePairs(premises, hypotheses);
+      let next = 0;
+      return requests.map(({ candidates }) => {
+        const pairs = rows.slice(next, (next += candidates.length));
+        const entail = pairs.map((row) => row[entailment] as number);
+        // With one label a softmax across labels would always say 1: score it on its own instead.
+        const scores = multiLabel || candidates.length === 1
+          ? pairs.map((row) => softmax([row[contradiction] as number, row[entailment] as number])[1] as number)
+          : softmax(entail);
+        return sortedLabels(candidates.map((c) => c.label), scores);
+      });
+    }, { maxBatchSize, maxWaitMs });
+
+    return {
+      async classify(text, options = {}) {
+        const candidates = options.labels ? uniqueCandidates(options.labels) : defaults;
+        if (!candidates) throw new ValidationError(`Model "${entry.id}" has no default labels: send "labels"`);
+        return batcher.submit({ text, candidates });
+      },
+      async dispose() {
+        await model.dispose();
+      },
+    };
+  },
+};
+
+function uniqueCandidates(labels: readonly string[]): Candidate[] {
+  return [...new Set(labels)].map((label) => ({ label, fill: label }));
+}
+
+function nliIds(label2id: Record<string, number> | undefined): { entailment: number; contradiction: number } {
+  const ids = Object.fromEntries(Object.entries(label2id ?? {}).map(([name, id]) => [name.toLowerCase(), id]));
+  const entailment = ids.entailment;
+  const contradiction = ids.contradiction ?? ids.not_entailment;
+  if (entailment === undefined || contradiction === undefined) {
+    throw new ClassifierOptionError('config.json label2id must name "entailment" and "contradiction" (an NLI model)');
+  }
+  return { entailment, contradiction };
+}

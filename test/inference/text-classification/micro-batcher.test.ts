@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { MicroBatcher } from '../../../src/inference/text-classification/micro-batcher.js';
+
+/** A runner that records the batches it was given and doubles each number. */
+function recordingRunner(delayMs = 0) {
+  const batches: number[][] = [];
+  const run = async (items: number[]) => {
+    batches.push([...items]);
+    if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    return items.map((item) => item * 2);
+  };
+  return { batches, run };
+}
+
+describe('MicroBatcher', () => {
+  it('runs concurrent submissions as one batch and resolves each with its own output', async () => {
+    const { batches, run } = recordingRunner();
+    const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 5 });
+    const outputs = await Promise.all([1, 2, 3].map((n) => batcher.submit(n)));
+    expect(outputs).to.deep.equal([2, 4, 6]);
+    expect(batches).to.deep.equal([[1, 2, 3]]);
+  });
+
+  it('starts a batch at once when maxBatchSize items are waiting', async () => {
+    const { batches, run } = recordingRunner();
+    const batcher = new MicroBatcher(run, { maxBatchSize: 2, maxWaitMs: 10_000 });
+    const started = Date.now();
+    await Promise.all([batcher.submit(1), batcher.submit(2)]);
+    expect(Date.now() - started).to.be.below(1000);
+    expect(batches).to.deep.equal([[1, 2]]);
+  });
+
+  it('never hands the runner more than maxBatchSize items', async () => {
+    const { batches, run } = recordingRunner(5);
+    const batcher = new MicroBatcher(run, { maxBatchSize: 3, maxWaitMs: 1 });
+    const outputs = await Promise.all(Array.from({ length: 7 }, (_, n) => batcher.submit(n)));
+    expect(outputs).to.deep.equal([0, 2, 4, 6, 8, 10, 12]);
+    expect(batches.map((batch) => batch.length)).to.deep.equal([3, 3, 1]);
+  });
+
+  it('runs one batch at a time and gathers items that arrive meanwhile into the next', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const batches: number[][] = [];
+    const batcher = new MicroBatcher(
+      async (items: number[]) => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        batches.push(items);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+        return items;
+      },
+      { maxBatchSize: 16, maxWaitMs: 0 },
+    );
+    const first = batcher.submit(1);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the first batch is now running
+    const rest = [2, 3, 4].map((n) => batcher.submit(n));
+    await Promise.all([first, ...rest]);
+    expect(maxRunning).to.equal(1);
+    expect(batches).to.deep.equal([[1], [2, 3, 4]]);
+  });
+
+  it('rejects every item of a failed batch and keeps serving later ones', async () => {
+    let fail = true;
+    const batcher = new MicroBatcher(
+      async (items: number[]) => {
+        if (fail) throw new Error('boom');
+        return items;
+      },
+      { maxBatchSize: 4, maxWaitMs: 1 },
+    );
+    const results = await Promise.allSettled([batcher.submit(1), batcher.submit(2)]);
+    expect(results.map((result) => result.status)).to.deep.equal(['rejected', 'rejected']);
+    fail = false;
+    expect(await batcher.submit(3)).to.equal(3);
+  });
+
+  it('rejects when the runner returns the wrong number of outputs', async () => {
+    const batcher = new MicroBatcher(async () => [1], { maxBatchSize: 4, maxWaitMs: 1 });
+    const results = await Promise.allSettled([batcher.submit(1), batcher.submit(2)]);
+    expect(results.every((result) => result.status === 'rejected')).to.equal(true);
+  });
+
+  it('refuses a batch size below 1', () => {
+    expect(() => new MicroBatcher(async (items: number[]) => items, { maxBatchSize: 0, maxWaitMs: 1 })).to.throw(RangeError);
+  });
+});
