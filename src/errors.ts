@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   undecodable_audio: 'The audio could not be decoded (corrupt, empty or an unsupported format).',
   model_not_installed: 'The model is known but its files are not installed; the message names the command.',
   model_unavailable: 'The model is installed but failed to load.',
+  inference_failed: 'The model failed or timed out while answering (e.g. its process crashed); retrying usually works.',
   internal_error: 'An unexpected server error; details are in the server log under the request id.',
 } as const;
 
@@ -115,5 +116,12 @@ export class ModelUnavailableError extends AppError {
   override name = 'ModelUnavailableError';
   constructor(modelId: string, reason: string) {
     super(503, 'model_unavailable', `Model "${modelId}" failed to load: ${reason}`);
+  }
+}
+
+export class InferenceFailedError extends AppError {
+  override name = 'InferenceFailedError';
+  constructor(modelId: string, reason: string) {
+    super(503, 'inference_failed', `Model "${modelId}" failed while answering: ${reason}`);
   }
 }
