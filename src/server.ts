@@ -25,14 +25,22 @@ async function main(): Promise<void> {
   const models = new ModelRegistry({ manifest, modelsDir: config.modelsDir, engines: ENGINES });
   const app = createApp({ db, models, config, logger });
 
-  const server = createServer(app.callback());
+  let stopping = false;
+  const handle = app.callback();
+  const server = createServer((req, res) => {
+    // While stopping, a kept-alive connection would otherwise hold the process open until its
+    // keep-alive timeout (5 s) after its last response; close each one as soon as it goes idle.
+    res.on('finish', () => {
+      if (stopping) setImmediate(() => server.closeIdleConnections());
+    });
+    void handle(req, res);
+  });
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info('listening', { url: `http://${config.host}:${port}`, database: config.databasePath, modelsDir: config.modelsDir });
   });
 
-  let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
