@@ -3,6 +3,8 @@
  * and one module under src/inference/<task>/.
  */
 import type { Engine } from './engine.js';
+import { piperEngine } from './text-to-speech/piper-engine.js';
+import { transformersTtsEngine } from './text-to-speech/transformers-tts-engine.js';
 import { embeddingClassifier } from './text-classification/embedding-classifier.js';
 import { transformersTextClassification } from './text-classification/transformers-text-classification.js';
 import { transformersZeroShot } from './text-classification/transformers-zero-shot.js';
@@ -11,4 +13,6 @@ export const ENGINES: Readonly<Record<string, Engine>> = Object.freeze({
   'transformers-text-classification': transformersTextClassification,
   'transformers-zero-shot': transformersZeroShot,
   'embedding-classifier': embeddingClassifier,
+  piper: piperEngine,
+  'transformers-tts': transformersTtsEngine,
 });

@@ -1,0 +1,42 @@
+/**
+ * PcmAudio → 16-bit PCM mono WAV. The RIFF header needs the total length, so WAV is produced
+ * whole (speech routes stream MP3 and send WAV in one piece).
+ */
+import type { PcmAudio } from './pcm-audio.js';
+
+const HEADER_BYTES = 44;
+
+export function encodeWav(audio: PcmAudio): Uint8Array {
+  const { samples, sampleRate } = audio;
+  const dataBytes = samples.length * 2;
+  const out = new Uint8Array(HEADER_BYTES + dataBytes);
+  const view = new DataView(out.buffer);
+  writeAscii(out, 0, 'RIFF');
+  view.setUint32(4, 36 + dataBytes, true);
+  writeAscii(out, 8, 'WAVE');
+  writeAscii(out, 12, 'fmt ');
+  view.setUint32(16, 16, true); // fmt chunk size
+  view.setUint16(20, 1, true); // PCM
+  view.setUint16(22, 1, true); // mono
+  view.setUint32(24, sampleRate, true);
+  view.setUint32(28, sampleRate * 2, true); // byte rate
+  view.setUint16(32, 2, true); // block align
+  view.setUint16(34, 16, true); // bits per sample
+  writeAscii(out, 36, 'data');
+  view.setUint32(40, dataBytes, true);
+  for (let i = 0; i < samples.length; i++) {
+    view.setInt16(HEADER_BYTES + i * 2, toInt16(samples[i] as number), true);
+  }
+  return out;
+}
+
+/** Clips to [-1, 1]; NaN (a broken model output) becomes silence rather than noise. */
+function toInt16(sample: number): number {
+  if (!(sample === sample)) return 0;
+  const clipped = Math.max(-1, Math.min(1, sample));
+  return clipped < 0 ? Math.round(clipped * 0x8000) : Math.round(clipped * 0x7fff);
+}
+
+function writeAscii(out: Uint8Array, offset: number, text: string): void {
+  for (let i = 0; i < text.length; i++) out[offset + i] = text.charCodeAt(i);
+}

@@ -1,0 +1,118 @@
+/**
+ * One Piper voice: espeak-ng phonemes → ids → VITS on onnxruntime-node → Float32 samples.
+ * Runs inside the synthesis worker (phonemisation is synchronous WASM work).
+ *
+ * Model I/O (Piper's export): `input` int64 [1, T], `input_lengths` int64 [1],
+ * `scales` float32 [3] = [noise_scale, length_scale, noise_w], optional `sid` int64 [1]
+ * → `output` float32 [1, 1, 1, S] (or [1, S]); any shape is read as a flat sample array.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { ValidationError } from '../../errors.js';
+import { espeakPhonemes } from './espeak-phonemes.js';
+import { parsePiperVoiceConfig, type PiperVoiceConfig } from './piper-voice-config.js';
+import { phonemeIds } from './piper-phoneme-ids.js';
+import type { SentenceSynthesizer } from './sentence-synthesizer.js';
+
+export interface PiperVoiceOptions {
+  /** File name of the .onnx inside the model folder; defaults to the only *.onnx there. */
+  onnxFile?: string;
+  /** ORT intra-op threads; 0 lets ORT use every core. */
+  threads?: number;
+}
+
+export class PiperVoice implements SentenceSynthesizer {
+  readonly #session: ort.InferenceSession;
+  readonly config: PiperVoiceConfig;
+  readonly #hasSpeakerInput: boolean;
+
+  private constructor(session: ort.InferenceSession, config: PiperVoiceConfig) {
+    this.#session = session;
+    this.config = config;
+    this.#hasSpeakerInput = session.inputNames.includes('sid');
+  }
+
+  static async load(modelDir: string, options: PiperVoiceOptions = {}): Promise<PiperVoice> {
+    const onnxFile = options.onnxFile ?? (await findOnnx(modelDir));
+    const configPath = join(modelDir, `${onnxFile}.json`);
+    const config = parsePiperVoiceConfig(JSON.parse(await readFile(configPath, 'utf8')), configPath);
+    const session = await ort.InferenceSession.create(join(modelDir, onnxFile), {
+      intraOpNumThreads: options.threads ?? 0,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+    });
+    for (const name of ['input', 'input_lengths', 'scales']) {
+      if (!session.inputNames.includes(name)) throw new Error(`${onnxFile} is not a Piper voice: no "${name}" input`);
+    }
+    // The WASM phonemiser is ~10x slower on its first calls (JIT tier-up); pay that at load
+    // time rather than on the first request.
+    for (let i = 0; i < 3; i++) await espeakPhonemes('Warm up the phonemizer, once or twice. Thank you!', config.espeakVoice);
+    return new PiperVoice(session, config);
+  }
+
+  get sampleRate(): number {
+    return this.config.sampleRate;
+  }
+
+  /** The speaker id for `voice`, or 0; single-speaker voices accept (and ignore) any name. */
+  checkOptions(options: { voice?: string }): void {
+    this.speakerId(options.voice);
+  }
+
+  speakerId(voice: string | undefined): number {
+    const { speakers } = this.config;
+    if (voice === undefined || speakers.size === 0) return 0;
+    const id = speakers.get(voice);
+    if (id === undefined) {
+      throw new ValidationError(`"voice" must be one of: ${[...speakers.keys()].join(', ')}`);
+    }
+    return id;
+  }
+
+  /** Synthesises one sentence. `speed` 2 is twice as fast (Piper's length_scale / speed). */
+  async synthesize(sentence: string, options: { speed?: number; voice?: string } = {}): Promise<Float32Array> {
+    const speaker = this.speakerId(options.voice);
+    const phonemes = await espeakPhonemes(sentence, this.config.espeakVoice);
+    const ids = phonemeIds(phonemes, this.config.phonemeIdMap);
+    // Only BOS, pad and EOS: nothing speakable (e.g. punctuation only).
+    if (ids.length <= 3) return new Float32Array(0);
+    const { noiseScale, lengthScale, noiseW } = this.config;
+    const feeds: Record<string, ort.Tensor> = {
+      input: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, ids.length]),
+      input_lengths: new ort.Tensor('int64', BigInt64Array.of(BigInt(ids.length)), [1]),
+      scales: new ort.Tensor('float32', Float32Array.of(noiseScale, lengthScale / (options.speed ?? 1), noiseW), [3]),
+    };
+    if (this.#hasSpeakerInput) feeds.sid = new ort.Tensor('int64', BigInt64Array.of(BigInt(speaker)), [1]);
+    const outputName = this.#session.outputNames[0] as string;
+    const result = await this.#session.run(feeds);
+    const output = result[outputName] as ort.Tensor;
+    // A copy (not ORT's buffer), so the caller may transfer it to another thread.
+    return normalizePeak(Float32Array.from(output.data as Float32Array));
+  }
+
+  async dispose(): Promise<void> {
+    await this.#session.release();
+  }
+}
+
+/**
+ * Scales a sentence so its peak is at full scale, as Piper does by default: VITS output levels
+ * vary per sentence, and MP3 encoding of out-of-range samples would clip.
+ */
+function normalizePeak(samples: Float32Array): Float32Array {
+  let peak = 0;
+  for (const sample of samples) peak = Math.max(peak, Math.abs(sample));
+  if (peak < 1e-8) return samples.fill(0);
+  const gain = 1 / peak;
+  for (let i = 0; i < samples.length; i++) samples[i] = (samples[i] as number) * gain;
+  return samples;
+}
+
+async function findOnnx(modelDir: string): Promise<string> {
+  const onnx = (await readdir(modelDir)).filter((name) => name.endsWith('.onnx'));
+  if (onnx.length !== 1) {
+    throw new Error(`expected exactly one .onnx voice in ${modelDir}, found ${onnx.length}; set options.onnxFile`);
+  }
+  return onnx[0] as string;
+}

@@ -1,0 +1,52 @@
+/**
+ * Synthesised sentences → encoded bytes, as an async stream. MP3 goes out sentence by sentence
+ * through one encoder (a single valid MP3 stream); WAV needs its total length in the header,
+ * so it is produced whole.
+ */
+import type { SynthesizeOptions, Synthesizer } from '../types.js';
+import type { SpeechEncoder } from './speech-encoder.js';
+
+export type SpeechFormat = 'mp3' | 'wav';
+
+export const SPEECH_MEDIA_TYPES: Readonly<Record<SpeechFormat, string>> = Object.freeze({
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+});
+
+export async function* speechBytes(
+  synthesizer: Synthesizer,
+  text: string,
+  options: SynthesizeOptions & { format: SpeechFormat; encoder: SpeechEncoder },
+): AsyncGenerator<Uint8Array> {
+  const { format, encoder, ...synthesizeOptions } = options;
+  const sentences = synthesizer.synthesize(text, synthesizeOptions);
+  if (format === 'wav') {
+    const parts: Float32Array[] = [];
+    for await (const audio of sentences) parts.push(audio.samples);
+    yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate });
+    return;
+  }
+  const stream = await encoder.openMp3(synthesizer.sampleRate);
+  let finished = false;
+  try {
+    for await (const audio of sentences) {
+      const bytes = await stream.encode(audio.samples);
+      if (bytes.length > 0) yield bytes;
+    }
+    finished = true;
+    const tail = await stream.finish();
+    if (tail.length > 0) yield tail;
+  } finally {
+    if (!finished) stream.abort();
+  }
+}
+
+function concat(parts: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((total, part) => total + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,28 @@
+/**
+ * Worker thread that hosts one text-to-speech model. Phonemisation (WASM), tokenisation and
+ * ORT inference all run synchronously on a JS thread, so they live here, off the event loop.
+ */
+import { serveWorker } from '../worker/serve-worker.js';
+import { withTransfer } from '../worker/worker-protocol.js';
+import { PiperVoice } from './piper-voice.js';
+import type { SentenceSynthesizer } from './sentence-synthesizer.js';
+import type { SynthesisWorkerInit } from './synthesis-worker-init.js';
+import { TransformersTtsModel } from './transformers-tts-model.js';
+
+async function load(init: SynthesisWorkerInit): Promise<SentenceSynthesizer> {
+  if (init.engine === 'piper') return PiperVoice.load(init.modelDir, { onnxFile: init.onnxFile, threads: init.threads });
+  return TransformersTtsModel.load(init);
+}
+
+serveWorker<SynthesisWorkerInit>(async (init) => {
+  const model = await load(init);
+  return {
+    info: () => ({ sampleRate: model.sampleRate }),
+    checkOptions: (options: { speed?: number; voice?: string }) => model.checkOptions(options),
+    synthesize: async ({ text, speed, voice }: { text: string; speed?: number; voice?: string }) => {
+      const samples = await model.synthesize(text, { speed, voice });
+      return withTransfer(samples, [samples.buffer as ArrayBuffer]);
+    },
+    dispose: () => model.dispose(),
+  };
+});
