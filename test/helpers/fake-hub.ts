@@ -38,7 +38,8 @@ export async function startFakeHub(files: Record<string, Buffer>): Promise<FakeH
       ...(range ? { 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` } : {}),
     });
     if (cutOnce.delete(path)) {
-      res.write(slice.subarray(0, Math.floor(slice.length / 2)), () => res.destroy());
+      // Give the client time to store the first half before the connection dies.
+      res.write(slice.subarray(0, Math.floor(slice.length / 2)), () => setTimeout(() => res.destroy(), 100));
       return;
     }
     res.end(slice);
