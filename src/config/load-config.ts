@@ -28,6 +28,8 @@ export interface Limits {
   readonly maxClassificationChars: number;
   readonly maxTranslationChars: number;
   readonly maxSpeechInputChars: number;
+  /** Decoded audio longer than this is rejected with 413 (speech to text). */
+  readonly maxAudioSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -42,6 +44,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxClassificationChars: 10_000,
   maxTranslationChars: 20_000,
   maxSpeechInputChars: 5_000,
+  maxAudioSeconds: 30 * 60,
 });
 
 export function loadConfig(env: Record<string, string | undefined>): Config {

@@ -26,7 +26,8 @@ export function multipartBody(limitBytes: number): Middleware {
     urlencoded: false,
     text: false,
     multipart: true,
-    formidable: { maxFileSize: limitBytes, maxTotalFileSize: limitBytes, maxFiles: 1, maxFields: 20 },
+    // Empty files reach the route, which knows what they mean (e.g. 400 "could not decode audio").
+    formidable: { maxFileSize: limitBytes, maxTotalFileSize: limitBytes, maxFiles: 1, maxFields: 20, allowEmptyFiles: true, minFileSize: 0 },
   });
 }
 

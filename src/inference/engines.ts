@@ -3,6 +3,7 @@
  * and one module under src/inference/<task>/.
  */
 import type { Engine } from './engine.js';
+import { transformersAsrEngine } from './speech-to-text/transformers-asr-engine.js';
 import { piperEngine } from './text-to-speech/piper-engine.js';
 import { transformersTtsEngine } from './text-to-speech/transformers-tts-engine.js';
 import { embeddingClassifier } from './text-classification/embedding-classifier.js';
@@ -15,4 +16,5 @@ export const ENGINES: Readonly<Record<string, Engine>> = Object.freeze({
   'embedding-classifier': embeddingClassifier,
   piper: piperEngine,
   'transformers-tts': transformersTtsEngine,
+  'transformers-asr': transformersAsrEngine,
 });

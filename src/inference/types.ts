@@ -40,6 +40,8 @@ export interface TranslateOptions {
 export interface Translator extends Disposable {
   /** Short codes (`es`, `fr`, …) this model can translate into. */
   readonly targetLanguages: readonly string[];
+  /** Short codes it can translate from; absent means "any, detected when not given". */
+  readonly sourceLanguages?: readonly string[];
   translate(text: string, options: TranslateOptions): Promise<string>;
 }
 
@@ -63,8 +65,20 @@ export interface Transcript {
   segments?: TranscriptSegment[];
 }
 
+/**
+ * Audio exactly as uploaded. Transcribers decode it inside their worker thread, so decoding
+ * never runs on the event loop and the compressed bytes are all that crosses threads.
+ */
+export interface EncodedAudio {
+  bytes: Uint8Array;
+  /** The client's declared media type, a hint only: formats are sniffed from the bytes. */
+  contentType?: string;
+  /** Longer audio is rejected with 413 while decoding. */
+  maxSeconds: number;
+}
+
 export interface Transcriber extends Disposable {
-  transcribe(audio: PcmAudio, options?: TranscribeOptions): Promise<Transcript>;
+  transcribe(audio: PcmAudio | EncodedAudio, options?: TranscribeOptions): Promise<Transcript>;
 }
 
 export interface SynthesizeOptions {

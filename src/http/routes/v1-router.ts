@@ -4,6 +4,7 @@ import type { Limits } from '../../config/load-config.js';
 import type { ModelRegistry } from '../../inference/model-registry.js';
 import { classificationRoutes } from './v1/classification-routes.js';
 import { modelRoutes } from './v1/model-routes.js';
+import { openaiAudioRoutes } from './v1/openai-audio-routes.js';
 import { openaiSpeechRoutes } from './v1/openai-speech-routes.js';
 import { speechRoutes } from './v1/speech-routes.js';
 import { transcriptionRoutes } from './v1/transcription-routes.js';
@@ -21,7 +22,7 @@ export interface V1Deps {
 export function createV1Router(deps: V1Deps): Router {
   const router = new Router({ prefix: V1_PREFIX });
   router.use(deps.auth);
-  for (const addRoutes of [modelRoutes, classificationRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes]) {
+  for (const addRoutes of [modelRoutes, classificationRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {
     addRoutes(router, deps);
   }
   return router;

@@ -1,0 +1,63 @@
+/**
+ * OpenAI-compatible POST /v1/audio/transcriptions, so the official SDKs work against us:
+ * multipart `file` + `model` (+ `language`, `response_format`); `prompt`, `temperature` and
+ * `timestamp_granularities[]` are accepted and ignored.
+ */
+import type Router from '@koa/router';
+import { ValidationError } from '../../../errors.js';
+import type { Transcript } from '../../../inference/types.js';
+import type { V1Deps } from '../v1-router.js';
+import { readAudioUpload } from './audio-upload.js';
+import { toSrt, toWebVtt } from './subtitle-formats.js';
+import { toTranscriptionRequest } from './transcription-request.js';
+
+const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
+type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+
+export function openaiAudioRoutes(router: Router, { models, limits }: V1Deps): void {
+  router.post('/audio/transcriptions', async (ctx) => {
+    const upload = await readAudioUpload(ctx, limits.maxAudioBytes);
+    const format = responseFormat(upload.fields.response_format);
+    const request = toTranscriptionRequest(upload, limits, { segments: format !== 'json' && format !== 'text' });
+    const transcriber = await models.get(request.modelId, 'speech-to-text');
+    const transcript = await transcriber.transcribe(request.audio, request.options);
+    switch (format) {
+      case 'json':
+        ctx.body = { text: transcript.text };
+        return;
+      case 'text':
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = `${transcript.text}\n`;
+        return;
+      case 'srt':
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = toSrt(transcript.segments ?? []);
+        return;
+      case 'vtt':
+        ctx.type = 'text/vtt; charset=utf-8';
+        ctx.body = toWebVtt(transcript.segments ?? []);
+        return;
+      case 'verbose_json':
+        ctx.body = verboseJson(transcript, request.options.task ?? 'transcribe');
+    }
+  });
+}
+
+function responseFormat(value: string | undefined): ResponseFormat {
+  if (value === undefined) return 'json';
+  if (!(RESPONSE_FORMATS as readonly string[]).includes(value)) {
+    throw new ValidationError(`"response_format" must be one of: ${RESPONSE_FORMATS.join(', ')}`);
+  }
+  return value as ResponseFormat;
+}
+
+/** OpenAI's verbose_json, limited to what Whisper here really produces (no log-probs). */
+function verboseJson(transcript: Transcript, task: string) {
+  return {
+    task,
+    language: transcript.language ?? 'en',
+    duration: transcript.duration,
+    text: transcript.text,
+    segments: (transcript.segments ?? []).map((segment, id) => ({ id, seek: 0, start: segment.start, end: segment.end, text: segment.text })),
+  };
+}

@@ -1,0 +1,25 @@
+/** What the main thread and asr-worker.ts exchange (structured-cloneable data only). */
+import type { PcmAudio } from '../../audio/pcm-audio.js';
+import type { EncodedAudio, Transcript } from '../types.js';
+import type { Dtype } from './asr-options.js';
+
+export interface AsrWorkerInit {
+  /** transformers.js resolves `modelId` under this folder (env.localModelPath). */
+  modelsDir: string;
+  modelId: string;
+  dtype: Dtype;
+  threads: number;
+}
+
+export interface AsrRequest {
+  audio: PcmAudio | EncodedAudio;
+  /** A Whisper language code, already validated (multilingual models only). */
+  language?: string;
+  task?: 'transcribe' | 'translate';
+  segments: boolean;
+  chunkLengthSeconds: number;
+  strideSeconds: number;
+  maxNewTokens?: number;
+}
+
+export type AsrResponse = Transcript;

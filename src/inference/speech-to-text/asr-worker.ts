@@ -1,0 +1,69 @@
+/**
+ * Worker thread that owns one Whisper pipeline. Everything CPU-heavy of a transcription runs
+ * here: audio decoding and resampling, log-mel feature extraction, the ONNX encoder/decoder
+ * and detokenisation, so the HTTP event loop stays free.
+ */
+import { pipeline } from '@huggingface/transformers';
+import { decodeAudio } from '../../audio/decode-audio.js';
+import { downmix } from '../../audio/downmix.js';
+import type { PcmAudio } from '../../audio/pcm-audio.js';
+import { resample } from '../../audio/resample.js';
+import { configureRuntime } from '../runtime.js';
+import type { EncodedAudio } from '../types.js';
+import { serveWorker } from '../worker/serve-worker.js';
+import type { AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
+import { toTranscript, type WhisperOutput } from './whisper-output.js';
+
+/** The part of the transformers.js ASR pipeline we call. */
+interface AsrPipeline {
+  (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
+  processor: { feature_extractor: { config: { sampling_rate: number } } };
+  dispose(): Promise<void>;
+}
+
+serveWorker<AsrWorkerInit>(async (init) => {
+  // Each worker has its own copy of the transformers.js module and so its own `env`.
+  configureRuntime({ modelsDir: init.modelsDir });
+  const asr = (await pipeline('automatic-speech-recognition', init.modelId, {
+    dtype: init.dtype as never,
+    device: 'cpu',
+    session_options: { intraOpNumThreads: init.threads, interOpNumThreads: 1 },
+  })) as unknown as AsrPipeline;
+  const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
+  // One transcription at a time: the model's threads already use the cores we give it, and
+  // interleaved requests would only hold more decoded audio in memory at once.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serially = <T>(job: () => Promise<T>): Promise<T> => {
+    const run = queue.then(job, job);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const transcribe = async (request: AsrRequest): Promise<AsrResponse> => {
+    const audio = await toModelInput(request.audio, sampleRate);
+    const duration = audio.length / sampleRate;
+    const options: Record<string, unknown> = { return_timestamps: request.segments };
+    if (request.language) options.language = request.language;
+    if (request.task) options.task = request.task;
+    if (request.maxNewTokens) options.max_new_tokens = request.maxNewTokens;
+    if (duration > request.chunkLengthSeconds) {
+      options.chunk_length_s = request.chunkLengthSeconds;
+      options.stride_length_s = request.strideSeconds;
+    }
+    const output = await asr(audio, options);
+    return toTranscript(output, { duration, language: request.language, segments: request.segments });
+  };
+
+  return {
+    transcribe: (request: AsrRequest) => serially(() => transcribe(request)),
+    dispose: () => asr.dispose(),
+  };
+});
+
+async function toModelInput(audio: PcmAudio | EncodedAudio, sampleRate: number): Promise<Float32Array> {
+  if ('bytes' in audio) {
+    const pcm = await decodeAudio(audio.bytes, { contentType: audio.contentType, maxSeconds: audio.maxSeconds, sampleRate });
+    return pcm.samples;
+  }
+  return resample(downmix([audio.samples]), audio.sampleRate, sampleRate);
+}

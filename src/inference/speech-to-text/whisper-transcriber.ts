@@ -1,0 +1,91 @@
+/**
+ * The main-thread face of a Whisper model: checks request options (cheap, so a bad language
+ * is a 400 before any audio is touched) and forwards the work to its ASR worker.
+ */
+import type { PcmAudio } from '../../audio/pcm-audio.js';
+import { ValidationError } from '../../errors.js';
+import type { EncodedAudio, TranscribeOptions, Transcriber, Transcript } from '../types.js';
+import type { WorkerClient } from '../worker/worker-client.js';
+import type { AsrOptions } from './asr-options.js';
+import type { AsrRequest, AsrResponse } from './asr-worker-protocol.js';
+import { whisperLanguageCode } from './whisper-languages.js';
+
+export interface WhisperTranscriberOptions extends AsrOptions {
+  modelId: string;
+  multilingual: boolean;
+  /** Starts a fresh worker; used again if the current one died (e.g. out of memory). */
+  spawn(): Promise<WorkerClient>;
+}
+
+export class WhisperTranscriber implements Transcriber {
+  readonly #options: WhisperTranscriberOptions;
+  #worker: Promise<WorkerClient>;
+
+  constructor(worker: WorkerClient, options: WhisperTranscriberOptions) {
+    this.#worker = Promise.resolve(worker);
+    this.#options = options;
+  }
+
+  async transcribe(audio: PcmAudio | EncodedAudio, options: TranscribeOptions = {}): Promise<Transcript> {
+    const request: AsrRequest = {
+      audio,
+      ...this.#languageAndTask(options),
+      segments: options.segments ?? false,
+      chunkLengthSeconds: this.#options.chunkLengthSeconds,
+      strideSeconds: this.#options.strideSeconds,
+      maxNewTokens: this.#options.maxNewTokens,
+    };
+    const worker = await this.#liveWorker();
+    const transcript = await worker.call<AsrResponse>('transcribe', request, ownedBuffers(audio));
+    // Without a language, transformers.js decodes multilingual models as English (it has no
+    // language detection), and English-only models are English by construction.
+    return { ...transcript, language: request.language ?? 'en' };
+  }
+
+  async dispose(): Promise<void> {
+    const worker = await this.#worker.catch(() => undefined);
+    if (!worker) return;
+    // Free the ONNX sessions inside the worker before ending it; don't wait forever.
+    await Promise.race([worker.call('dispose').catch(() => undefined), delay(2_000)]);
+    await worker.dispose();
+  }
+
+  #languageAndTask(options: TranscribeOptions): Pick<AsrRequest, 'language' | 'task'> {
+    const language = options.language === undefined ? undefined : whisperLanguageCode(options.language);
+    if (options.language !== undefined && language === undefined) {
+      throw new ValidationError(`"language" must be a Whisper language code such as en, es, fr or de; got "${options.language}"`);
+    }
+    if (this.#options.multilingual) return { language, task: options.task };
+    // English-only models have no language or task tokens: English transcription is all they do.
+    if (language !== undefined && language !== 'en') {
+      throw new ValidationError(`Model "${this.#options.modelId}" is English-only; "language" can only be "en"`);
+    }
+    if (options.task === 'translate') {
+      throw new ValidationError(`Model "${this.#options.modelId}" is English-only and cannot translate; use "task": "transcribe"`);
+    }
+    // English-only models take no language token at all (transformers.js refuses one).
+    return {};
+  }
+
+  async #liveWorker(): Promise<WorkerClient> {
+    const current = await this.#worker.catch(() => undefined);
+    if (current?.alive) return current;
+    this.#worker = this.#options.spawn();
+    return this.#worker;
+  }
+}
+
+/**
+ * Buffers we may move to the worker instead of copying: only ones the typed array owns
+ * whole. Small Node Buffers share a pooled ArrayBuffer, and moving that would detach
+ * unrelated data; those are copied by postMessage instead.
+ */
+function ownedBuffers(audio: PcmAudio | EncodedAudio): ArrayBuffer[] {
+  const view = 'bytes' in audio ? audio.bytes : audio.samples;
+  const owned = view.buffer instanceof ArrayBuffer && view.byteOffset === 0 && view.byteLength === view.buffer.byteLength;
+  return owned ? [view.buffer as ArrayBuffer] : [];
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

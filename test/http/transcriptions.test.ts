@@ -1,0 +1,286 @@
+import { expect } from 'chai';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
+import { AUDIO_FIXTURES, REPO_ROOT, sine, SPEECH_DIR } from '../audio/audio-test-helpers.js';
+import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
+
+const { WaveFile } = createRequire(import.meta.url)('wavefile') as typeof import('wavefile');
+
+const FIXTURE_MODELS = join(REPO_ROOT, 'test/fixtures/models');
+const MODEL = 'whisper-tiny-random';
+const speech = (file: string) => readFileSync(join(SPEECH_DIR, file));
+
+/** The random fixture would babble up to 448 tokens per window; a few keep the tests fast. */
+const MANIFEST: Manifest = {
+  models: [
+    { id: MODEL, task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 6 } },
+    { id: 'whisper-not-installed', task: 'speech-to-text', engine: 'transformers-asr', description: 'absent', license: 'MIT', installCommand: 'npm run test-models' },
+  ],
+};
+
+function wavBytes(samples: Float32Array, sampleRate = 16000): Uint8Array {
+  const wav = new WaveFile();
+  wav.fromScratch(1, sampleRate, '16', Int16Array.from(samples, (x) => Math.round(x * 32767)));
+  return wav.toBuffer();
+}
+
+function expectUndecodable(res: { status: number; body: { error?: { code?: string; message?: string } } }): void {
+  expect(res.status).to.equal(400);
+  expect(res.body.error?.code).to.equal('undecodable_audio');
+  expect(res.body.error?.message).to.match(/^could not decode audio/);
+}
+
+describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await createTestApp({ manifest: MANIFEST, modelsDir: FIXTURE_MODELS });
+  });
+  after(() => app.close());
+
+  describe('POST /v1/transcriptions and /v1/completions (SPEC shape)', () => {
+    for (const path of ['/v1/transcriptions', '/v1/completions']) {
+      it(`${path}: raw audio/mpeg with ?model= answers 200 {id, object, created, model, transcript}`, async () => {
+        const before = Math.floor(Date.now() / 1000);
+        const res = await app.request
+          .post(`${path}?model=${MODEL}`)
+          .set('Authorization', bearer())
+          .set('Content-Type', 'audio/mpeg')
+          .send(speech('en_jfk.mp3'));
+        expect(res.status, res.text).to.equal(200);
+        expect(res.headers['content-type']).to.match(/^application\/json/);
+        expect(Object.keys(res.body)).to.deep.equal(['id', 'object', 'created', 'model', 'transcript']);
+        expect(res.body.id).to.be.a('string').and.match(/^trsc_[0-9a-f]{32}$/);
+        expect(res.body.object).to.equal('transcript');
+        expect(res.body.created).to.be.a('number').and.satisfy(Number.isInteger).and.within(before, before + 120);
+        expect(res.body.model).to.equal(MODEL);
+        expect(res.body.transcript).to.be.a('string').and.not.match(/^\s|\s$/);
+      });
+    }
+
+    it('takes the model from an X-Model header and WAV from audio/wav', async () => {
+      const res = await app.request
+        .post('/v1/completions')
+        .set('Authorization', bearer())
+        .set('X-Model', MODEL)
+        .set('Content-Type', 'audio/wav')
+        .send(speech('en_cards_001.wav'));
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.model).to.equal(MODEL);
+    });
+
+    it('takes multipart/form-data with "file" and "model" fields (the JavaScript client form)', async () => {
+      const res = await app.request
+        .post('/v1/transcriptions')
+        .set('Authorization', bearer())
+        .field('model', MODEL)
+        .attach('file', speech('en_jfk.mp3'), { filename: 'jfk.mp3', contentType: 'audio/mpeg' });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.object).to.equal('transcript');
+    });
+
+    it('sniffs Ogg Opus, FLAC and Ogg Vorbis sent as application/octet-stream', async () => {
+      for (const bytes of [speech('es_fleurs_002.ogg'), readFileSync(join(AUDIO_FIXTURES, 'tone-44k1-stereo.flac')), readFileSync(join(AUDIO_FIXTURES, 'tone-44k1-stereo-vorbis.ogg'))]) {
+        const res = await app.request
+          .post(`/v1/transcriptions?model=${MODEL}`)
+          .set('Authorization', bearer())
+          .set('Content-Type', 'application/octet-stream')
+          .send(bytes);
+        expect(res.status, res.text).to.equal(200);
+      }
+    });
+
+    it('transcribes audio longer than one 30 s Whisper window (chunked with stride)', async () => {
+      const res = await app.request
+        .post('/v1/audio/transcriptions')
+        .set('Authorization', bearer())
+        .field('model', MODEL)
+        .field('response_format', 'verbose_json')
+        .attach('file', Buffer.from(wavBytes(sine(220, 16000, 65, 0.3))), 'long.wav');
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.duration).to.equal(65);
+      for (const segment of res.body.segments) expect(segment.end).to.be.at.most(65);
+    });
+
+    it('serves concurrent requests', async () => {
+      const send = () =>
+        app.request.post(`/v1/transcriptions?model=${MODEL}`).set('Authorization', bearer()).set('Content-Type', 'audio/wav').send(speech('en_cards_005.wav'));
+      const results = await Promise.all([send(), send(), send(), send()]);
+      expect(results.map((res) => res.status)).to.deep.equal([200, 200, 200, 200]);
+    });
+  });
+
+  describe('bad audio is a 400 "could not decode audio", never a 500', () => {
+    const cases: [string, () => Uint8Array][] = [
+      ['an empty body', () => new Uint8Array(0)],
+      ['random bytes', () => Uint8Array.from({ length: 3000 }, (_, i) => (i * 7919) % 251)],
+      ['a truncated WAV header', () => speech('en_jfk.wav').subarray(0, 30)],
+      ['a truncated MP3 (ID3 tag only)', () => speech('en_jfk.mp3').subarray(0, 100)],
+    ];
+    for (const [what, bytes] of cases) {
+      it(`rejects ${what}`, async () => {
+        const res = await app.request
+          .post(`/v1/transcriptions?model=${MODEL}`)
+          .set('Authorization', bearer())
+          .set('Content-Type', 'audio/mpeg')
+          .send(Buffer.from(bytes()));
+        expectUndecodable(res);
+      });
+    }
+
+    it('rejects an empty multipart file and a corrupt one', async () => {
+      for (const bytes of [Buffer.alloc(0), Buffer.from('definitely not audio')]) {
+        const res = await app.request
+          .post('/v1/audio/transcriptions')
+          .set('Authorization', bearer())
+          .field('model', MODEL)
+          .attach('file', bytes, { filename: 'x.mp3', contentType: 'audio/mpeg' });
+        expectUndecodable(res);
+      }
+    });
+  });
+
+  describe('request errors', () => {
+    it('answers 401 without a valid API key', async () => {
+      const res = await app.request.post(`/v1/transcriptions?model=${MODEL}`).set('Content-Type', 'audio/mpeg').send(speech('en_jfk.mp3'));
+      expect(res.status).to.equal(401);
+      const wrong = await app.request
+        .post(`/v1/audio/transcriptions`)
+        .set('Authorization', 'Bearer nope-nope-nope-nope')
+        .field('model', MODEL)
+        .attach('file', speech('en_jfk.mp3'), 'jfk.mp3');
+      expect(wrong.status).to.equal(401);
+    });
+
+    it('answers 415 for a non-audio Content-Type', async () => {
+      for (const type of ['text/plain', 'application/json', 'video/mp4']) {
+        const res = await app.request.post(`/v1/transcriptions?model=${MODEL}`).set('Authorization', bearer()).set('Content-Type', type).send('hello');
+        expect(res.status, type).to.equal(415);
+        expect(res.body.error.code).to.equal('unsupported_media_type');
+      }
+    });
+
+    it('answers 413 for audio over 25 MB, raw or multipart', async () => {
+      const big = Buffer.alloc(25 * 1024 * 1024 + 1);
+      const raw = await app.request.post(`/v1/transcriptions?model=${MODEL}`).set('Authorization', bearer()).set('Content-Type', 'audio/mpeg').send(big);
+      expect(raw.status).to.equal(413);
+      expect(raw.body.error.code).to.equal('payload_too_large');
+      const form = await app.request.post('/v1/audio/transcriptions').set('Authorization', bearer()).field('model', MODEL).attach('file', big, 'big.mp3');
+      expect(form.status).to.equal(413);
+    });
+
+    it('answers 400 when the model is missing, 404 when unknown, 503 when not installed', async () => {
+      const send = (query: string) =>
+        app.request.post(`/v1/transcriptions${query}`).set('Authorization', bearer()).set('Content-Type', 'audio/mpeg').send(speech('en_jfk.mp3'));
+      const missing = await send('');
+      expect(missing.status).to.equal(400);
+      expect(missing.body.error.message).to.match(/"model" is required/);
+      expect((await send('?model=nope')).status).to.equal(404);
+      const absent = await send('?model=whisper-not-installed');
+      expect(absent.status).to.equal(503);
+      expect(absent.body.error.code).to.equal('model_not_installed');
+      expect(absent.body.error.message).to.include('npm run test-models');
+    });
+
+    it('answers 400 for a language or translate task on an English-only model, and for bad values', async () => {
+      const send = (query: string) =>
+        app.request.post(`/v1/transcriptions?model=${MODEL}&${query}`).set('Authorization', bearer()).set('Content-Type', 'audio/wav').send(speech('en_cards_001.wav'));
+      for (const [query, message] of [
+        ['language=es', /English-only/],
+        ['task=translate', /English-only/],
+        ['task=summarise', /"task" must be/],
+        ['language=klingon', /"language" must be a Whisper language/],
+      ] as const) {
+        const res = await send(query);
+        expect(res.status, query).to.equal(400);
+        expect(res.body.error.message).to.match(message);
+      }
+      expect((await send('language=en')).status).to.equal(200);
+      expect((await send('language=English&task=transcribe')).status).to.equal(200);
+    });
+  });
+
+  describe('POST /v1/audio/transcriptions (OpenAI-compatible)', () => {
+    const post = (fields: Record<string, string>) => {
+      let request = app.request.post('/v1/audio/transcriptions').set('Authorization', bearer());
+      for (const [name, value] of Object.entries({ model: MODEL, ...fields })) request = request.field(name, value);
+      return request.attach('file', speech('en_jfk.mp3'), { filename: 'jfk.mp3', contentType: 'audio/mpeg' });
+    };
+
+    it('answers {text} by default and for response_format=json', async () => {
+      for (const fields of [{}, { response_format: 'json' }]) {
+        const res = await post(fields);
+        expect(res.status, res.text).to.equal(200);
+        expect(Object.keys(res.body)).to.deep.equal(['text']);
+        expect(res.body.text).to.be.a('string');
+      }
+    });
+
+    it('answers plain text for response_format=text', async () => {
+      const res = await post({ response_format: 'text' });
+      expect(res.status).to.equal(200);
+      expect(res.headers['content-type']).to.match(/^text\/plain/);
+      expect(res.text.endsWith('\n')).to.equal(true);
+    });
+
+    it('answers verbose_json with task, language, duration, text and segments', async () => {
+      const res = await post({ response_format: 'verbose_json', language: 'en', temperature: '0', prompt: 'ignored' });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.include({ task: 'transcribe', language: 'en' });
+      expect(res.body.duration).to.be.closeTo(11, 0.1);
+      expect(res.body.text).to.be.a('string');
+      expect(res.body.segments).to.be.an('array');
+      res.body.segments.forEach((segment: { id: number; start: number; end: number; text: string }, index: number) => {
+        expect(segment.id).to.equal(index);
+        expect(segment.start).to.be.at.most(segment.end);
+        expect(segment.end).to.be.at.most(11.1);
+        expect(segment.text).to.be.a('string');
+      });
+    });
+
+    it('answers SubRip and WebVTT for response_format=srt and vtt', async () => {
+      const srt = await post({ response_format: 'srt' });
+      expect(srt.status).to.equal(200);
+      if (srt.text !== '') expect(srt.text).to.match(/^1\n\d\d:\d\d:\d\d,\d{3} --> \d\d:\d\d:\d\d,\d{3}\n/);
+      const vtt = await post({ response_format: 'vtt' });
+      expect(vtt.status).to.equal(200);
+      expect(vtt.text).to.match(/^WEBVTT\n/);
+    });
+
+    it('answers 400 for an unknown response_format and for a missing file part', async () => {
+      expect((await post({ response_format: 'xml' })).status).to.equal(400);
+      const noFile = await app.request.post('/v1/audio/transcriptions').set('Authorization', bearer()).field('model', MODEL);
+      expect(noFile.status).to.equal(400);
+    });
+  });
+});
+
+describe('speech to text with the real whisper-tiny.en', () => {
+  const modelsDir = join(REPO_ROOT, 'models');
+  const manifestPath = join(modelsDir, 'models.json');
+  const entry = existsSync(manifestPath)
+    ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models.find((model: ManifestEntry) => model.id === 'whisper-tiny.en')
+    : undefined;
+  const installed = entry !== undefined && existsSync(join(modelsDir, 'whisper-tiny.en', '.installed.json'));
+  let app: TestApp;
+
+  before(async function () {
+    if (!installed) {
+      // Real weights are not committed; `npm run test-models` converts and installs them.
+      this.skip();
+    }
+    app = await createTestApp({ manifest: { models: [entry!] }, modelsDir });
+  });
+  after(() => app?.close());
+
+  it('transcribes en_jfk.mp3 to the JFK sentence (skipped unless `npm run test-models` installed whisper-tiny.en)', async () => {
+    const res = await app.request
+      .post('/v1/transcriptions?model=whisper-tiny.en')
+      .set('Authorization', bearer())
+      .set('Content-Type', 'audio/mpeg')
+      .send(speech('en_jfk.mp3'));
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.transcript.toLowerCase().replace(/[^a-z ]/g, '')).to.include('ask not what your country can do for you');
+  });
+});
