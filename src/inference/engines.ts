@@ -9,6 +9,8 @@ import { transformersTtsEngine } from './text-to-speech/transformers-tts-engine.
 import { embeddingClassifier } from './text-classification/embedding-classifier.js';
 import { transformersTextClassification } from './text-classification/transformers-text-classification.js';
 import { transformersZeroShot } from './text-classification/transformers-zero-shot.js';
+import { apertiumEngine } from './translation/apertium-engine.js';
+import { transformersTranslationEngine } from './translation/transformers-translation-engine.js';
 
 export const ENGINES: Readonly<Record<string, Engine>> = Object.freeze({
   'transformers-text-classification': transformersTextClassification,
@@ -17,4 +19,6 @@ export const ENGINES: Readonly<Record<string, Engine>> = Object.freeze({
   piper: piperEngine,
   'transformers-tts': transformersTtsEngine,
   'transformers-asr': transformersAsrEngine,
+  apertium: apertiumEngine,
+  'transformers-translation': transformersTranslationEngine,
 });

@@ -1,5 +1,7 @@
 import type Router from '@koa/router';
 import { ValidationError } from '../../../errors.js';
+import { resolveLanguage } from '../../../inference/translation/language-codes.js';
+import type { Translator } from '../../../inference/types.js';
 import { jsonBody } from '../../body-parsers.js';
 import { optionalString, requireObject, requireString } from '../../validation.js';
 import type { V1Deps } from '../v1-router.js';
@@ -14,18 +16,31 @@ export function translationRoutes(router: Router, { models, limits }: V1Deps): v
       throw new ValidationError(`"model" in the body (${modelId}) must equal the model in the path (${ctx.params.model})`);
     }
     const text = requireString(body, 'text', { maxLength: limits.maxTranslationChars });
-    const targetLanguage = languageCode(requireString(body, 'target_language'), 'target_language');
+    const target = languageCode(requireString(body, 'target_language'), 'target_language');
     const source = optionalString(body, 'source_language');
-    const sourceLanguage = source === undefined ? undefined : languageCode(source, 'source_language');
+    const sourceCode = source === undefined ? undefined : languageCode(source, 'source_language');
 
     const translator = await models.get(modelId, 'translation');
-    if (!translator.targetLanguages.includes(targetLanguage)) {
-      throw new ValidationError(
-        `"target_language" ${targetLanguage} is not supported by ${modelId}; supported: ${translator.targetLanguages.join(', ')}`,
-      );
-    }
-    ctx.body = { translation: await translator.translate(text, { targetLanguage, sourceLanguage }) };
+    const targetLanguage = supported(translator.targetLanguages, target, 'target_language', modelId);
+    const sourceLanguage =
+      sourceCode === undefined ? undefined : supported(sourceLanguages(translator), sourceCode, 'source_language', modelId);
+    ctx.body = {
+      translation: await translator.translate(text, { targetLanguage, ...(sourceLanguage ? { sourceLanguage } : {}) }),
+    };
   });
+}
+
+function sourceLanguages(translator: Translator): readonly string[] {
+  return translator.sourceLanguages ?? translator.targetLanguages;
+}
+
+/** Maps `es-MX` / `spa` to the model's `es`, or answers 400 listing what the model supports. */
+function supported(languages: readonly string[], code: string, field: string, modelId: string): string {
+  const language = resolveLanguage(code, languages);
+  if (language === undefined) {
+    throw new ValidationError(`"${field}" ${code} is not supported by ${modelId}; supported: ${languages.join(', ')}`);
+  }
+  return language;
 }
 
 function languageCode(value: string, field: string): string {

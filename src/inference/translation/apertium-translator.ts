@@ -1,0 +1,46 @@
+/**
+ * A Translator over one Apertium pair: each line of the text becomes one null-flush chunk of
+ * a long-lived pipeline; line and paragraph breaks are kept around the chunks.
+ */
+import { InferenceFailedError } from '../../errors.js';
+import type { TranslateOptions, Translator } from '../types.js';
+import { deformat, reformat } from './apertium-format.js';
+import { ApertiumPipeline, ApertiumPipelineError } from './apertium-pipeline.js';
+import { layoutText } from './text-layout.js';
+
+export interface ApertiumTranslatorOptions {
+  modelId: string;
+  pipeline: ApertiumPipeline;
+  source: string;
+  target: string;
+}
+
+export class ApertiumTranslator implements Translator {
+  readonly targetLanguages: readonly string[];
+  readonly sourceLanguages: readonly string[];
+  readonly #modelId: string;
+  readonly #pipeline: ApertiumPipeline;
+
+  constructor(options: ApertiumTranslatorOptions) {
+    this.#modelId = options.modelId;
+    this.#pipeline = options.pipeline;
+    this.targetLanguages = Object.freeze([options.target]);
+    this.sourceLanguages = Object.freeze([options.source]);
+  }
+
+  async translate(text: string, _options: TranslateOptions): Promise<string> {
+    const layout = layoutText(text, { sentences: false });
+    if (layout.units.length === 0) return text;
+    try {
+      const answers = await this.#pipeline.translate(layout.units.map(deformat));
+      return layout.rebuild(answers.map(reformat));
+    } catch (error) {
+      if (error instanceof ApertiumPipelineError) throw new InferenceFailedError(this.#modelId, error.message);
+      throw error;
+    }
+  }
+
+  dispose(): Promise<void> {
+    return this.#pipeline.dispose();
+  }
+}

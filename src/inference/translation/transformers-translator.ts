@@ -1,0 +1,93 @@
+/**
+ * A Translator over a transformers.js translation pipeline (Marian opus-mt pairs, NLLB-200,
+ * M2M100). Long text is split into sentences, translated in batches, and put back with its
+ * line and paragraph breaks. Calls are queued: generation is CPU-bound, so running two at once
+ * only doubles memory.
+ */
+import { ValidationError } from '../../errors.js';
+import type { TranslateOptions, Translator } from '../types.js';
+import { detectLanguage } from './detect-language.js';
+import { layoutText } from './text-layout.js';
+
+/** The part of transformers.js's TranslationPipeline we call. */
+export interface TranslationPipelineLike {
+  (texts: string[], options: Record<string, unknown>): Promise<unknown>;
+  tokenizer: { encode(text: string): number[] };
+  dispose(): Promise<void>;
+}
+
+export interface TransformersTranslatorOptions {
+  modelId: string;
+  pipeline: TranslationPipelineLike;
+  /** Short code → the model's own code (`es` → `spa_Latn`); for one-pair models, just the target. */
+  targetCodes: Readonly<Record<string, string>>;
+  /** Short code → model code for sources; absent for one-pair models (the source is fixed). */
+  sourceCodes?: Readonly<Record<string, string>>;
+  /** One-pair models: the fixed source. */
+  fixedSource?: string;
+  batchSize: number;
+  maxUnitChars: number;
+}
+
+export class TransformersTranslator implements Translator {
+  readonly targetLanguages: readonly string[];
+  readonly sourceLanguages: readonly string[];
+  readonly #options: TransformersTranslatorOptions;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: TransformersTranslatorOptions) {
+    this.#options = options;
+    this.targetLanguages = Object.freeze(Object.keys(options.targetCodes));
+    this.sourceLanguages = Object.freeze(
+      options.fixedSource !== undefined ? [options.fixedSource] : Object.keys(options.sourceCodes ?? {}),
+    );
+  }
+
+  translate(text: string, options: TranslateOptions): Promise<string> {
+    const run = this.#queue.then(() => this.#translate(text, options));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #translate(text: string, { targetLanguage, sourceLanguage }: TranslateOptions): Promise<string> {
+    const { pipeline, targetCodes, batchSize, maxUnitChars } = this.#options;
+    const targetCode = targetCodes[targetLanguage];
+    if (targetCode === undefined) {
+      throw new ValidationError(`"target_language" ${targetLanguage} is not supported; supported: ${this.targetLanguages.join(', ')}`);
+    }
+    const languageOptions = this.#languageOptions(text, targetCode, sourceLanguage);
+    const layout = layoutText(text, { sentences: true, maxUnitChars });
+    const translations: string[] = [];
+    for (let start = 0; start < layout.units.length; start += batchSize) {
+      const batch = layout.units.slice(start, start + batchSize) as string[];
+      const longest = Math.max(...batch.map((unit) => pipeline.tokenizer.encode(unit).length));
+      const output = (await pipeline(batch, {
+        ...languageOptions,
+        // Room for the target to be longer than the source, bounded so a degenerate model stops.
+        max_new_tokens: Math.min(512, Math.ceil(longest * 2) + 16),
+      })) as { translation_text: string }[];
+      translations.push(...output.map((item) => item.translation_text));
+    }
+    return layout.rebuild(translations);
+  }
+
+  #languageOptions(text: string, targetCode: string, sourceLanguage: string | undefined): Record<string, string> {
+    const { sourceCodes } = this.#options;
+    if (sourceCodes === undefined) return {}; // one-pair model: both languages are fixed
+    const source = sourceLanguage ?? detectLanguage(text);
+    if (source === undefined) {
+      throw new ValidationError('Could not detect the language of "text"; send "source_language"');
+    }
+    const sourceCode = sourceCodes[source];
+    if (sourceCode === undefined) {
+      const how = sourceLanguage === undefined ? 'detected as' : 'is';
+      throw new ValidationError(`The source language ${how} ${source}, which ${this.#options.modelId} does not support; supported: ${this.sourceLanguages.join(', ')}`);
+    }
+    return { src_lang: sourceCode, tgt_lang: targetCode };
+  }
+
+  async dispose(): Promise<void> {
+    await this.#queue;
+    await this.#options.pipeline.dispose();
+  }
+}
