@@ -26,4 +26,16 @@ describe('GET /', () => {
     expect(res.status).to.equal(404);
     expect(res.body.error.code).to.equal('not_found');
   });
+
+  it('answers 405 in JSON with an Allow header for a wrong method on a /v1 route', async () => {
+    const res = await app.request.get('/v1/classifications').set('Authorization', 'Bearer test-key-0123456789abcdef');
+    expect(res.status).to.equal(405);
+    expect(res.headers.allow).to.match(/POST/);
+    expect(res.body.error).to.include({ code: 'method_not_allowed', type: 'invalid_request_error' });
+  });
+
+  it('gives every response an X-Request-Id', async () => {
+    const res = await app.request.get('/');
+    expect(res.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+  });
 });
