@@ -3,6 +3,7 @@
  * through one encoder (a single valid MP3 stream); WAV needs its total length in the header,
  * so it is produced whole.
  */
+import { ValidationError } from '../../errors.js';
 import type { SynthesizeOptions, Synthesizer } from '../types.js';
 import type { SpeechEncoder } from './speech-encoder.js';
 
@@ -23,22 +24,31 @@ export async function* speechBytes(
   if (format === 'wav') {
     const parts: Float32Array[] = [];
     for await (const audio of sentences) parts.push(audio.samples);
+    if (parts.length === 0) throw nothingToSay();
     yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate });
     return;
   }
   const stream = await encoder.openMp3(synthesizer.sampleRate);
   let finished = false;
+  let spoken = false;
   try {
     for await (const audio of sentences) {
+      spoken = true;
       const bytes = await stream.encode(audio.samples);
       if (bytes.length > 0) yield bytes;
     }
+    if (!spoken) throw nothingToSay();
     finished = true;
     const tail = await stream.finish();
     if (tail.length > 0) yield tail;
   } finally {
     if (!finished) stream.abort();
   }
+}
+
+/** Raised before any byte is produced, so the client still gets a 400. */
+function nothingToSay(): ValidationError {
+  return new ValidationError('"input" contains nothing that can be spoken');
 }
 
 function concat(parts: readonly Float32Array[]): Float32Array {

@@ -7,10 +7,11 @@ import { withTransfer } from '../worker/worker-protocol.js';
 import { PiperVoice } from './piper-voice.js';
 import type { SentenceSynthesizer } from './sentence-synthesizer.js';
 import type { SynthesisWorkerInit } from './synthesis-worker-init.js';
-import { TransformersTtsModel } from './transformers-tts-model.js';
 
 async function load(init: SynthesisWorkerInit): Promise<SentenceSynthesizer> {
   if (init.engine === 'piper') return PiperVoice.load(init.modelDir, { onnxFile: init.onnxFile, threads: init.threads });
+  // Imported lazily: transformers.js takes seconds to import and Piper voices do not need it.
+  const { TransformersTtsModel } = await import('./transformers-tts-model.js');
   return TransformersTtsModel.load(init);
 }
 

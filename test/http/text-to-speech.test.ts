@@ -1,0 +1,190 @@
+import { expect } from 'chai';
+import { MPEGDecoder } from 'mpg123-decoder';
+import type { Engine } from '../../src/inference/engine.js';
+import { ENGINES } from '../../src/inference/engines.js';
+import type { Manifest } from '../../src/inference/manifest.js';
+import type { Synthesizer } from '../../src/inference/types.js';
+import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
+
+const FIXTURES = new URL('../fixtures/models/', import.meta.url).pathname;
+
+const MANIFEST: Manifest = {
+  models: [
+    { id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'fixture', license: 'test', options: { threads: 1 } },
+    { id: 'mms-tts-random', task: 'text-to-speech', engine: 'transformers-tts', description: 'fixture', license: 'test', options: { threads: 1 } },
+    { id: 'piper-not-installed', task: 'text-to-speech', engine: 'piper', description: 'absent', license: 'test' },
+    { id: 'bert-sentiment-random', task: 'text-classification', engine: 'transformers-text-classification', description: 'fixture', license: 'test' },
+    { id: 'fails-mid-stream', task: 'text-to-speech', engine: 'fails-mid-stream', description: 'test double', license: 'test' },
+  ],
+};
+
+/** Yields one real sentence of audio, then fails: the only way to reach the after-first-byte path. */
+const failsMidStream: Engine<'text-to-speech'> = {
+  tasks: ['text-to-speech'],
+  isInstalled: async () => true,
+  load: async (): Promise<Synthesizer> => ({
+    sampleRate: 16000,
+    async *synthesize() {
+      yield { samples: new Float32Array(16000).fill(0.1), sampleRate: 16000 };
+      throw new Error('model crashed');
+    },
+    async dispose() {},
+  }),
+};
+
+interface Audio {
+  seconds: number;
+  sampleRate: number;
+  errors: number;
+}
+
+async function decodeMp3(bytes: Buffer): Promise<Audio> {
+  const decoder = new MPEGDecoder();
+  await decoder.ready;
+  try {
+    const out = decoder.decode(bytes);
+    return { seconds: out.samplesDecoded / (out.sampleRate || 1), sampleRate: out.sampleRate, errors: out.errors.length };
+  } finally {
+    decoder.free();
+  }
+}
+
+const binary = (res: NodeJS.ReadableStream, callback: (error: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => callback(null, Buffer.concat(chunks)));
+};
+
+describe('POST /v1/text-to-speech', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await createTestApp({ manifest: MANIFEST, modelsDir: FIXTURES, engines: { ...ENGINES, 'fails-mid-stream': failsMidStream } });
+  });
+  after(() => app.close());
+
+  const speak = (body: object, path = '/v1/text-to-speech') =>
+    app.request.post(path).set('Authorization', bearer()).send(body).buffer(true).parse(binary);
+
+  it('answers 200 with chunked audio/mpeg that decodes to plausible speech length (piper engine)', async () => {
+    const res = await speak({ model: 'piper-random', input: 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.' });
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.equal('audio/mpeg');
+    expect(res.headers['transfer-encoding']).to.equal('chunked');
+    expect(res.headers['content-length']).to.equal(undefined);
+    const audio = await decodeMp3(res.body);
+    expect(audio.errors).to.equal(0);
+    expect(audio.sampleRate).to.equal(16000);
+    expect(audio.seconds).to.be.within(1, 30);
+  });
+
+  it('answers MP3 for a transformers.js VITS model (transformers-tts engine)', async () => {
+    const res = await speak({ model: 'mms-tts-random', input: 'Hello world.' });
+    expect(res.status).to.equal(200);
+    const audio = await decodeMp3(res.body);
+    expect(audio.sampleRate).to.equal(16000);
+    expect(audio.seconds).to.be.greaterThan(0.1);
+  });
+
+  it('answers a WAV file of the same voice for response_format wav', async () => {
+    const res = await speak({ model: 'piper-random', input: 'Hello world.', response_format: 'wav' });
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.equal('audio/wav');
+    const body = res.body as Buffer;
+    expect(body.subarray(0, 4).toString('ascii')).to.equal('RIFF');
+    expect(body.readUInt32LE(24)).to.equal(16000);
+    expect(Number(res.headers['content-length'])).to.equal(body.length);
+    expect(body.readUInt32LE(40)).to.equal(body.length - 44);
+  });
+
+  it('makes speech shorter with a higher speed', async () => {
+    const input = 'Glue the sheet to the dark blue background, then rest for a while.';
+    const slow = await speak({ model: 'piper-random', input, speed: 0.5, response_format: 'wav' });
+    const fast = await speak({ model: 'piper-random', input, speed: 4, response_format: 'wav' });
+    expect(fast.body.length).to.be.lessThan(slow.body.length);
+  });
+
+  describe('rejections (JSON errors, before any audio)', () => {
+    const cases: Array<[string, object, number, string | RegExp]> = [
+      ['input is missing', { model: 'piper-random' }, 400, /"input" is required/],
+      ['input is blank', { model: 'piper-random', input: '   ' }, 400, /"input" must not be empty/],
+      ['input has nothing speakable', { model: 'piper-random', input: '?!...' }, 400, /nothing that can be spoken/],
+      ['speed is out of range', { model: 'piper-random', input: 'Hi.', speed: 10 }, 400, /"speed" must be a number between 0.25 and 4/],
+      ['response_format is unknown', { model: 'piper-random', input: 'Hi.', response_format: 'ogg' }, 400, /"response_format" must be one of: mp3, wav/],
+      ['the model does another task', { model: 'bert-sentiment-random', input: 'Hi.' }, 400, /text-classification model/],
+      ['speed is unsupported by the model', { model: 'mms-tts-random', input: 'Hi.', speed: 2 }, 400, /"speed" is not supported/],
+      ['the model is unknown', { model: 'nope', input: 'Hi.' }, 404, /Unknown model "nope"/],
+      ['the model is not installed', { model: 'piper-not-installed', input: 'Hi.' }, 503, /not installed/],
+    ];
+    for (const [what, body, status, message] of cases) {
+      it(`answers ${status} when ${what}`, async () => {
+        const res = await app.request.post('/v1/text-to-speech').set('Authorization', bearer()).send(body);
+        expect(res.status).to.equal(status);
+        expect(res.headers['content-type']).to.match(/^application\/json/);
+        expect(res.body.error.message).to.match(message as RegExp);
+      });
+    }
+
+    it('answers 413 naming the limit when input is longer than maxSpeechInputChars', async () => {
+      const limit = app.config.limits.maxSpeechInputChars;
+      const res = await app.request.post('/v1/text-to-speech').set('Authorization', bearer()).send({ model: 'piper-random', input: 'a'.repeat(limit + 1) });
+      expect(res.status).to.equal(413);
+      expect(res.body.error.code).to.equal('payload_too_large');
+      expect(res.body.error.message).to.include(`the limit is ${limit}`);
+    });
+
+    it('answers 401 without an API key', async () => {
+      const res = await app.request.post('/v1/text-to-speech').send({ model: 'piper-random', input: 'Hi.' });
+      expect(res.status).to.equal(401);
+      expect(res.body.error.code).to.equal('unauthorized');
+    });
+
+    it('answers 415 for a non-JSON body', async () => {
+      const res = await app.request.post('/v1/text-to-speech').set('Authorization', bearer()).set('Content-Type', 'text/plain').send('Hi.');
+      expect(res.status).to.equal(415);
+    });
+  });
+
+  it('cuts the connection when synthesis fails after audio was sent (status already 200)', async () => {
+    let error: (Error & { code?: string }) | undefined;
+    let status: number | undefined;
+    try {
+      const res = await speak({ model: 'fails-mid-stream', input: 'One. Two.' });
+      status = res.status;
+    } catch (caught) {
+      error = caught as Error;
+    }
+    expect(status, 'a complete response must not arrive').to.equal(undefined);
+    expect(error?.message ?? error?.code).to.match(/aborted|socket hang up|ECONNRESET/i);
+  });
+});
+
+describe('POST /v1/audio/speech (OpenAI-compatible alias)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await createTestApp({ manifest: MANIFEST, modelsDir: FIXTURES, engines: { ...ENGINES, 'fails-mid-stream': failsMidStream } });
+  });
+  after(() => app.close());
+
+  it('answers MP3 for an OpenAI-style body (voice names are accepted by single-speaker voices)', async () => {
+    const res = await app.request
+      .post('/v1/audio/speech')
+      .set('Authorization', bearer())
+      .send({ model: 'piper-random', input: 'Hello world.', voice: 'alloy', response_format: 'mp3', speed: 1 })
+      .buffer(true)
+      .parse(binary);
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.equal('audio/mpeg');
+    expect((await decodeMp3(res.body)).seconds).to.be.greaterThan(0.1);
+  });
+
+  it('answers 400 for OpenAI formats this server does not produce', async () => {
+    const res = await app.request.post('/v1/audio/speech').set('Authorization', bearer()).send({ model: 'piper-random', input: 'Hi.', response_format: 'opus' });
+    expect(res.status).to.equal(400);
+    expect(res.body.error.message).to.match(/opus is not supported/);
+  });
+
+  it('answers 401 without an API key', async () => {
+    const res = await app.request.post('/v1/audio/speech').send({ model: 'piper-random', input: 'Hi.' });
+    expect(res.status).to.equal(401);
+  });
+});

@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { MPEGDecoder } from 'mpg123-decoder';
+import type { PcmAudio } from '../../../src/audio/pcm-audio.js';
+import type { Synthesizer } from '../../../src/inference/types.js';
+import { speechBytes } from '../../../src/inference/text-to-speech/speech-bytes.js';
+import { createSpeechEncoder, type SpeechEncoder } from '../../../src/inference/text-to-speech/speech-encoder.js';
+
+/** Stands in for a model so this file tests encoding and streaming only (the engines have their own tests). */
+function toneSynthesizer(sentenceSeconds: number[], failAfter = Infinity): Synthesizer {
+  const sampleRate = 22050;
+  return {
+    sampleRate,
+    async *synthesize(): AsyncGenerator<PcmAudio> {
+      for (const [index, seconds] of sentenceSeconds.entries()) {
+        if (index >= failAfter) throw new Error('synthesis failed');
+        const samples = new Float32Array(Math.round(seconds * sampleRate));
+        for (let i = 0; i < samples.length; i++) samples[i] = 0.4 * Math.sin((2 * Math.PI * 300 * i) / sampleRate);
+        yield { samples, sampleRate };
+      }
+    },
+    async dispose() {},
+  };
+}
+
+async function collect(chunks: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for await (const chunk of chunks) out.push(chunk);
+  return out;
+}
+
+describe('speechBytes', () => {
+  let encoder: SpeechEncoder;
+  before(() => {
+    encoder = createSpeechEncoder({ idleMs: 50 });
+  });
+  after(() => encoder.dispose());
+
+  it('streams MP3 sentence by sentence as one valid stream of the total duration', async () => {
+    const chunks = await collect(speechBytes(toneSynthesizer([1, 0.5, 2]), 'ignored', { format: 'mp3', encoder }));
+    expect(chunks.length).to.be.at.least(3);
+    const decoder = new MPEGDecoder();
+    await decoder.ready;
+    const decoded = decoder.decode(Buffer.concat(chunks));
+    decoder.free();
+    expect(decoded.errors).to.have.length(0);
+    expect(decoded.sampleRate).to.equal(22050);
+    expect(decoded.samplesDecoded / decoded.sampleRate).to.be.closeTo(3.5, 0.11);
+  });
+
+  it('produces WAV in one piece with the total length in its header', async () => {
+    const chunks = await collect(speechBytes(toneSynthesizer([1, 0.5]), 'ignored', { format: 'wav', encoder }));
+    expect(chunks).to.have.length(1);
+    const view = new DataView(chunks[0]!.buffer, chunks[0]!.byteOffset);
+    expect(view.getUint32(24, true)).to.equal(22050);
+    expect(view.getUint32(40, true)).to.equal(Math.round(1.5 * 22050) * 2);
+  });
+
+  it('passes a synthesis failure on to the consumer after the audio already produced', async () => {
+    const received: Uint8Array[] = [];
+    let error: Error | undefined;
+    try {
+      for await (const chunk of speechBytes(toneSynthesizer([1, 1, 1], 1), 'x', { format: 'mp3', encoder })) received.push(chunk);
+    } catch (caught) {
+      error = caught as Error;
+    }
+    expect(received.length).to.be.greaterThan(0);
+    expect(error?.message).to.equal('synthesis failed');
+  });
+
+  it('restarts its worker after being idle', async () => {
+    await collect(speechBytes(toneSynthesizer([0.2]), 'x', { format: 'mp3', encoder }));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const chunks = await collect(speechBytes(toneSynthesizer([0.2]), 'x', { format: 'mp3', encoder }));
+    expect(Buffer.concat(chunks).length).to.be.greaterThan(0);
+  });
+});

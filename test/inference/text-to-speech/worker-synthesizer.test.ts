@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { ValidationError } from '../../../src/errors.js';
+import { WorkerSynthesizer } from '../../../src/inference/text-to-speech/worker-synthesizer.js';
+
+const FIXTURES = new URL('../../fixtures/models/', import.meta.url).pathname;
+
+describe('WorkerSynthesizer (fixture models in a worker thread)', () => {
+  describe('piper engine', () => {
+    let synthesizer: WorkerSynthesizer;
+    before(async () => {
+      synthesizer = await WorkerSynthesizer.spawn({ engine: 'piper', modelDir: `${FIXTURES}piper-random`, threads: 1 }, 'piper-random');
+    });
+    after(() => synthesizer.dispose());
+
+    it('reports the voice sample rate', () => {
+      expect(synthesizer.sampleRate).to.equal(16000);
+    });
+
+    it('yields one chunk of audio per sentence', async () => {
+      const chunks = [];
+      for await (const chunk of synthesizer.synthesize('Hello there. How are you today? Fine, thanks.')) chunks.push(chunk);
+      expect(chunks).to.have.length(3);
+      for (const chunk of chunks) {
+        expect(chunk.sampleRate).to.equal(16000);
+        expect(chunk.samples.length).to.be.greaterThan(0);
+      }
+    });
+
+    it('can be abandoned part way (the client went away) and still serves later calls', async () => {
+      for await (const _chunk of synthesizer.synthesize('One. Two. Three. Four.')) break;
+      let total = 0;
+      for await (const chunk of synthesizer.synthesize('Still here.')) total += chunk.samples.length;
+      expect(total).to.be.greaterThan(0);
+    });
+  });
+
+  describe('transformers-tts engine (MMS-style VITS)', () => {
+    let synthesizer: WorkerSynthesizer;
+    before(async () => {
+      synthesizer = await WorkerSynthesizer.spawn(
+        { engine: 'transformers-tts', modelsDir: FIXTURES, modelId: 'mms-tts-random', threads: 1 },
+        'mms-tts-random',
+      );
+    });
+    after(() => synthesizer.dispose());
+
+    it('takes the sample rate from config.json and synthesises each sentence', async () => {
+      expect(synthesizer.sampleRate).to.equal(16000);
+      const chunks = [];
+      for await (const chunk of synthesizer.synthesize('Hello world. Good bye.')) chunks.push(chunk);
+      expect(chunks).to.have.length(2);
+      expect(chunks[0]!.samples.length).to.be.greaterThan(1000);
+    });
+
+    it('rejects a speed it cannot honour with a ValidationError (400), before any audio', async () => {
+      let error: unknown;
+      try {
+        for await (const _chunk of synthesizer.synthesize('Hello.', { speed: 2 })) expect.fail('no audio expected');
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).to.be.instanceOf(ValidationError);
+      expect((error as Error).message).to.match(/speed/);
+    });
+  });
+
+  it('fails to spawn with the loader error when the model folder is missing', async () => {
+    let error: Error | undefined;
+    await WorkerSynthesizer.spawn({ engine: 'piper', modelDir: `${FIXTURES}does-not-exist` }, 'missing').catch(
+      (caught: Error) => (error = caught),
+    );
+    expect(error?.message).to.match(/ENOENT|does-not-exist/);
+  });
+});
