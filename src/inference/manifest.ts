@@ -22,7 +22,10 @@ export interface SourceFile {
 export interface HuggingFaceSource {
   type: 'huggingface';
   repo: string;
-  /** A full commit hash, so every install gets the same bytes. */
+  /**
+   * A full commit hash, so every install gets the same bytes. A tag (e.g. piper-voices
+   * `v1.0.0`) is accepted only when every file pins its sha256: the bytes are then fixed anyway.
+   */
   revision: string;
   files: SourceFile[];
 }
@@ -86,11 +89,18 @@ export function parseManifest(raw: unknown, origin = 'manifest'): Manifest {
 
 function checkSource(source: HuggingFaceSource, where: string): void {
   if (source.type !== 'huggingface') throw new ManifestError(`${where}.source.type must be "huggingface"`);
-  if (!/^[0-9a-f]{40}$/.test(source.revision ?? '')) {
-    throw new ManifestError(`${where}.source.revision must be a 40-character commit hash`);
+  if (typeof source.repo !== 'string' || !/^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/.test(source.repo)) {
+    throw new ManifestError(`${where}.source.repo must look like "owner/name"`);
   }
   if (!Array.isArray(source.files) || source.files.length === 0) {
     throw new ManifestError(`${where}.source.files must be a non-empty array`);
+  }
+  const isCommit = /^[0-9a-f]{40}$/.test(source.revision ?? '');
+  const isTag = /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(source.revision ?? '');
+  if (!isCommit && !(isTag && source.files.every((file) => typeof file?.sha256 === 'string'))) {
+    throw new ManifestError(
+      `${where}.source.revision must be a 40-character commit hash (a tag only when every file pins its sha256)`,
+    );
   }
   const targets = new Set<string>();
   for (const file of source.files) {

@@ -32,7 +32,9 @@ export async function startFakeHub(files: Record<string, Buffer>): Promise<FakeH
       return;
     }
     const slice = body.subarray(start);
+    const revision = /\/resolve\/([^/]+)\//.exec(path)?.[1];
     res.writeHead(range ? 206 : 200, {
+      ...(revision ? { 'x-repo-commit': revision.length === 40 ? revision : 'c0ffee'.padEnd(40, '0') } : {}),
       'content-length': String(slice.length),
       'accept-ranges': 'bytes',
       ...(range ? { 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` } : {}),

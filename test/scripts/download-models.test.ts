@@ -104,7 +104,7 @@ describe('npm run download-models', () => {
     expect(readFileSync(join(modelsDir, 'tiny/onnx/model_quantized.onnx')).equals(WEIGHTS)).to.equal(true);
     const record = marker('tiny');
     expect(record.id).to.equal('tiny');
-    expect(record.source).to.deep.equal({ type: 'huggingface', repo: 'org/tiny', revision: REVISION });
+    expect(record.source).to.deep.equal({ type: 'huggingface', repo: 'org/tiny', revision: REVISION, commit: REVISION });
     expect(record.files).to.deep.include({ path: 'onnx/model_quantized.onnx', sha256: sha(WEIGHTS), size: WEIGHTS.length });
     expect(Date.parse(record.installed_at)).to.be.a('number').and.not.NaN;
     expect(existsSync(join(modelsDir, '.partial/tiny'))).to.equal(false);

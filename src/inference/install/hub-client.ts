@@ -28,6 +28,11 @@ export interface DownloadProgress {
   finish(): void;
 }
 
+export interface DownloadResult {
+  /** The commit the hub resolved the revision to (its X-Repo-Commit header), when it says. */
+  repoCommit?: string;
+}
+
 export interface DownloadOptions {
   expectedSize?: number;
   progress?: DownloadProgress;
@@ -58,11 +63,10 @@ export class HubClient {
   }
 
   /** Downloads `url` into `dest`, resuming from whatever `dest` already holds. */
-  async download(url: string, dest: string, options: DownloadOptions = {}): Promise<void> {
+  async download(url: string, dest: string, options: DownloadOptions = {}): Promise<DownloadResult> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        await this.#attempt(url, dest, options, attempt === 0);
-        return;
+        return await this.#attempt(url, dest, options, attempt === 0);
       } catch (error) {
         // Only a transfer that broke mid-way is retried; the bytes so far stay for the resume.
         if (!(error instanceof TransferInterruptedError) || attempt >= this.#retries) throw error;
@@ -70,13 +74,13 @@ export class HubClient {
     }
   }
 
-  async #attempt(url: string, dest: string, options: DownloadOptions, firstAttempt: boolean): Promise<void> {
+  async #attempt(url: string, dest: string, options: DownloadOptions, firstAttempt: boolean): Promise<DownloadResult> {
     let offset = await fileSize(dest);
     if (options.expectedSize !== undefined && offset > options.expectedSize) {
       await rm(dest, { force: true });
       offset = 0;
     }
-    if (options.expectedSize !== undefined && offset === options.expectedSize && offset > 0) return;
+    if (options.expectedSize !== undefined && offset === options.expectedSize && offset > 0) return {};
 
     const controller = new AbortController();
     let timer = setTimeout(() => controller.abort(new StalledError('connect')), this.#connectTimeoutMs);
@@ -147,6 +151,8 @@ export class HubClient {
       clearTimeout(timer);
     }
     options.progress?.finish();
+    const repoCommit = response.headers.get('x-repo-commit');
+    return repoCommit ? { repoCommit } : {};
   }
 }
 

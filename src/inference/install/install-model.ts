@@ -16,13 +16,20 @@ export const STAGING_DIR = '.partial';
 /** The content of `<MODELS_DIR>/<id>/.installed.json`. */
 export interface InstallRecord {
   id: string;
-  source: { type: 'huggingface'; repo: string; revision: string; imported_from?: string };
+  source: {
+    type: 'huggingface';
+    repo: string;
+    revision: string;
+    /** The commit the hub served (X-Repo-Commit), which pins a tag revision after the fact. */
+    commit?: string;
+    imported_from?: string;
+  };
   files: Array<{ path: string; sha256: string; size: number }>;
   installed_at: string;
 }
 
 /** Puts the bytes of `file` at `dest` (a `.part` path inside the staging folder). */
-export type FetchFile = (file: SourceFile, dest: string, label: string) => Promise<void>;
+export type FetchFile = (file: SourceFile, dest: string, label: string) => Promise<{ repoCommit?: string } | void>;
 
 export interface InstallOptions {
   modelsDir: string;
@@ -47,11 +54,15 @@ export async function installModel(entry: ManifestEntry, options: InstallOptions
   await mkdir(staging, { recursive: true });
 
   const files: InstallRecord['files'] = [];
+  const commits = new Set<string>();
   for (const file of source.files) {
     const target = targetPath(file);
-    const verified = await stageFile(staging, file, `${entry.id}/${target}`, options);
+    const { repoCommit, ...verified } = await stageFile(staging, file, `${entry.id}/${target}`, options);
+    if (repoCommit) commits.add(repoCommit);
     files.push({ path: target, ...verified });
   }
+  if (commits.size > 1) options.log(`${entry.id}: the hub served several commits (${[...commits].join(', ')}); recording the first`);
+  const [commit] = commits;
   await pruneStaging(staging, new Set(files.map((file) => file.path)));
 
   const record: InstallRecord = {
@@ -60,6 +71,7 @@ export async function installModel(entry: ManifestEntry, options: InstallOptions
       type: 'huggingface',
       repo: source.repo,
       revision: source.revision,
+      ...(commit ? { commit } : {}),
       ...(options.importedFrom ? { imported_from: options.importedFrom } : {}),
     },
     files,
@@ -95,7 +107,12 @@ export function isCurrentInstall(entry: ManifestEntry, record: InstallRecord | u
   );
 }
 
-async function stageFile(staging: string, file: SourceFile, label: string, options: InstallOptions): Promise<VerifiedFile> {
+async function stageFile(
+  staging: string,
+  file: SourceFile,
+  label: string,
+  options: InstallOptions,
+): Promise<VerifiedFile & { repoCommit?: string }> {
   const final = join(staging, targetPath(file));
   if (options.reuseStaged && (await exists(final))) {
     try {
@@ -109,11 +126,11 @@ async function stageFile(staging: string, file: SourceFile, label: string, optio
   }
   const part = `${final}.part`;
   await mkdir(dirname(final), { recursive: true });
-  await options.fetchFile(file, part, label);
+  const fetched = await options.fetchFile(file, part, label);
   const verified = await verifyFile(part, file, label);
   await rename(part, final);
   if (file.sha256 === undefined) options.log(`${label}: no sha256 pinned in the manifest, recorded ${verified.sha256}`);
-  return verified;
+  return fetched?.repoCommit ? { ...verified, repoCommit: fetched.repoCommit } : verified;
 }
 
 /** Removes files the manifest no longer lists (and stray `.part` files) from the staging folder. */
