@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { UndecodableAudioError } from '../errors.js';
-import { AudioTooLongError, type DecodeLimits, type DecodedAudio } from './decoded-audio.js';
+import { audioTooLong, type DecodeLimits, type DecodedAudio } from './decoded-audio.js';
 
 // wavefile is CommonJS without named exports; require() reads it the same way under tsx and dist.
 const { WaveFile } = createRequire(import.meta.url)('wavefile') as typeof import('wavefile');
@@ -33,7 +33,7 @@ export function decodeWav(bytes: Uint8Array, limits: DecodeLimits): DecodedAudio
   // A truncated file keeps its header's data size; read the whole frames that are present.
   const frames = Math.floor(Math.min(dataBytes, bytes.length - dataStart) / format.blockAlign);
   if (frames === 0) throw new UndecodableAudioError('the WAV file contains no samples');
-  if (frames / format.sampleRate > limits.maxSeconds) throw new AudioTooLongError(limits.maxSeconds);
+  if (frames / format.sampleRate > limits.maxSeconds) throw audioTooLong(limits.maxSeconds);
 
   const encoding = format.audioFormat === EXTENSIBLE ? extensibleSubFormat(view, format) : format.audioFormat;
   if (encoding === PCM || encoding === IEEE_FLOAT) {

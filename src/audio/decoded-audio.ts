@@ -15,11 +15,12 @@ export interface DecodeLimits {
   maxSeconds: number;
 }
 
-export class AudioTooLongError extends PayloadTooLargeError {
-  override name = 'AudioTooLongError';
-  constructor(maxSeconds: number) {
-    super(`audio is longer than the limit of ${maxSeconds} seconds`);
-  }
+/**
+ * A plain PayloadTooLargeError (not a subclass) so it keeps its class across the worker
+ * boundary, where errors are rebuilt from the classes in src/errors.ts.
+ */
+export function audioTooLong(maxSeconds: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`audio is longer than the limit of ${maxSeconds} seconds`);
 }
 
 export class DecodedAudioCollector {
@@ -40,7 +41,7 @@ export class DecodedAudioCollector {
     }
     this.#sampleRate = sampleRate;
     this.#frames += frames;
-    if (this.#frames / sampleRate > this.#maxSeconds) throw new AudioTooLongError(this.#maxSeconds);
+    if (this.#frames / sampleRate > this.#maxSeconds) throw audioTooLong(this.#maxSeconds);
     // Decoders reuse their output buffers (WASM memory), so keep copies.
     this.#chunks.push(channelData.map((channel) => channel.slice(0, frames)));
   }

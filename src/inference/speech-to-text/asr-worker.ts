@@ -39,8 +39,7 @@ serveWorker<AsrWorkerInit>(async (init) => {
     return run;
   };
 
-  const transcribe = async (request: AsrRequest): Promise<AsrResponse> => {
-    const audio = await toModelInput(request.audio, sampleRate);
+  const transcribe = async (request: AsrRequest, audio: Float32Array): Promise<AsrResponse> => {
     const duration = audio.length / sampleRate;
     const options: Record<string, unknown> = { return_timestamps: request.segments };
     if (request.language) options.language = request.language;
@@ -55,7 +54,11 @@ serveWorker<AsrWorkerInit>(async (init) => {
   };
 
   return {
-    transcribe: (request: AsrRequest) => serially(() => transcribe(request)),
+    // Decoding is outside the queue so bad audio fails fast instead of waiting its turn.
+    transcribe: async (request: AsrRequest) => {
+      const audio = await toModelInput(request.audio, sampleRate);
+      return serially(() => transcribe(request, audio));
+    },
     dispose: () => asr.dispose(),
   };
 });

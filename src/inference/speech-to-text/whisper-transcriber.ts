@@ -20,6 +20,7 @@ export interface WhisperTranscriberOptions extends AsrOptions {
 export class WhisperTranscriber implements Transcriber {
   readonly #options: WhisperTranscriberOptions;
   #worker: Promise<WorkerClient>;
+  #disposed = false;
 
   constructor(worker: WorkerClient, options: WhisperTranscriberOptions) {
     this.#worker = Promise.resolve(worker);
@@ -43,6 +44,7 @@ export class WhisperTranscriber implements Transcriber {
   }
 
   async dispose(): Promise<void> {
+    this.#disposed = true;
     const worker = await this.#worker.catch(() => undefined);
     if (!worker) return;
     // Free the ONNX sessions inside the worker before ending it; don't wait forever.
@@ -70,6 +72,7 @@ export class WhisperTranscriber implements Transcriber {
   async #liveWorker(): Promise<WorkerClient> {
     const current = await this.#worker.catch(() => undefined);
     if (current?.alive) return current;
+    if (this.#disposed) throw new Error(`Model "${this.#options.modelId}" was unloaded`);
     this.#worker = this.#options.spawn();
     return this.#worker;
   }

@@ -1,7 +1,8 @@
 /**
  * Errors cross the worker boundary as plain data and are rebuilt on the other side, so an
  * AppError thrown in a worker (e.g. UndecodableAudioError → 400) reaches the error middleware
- * with its class, status and code intact. Anything else becomes a plain Error (→ generic 500).
+ * with its class, status and code intact (an AppError subclass not exported by src/errors.ts
+ * comes back as a plain AppError with the same status and code). Anything else becomes a plain Error (→ generic 500).
  */
 import * as errors from '../../errors.js';
 import { AppError } from '../../errors.js';
@@ -37,8 +38,9 @@ export function toWireError(error: unknown): WireError {
 }
 
 export function fromWireError(wire: WireError): Error {
-  const cls = wire.status !== undefined ? APP_ERROR_CLASSES.get(wire.name) : undefined;
-  if (cls && wire.status !== undefined && wire.code !== undefined) {
+  if (wire.status !== undefined && wire.code !== undefined) {
+    // A subclass defined outside src/errors.ts still keeps its status and code as an AppError.
+    const cls = APP_ERROR_CLASSES.get(wire.name) ?? AppError;
     // Rebuilt without calling the constructor: subclasses take different arguments, and the
     // message was already formatted in the worker.
     const error = Object.create(cls.prototype) as AppError;

@@ -1,7 +1,15 @@
 /** A tiny worker used by worker-client.test.ts to exercise the seam. */
-import { UndecodableAudioError } from '../../../src/errors.js';
+import { AppError, UndecodableAudioError } from '../../../src/errors.js';
 import { serveWorker } from '../../../src/inference/worker/serve-worker.js';
 import { withTransfer } from '../../../src/inference/worker/worker-protocol.js';
+
+/** An AppError subclass that src/errors.ts does not export. */
+class LocalTooLongError extends AppError {
+  override name = 'LocalTooLongError';
+  constructor() {
+    super(413, 'payload_too_large', 'too long here');
+  }
+}
 
 interface Init {
   failSetup?: boolean;
@@ -19,6 +27,9 @@ serveWorker<Init>((init) => {
     },
     failTyped: () => {
       throw new UndecodableAudioError('bad bytes');
+    },
+    failLocal: () => {
+      throw new LocalTooLongError();
     },
     failPlain: async () => {
       throw new TypeError('boom');

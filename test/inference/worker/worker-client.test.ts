@@ -36,6 +36,12 @@ describe('WorkerClient', () => {
     expect((error as Error).message).to.equal('could not decode audio: bad bytes');
   });
 
+  it('re-throws an AppError subclass unknown to src/errors.ts as an AppError with its status and code', async () => {
+    const error = await client.call('failLocal').catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(AppError);
+    expect(error).to.include({ status: 413, code: 'payload_too_large', message: 'too long here' });
+  });
+
   it('re-throws other errors as plain Errors (a generic 500 at the edge)', async () => {
     const error = await client.call('failPlain').catch((caught: unknown) => caught);
     expect(error).to.be.instanceOf(Error).and.not.instanceOf(AppError);

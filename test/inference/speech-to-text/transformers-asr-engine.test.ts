@@ -1,0 +1,127 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PayloadTooLargeError, UndecodableAudioError, ValidationError } from '../../../src/errors.js';
+import type { ManifestEntry } from '../../../src/inference/manifest.js';
+import { AsrOptionsError, readAsrOptions } from '../../../src/inference/speech-to-text/asr-options.js';
+import { transformersAsrEngine } from '../../../src/inference/speech-to-text/transformers-asr-engine.js';
+import { whisperLanguageCode } from '../../../src/inference/speech-to-text/whisper-languages.js';
+import { toTranscript } from '../../../src/inference/speech-to-text/whisper-output.js';
+import type { Transcriber } from '../../../src/inference/types.js';
+import { REPO_ROOT, sine, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+
+const MODELS_DIR = join(REPO_ROOT, 'test/fixtures/models');
+const ENTRY: ManifestEntry = {
+  id: 'whisper-tiny-random',
+  task: 'speech-to-text',
+  engine: 'transformers-asr',
+  description: 'random Whisper fixture',
+  license: 'MIT',
+  options: { maxNewTokens: 6 },
+};
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('transformers-asr engine (random-weight Whisper fixture in a worker)', () => {
+  let transcriber: Transcriber;
+  before(async () => {
+    transcriber = await transformersAsrEngine.load(ENTRY, { modelDir: join(MODELS_DIR, ENTRY.id), modelsDir: MODELS_DIR });
+  });
+  after(() => transcriber.dispose());
+
+  it('transcribes encoded audio, decoding it in the worker', async () => {
+    const bytes = readFileSync(join(SPEECH_DIR, 'en_jfk.mp3'));
+    const transcript = await transcriber.transcribe({ bytes, contentType: 'audio/mpeg', maxSeconds: 60 });
+    expect(transcript.text).to.be.a('string');
+    expect(transcript.duration).to.be.closeTo(11, 0.05);
+    expect(transcript.language).to.equal('en');
+    expect(transcript.segments).to.equal(undefined);
+  });
+
+  it('resamples PCM given at another rate and returns segments within the audio', async () => {
+    const transcript = await transcriber.transcribe({ samples: sine(300, 44100, 2), sampleRate: 44100 }, { segments: true });
+    expect(transcript.duration).to.equal(2);
+    expect(transcript.segments).to.be.an('array');
+    for (const segment of transcript.segments!) {
+      expect(segment.start).to.be.at.least(0).and.at.most(segment.end);
+      expect(segment.end).to.be.at.most(2);
+    }
+  });
+
+  it('re-throws decoding errors from the worker as UndecodableAudioError (400)', async () => {
+    const error = await rejection(transcriber.transcribe({ bytes: new TextEncoder().encode('nope'), maxSeconds: 60 }));
+    expect(error).to.be.instanceOf(UndecodableAudioError);
+  });
+
+  it('rejects audio over maxSeconds with a 413 from inside the worker', async () => {
+    const bytes = readFileSync(join(SPEECH_DIR, 'en_jfk.wav'));
+    const error = await rejection(transcriber.transcribe({ bytes, maxSeconds: 5 }));
+    expect(error).to.be.instanceOf(PayloadTooLargeError);
+    expect((error as PayloadTooLargeError).status).to.equal(413);
+  });
+
+  it('refuses a non-English language or translation on an English-only model, before any work', async () => {
+    const audio = { samples: new Float32Array(16000), sampleRate: 16000 };
+    for (const options of [{ language: 'de' }, { task: 'translate' as const }, { language: 'xx' }]) {
+      expect(await rejection(transcriber.transcribe(audio, options))).to.be.instanceOf(ValidationError);
+    }
+    expect((await transcriber.transcribe(audio, { language: 'English', task: 'transcribe' })).language).to.equal('en');
+  });
+
+  it('refuses work after dispose', async () => {
+    const other = await transformersAsrEngine.load(ENTRY, { modelDir: join(MODELS_DIR, ENTRY.id), modelsDir: MODELS_DIR });
+    await other.dispose();
+    const error = await rejection(other.transcribe({ samples: new Float32Array(1600), sampleRate: 16000 }));
+    expect(error.message).to.match(/unloaded|disposed/);
+  });
+});
+
+describe('readAsrOptions', () => {
+  it('fills defaults: fp32, 30 s windows with 5 s stride, at least one thread', () => {
+    const options = readAsrOptions({ ...ENTRY, options: undefined });
+    expect(options).to.include({ dtype: 'fp32', chunkLengthSeconds: 30, strideSeconds: 5 });
+    expect(options.threads).to.be.at.least(1);
+    expect(options.multilingual).to.equal(undefined);
+  });
+
+  it('rejects invalid values with the option named', () => {
+    expect(() => readAsrOptions({ ...ENTRY, options: { chunkLengthSeconds: -1 } })).to.throw(AsrOptionsError, /chunkLengthSeconds/);
+    expect(() => readAsrOptions({ ...ENTRY, options: { strideSeconds: 20 } })).to.throw(AsrOptionsError, /strideSeconds/);
+    expect(() => readAsrOptions({ ...ENTRY, options: { multilingual: 'yes' } })).to.throw(AsrOptionsError, /multilingual/);
+    expect(() => readAsrOptions({ ...ENTRY, options: { dtype: 8 } })).to.throw(AsrOptionsError, /dtype/);
+  });
+});
+
+describe('whisperLanguageCode', () => {
+  it('accepts codes and English names in any case', () => {
+    expect(whisperLanguageCode('es')).to.equal('es');
+    expect(whisperLanguageCode('FR')).to.equal('fr');
+    expect(whisperLanguageCode('German')).to.equal('de');
+    expect(whisperLanguageCode('klingon')).to.equal(undefined);
+  });
+});
+
+describe('toTranscript', () => {
+  it('trims text and closes open or out-of-range segment stamps at the audio end', () => {
+    const transcript = toTranscript(
+      { text: ' hello there ', chunks: [{ timestamp: [0, 1.5], text: ' hello' }, { timestamp: [1.5, null], text: ' there' }, { timestamp: [9, 12], text: 'x' }] },
+      { duration: 3, segments: true },
+    );
+    expect(transcript).to.deep.equal({
+      text: 'hello there',
+      duration: 3,
+      segments: [
+        { start: 0, end: 1.5, text: 'hello' },
+        { start: 1.5, end: 3, text: 'there' },
+        { start: 3, end: 3, text: 'x' },
+      ],
+    });
+  });
+});
