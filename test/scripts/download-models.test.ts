@@ -233,7 +233,8 @@ describe('npm run download-models', () => {
     await run(['tiny']);
     const { code, stdout } = await run(['--list']);
     expect(code).to.equal(0);
-    expect(stdout).to.match(/^tiny\s.*default, installed$/m).and.match(/^voice\s.*not installed$/m);
+    expect(stdout).to.match(/^tiny\s.*default, installed$/m);
+    expect(stdout).to.match(/^voice\s+text-to-speech\s+50\.0 kB\+  not installed \(npm run download-models -- voice\)$/m);
   });
 
   describe('--from', () => {

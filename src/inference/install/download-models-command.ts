@@ -6,7 +6,6 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config/load-config.js';
-import { hasInstallMarker } from '../engine.js';
 import { ManifestError, readManifest, type Manifest, type ManifestEntry } from '../manifest.js';
 import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
 import { copyFrom, idsPresentIn, modelRootIn, openImportSource, type ImportSource } from './import-source.js';
@@ -206,12 +205,24 @@ async function installOne(entry: ManifestEntry, context: InstallContext): Promis
   }
 }
 
+/**
+ * Installed state comes from the same registry the server uses, so engines with their own
+ * notion of "installed" (Apertium's Debian packages) answer for themselves. The engine table is
+ * imported only here: downloading needs none of the inference libraries.
+ */
 async function listModels(manifest: Manifest, modelsDir: string, out: CommandIo['stdout']): Promise<void> {
+  const [{ ENGINES }, { ModelRegistry }] = await Promise.all([import('../engines.js'), import('../model-registry.js')]);
+  const registry = new ModelRegistry({ manifest, modelsDir, engines: ENGINES });
+  const infos = new Map((await registry.list()).map((info) => [info.id, info]));
   for (const entry of manifest.models) {
-    const installed = await hasInstallMarker(join(modelsDir, entry.id));
-    const bytes = entry.source?.files.reduce((sum, file) => sum + (file.size ?? 0), 0) ?? 0;
-    const size = bytes > 0 ? formatBytes(bytes) : '-';
-    const flags = [entry.default ? 'default' : '', installed ? 'installed' : 'not installed'].filter(Boolean).join(', ');
+    const info = infos.get(entry.id);
+    const files = entry.source?.files ?? [];
+    const bytes = files.reduce((sum, file) => sum + (file.size ?? 0), 0);
+    // A "+" says some files have no size in the manifest, so the total is a lower bound.
+    const size = bytes > 0 ? `${formatBytes(bytes)}${files.every((file) => file.size !== undefined) ? '' : '+'}` : '-';
+    const how = entry.source ? `npm run download-models -- ${entry.id}` : (info?.install ?? `engine ${entry.engine}`);
+    const state = info?.installed ? 'installed' : `not installed (${how})`;
+    const flags = [entry.default ? 'default' : '', state].filter(Boolean).join(', ');
     out.write(`${entry.id.padEnd(36)} ${entry.task.padEnd(20)} ${size.padStart(9)}  ${flags}\n`);
   }
 }
