@@ -11,7 +11,7 @@
  * Install the pair with `bash scripts/test-models/apertium.sh`.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,7 @@ import { readManifest } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
 import { corpusChrf } from './lib/chrf.js';
+import { readPairs } from './lib/translation-pairs.js';
 
 const MODEL = 'apertium-eng-spa';
 const FILE = 'translation/en-es.flores101-devtest.tsv';
@@ -29,15 +30,6 @@ const CONCURRENCY = 8;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const evalDir = process.env.EVAL_DIR ?? resolve(root, '../shared/eval');
-
-export async function readPairs(path: string): Promise<Array<{ source: string; reference: string }>> {
-  const [header, ...lines] = (await readFile(path, 'utf8')).split('\n').filter((line) => line.trim() !== '');
-  if (header !== 'source\treference') throw new Error(`${path}: expected a "source<TAB>reference" header`);
-  return lines.map((line) => {
-    const [source = '', reference = ''] = line.split('\t');
-    return { source, reference };
-  });
-}
 
 async function commandLine(sources: readonly string[]): Promise<string[] | undefined> {
   // The apertium script misreads a piped stdin when started from Node; give it a file instead.
