@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,7 +84,7 @@ describe('npm run download-models', () => {
     writeFileSync(manifestPath, JSON.stringify({ models }));
   }
 
-  async function run(args: string[], env: Record<string, string> = {}) {
+  async function run(args: string[], env: Record<string, string> = {}, freeBytes?: () => Promise<number>) {
     let stderr = '';
     let stdout = '';
     const code = await runDownloadModels(args, {
@@ -92,6 +92,7 @@ describe('npm run download-models', () => {
       stdout: { write: (chunk: string) => (stdout += chunk) },
       stderr: { isTTY: false, write: (chunk: string) => (stderr += chunk) },
       hub: { connectTimeoutMs: 2000, idleTimeoutMs: 2000 },
+      ...(freeBytes ? { freeBytes } : {}),
     });
     return { code, stderr, stdout };
   }
@@ -125,6 +126,8 @@ describe('npm run download-models', () => {
     const part = join(modelsDir, '.partial/tiny/onnx/model_quantized.onnx.part');
     mkdirSync(dirname(part), { recursive: true });
     writeFileSync(part, WEIGHTS.subarray(0, 120_000));
+    // What an interrupted run leaves: the partial file and which revision it belongs to.
+    writeFileSync(join(modelsDir, '.partial/tiny/.staging-source.json'), JSON.stringify({ repo: 'org/tiny', revision: REVISION }));
     const { code, stderr } = await run(['tiny']);
     expect(code, stderr).to.equal(0);
     const weightRequests = hub.requests.filter((request) => request.path.endsWith('.onnx'));
@@ -196,6 +199,38 @@ describe('npm run download-models', () => {
     const requests = hub.requests.length;
     expect((await run(['tiny', '--force'])).code).to.equal(0);
     expect(hub.requests.length).to.be.greaterThan(requests);
+  });
+
+  it('refuses to start when the sized files cannot fit on the disk', async () => {
+    const { code, stderr } = await run(['tiny'], {}, async () => 1_000);
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/not enough disk space for tiny in .*: needs 0\.3 MB, 0\.0 MB free/);
+    expect(hub.requests).to.have.length(0);
+  });
+
+  it('discards staged files of another revision instead of reusing them', async () => {
+    const entry = tinyEntry();
+    delete entry.source!.files[1]!.sha256; // nothing would catch a stale file but the revision
+    delete entry.source!.files[1]!.size;
+    writeManifest([entry]);
+    put(join(modelsDir, '.partial/tiny/onnx/model_quantized.onnx'), Buffer.from('weights of an older revision'));
+    writeFileSync(join(modelsDir, '.partial/tiny/.staging-source.json'), JSON.stringify({ repo: 'org/tiny', revision: 'b'.repeat(40) }));
+    const { code, stderr } = await run(['tiny']);
+    expect(code, stderr).to.equal(0);
+    expect(readFileSync(join(modelsDir, 'tiny/onnx/model_quantized.onnx')).equals(WEIGHTS)).to.equal(true);
+    expect(existsSync(join(modelsDir, 'tiny/.staging-source.json'))).to.equal(false);
+  });
+
+  it('refuses to install a model another live process is installing, and takes over a stale lock', async () => {
+    put(join(modelsDir, '.partial/tiny.lock'), Buffer.from(String(process.pid)));
+    const busy = await run(['tiny']);
+    expect(busy.code).to.equal(1);
+    expect(busy.stderr).to.include(`tiny is being installed by another download-models process (pid ${process.pid})`);
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    put(join(modelsDir, '.partial/tiny.lock'), Buffer.from(String(dead)));
+    const { code, stderr } = await run(['tiny']);
+    expect(code, stderr).to.equal(0);
+    expect(existsSync(join(modelsDir, '.partial/tiny.lock'))).to.equal(false);
   });
 
   it('says how to install offline when the hub is unreachable', async () => {

@@ -19,6 +19,8 @@ export interface CommandIo {
   stderr: ProgressStream;
   /** Tests shorten the timeouts. */
   hub?: Partial<Omit<HubClientOptions, 'hubUrl'>>;
+  /** Tests simulate a full disk. */
+  freeBytes?: (dir: string) => Promise<number>;
 }
 
 export const USAGE = `Usage: npm run download-models -- [ids...] [options]
@@ -189,6 +191,7 @@ async function installOne(entry: ManifestEntry, context: InstallContext): Promis
       fetchFile,
       reuseStaged: !context.importSource,
       log: say,
+      ...(io.freeBytes ? { freeBytes: io.freeBytes } : {}),
       ...(context.importSource ? { importedFrom: context.importSource.origin } : {}),
     });
     const bytes = record.files.reduce((sum, file) => sum + file.size, 0);

@@ -4,10 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { rm, stat, statfs } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { SourceFile } from '../manifest.js';
-import { IntegrityError } from './install-errors.js';
+import { InstallError, IntegrityError } from './install-errors.js';
 
 export interface VerifiedFile {
   sha256: string;
@@ -38,4 +38,23 @@ export async function verifyFile(path: string, expected: SourceFile, label: stri
     );
   }
   return { sha256, size };
+}
+
+/** Bytes available to this user on the file system holding `dir`. */
+export async function freeBytes(dir: string): Promise<number> {
+  const stats = await statfs(dir);
+  return stats.bavail * stats.bsize;
+}
+
+/**
+ * Fails before downloading when the files the manifest sizes cannot fit: better than a disk
+ * full half-way through a 900 MB model. Files without a size are not counted.
+ */
+export async function checkFreeSpace(dir: string, neededBytes: number, label: string, free = freeBytes): Promise<void> {
+  if (neededBytes <= 0) return;
+  const available = await free(dir);
+  if (available < neededBytes) {
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+    throw new InstallError(`not enough disk space for ${label} in ${dir}: needs ${mb(neededBytes)}, ${mb(available)} free`);
+  }
 }

@@ -8,10 +8,13 @@ import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/p
 import { dirname, join, relative } from 'node:path';
 import { INSTALL_MARKER } from '../engine.js';
 import { targetPath, type ManifestEntry, type SourceFile } from '../manifest.js';
-import { verifyFile, type VerifiedFile } from './file-checks.js';
+import { checkFreeSpace, freeBytes, verifyFile, type VerifiedFile } from './file-checks.js';
 import { IntegrityError, InstallError } from './install-errors.js';
+import { withInstallLock } from './install-lock.js';
 
 export const STAGING_DIR = '.partial';
+/** Says which repo and revision a staging folder holds, so files of another revision are not reused. */
+const STAGING_SOURCE = '.staging-source.json';
 
 /** The content of `<MODELS_DIR>/<id>/.installed.json`. */
 export interface InstallRecord {
@@ -40,6 +43,8 @@ export interface InstallOptions {
   reuseStaged: boolean;
   log: (line: string) => void;
   now?: () => Date;
+  /** Tests simulate a full disk. */
+  freeBytes?: (dir: string) => Promise<number>;
 }
 
 export function stagingDirFor(modelsDir: string, id: string): string {
@@ -47,11 +52,20 @@ export function stagingDirFor(modelsDir: string, id: string): string {
 }
 
 export async function installModel(entry: ManifestEntry, options: InstallOptions): Promise<InstallRecord> {
+  const staging = stagingDirFor(options.modelsDir, entry.id);
+  return withInstallLock(`${staging}.lock`, entry.id, () => install(entry, staging, options));
+}
+
+async function install(entry: ManifestEntry, staging: string, options: InstallOptions): Promise<InstallRecord> {
   const source = entry.source;
   if (!source) throw new InstallError(`${entry.id} has no download source`);
-  const staging = stagingDirFor(options.modelsDir, entry.id);
-  if (!options.reuseStaged) await rm(staging, { recursive: true, force: true });
+  const identity = JSON.stringify({ repo: source.repo, revision: source.revision });
+  const stagedIdentity = await readFile(join(staging, STAGING_SOURCE), 'utf8').catch(() => undefined);
+  if (!options.reuseStaged || stagedIdentity !== identity) await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
+  await writeFile(join(staging, STAGING_SOURCE), identity);
+  const missingBytes = await bytesStillNeeded(staging, source.files);
+  await checkFreeSpace(options.modelsDir, missingBytes, entry.id, options.freeBytes ?? freeBytes);
 
   const files: InstallRecord['files'] = [];
   const commits = new Set<string>();
@@ -163,6 +177,19 @@ async function swapInto(staging: string, finalDir: string, scratch: string): Pro
     throw error;
   }
   if (movedAside) await rm(aside, { recursive: true, force: true });
+}
+
+/** Sized files not staged yet, minus what their `.part` files already hold. */
+async function bytesStillNeeded(staging: string, files: readonly SourceFile[]): Promise<number> {
+  let total = 0;
+  for (const file of files) {
+    if (file.size === undefined) continue;
+    const final = join(staging, targetPath(file));
+    if (await exists(final)) continue;
+    const partial = await stat(`${final}.part`).then((info) => info.size, () => 0);
+    total += Math.max(0, file.size - partial);
+  }
+  return total;
 }
 
 async function exists(path: string): Promise<boolean> {
