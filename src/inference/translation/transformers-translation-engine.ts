@@ -5,7 +5,8 @@
  * - `{ family: "marian", source: "en", target: "es" }`: one opus-mt model per pair;
  * - `{ family: "nllb" }` or `{ family: "m2m100" }`: one model, many languages, mapped from
  *   short codes by language-codes.ts (only codes the tokenizer really has are offered);
- * - optional `batchSize` (sentences per generate call, default 8), `maxUnitChars` (default 400),
+ * - optional `dtype` (which ONNX files: "fp32" → *.onnx, the default; "q8" → *_quantized.onnx),
+ *   `batchSize` (sentences per generate call, default 8), `maxUnitChars` (default 400),
  *   `threads` (onnxruntime intra-op threads).
  */
 import { resolve } from 'node:path';
@@ -18,8 +19,13 @@ import { TransformersTranslator, type TranslationPipelineLike } from './transfor
 
 type Family = 'marian' | 'nllb' | 'm2m100';
 
+/** transformers.js dtypes, each naming one file suffix under onnx/. */
+const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
+type Dtype = (typeof DTYPES)[number];
+
 interface EngineOptions {
   family: Family;
+  dtype: Dtype;
   source?: string;
   target?: string;
   batchSize: number;
@@ -50,8 +56,13 @@ export function translationOptions(entry: ManifestEntry): EngineOptions {
     }
     return value as number | undefined;
   };
+  const dtype = options.dtype ?? 'fp32';
+  if (!(DTYPES as readonly unknown[]).includes(dtype)) {
+    throw new TranslationOptionError(`${where}.dtype must be one of ${DTYPES.join(', ')}`);
+  }
   const result: EngineOptions = {
     family,
+    dtype: dtype as Dtype,
     batchSize: count('batchSize', 8) as number,
     maxUnitChars: count('maxUnitChars', 400) as number,
   };
@@ -82,7 +93,7 @@ export const transformersTranslationEngine: Engine<'translation'> = {
   async load(entry: ManifestEntry, context: EngineContext): Promise<Translator> {
     const options = translationOptions(entry);
     const loaded = (await pipeline('translation', resolve(context.modelDir), {
-      dtype: 'fp32',
+      dtype: options.dtype,
       ...(options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {}),
     })) as unknown as TranslationPipelineLike & { tokenizer: { language_codes?: string[] } };
     const common = { modelId: entry.id, pipeline: loaded, batchSize: options.batchSize, maxUnitChars: options.maxUnitChars };

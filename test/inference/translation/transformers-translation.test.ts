@@ -83,7 +83,18 @@ describe('transformers-translation engine (random-weight fixtures)', () => {
     });
   });
 
+  it('loads the int8 files for dtype "q8" (the hub layout of the manifest\'s opus-mt entries)', async () => {
+    const id = 'marian-en-es-random';
+    const translator = await transformersTranslationEngine.load(entry(id, { family: 'marian', source: 'en', target: 'es', dtype: 'q8' }), context(id));
+    try {
+      expect(await translator.translate('The world is new.', { targetLanguage: 'es' })).to.be.a('string').and.not.equal('');
+    } finally {
+      await translator.dispose();
+    }
+  });
+
   it('checks manifest options', () => {
+    expect(() => translationOptions(entry('x', { family: 'nllb', dtype: 'q9' }))).to.throw(/dtype/);
     expect(() => translationOptions(entry('x', { family: 'gpt' }))).to.throw(/family/);
     expect(() => translationOptions(entry('x', { family: 'marian', source: 'en' }))).to.throw(/target/);
     expect(() => translationOptions(entry('x', { family: 'nllb', batchSize: 0 }))).to.throw(/batchSize/);
