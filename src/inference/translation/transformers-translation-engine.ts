@@ -1,7 +1,7 @@
 /**
  * The `transformers-translation` engine: transformers.js translation models in the
- * transformers.js layout (config.json, tokenizer.json, onnx/encoder_model.onnx,
- * onnx/decoder_model_merged.onnx). Manifest options:
+ * transformers.js layout (config.json, tokenizer.json, onnx/encoder_model*.onnx,
+ * onnx/decoder_model_merged*.onnx), run in a worker thread. Manifest options:
  * - `{ family: "marian", source: "en", target: "es" }`: one opus-mt model per pair;
  * - `{ family: "nllb" }` or `{ family: "m2m100" }`: one model, many languages, mapped from
  *   short codes by language-codes.ts (only codes the tokenizer really has are offered);
@@ -10,111 +10,79 @@
  *   `threads` (onnxruntime intra-op threads).
  */
 import { resolve } from 'node:path';
-import { pipeline } from '@huggingface/transformers';
 import type { Engine, EngineContext } from '../engine.js';
 import type { ManifestEntry } from '../manifest.js';
-import type { Translator } from '../types.js';
-import { M2M100_CODES, NLLB_CODES } from './language-codes.js';
-import { TransformersTranslator, type TranslationPipelineLike } from './transformers-translator.js';
+import type { TranslateOptions, Translator } from '../types.js';
+import { WorkerClient, workerModuleUrl } from '../worker/worker-client.js';
+import { FAMILY_CODES } from './load-transformers-translator.js';
+import { translationOptions } from './transformers-translation-options.js';
+import type { TranslationWorkerInit, TranslationWorkerLanguages } from './translation-worker.js';
 
-type Family = 'marian' | 'nllb' | 'm2m100';
+const TRANSLATION_WORKER = workerModuleUrl(import.meta.url, './translation-worker');
 
-/** transformers.js dtypes, each naming one file suffix under onnx/. */
-const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
-type Dtype = (typeof DTYPES)[number];
+export { translationOptions } from './transformers-translation-options.js';
 
-interface EngineOptions {
-  family: Family;
-  dtype: Dtype;
-  source?: string;
-  target?: string;
-  batchSize: number;
-  maxUnitChars: number;
-  threads?: number;
-}
+/**
+ * The main-thread face of a translator that lives in a worker. A worker that died (e.g. out of
+ * memory) fails the calls it had and is replaced on the next call.
+ */
+class WorkerTranslator implements Translator {
+  readonly targetLanguages: readonly string[];
+  readonly sourceLanguages: readonly string[];
+  #worker: Promise<WorkerClient>;
+  readonly #spawn: () => Promise<WorkerClient>;
+  #disposed = false;
 
-export class TranslationOptionError extends Error {
-  override name = 'TranslationOptionError';
-}
-
-const FAMILY_CODES: Record<Exclude<Family, 'marian'>, Readonly<Record<string, string>>> = {
-  nllb: NLLB_CODES,
-  m2m100: M2M100_CODES,
-};
-
-export function translationOptions(entry: ManifestEntry): EngineOptions {
-  const options = entry.options ?? {};
-  const where = `models.json "${entry.id}": options`;
-  const family = options.family;
-  if (family !== 'marian' && family !== 'nllb' && family !== 'm2m100') {
-    throw new TranslationOptionError(`${where}.family must be "marian", "nllb" or "m2m100"`);
+  constructor(worker: WorkerClient, languages: TranslationWorkerLanguages, spawn: () => Promise<WorkerClient>) {
+    this.#worker = Promise.resolve(worker);
+    this.#spawn = spawn;
+    this.targetLanguages = Object.freeze(languages.target);
+    this.sourceLanguages = Object.freeze(languages.source);
   }
-  const count = (name: string, fallback: number | undefined): number | undefined => {
-    const value = options[name] ?? fallback;
-    if (value !== undefined && (!Number.isInteger(value) || (value as number) < 1)) {
-      throw new TranslationOptionError(`${where}.${name} must be a positive integer`);
+
+  async translate(text: string, options: TranslateOptions): Promise<string> {
+    let worker = await this.#worker.catch(() => undefined);
+    if (!worker?.alive && !this.#disposed) {
+      this.#worker = this.#spawn();
+      worker = await this.#worker;
     }
-    return value as number | undefined;
-  };
-  const dtype = options.dtype ?? 'fp32';
-  if (!(DTYPES as readonly unknown[]).includes(dtype)) {
-    throw new TranslationOptionError(`${where}.dtype must be one of ${DTYPES.join(', ')}`);
+    if (!worker) throw new Error('translation worker is gone');
+    return worker.call<string>('translate', { text, options });
   }
-  const result: EngineOptions = {
-    family,
-    dtype: dtype as Dtype,
-    batchSize: count('batchSize', 8) as number,
-    maxUnitChars: count('maxUnitChars', 400) as number,
-  };
-  const threads = count('threads', undefined);
-  if (threads !== undefined) result.threads = threads;
-  if (family === 'marian') {
-    for (const name of ['source', 'target'] as const) {
-      const value = options[name];
-      if (typeof value !== 'string' || !/^[a-z]{2,3}(-[a-z0-9]+)*$/.test(value)) {
-        throw new TranslationOptionError(`${where}.${name} must be a short language code for a Marian pair`);
-      }
-      result[name] = value;
-    }
-  }
-  return result;
-}
 
-/** The languages a family offers, before loading (for GET /v1/models). */
-function staticLanguages(options: EngineOptions): { source: string[]; target: string[] } {
-  if (options.family === 'marian') return { source: [options.source as string], target: [options.target as string] };
-  const codes = Object.keys(FAMILY_CODES[options.family]);
-  return { source: codes, target: codes };
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    await (await this.#worker.catch(() => undefined))?.dispose();
+  }
 }
 
 export const transformersTranslationEngine: Engine<'translation'> = {
   tasks: ['translation'],
 
   async load(entry: ManifestEntry, context: EngineContext): Promise<Translator> {
-    const options = translationOptions(entry);
-    const loaded = (await pipeline('translation', resolve(context.modelDir), {
-      dtype: options.dtype,
-      ...(options.threads ? { session_options: { intraOpNumThreads: options.threads, interOpNumThreads: 1 } } : {}),
-    })) as unknown as TranslationPipelineLike & { tokenizer: { language_codes?: string[] } };
-    const common = { modelId: entry.id, pipeline: loaded, batchSize: options.batchSize, maxUnitChars: options.maxUnitChars };
-    if (options.family === 'marian') {
-      const target = options.target as string;
-      return new TransformersTranslator({ ...common, targetCodes: { [target]: target }, fixedSource: options.source as string });
+    const init: TranslationWorkerInit = {
+      modelsDir: context.modelsDir,
+      // Absolute: transformers.js would resolve a relative path against its own model root.
+      modelDir: resolve(context.modelDir),
+      modelId: entry.id,
+      options: translationOptions(entry),
+    };
+    const spawn = () => WorkerClient.spawn(TRANSLATION_WORKER, { init, name: `translation:${entry.id}` });
+    const worker = await spawn();
+    try {
+      return new WorkerTranslator(worker, await worker.call<TranslationWorkerLanguages>('languages'), spawn);
+    } catch (error) {
+      await worker.dispose();
+      throw error;
     }
-    // Offer only the codes this tokenizer really has (a fine-tuned model may drop languages).
-    const known = new Set(loaded.tokenizer.language_codes ?? []);
-    const codes = Object.fromEntries(Object.entries(FAMILY_CODES[options.family]).filter(([, code]) => known.has(code)));
-    if (Object.keys(codes).length === 0) {
-      await loaded.dispose();
-      throw new TranslationOptionError(`${entry.id}: the tokenizer has none of the ${options.family} language codes`);
-    }
-    return new TransformersTranslator({ ...common, targetCodes: codes, sourceCodes: codes });
   },
 
   describe(entry) {
     try {
-      const languages = staticLanguages(translationOptions(entry));
-      return { source_languages: languages.source, target_languages: languages.target };
+      const options = translationOptions(entry);
+      if (options.family === 'marian') return { source_languages: [options.source], target_languages: [options.target] };
+      const codes = Object.keys(FAMILY_CODES[options.family]);
+      return { source_languages: codes, target_languages: codes };
     } catch {
       return {};
     }
