@@ -3,6 +3,7 @@
  * [--hub-url URL] [--force] [--list]`. The script in scripts/ only calls `runDownloadModels`
  * with the process's argv, env and streams, so tests drive it in-process.
  */
+import { rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config/load-config.js';
@@ -118,6 +119,8 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
     return 1;
   } finally {
     await importSource?.close();
+    // Leave no empty staging folder behind; one still holding a partial download stays.
+    await rmdir(join(modelsDir, STAGING_DIR)).catch(() => {});
   }
 }
 
