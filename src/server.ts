@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createApp } from './http/create-app.js';
 import { ENGINES } from './inference/engines.js';
-import { readManifest } from './inference/manifest.js';
+import { ManifestError, readManifest } from './inference/manifest.js';
 import { ModelRegistry } from './inference/model-registry.js';
 import { configureRuntime } from './inference/runtime.js';
 import { createLogger } from './logger.js';
@@ -63,7 +63,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  const message = error instanceof ConfigError ? `Configuration error: ${error.message}` : error?.stack ?? String(error);
+  const message =
+    error instanceof ConfigError || error instanceof ManifestError
+      ? `Configuration error: ${error.message}`
+      : (error?.stack ?? String(error));
   process.stderr.write(`${message}\n`);
   process.exit(1);
 });
