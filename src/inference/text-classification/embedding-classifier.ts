@@ -12,7 +12,7 @@ import type { Engine } from '../engine.js';
 import type { Classifier } from '../types.js';
 import { batchOptions, describeLabels, labelSpecs, optionalNumber } from './classifier-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
-import { loadTransformersModel, weightsInstalled } from './load-transformers-model.js';
+import { startBatchModel, weightsInstalled } from './load-transformers-model.js';
 import { SentenceEmbedder, centroid, dot } from './sentence-embedder.js';
 
 const DEFAULT_TEMPERATURE = 0.05;
@@ -36,11 +36,13 @@ export const embeddingClassifier: Engine<'text-classification'> = {
   async load(entry, context): Promise<Classifier> {
     const temperature = optionalNumber(entry, 'temperature', 1e-4, 100) ?? DEFAULT_TEMPERATURE;
     const specs = labelSpecs(entry) ?? [];
-    const { tokenizer, model } = await loadTransformersModel(entry, context, 'feature-extraction');
-    const embedder = new SentenceEmbedder(tokenizer, model, batchOptions(entry));
+    const embedder = new SentenceEmbedder(await startBatchModel(entry, context, 'feature-extraction'), batchOptions(entry));
 
     const defaults: Prototype[] = [];
-    const vectors = await embedder.embedAll(specs.flatMap((spec) => spec.descriptions));
+    const vectors = await embedder.embedAll(specs.flatMap((spec) => spec.descriptions)).catch(async (error: unknown) => {
+      await embedder.dispose();
+      throw error;
+    });
     let next = 0;
     for (const spec of specs) {
       defaults.push({ label: spec.label, direction: centroid(vectors.slice(next, (next += spec.descriptions.length))) });

@@ -1,6 +1,7 @@
 /**
- * Loads a tokenizer and an ONNX model from a local folder in the transformers.js layout
- * (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx[_data]).
+ * Where a classification model's files are, and how to load them: a tokenizer and an ONNX model
+ * from a local folder in the transformers.js layout (config.json, tokenizer.json,
+ * tokenizer_config.json, onnx/model.onnx[_data]), served from a worker thread.
  */
 import { resolve } from 'node:path';
 import {
@@ -12,7 +13,8 @@ import {
 } from '@huggingface/transformers';
 import { hasInstallMarker, type EngineContext } from '../engine.js';
 import type { ManifestEntry } from '../manifest.js';
-import { ClassifierOptionError, optionalString, threads } from './classifier-options.js';
+import { BatchModel } from './batch-model.js';
+import { ClassifierOptionError, batchOptions, optionalString, threads } from './classifier-options.js';
 
 export type ModelHead = 'sequence-classification' | 'feature-extraction';
 
@@ -44,21 +46,28 @@ export async function weightsInstalled(entry: ManifestEntry, context: EngineCont
   }
 }
 
-export async function loadTransformersModel(
-  entry: ManifestEntry,
-  context: EngineContext,
-  head: ModelHead,
-): Promise<LoadedModel> {
-  const dir = weightsDir(entry, context);
-  const intraOpNumThreads = threads(entry);
+/** Loads tokenizer and model in this thread; called inside the batch-model worker. */
+export async function loadTransformersModel(dir: string, head: ModelHead, threads?: number): Promise<LoadedModel> {
   const modelOptions = {
     dtype: 'fp32' as const,
-    ...(intraOpNumThreads ? { session_options: { intraOpNumThreads, interOpNumThreads: 1 } } : {}),
+    ...(threads ? { session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 } } : {}),
   };
   const Model = head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
-  const [tokenizer, model] = await Promise.all([
-    AutoTokenizer.from_pretrained(dir),
-    Model.from_pretrained(dir, modelOptions),
-  ]);
+  const [tokenizer, model] = await Promise.all([AutoTokenizer.from_pretrained(dir), Model.from_pretrained(dir, modelOptions)]);
   return { tokenizer, model };
+}
+
+/** Starts the worker that serves this manifest entry's model. */
+export function startBatchModel(entry: ManifestEntry, context: EngineContext, head: ModelHead): Promise<BatchModel> {
+  const intraOpThreads = threads(entry);
+  return BatchModel.start(
+    {
+      modelsDir: resolve(context.modelsDir),
+      dir: weightsDir(entry, context),
+      head,
+      ...(intraOpThreads ? { threads: intraOpThreads } : {}),
+      maxBatchSize: batchOptions(entry).maxBatchSize,
+    },
+    entry.id,
+  );
 }

@@ -1,23 +1,18 @@
 /**
- * Sentence embeddings from a feature-extraction model (all-MiniLM-L6-v2 layout): tokenize a
- * padded batch, one forward pass, mean-pool under the attention mask, L2-normalise. Concurrent
- * callers share forward passes through a micro-batcher.
+ * Sentence embeddings from a feature-extraction model (all-MiniLM-L6-v2 layout), computed in the
+ * batch-model worker: mean-pooled under the attention mask and L2-normalised, so cosine
+ * similarity is a dot product. Concurrent callers share forward passes through a micro-batcher.
  */
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from '@huggingface/transformers';
+import type { BatchModel } from './batch-model.js';
 import { MicroBatcher, type MicroBatcherOptions } from './micro-batcher.js';
-import { meanPooledRows, runModel } from './model-io.js';
 
 export class SentenceEmbedder {
-  readonly #tokenizer: PreTrainedTokenizer;
-  readonly #model: PreTrainedModel;
+  readonly #model: BatchModel;
   readonly #batcher: MicroBatcher<string, Float32Array>;
-  readonly #maxBatchSize: number;
 
-  constructor(tokenizer: PreTrainedTokenizer, model: PreTrainedModel, batch: MicroBatcherOptions) {
-    this.#tokenizer = tokenizer;
+  constructor(model: BatchModel, batch: MicroBatcherOptions) {
     this.#model = model;
-    this.#maxBatchSize = batch.maxBatchSize;
-    this.#batcher = new MicroBatcher((texts) => this.#forward(texts), batch);
+    this.#batcher = new MicroBatcher((texts) => model.forward(texts), batch);
   }
 
   /** One text, batched with whatever else is waiting. */
@@ -25,25 +20,13 @@ export class SentenceEmbedder {
     return this.#batcher.submit(text);
   }
 
-  /** Many texts (e.g. label prototypes at load), in bounded chunks, bypassing the request queue. */
-  async embedAll(texts: readonly string[]): Promise<Float32Array[]> {
-    const rows: Float32Array[] = [];
-    for (let start = 0; start < texts.length; start += this.#maxBatchSize) {
-      rows.push(...(await this.#forward(texts.slice(start, start + this.#maxBatchSize))));
-    }
-    return rows;
+  /** Many texts at once (label prototypes at load); the worker splits them into bounded batches. */
+  embedAll(texts: readonly string[]): Promise<Float32Array[]> {
+    return texts.length === 0 ? Promise.resolve([]) : this.#model.forward([...texts]);
   }
 
-  async dispose(): Promise<void> {
-    await this.#model.dispose();
-  }
-
-  async #forward(texts: string[]): Promise<Float32Array[]> {
-    const inputs = this.#tokenizer(texts, { padding: true, truncation: true }) as { attention_mask: Tensor };
-    const outputs = await runModel(this.#model, inputs);
-    const hidden = outputs.last_hidden_state;
-    if (!hidden) throw new Error('feature-extraction model has no last_hidden_state output');
-    return meanPooledRows(hidden, inputs.attention_mask);
+  dispose(): Promise<void> {
+    return this.#model.dispose();
   }
 }
 

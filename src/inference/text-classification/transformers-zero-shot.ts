@@ -13,9 +13,8 @@ import type { Engine } from '../engine.js';
 import type { Classifier, Label } from '../types.js';
 import { ClassifierOptionError, batchOptions, describeLabels, labelSpecs, optionalBoolean, optionalString } from './classifier-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
-import { loadTransformersModel, weightsInstalled } from './load-transformers-model.js';
+import { startBatchModel, weightsInstalled } from './load-transformers-model.js';
 import { MicroBatcher } from './micro-batcher.js';
-import { logitRows, runModel } from './model-io.js';
 
 const DEFAULT_TEMPLATE = 'This example is {}.';
 
@@ -44,29 +43,20 @@ export const transformersZeroShot: Engine<'text-classification'> = {
     if (!template.includes('{}')) throw new ClassifierOptionError(`options.hypothesisTemplate of "${entry.id}" needs a {}`);
     const multiLabel = optionalBoolean(entry, 'multiLabel') ?? false;
     const defaults = labelSpecs(entry)?.map((spec) => ({ label: spec.label, fill: spec.descriptions[0] as string }));
-    const { maxBatchSize, maxWaitMs } = batchOptions(entry);
-    const { tokenizer, model } = await loadTransformersModel(entry, context, 'sequence-classification');
-    const { entailment, contradiction } = nliIds((model.config as unknown as { label2id?: Record<string, number> }).label2id);
-
-    const scorePairs = async (premises: string[], hypotheses: string[]): Promise<Float32Array[]> => {
-      const rows: Float32Array[] = [];
-      // A request with many labels expands into many pairs: keep each forward pass bounded.
-      for (let start = 0; start < premises.length; start += maxBatchSize) {
-        const end = start + maxBatchSize;
-        const inputs = tokenizer(premises.slice(start, end), {
-          text_pair: hypotheses.slice(start, end),
-          padding: true,
-          truncation: true,
-        });
-        rows.push(...logitRows(await runModel(model, inputs), 'logits'));
-      }
-      return rows;
-    };
+    const model = await startBatchModel(entry, context, 'sequence-classification');
+    let ids: { entailment: number; contradiction: number };
+    try {
+      ids = nliIds(model.facts.label2id);
+    } catch (error) {
+      await model.dispose();
+      throw error;
+    }
+    const { entailment, contradiction } = ids;
 
     const batcher = new MicroBatcher<Request, Label[]>(async (requests) => {
       const premises = requests.flatMap((request) => request.candidates.map(() => request.text));
       const hypotheses = requests.flatMap((request) => request.candidates.map((c) => template.replace('{}', c.fill)));
-      const rows = await scorePairs(premises, hypotheses);
+      const rows = await model.forward(premises, hypotheses);
       let next = 0;
       return requests.map(({ candidates }) => {
         const pairs = rows.slice(next, (next += candidates.length));
@@ -77,7 +67,7 @@ export const transformersZeroShot: Engine<'text-classification'> = {
           : softmax(entail);
         return sortedLabels(candidates.map((c) => c.label), scores);
       });
-    }, { maxBatchSize, maxWaitMs });
+    }, batchOptions(entry));
 
     return {
       async classify(text, options = {}) {
@@ -85,9 +75,7 @@ export const transformersZeroShot: Engine<'text-classification'> = {
         if (!candidates) throw new ValidationError(`Model "${entry.id}" has no default labels: send "labels"`);
         return batcher.submit({ text, candidates });
       },
-      async dispose() {
-        await model.dispose();
-      },
+      dispose: () => model.dispose(),
     };
   },
 };

@@ -1,0 +1,96 @@
+"""Baseline for scripts/bench/classification.ts: the same embedding classifier in plain Python.
+
+Python onnxruntime + HF tokenizers on the same all-MiniLM-L6-v2 ONNX, the same label prototypes
+(read from the same models.json entry) and the same intra-op thread count. Each client is a
+thread that classifies one text per session.run (batch 1, no padding): what a straightforward
+Python service does without micro-batching. onnxruntime releases the GIL inside run(), so
+concurrent clients do overlap.
+
+Usage: python classification_ort.py <model_dir> <manifest> <model_id> <texts_file> <threads> <requests> <concurrency>...
+Prints one JSON line: {"results": [{"concurrency": c, "requests": n, "seconds": s, "texts_per_s": r}], "top": [...]}.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+
+def main() -> None:
+    model_dir, manifest, model_id, texts_file, threads, requests = sys.argv[1:7]
+    levels = [int(c) for c in sys.argv[7:]]
+    threads, requests = int(threads), int(requests)
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(f"{model_dir}/onnx/model.onnx", options, providers=["CPUExecutionProvider"])
+    tokenizer = Tokenizer.from_file(f"{model_dir}/tokenizer.json")
+    tokenizer.no_padding()  # tokenizer.json pads to a fixed 128; the server pads to the longest in a batch
+    tokenizer.enable_truncation(256)
+
+    def embed(texts: list[str]) -> np.ndarray:
+        encodings = tokenizer.encode_batch(texts)
+        length = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), length), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, e in enumerate(encodings):
+            ids[row, : len(e.ids)] = e.ids
+            mask[row, : len(e.ids)] = 1
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+        pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+        return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+
+    entry = next(m for m in json.load(open(manifest))["models"] if m["id"] == model_id)
+    labels = entry["options"]["labels"]
+    temperature = entry["options"].get("temperature", 0.05)
+    centroids = []
+    for spec in labels:
+        mean = embed(spec["descriptions"]).mean(0)
+        centroids.append(mean / np.linalg.norm(mean))
+    centroids = np.stack(centroids)
+    names = [spec["label"] for spec in labels]
+
+    def classify(text: str) -> list[tuple[str, float]]:
+        scores = embed([text])[0] @ centroids.T / temperature
+        scores = np.exp(scores - scores.max())
+        scores /= scores.sum()
+        return sorted(zip(names, scores.tolist()), key=lambda pair: -pair[1])
+
+    texts = [line.rsplit("\t", 1)[0] for line in open(texts_file, encoding="utf-8").read().strip().split("\n")[1:]]
+    for text in texts[:10]:
+        classify(text)  # warm-up
+
+    results = []
+    for concurrency in levels:
+        counter = iter(range(requests))
+        lock = threading.Lock()
+
+        def client() -> None:
+            while True:
+                with lock:
+                    index = next(counter, None)
+                if index is None:
+                    return
+                classify(texts[index % len(texts)])
+
+        started = time.perf_counter()
+        workers = [threading.Thread(target=client) for _ in range(concurrency)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        seconds = time.perf_counter() - started
+        results.append({"concurrency": concurrency, "requests": requests, "seconds": seconds, "texts_per_s": requests / seconds})
+    top = [classify(text)[0][0] for text in texts[:20]]
+    print(json.dumps({"results": results, "top": top}))
+
+
+if __name__ == "__main__":
+    main()

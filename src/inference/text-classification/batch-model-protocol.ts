@@ -1,0 +1,30 @@
+/** Messages between BatchModel (main thread) and batch-model-worker (worker thread). */
+import type { ModelHead } from './load-transformers-model.js';
+
+export interface BatchModelInit {
+  modelsDir: string;
+  /** Absolute folder of the weights (transformers.js layout). */
+  dir: string;
+  head: ModelHead;
+  threads?: number;
+  maxBatchSize: number;
+}
+
+export interface ForwardRequest {
+  texts: string[];
+  /** Second sequences (NLI hypotheses), one per text. */
+  pairs?: string[];
+}
+
+/** One output row per input text, flattened: rows × width. */
+export interface ForwardResult {
+  data: Float32Array;
+  width: number;
+}
+
+/** The parts of config.json the engines read. */
+export interface ModelFacts {
+  id2label?: Record<string, string>;
+  label2id?: Record<string, number>;
+  problem_type?: string;
+}
