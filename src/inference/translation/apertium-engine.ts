@@ -1,8 +1,9 @@
 /**
  * The `apertium` engine: rule-based translation with language pairs installed from Debian
  * (`apt-get install apertium apertium-eng-spa`), no model download. Manifest options:
- * `{ pair: "eng-spa", source: "en", target: "es" }`, optionally `modesDir` (default
- * /usr/share/apertium/modes), `markUnknown` (keep `*` on unknown words) and `timeoutMs`.
+ * `{ pair: "eng-spa", source: "en", target: "es" }`, optionally `package` (the Debian package,
+ * default `apertium-<pair>`), `modesDir` (default /usr/share/apertium/modes), `markUnknown`
+ * (keep `*` on unknown words) and `timeoutMs`.
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ export const DEFAULT_MODES_DIR = '/usr/share/apertium/modes';
 
 interface ApertiumOptions {
   pair: string;
+  package: string;
   source: string;
   target: string;
   modesDir: string;
@@ -43,8 +45,10 @@ export function apertiumOptions(entry: ManifestEntry): ApertiumOptions {
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || timeoutMs <= 0)) {
     throw new ApertiumOptionError(`models.json "${entry.id}": options.timeoutMs must be a positive number`);
   }
+  const pair = text('pair');
   return {
-    pair: text('pair'),
+    pair,
+    package: text('package', `apertium-${pair.replace(/_.*$/, '')}`),
     source: text('source').toLowerCase(),
     target: text('target').toLowerCase(),
     modesDir,
@@ -55,11 +59,6 @@ export function apertiumOptions(entry: ManifestEntry): ApertiumOptions {
 
 function modeFile(options: ApertiumOptions): string {
   return join(options.modesDir, `${options.pair}.mode`);
-}
-
-/** The Debian package that carries a pair: apertium-eng-spa has both eng-spa and spa-eng. */
-function debianPackage(pair: string): string {
-  return `apertium-${pair.replace(/_.*$/, '')}`;
 }
 
 export const apertiumEngine: Engine<'translation'> = {
@@ -75,13 +74,13 @@ export const apertiumEngine: Engine<'translation'> = {
   },
 
   installCommand(entry) {
-    let pair: string;
+    let debianPackage: string;
     try {
-      pair = apertiumOptions(entry).pair;
+      debianPackage = apertiumOptions(entry).package;
     } catch {
-      pair = entry.id.replace(/^apertium-/, '');
+      debianPackage = entry.id;
     }
-    return `apt-get install apertium ${debianPackage(pair)}`;
+    return `apt-get install apertium ${debianPackage}`;
   },
 
   async load(entry): Promise<Translator> {

@@ -80,11 +80,14 @@ export class ApertiumPipeline {
     });
   }
 
+  /** Kills every process and resolves once they have exited. */
   async dispose(): Promise<void> {
     this.#disposed = true;
     const error = new ApertiumPipelineError(`${this.#options.name}: pipeline disposed`);
     for (const job of this.#waiting.splice(0)) job.reject(error);
+    const processes = this.#processes;
     this.#stop(error, { retry: false });
+    await Promise.all(processes.map((child) => exited(child)));
   }
 
   #pump(): void {
@@ -211,4 +214,9 @@ export class ApertiumPipeline {
     }
     this.#waiting.unshift(...again);
   }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
 }

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { apertiumEngine } from '../../../src/inference/translation/apertium-engine.js';
 import { readModeFile } from '../../../src/inference/translation/apertium-mode.js';
@@ -86,7 +87,10 @@ describe('ApertiumPipeline (real eng-spa processes)', function () {
     const before = pipeline.starts;
     const pid = pipeline.pids[4] as number;
     process.kill(pid, 'SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The supervisor notices the exit (and stops the other stages) asynchronously.
+    for (const deadline = Date.now() + 5000; pipeline.pids.length > 0 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     expect(pipeline.pids).to.deep.equal([]);
     const [answer] = await pipeline.translate(['The dog.[]']);
     expect(answer).to.include('perro');
@@ -120,11 +124,37 @@ describe('ApertiumPipeline (real eng-spa processes)', function () {
     await own.translate(['Hello.[]']);
     const pids = own.pids;
     await own.dispose();
-    await new Promise((resolve) => setTimeout(resolve, 100));
     for (const pid of pids) expect(() => process.kill(pid, 0), `pid ${pid}`).to.throw();
     await own.translate(['Hello.[]']).then(
       () => expect.fail('should reject'),
       (error: Error) => expect(error.message).to.match(/disposed/),
     );
   });
+});
+
+describe('apertium entries of models/models.json', () => {
+  const manifest = JSON.parse(readFileSync(new URL('../../../models/models.json', import.meta.url), 'utf8')) as { models: ManifestEntry[] };
+  const entries = manifest.models.filter((model) => model.engine === 'apertium');
+  const sample: Record<string, string> = { en: 'I have two cats.', es: 'Tengo dos gatos.', ca: 'Tinc dos gats.', fr: "J'ai deux chats." };
+  const expected: Record<string, RegExp> = { en: /two cats/i, es: /dos gatos/, ca: /dos gats/, fr: /deux chats/ };
+
+  it('name their Debian package in the install command', () => {
+    for (const model of entries) {
+      expect(apertiumEngine.installCommand?.(model), model.id).to.match(/^apt-get install apertium apertium-[a-z-]+$/);
+    }
+  });
+
+  for (const model of entries) {
+    const { pair, source, target } = model.options as { pair: string; source: string; target: string };
+    it(`${model.id} translates ${source} → ${target} (skipped unless its pair is installed)`, async function () {
+      if (!existsSync(`/usr/share/apertium/modes/${pair}.mode`)) this.skip();
+      const translator = await apertiumEngine.load(model, context);
+      try {
+        const output = await translator.translate(sample[source] as string, { targetLanguage: target });
+        expect(output).to.match(expected[target] as RegExp);
+      } finally {
+        await translator.dispose();
+      }
+    });
+  }
 });
