@@ -3,7 +3,7 @@
  * memory on 127.0.0.1, honours `Range: bytes=N-`, and can cut a transfer half-way once.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 
 export interface FakeHub {
   url: string;
@@ -11,12 +11,15 @@ export interface FakeHub {
   requests: Array<{ path: string; range: string | undefined }>;
   /** Paths whose next response is cut after half the body. */
   cutOnce: Set<string>;
+  /** Paths whose next response sends half the body, then nothing (the socket stays open). */
+  stallOnce: Set<string>;
   close(): Promise<void>;
 }
 
 export async function startFakeHub(files: Record<string, Buffer>): Promise<FakeHub> {
   const requests: FakeHub['requests'] = [];
   const cutOnce = new Set<string>();
+  const stallOnce = new Set<string>();
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     requests.push({ path, range: req.headers.range });
@@ -39,6 +42,10 @@ export async function startFakeHub(files: Record<string, Buffer>): Promise<FakeH
       'accept-ranges': 'bytes',
       ...(range ? { 'content-range': `bytes ${start}-${body.length - 1}/${body.length}` } : {}),
     });
+    if (stallOnce.delete(path)) {
+      res.write(slice.subarray(0, Math.floor(slice.length / 2)));
+      return;
+    }
     if (cutOnce.delete(path)) {
       // Give the client time to store the first half before the connection dies.
       res.write(slice.subarray(0, Math.floor(slice.length / 2)), () => setTimeout(() => res.destroy(), 100));
@@ -52,6 +59,7 @@ export async function startFakeHub(files: Record<string, Buffer>): Promise<FakeH
     url: `http://127.0.0.1:${port}`,
     requests,
     cutOnce,
+    stallOnce,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -67,4 +75,20 @@ export async function closedPortUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
+}
+
+/** A server that accepts connections and never answers: a hub behind a black-holing firewall. */
+export async function silentServerUrl(): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createNetServer((socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

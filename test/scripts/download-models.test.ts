@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { runDownloadModels } from '../../src/inference/install/download-models-command.js';
 import type { ManifestEntry } from '../../src/inference/manifest.js';
-import { closedPortUrl, startFakeHub, type FakeHub } from '../helpers/fake-hub.js';
+import { closedPortUrl, silentServerUrl, startFakeHub, type FakeHub } from '../helpers/fake-hub.js';
 
 const REVISION = 'a'.repeat(40);
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -84,14 +84,19 @@ describe('npm run download-models', () => {
     writeFileSync(manifestPath, JSON.stringify({ models }));
   }
 
-  async function run(args: string[], env: Record<string, string> = {}, freeBytes?: () => Promise<number>) {
+  async function run(
+    args: string[],
+    env: Record<string, string> = {},
+    freeBytes?: () => Promise<number>,
+    timeouts = { connectTimeoutMs: 2000, idleTimeoutMs: 2000 },
+  ) {
     let stderr = '';
     let stdout = '';
     const code = await runDownloadModels(args, {
       env: { MODELS_DIR: modelsDir, MODELS_MANIFEST: manifestPath, HF_ENDPOINT: hub.url, ...env },
       stdout: { write: (chunk: string) => (stdout += chunk) },
       stderr: { isTTY: false, write: (chunk: string) => (stderr += chunk) },
-      hub: { connectTimeoutMs: 2000, idleTimeoutMs: 2000 },
+      hub: timeouts,
       ...(freeBytes ? { freeBytes } : {}),
     });
     return { code, stderr, stdout };
@@ -144,6 +149,27 @@ describe('npm run download-models', () => {
     expect(ranges[0]).to.equal(undefined);
     expect(ranges[1]).to.match(/^bytes=\d+-$/);
     expect(readFileSync(join(modelsDir, 'tiny/onnx/model_quantized.onnx')).equals(WEIGHTS)).to.equal(true);
+  });
+
+  it('gives up on a stalled transfer after the idle timeout and resumes it', async () => {
+    hub.stallOnce.add(`/org/tiny/resolve/${REVISION}/onnx/model_quantized.onnx`);
+    const { code, stderr } = await run(['tiny'], {}, undefined, { connectTimeoutMs: 2000, idleTimeoutMs: 300 });
+    expect(code, stderr).to.equal(0);
+    const ranges = hub.requests.filter((request) => request.path.endsWith('.onnx')).map((request) => request.range);
+    expect(ranges).to.have.length(2);
+    expect(ranges[1]).to.match(/^bytes=\d+-$/);
+    expect(readFileSync(join(modelsDir, 'tiny/onnx/model_quantized.onnx')).equals(WEIGHTS)).to.equal(true);
+  });
+
+  it('reports a hub that accepts connections but never answers as unreachable', async () => {
+    const silent = await silentServerUrl();
+    try {
+      const { code, stderr } = await run(['tiny'], { HF_ENDPOINT: silent.url }, undefined, { connectTimeoutMs: 500, idleTimeoutMs: 2000 });
+      expect(code).to.equal(1);
+      expect(stderr).to.include(`cannot reach ${silent.url} (timed out); to install offline`);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('deletes a file whose sha256 does not match, fails loudly and installs nothing', async () => {
