@@ -63,6 +63,9 @@ export class TransformersTranslator implements Translator {
       const longest = Math.max(...batch.map((unit) => pipeline.tokenizer.encode(unit).length));
       const output = (await pipeline(batch, {
         ...languageOptions,
+        // transformers.js 4.3 keeps only the best candidate of a beam anyway ("TODO: Support beam
+        // search"), so opus-mt's num_beams 4 would just cost a top-k per step: same output greedily.
+        num_beams: 1,
         // Room for the target to be longer than the source, bounded so a degenerate model stops.
         max_new_tokens: Math.min(512, Math.ceil(longest * 2) + 16),
       })) as { translation_text: string }[];
