@@ -2,7 +2,8 @@
  * The manifest `options` of a `transformers-asr` model, validated once at load time.
  *
  * ```json
- * "options": { "dtype": "q8", "multilingual": false, "chunkLengthSeconds": 30, "strideSeconds": 5 }
+ * "options": { "dtype": "q8", "multilingual": false, "chunkLengthSeconds": 30, "strideSeconds": 5,
+ *              "threads": 1, "fastFeatures": true, "maxNewTokens": 224 }
  * ```
  */
 import { availableParallelism } from 'node:os';
@@ -21,6 +22,8 @@ export interface AsrOptions {
   strideSeconds: number;
   /** onnxruntime intra-op threads. */
   threads: number;
+  /** Log-mel features by our WhisperLogMel (default) or by transformers.js (false). */
+  fastFeatures: boolean;
   /** Caps tokens generated per window (Whisper's own limit is 448). */
   maxNewTokens?: number;
 }
@@ -49,16 +52,20 @@ export function readAsrOptions(entry: ManifestEntry): AsrOptions {
     chunkLengthSeconds: positiveNumber(raw.chunkLengthSeconds, 30, `${where}.chunkLengthSeconds`),
     strideSeconds: positiveNumber(raw.strideSeconds, 5, `${where}.strideSeconds`),
     threads: Math.round(positiveNumber(raw.threads, defaultThreads(), `${where}.threads`)),
+    fastFeatures: optionalBoolean(raw.fastFeatures, true, `${where}.fastFeatures`),
   };
   if (options.strideSeconds * 2 >= options.chunkLengthSeconds) {
     throw new AsrOptionsError(`${where}: strideSeconds must be less than half of chunkLengthSeconds`);
   }
-  if (raw.multilingual !== undefined) {
-    if (typeof raw.multilingual !== 'boolean') throw new AsrOptionsError(`${where}.multilingual must be a boolean`);
-    options.multilingual = raw.multilingual;
-  }
+  if (raw.multilingual !== undefined) options.multilingual = optionalBoolean(raw.multilingual, false, `${where}.multilingual`);
   if (raw.maxNewTokens !== undefined) options.maxNewTokens = Math.round(positiveNumber(raw.maxNewTokens, 0, `${where}.maxNewTokens`));
   return options;
+}
+
+function optionalBoolean(value: unknown, fallback: boolean, name: string): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new AsrOptionsError(`${name} must be a boolean`);
+  return value;
 }
 
 function positiveNumber(value: unknown, fallback: number, name: string): number {

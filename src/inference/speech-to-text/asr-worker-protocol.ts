@@ -9,6 +9,8 @@ export interface AsrWorkerInit {
   modelId: string;
   dtype: Dtype;
   threads: number;
+  /** Compute log-mel features with WhisperLogMel instead of transformers.js's extractor. */
+  fastFeatures: boolean;
 }
 
 export interface AsrRequest {

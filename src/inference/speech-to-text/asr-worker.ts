@@ -12,12 +12,13 @@ import { configureRuntime } from '../runtime.js';
 import type { EncodedAudio } from '../types.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import type { AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
+import { useFastWhisperFeatures } from './fast-features.js';
 import { toTranscript, type WhisperOutput } from './whisper-output.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
 interface AsrPipeline {
   (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
-  processor: { feature_extractor: { config: { sampling_rate: number } } };
+  processor: { feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } } };
   dispose(): Promise<void>;
 }
 
@@ -30,6 +31,7 @@ serveWorker<AsrWorkerInit>(async (init) => {
     session_options: { intraOpNumThreads: init.threads, interOpNumThreads: 1 },
   })) as unknown as AsrPipeline;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
+  if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   // One transcription at a time: the model's threads already use the cores we give it, and
   // interleaved requests would only hold more decoded audio in memory at once.
   let queue: Promise<unknown> = Promise.resolve();
