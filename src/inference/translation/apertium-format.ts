@@ -22,9 +22,11 @@ export function deformat(line: string): string {
     .replace(/[\s\u00a0]+/g, ' ')
     .trim()
     .replace(NUMBER_COMPOUND, (compound) => compound.replace(/[-‐–]/g, ' '));
-  // The analyser holds back a final "." until it sees what follows (an abbreviation?) and drops
-  // it at the flush; an empty superblank after the text gives it that context.
-  return `${text.replace(SPECIAL, '\\$&')}[]`;
+  // "~" marks post-generation rules and is consumed by the last stage even when escaped; inside
+  // a superblank it passes every stage untouched. The analyser holds back a final "." until it
+  // sees what follows (an abbreviation?) and drops it at the flush; an empty superblank after
+  // the text gives it that context.
+  return `${text.replace(SPECIAL, '\\$&').replace(/~/g, '[~]')}[]`;
 }
 
 /** Turns one translated chunk back into plain text: unescapes, drops superblanks, tidies blanks. */
@@ -35,8 +37,12 @@ export function reformat(chunk: string): string {
     if (char === '\\' && index + 1 < chunk.length) {
       out += chunk[++index];
     } else if (char === '[') {
-      // A superblank: only the ones deformat() added reach here (input brackets are escaped).
-      while (index < chunk.length && chunk[index] !== ']') index += chunk[index] === '\\' ? 2 : 1;
+      // A superblank: only the ones deformat() added reach here (input brackets are escaped);
+      // their content is text to keep ("~"), their brackets are not.
+      for (index++; index < chunk.length && chunk[index] !== ']'; index++) {
+        if (chunk[index] === '\\') index++;
+        out += chunk[index] ?? '';
+      }
     } else {
       out += char;
     }

@@ -53,6 +53,12 @@ describe('apertium engine (Debian apertium-eng-spa)', function () {
     expect(spanish).to.equal('La casa es grande.\n\nEl perro es pequeño.\n');
   });
 
+  it('loses none of the ASCII punctuation', async () => {
+    const chars = [...'!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'];
+    const outputs = await Promise.all(chars.map((char) => translator.translate(`x ${char} y`, { targetLanguage: 'es' })));
+    expect(chars.filter((char, index) => !outputs[index]?.includes(char))).to.deep.equal([]);
+  });
+
   it('passes stream-format characters through as text', async () => {
     const spanish = await translator.translate('The cat [sic] costs $5 at x/y.', { targetLanguage: 'es' });
     expect(spanish).to.include('[sic]');

@@ -8,6 +8,11 @@ describe('Apertium stream formatting', () => {
     );
   });
 
+  it('protects "~" (a post-generation mark) inside a superblank, and gives it back', () => {
+    expect(deformat('a ~ b')).to.equal('a [~] b[]');
+    expect(reformat('a [~] b[]')).to.equal('a ~ b');
+  });
+
   it('removes NULs and folds blanks', () => {
     expect(deformat(' one\0two \t three ')).to.equal('one two three[]');
   });
@@ -23,7 +28,7 @@ describe('Apertium stream formatting', () => {
   });
 
   it('round-trips text that needs no translation', () => {
-    const text = 'Price: $5 [approx.] at 50% off, see a/b @ <x> {y}';
+    const text = 'Price: $5 [approx.] at 50% off, see a/b @ <x> {y} ~z';
     expect(reformat(deformat(text))).to.equal(text);
   });
 });
