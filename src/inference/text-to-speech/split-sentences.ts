@@ -50,3 +50,19 @@ function cutLong(sentence: string, maxChars: number): string[] {
   const cut = clause > maxChars / 3 ? clause + 1 : space > maxChars / 3 ? space : maxChars;
   return [sentence.slice(0, cut).trim(), ...cutLong(sentence.slice(cut).trim(), maxChars)].filter((part) => part !== '');
 }
+
+/**
+ * Splits off a short first clause ("Henry V, …" → "Henry V," + "…") so the first audio of a
+ * stream is ready sooner: time to first byte is the synthesis time of the first piece. Only at
+ * a clause mark (a natural pause, which Piper voices already render), never mid-clause.
+ */
+export function splitFirstClause(sentence: string, options: { minChars?: number; maxHeadWords?: number } = {}): string[] {
+  const { minChars = 60, maxHeadWords = 8 } = options;
+  if (sentence.length < minChars) return [sentence];
+  const mark = /[,;:](?=\s)/g.exec(sentence);
+  if (!mark) return [sentence];
+  const head = sentence.slice(0, mark.index + 1).trim();
+  const words = head.split(/\s+/).length;
+  if (words < 2 || words > maxHeadWords) return [sentence];
+  return [head, sentence.slice(mark.index + 1).trim()];
+}

@@ -1,14 +1,15 @@
 /**
- * The Synthesizer the HTTP layer sees. It splits text into sentences and asks the synthesis
- * worker for one sentence at a time, keeping the next sentence queued in the worker so the
- * worker never waits for the caller to encode and send the previous one.
+ * The Synthesizer the HTTP layer sees. It splits text into sentences (and a short first clause
+ * off the first one, for a quick first byte) and asks the synthesis worker for one piece at a
+ * time, keeping the next piece queued in the worker so the worker never waits for the caller
+ * to encode and send the previous one.
  */
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import type { SynthesizeOptions, Synthesizer } from '../types.js';
 import { WorkerClient } from '../worker/worker-client.js';
-import { splitSentences } from './split-sentences.js';
+import { splitFirstClause, splitSentences } from './split-sentences.js';
 import type { SynthesisWorkerInit } from './synthesis-worker-init.js';
 
 const WORKER_URL = new URL(`./synthesis-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
@@ -36,7 +37,8 @@ export class WorkerSynthesizer implements Synthesizer {
   async *synthesize(text: string, options: SynthesizeOptions = {}): AsyncGenerator<PcmAudio> {
     // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
     await this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed });
-    const sentences = splitSentences(text);
+    const [first, ...rest] = splitSentences(text);
+    const sentences = first === undefined ? [] : [...splitFirstClause(first), ...rest];
     let next = sentences.length > 0 ? this.#sentence(sentences[0] as string, options) : undefined;
     for (let index = 0; next; index++) {
       const current = next;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { splitSentences } from '../../../src/inference/text-to-speech/split-sentences.js';
+import { splitFirstClause, splitSentences } from '../../../src/inference/text-to-speech/split-sentences.js';
 
 describe('splitSentences', () => {
   it('splits at sentence ends and keeps the terminators', () => {
@@ -39,5 +39,22 @@ describe('splitSentences', () => {
     expect(parts[0]).to.match(/,$/);
     const words = splitSentences('word '.repeat(100).trim(), 50);
     for (const part of words) expect(part.length).to.be.at.most(50);
+  });
+});
+
+describe('splitFirstClause', () => {
+  it('splits a long sentence after a short first clause', () => {
+    expect(splitFirstClause('Henry V, Part II, Scene IV, I believe, is V I Lenin not Charles I.')).to.deep.equal([
+      'Henry V,',
+      'Part II, Scene IV, I believe, is V I Lenin not Charles I.',
+    ]);
+  });
+
+  it('leaves short sentences, sentences without a clause mark and long first clauses alone', () => {
+    expect(splitFirstClause('Yes, thanks.')).to.deep.equal(['Yes, thanks.']);
+    const noMark = 'The birch canoe slid on the smooth planks and drifted slowly down the river.';
+    expect(splitFirstClause(noMark)).to.deep.equal([noMark]);
+    const longHead = 'The birch canoe slid on the smooth planks and drifted slowly, down the river.';
+    expect(splitFirstClause(longHead)).to.deep.equal([longHead]);
   });
 });

@@ -1,0 +1,168 @@
+/**
+ * `npm run bench:speech` (second half). Three measurements in one run, on piper-en_US-joe-medium
+ * and the 50 sentences of the shared TTS set:
+ *
+ * 1. Warm speed against a baseline: the product (manifest → ENGINES → synthesis worker → MP3
+ *    encoder worker) vs the piper-tts Python package that the `piper` CLI runs (same .onnx and
+ *    .onnx.json, ORT default threads on both sides), per sentence after loading. Ours includes
+ *    MP3 encoding; Piper's includes writing WAV. Goal: ratio ours/piper ≤ 1.1.
+ * 2. Cold wall clock: the `piper` CLI over all sentences (`-i file -d dir`, process start, Python
+ *    imports and voice load included) vs ours in this process (load + all sentences + MP3).
+ * 3. Time to first streamed byte: a real server (`tsx src/server.ts`, 127.0.0.1), POST
+ *    /v1/text-to-speech per sentence, after one warm-up request. Goal: median < 300 ms.
+ *
+ *   tsx scripts/bench/text-to-speech.ts [--voice piper-en_US-joe-medium] [--rounds 1] [--limit N]
+ *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server]
+ *
+ * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python, needs
+ * piper-tts==1.8.0), EVAL_TTS_DIR (default /work/shared/eval/tts). Bounded loops only.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { speechBytes } from '../../src/inference/text-to-speech/speech-bytes.js';
+import { createSpeechEncoder } from '../../src/inference/text-to-speech/speech-encoder.js';
+import { percentile, startServer } from '../eval/lib/bench-server.js';
+import { loadSynthesizer } from '../eval/lib/load-synthesizer.js';
+import { modelsDir } from '../eval/lib/load-transcriber.js';
+
+const GOAL_RATIO = 1.1;
+const GOAL_TTFB_MS = 300;
+
+const { values: args } = parseArgs({
+  options: {
+    voice: { type: 'string', default: 'piper-en_US-joe-medium' },
+    rounds: { type: 'string', default: '1' },
+    limit: { type: 'string' },
+    'ttfb-requests': { type: 'string', default: '20' },
+    'skip-baseline': { type: 'boolean', default: false },
+    'skip-server': { type: 'boolean', default: false },
+  },
+});
+const voiceId = args.voice!;
+const rounds = Math.max(1, Math.min(10, Number(args.rounds)));
+const python = process.env.TOOLS_PYTHON ?? resolve('.cache/venv/bin/python');
+const ttsDir = process.env.EVAL_TTS_DIR ?? '/work/shared/eval/tts';
+const sentences = (await readFile(join(ttsDir, 'sentences.txt'), 'utf8'))
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line !== '')
+  .slice(0, args.limit ? Number(args.limit) : undefined);
+
+const work = await mkdtemp(join(tmpdir(), 'tts-bench-'));
+const sentencesFile = join(work, 'sentences.txt');
+await writeFile(sentencesFile, sentences.join('\n') + '\n');
+let failed = false;
+console.log(`TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir}, rounds ${rounds}\n`);
+
+try {
+  const loadStarted = performance.now();
+  const { synthesizer, modelDir, entry } = await loadSynthesizer(voiceId);
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  const encoder = createSpeechEncoder();
+  const speak = async (text: string) => {
+    let bytes = 0;
+    for await (const chunk of speechBytes(synthesizer, text, { format: 'mp3', encoder })) bytes += chunk.length;
+    return bytes;
+  };
+  await speak('Warm up.');
+  const ours = new Array<number>(sentences.length).fill(0);
+  let mp3Bytes = 0;
+  for (let round = 0; round < rounds; round++) {
+    for (const [index, text] of sentences.entries()) {
+      const started = performance.now();
+      mp3Bytes += await speak(text);
+      ours[index]! += (performance.now() - started) / 1000;
+    }
+  }
+  const oursTotal = ours.reduce((a, b) => a + b, 0);
+  // 64 kbit/s CBR: bytes → seconds of audio, near enough for a real-time factor.
+  const audioSeconds = (mp3Bytes * 8) / 64_000 / rounds;
+  await Promise.allSettled([synthesizer.dispose(), encoder.dispose()]);
+  console.log(`ours: load ${loadSeconds.toFixed(2)} s; ${oursTotal.toFixed(2)} s for ${rounds} × ${sentences.length} sentences incl. MP3 (≈${audioSeconds.toFixed(0)} s of audio, RTF ${(oursTotal / rounds / audioSeconds).toFixed(3)})`);
+
+  if (!args['skip-baseline']) {
+    const onnx = join(modelDir, String(entry.options?.onnxFile ?? 'en_US-joe-medium.onnx'));
+    const { stdout } = await promisify(execFile)(python, [resolve('scripts/bench/baselines/piper_bench.py'), '--model', onnx, '--rounds', String(rounds), sentencesFile], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const baseline = JSON.parse(stdout) as { load_seconds: number; sentences: number[]; total_seconds: number; audio_seconds: number };
+    console.log(`piper (python): load ${baseline.load_seconds.toFixed(2)} s; ${baseline.total_seconds.toFixed(2)} s incl. WAV (${(baseline.audio_seconds / rounds).toFixed(0)} s of audio, RTF ${(baseline.total_seconds / baseline.audio_seconds).toFixed(3)})\n`);
+    console.log(`${'#'.padStart(3)} ${'ours ms'.padStart(8)} ${'piper ms'.padStart(9)}  ratio`);
+    for (const [index, seconds] of ours.entries()) {
+      const theirs = baseline.sentences[index]!;
+      console.log(`${String(index + 1).padStart(3)} ${(seconds * 1000).toFixed(0).padStart(8)} ${(theirs * 1000).toFixed(0).padStart(9)}  ${(seconds / theirs).toFixed(2)}`);
+    }
+    const ratio = oursTotal / baseline.total_seconds;
+    console.log(`\nwarm total: ours ${oursTotal.toFixed(2)} s (incl. MP3), piper ${baseline.total_seconds.toFixed(2)} s (incl. WAV) → ratio ${ratio.toFixed(3)}× (goal ≤ ${GOAL_RATIO}×): ${ratio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`);
+    if (ratio > GOAL_RATIO) failed = true;
+
+    const cliStarted = performance.now();
+    await run(join(python, '..', 'piper'), ['-m', onnx, '-i', sentencesFile, '-d', join(work, 'wav')]);
+    const cliSeconds = (performance.now() - cliStarted) / 1000;
+    console.log(`cold wall clock, all sentences once: piper CLI ${cliSeconds.toFixed(2)} s (process + load + WAV files) vs ours ${(loadSeconds + oursTotal / rounds).toFixed(2)} s (load + MP3, in process) → ratio ${((loadSeconds + oursTotal / rounds) / cliSeconds).toFixed(3)}×`);
+  }
+
+  if (!args['skip-server']) {
+    const server = await startServer({ modelsDir: modelsDir() });
+    try {
+      const post = (input: string) => firstByte(`${server.baseUrl}/v1/text-to-speech`, server.apiKey, { model: voiceId, input });
+      await post('Warm up the voice.');
+      const count = Math.max(1, Math.min(200, Number(args['ttfb-requests'])));
+      const times: number[] = [];
+      const totals: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const { firstMs, totalMs } = await post(sentences[i % sentences.length]!);
+        times.push(firstMs);
+        totals.push(totalMs);
+      }
+      const paragraph = (sentences.length >= 24 ? sentences.slice(14, 24) : sentences.slice(0, 10)).join(' ');
+      const long = await post(paragraph);
+      const median = percentile(times, 50);
+      console.log(`\ntime to first byte over HTTP (${count} single-sentence requests): median ${median.toFixed(0)} ms, p90 ${percentile(times, 90).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms; whole response median ${percentile(totals, 50).toFixed(0)} ms`);
+      console.log(`multi-sentence paragraph (${paragraph.length} chars): first byte ${long.firstMs.toFixed(0)} ms, whole response ${long.totalMs.toFixed(0)} ms`);
+      console.log(`TTFB goal < ${GOAL_TTFB_MS} ms (median): ${median < GOAL_TTFB_MS ? 'PASS' : 'FAIL'}`);
+      if (median >= GOAL_TTFB_MS) failed = true;
+    } finally {
+      await server.stop();
+    }
+  }
+} finally {
+  await rm(work, { recursive: true, force: true });
+}
+if (failed) process.exitCode = 1;
+
+function firstByte(url: string, apiKey: string, body: object): Promise<{ firstMs: number; totalMs: number }> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    let firstMs = -1;
+    const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` } }, (res) => {
+      if (res.statusCode !== 200) {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => reject(new Error(`HTTP ${res.statusCode}: ${text}`)));
+        return;
+      }
+      res.on('data', () => {
+        if (firstMs < 0) firstMs = performance.now() - started;
+      });
+      res.on('end', () => resolvePromise({ firstMs, totalMs: performance.now() - started }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+function run(command: string, argv: string[]): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolvePromise() : reject(new Error(`${command} exited ${code}: ${stderr}`))));
+  });
+}
