@@ -91,8 +91,32 @@ function transcriptionOperation(summary: string, description: string): Json {
       '400': jsonError('Missing model, invalid field, undecodable audio or a model of another task.', ['invalid_request', 'undecodable_audio', 'wrong_model_task']),
       ...V1_COMMON,
       '404': MODEL_404,
-      '413': jsonError(`The audio is larger than ${MB(DEFAULT_LIMITS.maxAudioBytes)}.`, ['payload_too_large']),
+      '413': jsonError(`The audio is larger than ${MB(DEFAULT_LIMITS.maxAudioBytes)} or longer than ${DEFAULT_LIMITS.maxAudioSeconds / 60} minutes.`, ['payload_too_large']),
       '415': jsonError('The Content-Type is neither a supported audio type nor multipart/form-data.', ['unsupported_media_type']),
+    },
+  };
+}
+
+/** The OpenAI SDK form: multipart `file` + `model`, with a choice of answer formats. */
+function openAiTranscriptionOperation(): Json {
+  const base = transcriptionOperation(
+    'Transcribe audio (OpenAI form)',
+    'OpenAI-compatible, for the official SDKs: multipart/form-data with `file` and `model`; `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored. A raw audio body with `?model=` works too.',
+  );
+  const content = (base.requestBody as Json).content as Json;
+  return {
+    ...base,
+    requestBody: { ...(base.requestBody as Json), content: { ...content, 'multipart/form-data': { schema: ref('OpenAITranscriptionForm') } } },
+    responses: {
+      ...(base.responses as Json),
+      '200': {
+        description: 'By `response_format`: `json` (default) `{text}`; `verbose_json` adds task, language, duration and segments; `text` the plain transcript; `srt` / `vtt` subtitles.',
+        content: {
+          'application/json': { schema: { oneOf: [ref('OpenAITranscription'), ref('OpenAIVerboseTranscription')] } },
+          'text/plain': { schema: { type: 'string' } },
+          'text/vtt': { schema: { type: 'string' } },
+        },
+      },
     },
   };
 }
@@ -244,22 +268,7 @@ const paths: Json = {
     post: transcriptionOperation('Transcribe audio (raw request form)', 'Identical to POST /v1/transcriptions; SPEC names both paths.'),
   },
   '/v1/audio/transcriptions': {
-    post: {
-      ...transcriptionOperation('Transcribe audio (OpenAI form)', 'OpenAI-compatible: multipart/form-data with `file` and `model`.'),
-      parameters: [],
-      requestBody: { required: true, content: { 'multipart/form-data': { schema: ref('OpenAITranscriptionForm') } } },
-      responses: {
-        ...(transcriptionOperation('', '').responses as Json),
-        '200': {
-          description: '`json` (default): `{text}`; `verbose_json`: adds language, duration and segments; `text`: the transcript as plain text.',
-          content: {
-            'application/json': { schema: { oneOf: [ref('OpenAITranscription'), ref('OpenAIVerboseTranscription')] } },
-            'text/plain': { schema: { type: 'string' } },
-          },
-        },
-        '415': jsonError('The body is not multipart/form-data.', ['unsupported_media_type']),
-      },
-    },
+    post: openAiTranscriptionOperation(),
   },
   '/v1/text-to-speech': {
     post: speechOperation('Speak a text', 'Synthesises `input` and streams the audio as it is produced.', 'SpeechRequest'),

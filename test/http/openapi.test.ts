@@ -38,6 +38,9 @@ describe('OpenAPI document', () => {
     const documented = new Set(operations().map(([method, path]) => `${method} ${path}`));
     const missing = routes.map(({ method, path }) => `${method} ${path}`).filter((route) => !documented.has(route));
     expect(missing, 'routes missing from src/http/openapi.ts').to.deep.equal([]);
+    const registered = new Set(routes.map(({ method, path }) => `${method} ${path}`));
+    const extra = [...documented].filter((route) => !registered.has(route));
+    expect(extra, 'documented routes that the app does not serve').to.deep.equal([]);
   });
 
   it('lists every error code, with its description, and uses each one somewhere', () => {
