@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Apertium and the English–Spanish pair from Debian (the models apertium-eng-spa and
 # apertium-spa-eng in models/models.json). Idempotent: does nothing when the mode file exists.
-# Needs root (or sudo) for apt-get; prints the command to run otherwise.
+# Needs root (or sudo) for apt-get; otherwise prints the command to run and skips.
 set -euo pipefail
 packages=(apertium apertium-eng-spa)
 mode=/usr/share/apertium/modes/eng-spa.mode
@@ -16,9 +16,10 @@ if [[ "$(id -u)" -eq 0 ]]; then
 elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
   apt=(sudo apt-get)
 else
-  echo "Apertium is not installed and this user cannot run apt-get. Run as root:" >&2
+  # Not fatal: the other test models can still be installed; Apertium tests skip with a message.
+  echo "SKIPPED: Apertium is not installed and this user cannot run apt-get. Run as root:" >&2
   echo "  apt-get update && apt-get install -y ${packages[*]}" >&2
-  exit 1
+  exit 0
 fi
 
 export DEBIAN_FRONTEND=noninteractive
