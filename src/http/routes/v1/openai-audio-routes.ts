@@ -1,9 +1,10 @@
 /**
- * OpenAI-compatible POST /v1/audio/transcriptions, so the official SDKs work against us:
- * multipart `file` + `model` (+ `language`, `response_format`); `prompt`, `temperature` and
- * `timestamp_granularities[]` are accepted and ignored.
+ * OpenAI-compatible POST /v1/audio/transcriptions and /v1/audio/translations, so the official
+ * SDKs work against us: multipart `file` + `model` (+ `language`, `response_format`);
+ * `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored.
  */
 import type Router from '@koa/router';
+import type { Context } from 'koa';
 import { ValidationError } from '../../../errors.js';
 import type { Transcript } from '../../../inference/types.js';
 import type { V1Deps } from '../v1-router.js';
@@ -15,32 +16,40 @@ const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
 export function openaiAudioRoutes(router: Router, { models, limits }: V1Deps): void {
-  router.post('/audio/transcriptions', async (ctx) => {
+  const handler = (task: 'transcribe' | 'translate') => async (ctx: Context) => {
     const upload = await readAudioUpload(ctx, limits.maxAudioBytes);
     const format = responseFormat(upload.fields.response_format);
-    const request = toTranscriptionRequest(upload, limits, { segments: format !== 'json' && format !== 'text' });
+    // /audio/translations always translates into English, whatever `task` says.
+    const fields = task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload;
+    const request = toTranscriptionRequest(fields, limits, { segments: format !== 'json' && format !== 'text' });
     const transcriber = await models.get(request.modelId, 'speech-to-text');
     const transcript = await transcriber.transcribe(request.audio, request.options);
-    switch (format) {
-      case 'json':
-        ctx.body = { text: transcript.text };
-        return;
-      case 'text':
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = `${transcript.text}\n`;
-        return;
-      case 'srt':
-        ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = toSrt(transcript.segments ?? []);
-        return;
-      case 'vtt':
-        ctx.type = 'text/vtt; charset=utf-8';
-        ctx.body = toWebVtt(transcript.segments ?? []);
-        return;
-      case 'verbose_json':
-        ctx.body = verboseJson(transcript, request.options.task ?? 'transcribe');
-    }
-  });
+    respond(ctx, format, transcript, request.options.task ?? 'transcribe');
+  };
+  router.post('/audio/transcriptions', handler('transcribe'));
+  router.post('/audio/translations', handler('translate'));
+}
+
+function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, task: string): void {
+  switch (format) {
+    case 'json':
+      ctx.body = { text: transcript.text };
+      return;
+    case 'text':
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = `${transcript.text}\n`;
+      return;
+    case 'srt':
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = toSrt(transcript.segments ?? []);
+      return;
+    case 'vtt':
+      ctx.type = 'text/vtt; charset=utf-8';
+      ctx.body = toWebVtt(transcript.segments ?? []);
+      return;
+    case 'verbose_json':
+      ctx.body = verboseJson(transcript, task);
+  }
 }
 
 function responseFormat(value: string | undefined): ResponseFormat {
