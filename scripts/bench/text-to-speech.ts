@@ -14,8 +14,8 @@
  *   tsx scripts/bench/text-to-speech.ts [--voice piper-en_US-joe-medium] [--rounds 1] [--limit N]
  *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server]
  *
- * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python, needs
- * piper-tts==1.8.0), EVAL_TTS_DIR (default /work/shared/eval/tts). Bounded loops only.
+ * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python; piper-tts==1.8.0
+ * is pip-installed there when missing), EVAL_TTS_DIR (default /work/shared/eval/tts). Bounded loops only.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -31,6 +31,7 @@ import { modelsDir } from '../eval/lib/load-transcriber.js';
 
 const GOAL_RATIO = 1.1;
 const GOAL_TTFB_MS = 300;
+const PIPER_TTS = 'piper-tts==1.8.0';
 
 const { values: args } = parseArgs({
   options: {
@@ -85,6 +86,7 @@ try {
   console.log(`ours: load ${loadSeconds.toFixed(2)} s; ${oursTotal.toFixed(2)} s for ${rounds} × ${sentences.length} sentences incl. MP3 (≈${audioSeconds.toFixed(0)} s of audio, RTF ${(oursTotal / rounds / audioSeconds).toFixed(3)})`);
 
   if (!args['skip-baseline']) {
+    await ensurePiperTts();
     const onnx = join(modelDir, String(entry.options?.onnxFile ?? 'en_US-joe-medium.onnx'));
     const { stdout } = await promisify(execFile)(python, [resolve('scripts/bench/baselines/piper_bench.py'), '--model', onnx, '--rounds', String(rounds), sentencesFile], {
       maxBuffer: 16 * 1024 * 1024,
@@ -155,6 +157,16 @@ function firstByte(url: string, apiKey: string, body: object): Promise<{ firstMs
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
+}
+
+/** The baseline needs piper-tts in the tools venv; install the pinned version when missing. */
+async function ensurePiperTts(): Promise<void> {
+  try {
+    await promisify(execFile)(python, ['-c', 'import piper']);
+  } catch {
+    console.log(`installing ${PIPER_TTS} into the tools venv…`);
+    await run(python, ['-m', 'pip', 'install', '--quiet', PIPER_TTS]);
+  }
 }
 
 function run(command: string, argv: string[]): Promise<void> {
