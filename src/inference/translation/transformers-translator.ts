@@ -57,9 +57,13 @@ export class TransformersTranslator implements Translator {
     }
     const languageOptions = this.#languageOptions(text, targetCode, sourceLanguage);
     const layout = layoutText(text, { sentences: true, maxUnitChars });
-    const translations: string[] = [];
-    for (let start = 0; start < layout.units.length; start += batchSize) {
-      const batch = layout.units.slice(start, start + batchSize) as string[];
+    const { units } = layout;
+    // Batches of similar length waste less compute on padding; answers go back in text order.
+    const order = units.map((_, index) => index).sort((a, b) => (units[a] as string).length - (units[b] as string).length);
+    const translations: string[] = new Array<string>(units.length);
+    for (let start = 0; start < order.length; start += batchSize) {
+      const indexes = order.slice(start, start + batchSize);
+      const batch = indexes.map((index) => units[index] as string);
       const longest = Math.max(...batch.map((unit) => pipeline.tokenizer.encode(unit).length));
       const output = (await pipeline(batch, {
         ...languageOptions,
@@ -69,7 +73,7 @@ export class TransformersTranslator implements Translator {
         // Room for the target to be longer than the source, bounded so a degenerate model stops.
         max_new_tokens: Math.min(512, Math.ceil(longest * 2) + 16),
       })) as { translation_text: string }[];
-      translations.push(...output.map((item) => item.translation_text));
+      indexes.forEach((index, position) => (translations[index] = output[position]?.translation_text ?? ''));
     }
     return layout.rebuild(translations);
   }
