@@ -3,7 +3,7 @@
  *
  * ```json
  * "options": { "dtype": "q8", "multilingual": false, "chunkLengthSeconds": 30, "strideSeconds": 5,
- *              "threads": 1, "fastFeatures": true, "maxNewTokens": 224 }
+ *              "threads": 1, "fastFeatures": true, "threadNice": 10, "maxNewTokens": 224 }
  * ```
  */
 import { availableParallelism } from 'node:os';
@@ -24,6 +24,8 @@ export interface AsrOptions {
   threads: number;
   /** Log-mel features by our WhisperLogMel (default) or by transformers.js (false). */
   fastFeatures: boolean;
+  /** Nice value of the worker thread (0–19); the default 10 keeps HTTP latency low under load. */
+  threadNice: number;
   /** Caps tokens generated per window (Whisper's own limit is 448). */
   maxNewTokens?: number;
 }
@@ -53,7 +55,9 @@ export function readAsrOptions(entry: ManifestEntry): AsrOptions {
     strideSeconds: positiveNumber(raw.strideSeconds, 5, `${where}.strideSeconds`),
     threads: Math.round(positiveNumber(raw.threads, defaultThreads(), `${where}.threads`)),
     fastFeatures: optionalBoolean(raw.fastFeatures, true, `${where}.fastFeatures`),
+    threadNice: Math.round(nonNegativeNumber(raw.threadNice, 10, `${where}.threadNice`)),
   };
+  if (options.threadNice > 19) throw new AsrOptionsError(`${where}.threadNice must be between 0 and 19`);
   if (options.strideSeconds * 2 >= options.chunkLengthSeconds) {
     throw new AsrOptionsError(`${where}: strideSeconds must be less than half of chunkLengthSeconds`);
   }
@@ -66,6 +70,10 @@ function optionalBoolean(value: unknown, fallback: boolean, name: string): boole
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw new AsrOptionsError(`${name} must be a boolean`);
   return value;
+}
+
+function nonNegativeNumber(value: unknown, fallback: number, name: string): number {
+  return value === 0 ? 0 : positiveNumber(value, fallback, name);
 }
 
 function positiveNumber(value: unknown, fallback: number, name: string): number {

@@ -11,6 +11,8 @@ export interface AsrWorkerInit {
   threads: number;
   /** Compute log-mel features with WhisperLogMel instead of transformers.js's extractor. */
   fastFeatures: boolean;
+  /** Linux nice value for the worker thread (0 = normal priority). */
+  nice: number;
 }
 
 export interface AsrRequest {

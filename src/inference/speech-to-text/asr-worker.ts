@@ -11,6 +11,7 @@ import { resample } from '../../audio/resample.js';
 import { configureRuntime } from '../runtime.js';
 import type { EncodedAudio } from '../types.js';
 import { serveWorker } from '../worker/serve-worker.js';
+import { lowerThreadPriority } from '../worker/thread-priority.js';
 import type { AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
 import { toTranscript, type WhisperOutput } from './whisper-output.js';
@@ -23,6 +24,9 @@ interface AsrPipeline {
 }
 
 serveWorker<AsrWorkerInit>(async (init) => {
+  // onnxruntime-node runs the model synchronously on this thread (intra-op threads = 1), so
+  // this thread carries all of a transcription's CPU: let the event loop preempt it.
+  lowerThreadPriority(init.nice);
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
   const asr = (await pipeline('automatic-speech-recognition', init.modelId, {

@@ -21,7 +21,7 @@ export const transformersAsrEngine: Engine<'speech-to-text'> = {
   async load(entry: ManifestEntry, context: EngineContext): Promise<Transcriber> {
     const options = readAsrOptions(entry);
     const multilingual = options.multilingual ?? (await readIsMultilingual(context.modelDir));
-    const init: AsrWorkerInit = { modelsDir: context.modelsDir, modelId: entry.id, dtype: options.dtype, threads: options.threads, fastFeatures: options.fastFeatures };
+    const init: AsrWorkerInit = { modelsDir: context.modelsDir, modelId: entry.id, dtype: options.dtype, threads: options.threads, fastFeatures: options.fastFeatures, nice: options.threadNice };
     const spawn = () => WorkerClient.spawn(ASR_WORKER, { init, name: `asr:${entry.id}` });
     return new WhisperTranscriber(await spawn(), { ...options, modelId: entry.id, multilingual, spawn });
   },
