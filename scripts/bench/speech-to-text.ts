@@ -26,7 +26,9 @@ import type { Transcriber } from '../../src/inference/types.js';
 import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
 import { percentile, startServer } from '../eval/lib/bench-server.js';
 import { loadTranscriber, modelsDir } from '../eval/lib/load-transcriber.js';
+import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
+import { corpusWer, wordErrors } from '../eval/lib/wer.js';
 
 const MODEL_ID = 'whisper-tiny.en';
 const SAMPLE_RATE = 16_000;
@@ -55,6 +57,7 @@ if (!BASELINE_PRECISION[dtype]) throw new Error(`--dtype must be one of ${Object
 
 interface DecodedClip {
   file: string;
+  reference: string;
   pcm: PcmAudio;
 }
 
@@ -105,6 +108,7 @@ async function compareWithBaseline(): Promise<void> {
   );
   const rtf = (seconds: number) => (seconds / rounds / audioSeconds).toFixed(3);
   console.log(`real-time factor (wall): ours ${rtf(wall[0])}, faster-whisper ${rtf(wall[1])}`);
+  console.log(`WER (same clips, same weights): ours ${corpusWerOf(ours.texts).toFixed(4)}, faster-whisper ${corpusWerOf(baseline.texts).toFixed(4)}`);
   if (ratio > GOAL_RATIO) failed = true;
 }
 
@@ -112,15 +116,22 @@ async function compareWithBaseline(): Promise<void> {
 interface Timing {
   wall: number[];
   cpu: number[];
+  /** Transcripts of the last round, to check both sides did the same work. */
+  texts: string[];
 }
 
 function emptyTiming(n: number): Timing {
-  return { wall: new Array<number>(n).fill(0), cpu: new Array<number>(n).fill(0) };
+  return { wall: new Array<number>(n).fill(0), cpu: new Array<number>(n).fill(0), texts: [] };
 }
 
 function add(total: Timing, round: Timing): void {
   round.wall.forEach((v, i) => (total.wall[i]! += v));
   round.cpu.forEach((v, i) => (total.cpu[i]! += v));
+  total.texts = round.texts;
+}
+
+function corpusWerOf(texts: readonly string[]): number {
+  return corpusWer(clips.map((clip, i) => wordErrors(normalizeTranscript(clip.reference), normalizeTranscript(texts[i] ?? ''))));
 }
 
 function sum(values: readonly number[]): number {
@@ -140,7 +151,7 @@ async function decodeClips(): Promise<DecodedClip[]> {
       ? { samples: clip.pcm.samples, sampleRate: clip.pcm.sampleRate }
       : await decodeAudio(clip.bytes!, { sampleRate: SAMPLE_RATE, maxSeconds: 600 });
     if (pcm.sampleRate !== SAMPLE_RATE) throw new Error(`${clip.file}: expected ${SAMPLE_RATE} Hz`);
-    out.push({ file: clip.file, pcm });
+    out.push({ file: clip.file, reference: clip.reference, pcm });
   }
   return out;
 }
@@ -152,8 +163,9 @@ async function timeProductRound(transcriber: Transcriber): Promise<Timing> {
     const started = performance.now();
     // Process CPU time covers the worker and its onnxruntime threads (this process runs nothing else).
     const cpu = process.cpuUsage();
-    await transcriber.transcribe(audio);
+    const { text } = await transcriber.transcribe(audio);
     const used = process.cpuUsage(cpu);
+    timing.texts[i] = text;
     timing.wall[i] = (performance.now() - started) / 1000;
     timing.cpu[i] = (used.user + used.system) / 1e6;
   }
@@ -195,7 +207,11 @@ async function timeFasterWhisperRound(): Promise<Timing> {
       { maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 },
     );
     const result = JSON.parse(stdout) as BaselineResult;
-    return { wall: result.clips.map((c) => c.seconds), cpu: result.clips.map((c) => c.cpu_seconds) };
+    return {
+      wall: result.clips.map((c) => c.seconds),
+      cpu: result.clips.map((c) => c.cpu_seconds),
+      texts: result.clips.map((c) => c.text),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
