@@ -6,6 +6,7 @@
 import { pipeline } from '@huggingface/transformers';
 import { decodeAudio } from '../../audio/decode-audio.js';
 import { downmix } from '../../audio/downmix.js';
+import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { resample } from '../../audio/resample.js';
 import { configureRuntime } from '../runtime.js';
@@ -27,6 +28,7 @@ serveWorker<AsrWorkerInit>(async (init) => {
   // onnxruntime-node runs the model synchronously on this thread (intra-op threads = 1), so
   // this thread carries all of a transcription's CPU: let the event loop preempt it.
   lowerThreadPriority(init.nice);
+  quietDecoderLogs();
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
   const asr = (await pipeline('automatic-speech-recognition', init.modelId, {
