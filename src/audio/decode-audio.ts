@@ -28,10 +28,19 @@ const DECODERS: Readonly<Record<AudioFormat, (bytes: Uint8Array, limits: DecodeL
   'ogg-vorbis': decodeOggVorbis,
 };
 
-export async function decodeAudio(bytes: Uint8Array, options: DecodeAudioOptions): Promise<PcmAudio> {
+/**
+ * The cheap checks of decodeAudio (empty, unknown container), for callers that want to
+ * reject such input before queueing the real decode.
+ */
+export function probeAudio(bytes: Uint8Array, contentType?: string): AudioFormat {
   if (bytes.length === 0) throw new UndecodableAudioError('the body is empty');
-  const format = sniffAudioFormat(bytes, options.contentType?.toLowerCase());
+  const format = sniffAudioFormat(bytes, contentType?.toLowerCase());
   if (!format) throw new UndecodableAudioError(`unrecognised format; send ${SUPPORTED_FORMATS_TEXT}`);
+  return format;
+}
+
+export async function decodeAudio(bytes: Uint8Array, options: DecodeAudioOptions): Promise<PcmAudio> {
+  const format = probeAudio(bytes, options.contentType);
   let decoded: DecodedAudio;
   try {
     decoded = await DECODERS[format](bytes, options);

@@ -4,7 +4,7 @@
  * and detokenisation, so the HTTP event loop stays free.
  */
 import { pipeline } from '@huggingface/transformers';
-import { decodeAudio } from '../../audio/decode-audio.js';
+import { decodeAudio, probeAudio } from '../../audio/decode-audio.js';
 import { downmix } from '../../audio/downmix.js';
 import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
@@ -62,10 +62,11 @@ serveWorker<AsrWorkerInit>(async (init) => {
   };
 
   return {
-    // Decoding is outside the queue so bad audio fails fast instead of waiting its turn.
     transcribe: async (request: AsrRequest) => {
-      const audio = await toModelInput(request.audio, sampleRate);
-      return serially(() => transcribe(request, audio));
+      // Empty or unrecognisable uploads fail at once; the full decode waits its turn, so the
+      // queue holds compressed bytes (≤ 25 MB) rather than decoded audio (up to ~115 MB).
+      if ('bytes' in request.audio) probeAudio(request.audio.bytes, request.audio.contentType);
+      return serially(async () => transcribe(request, await toModelInput(request.audio, sampleRate)));
     },
     dispose: () => asr.dispose(),
   };
