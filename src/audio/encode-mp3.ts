@@ -6,7 +6,9 @@
  * One encoder serves one whole stream: chunks it returns concatenate into a single valid MP3
  * (no per-chunk headers), so decoders see the right sample rate and duration.
  */
-import { createMp3Encoder } from 'wasm-media-encoders';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createEncoder } from 'wasm-media-encoders';
 import type { PcmAudio } from './pcm-audio.js';
 
 /** Sample rates MPEG-1/2/2.5 Layer III can carry; others must be resampled first. */
@@ -21,6 +23,14 @@ export const DEFAULT_MP3_BITRATE: Mp3Bitrate = 64;
 export interface Mp3EncoderOptions {
   sampleRate: number;
   bitrateKbps?: Mp3Bitrate;
+  /** The compiled LAME module from `compileMp3Codec()`; compiled anew (~10–15 ms) when absent. */
+  codec?: WebAssembly.Module;
+}
+
+/** Compiles LAME once so each new stream costs ~2 ms instead of a fresh WASM compile. */
+export async function compileMp3Codec(): Promise<WebAssembly.Module> {
+  const path = createRequire(import.meta.url).resolve('wasm-media-encoders/wasm/mp3');
+  return WebAssembly.compile(await readFile(path));
 }
 
 export interface Mp3StreamEncoder {
@@ -36,14 +46,14 @@ export function isMp3SampleRate(rate: number): rate is Mp3SampleRate {
 }
 
 export async function createMp3StreamEncoder(options: Mp3EncoderOptions): Promise<Mp3StreamEncoder> {
-  const { sampleRate, bitrateKbps = DEFAULT_MP3_BITRATE } = options;
+  const { sampleRate, bitrateKbps = DEFAULT_MP3_BITRATE, codec } = options;
   if (!isMp3SampleRate(sampleRate)) {
     throw new RangeError(`MP3 cannot carry ${sampleRate} Hz; use one of ${MP3_SAMPLE_RATES.join(', ')}`);
   }
   if (!(BITRATES as readonly number[]).includes(bitrateKbps)) {
     throw new RangeError(`Unsupported MP3 bitrate ${bitrateKbps} kbit/s`);
   }
-  const encoder = await createMp3Encoder();
+  const encoder = await createEncoder('audio/mpeg', codec ?? (await compileMp3Codec()));
   encoder.configure({ channels: 1, sampleRate, bitrate: bitrateKbps, outputSampleRate: sampleRate });
   let finished = false;
   return {

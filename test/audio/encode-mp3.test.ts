@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MPEGDecoder } from 'mpg123-decoder';
-import { createMp3StreamEncoder, encodeMp3 } from '../../src/audio/encode-mp3.js';
+import { compileMp3Codec, createMp3StreamEncoder, encodeMp3 } from '../../src/audio/encode-mp3.js';
 import type { PcmAudio } from '../../src/audio/pcm-audio.js';
 
 function tone(seconds: number, sampleRate: number): PcmAudio {
@@ -88,5 +88,15 @@ describe('createMp3StreamEncoder', () => {
     const encoder = await createMp3StreamEncoder({ sampleRate: 16000 });
     encoder.finish();
     expect(() => encoder.encode(new Float32Array(10))).to.throw(/finished/);
+  });
+});
+
+describe('compileMp3Codec', () => {
+  it('gives a module that new stream encoders reuse', async () => {
+    const codec = await compileMp3Codec();
+    const audio = tone(0.5, 16000);
+    const encoder = await createMp3StreamEncoder({ sampleRate: 16000, codec });
+    const bytes = concat([encoder.encode(audio.samples), encoder.finish()]);
+    expect(Buffer.from(bytes).equals(Buffer.from(await encodeMp3(audio)))).to.equal(true);
   });
 });

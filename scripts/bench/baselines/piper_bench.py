@@ -1,11 +1,14 @@
 """Baseline for scripts/bench/text-to-speech.ts: the piper-tts Python package (the engine behind
-the `piper` CLI) on the same voice files and sentences, timed the way the CLI works with
-`--output-dir`: load the voice once, then per sentence synthesise and write a 16-bit WAV (here
-into memory, so disk speed does not count). ORT uses its default SessionOptions, as the CLI does.
+the `piper` CLI) on the same voice files, timed the way the CLI works with `--output-dir`: load
+the voice once, then per sentence synthesise and write a 16-bit WAV (here into memory, so disk
+speed does not count). ORT uses its default SessionOptions, as the CLI does.
 
-  python piper_bench.py --model voice.onnx --rounds 1 sentences.txt
+  python piper_bench.py --model voice.onnx
 
-Prints one JSON object on stdout: load_seconds, per-sentence seconds, total_seconds, audio_seconds.
+Line protocol, so the caller can interleave our timing and Piper's sentence by sentence (the
+machine is shared; interleaving exposes both sides to the same background load):
+  stdout first line: {"load_seconds": …, "sample_rate": …}
+  then for each line of text on stdin: {"seconds": …, "samples": …}
 Needs `pip install piper-tts==1.8.0` in the tools venv.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import sys
 import time
 import wave
 
@@ -23,11 +27,7 @@ from piper import PiperVoice
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True)
-    parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("sentences")
     args = parser.parse_args()
-    with open(args.sentences, encoding="utf-8") as f:
-        sentences = [line.strip() for line in f if line.strip()]
 
     started = time.perf_counter()
     voice = PiperVoice.load(args.model)
@@ -40,19 +40,14 @@ def main() -> None:
         return (len(buffer.getvalue()) - 44) // 2
 
     speak("Warm up.")
-    per_sentence = [0.0] * len(sentences)
-    samples = 0
-    for _ in range(args.rounds):
-        for index, text in enumerate(sentences):
-            t = time.perf_counter()
-            samples += speak(text)
-            per_sentence[index] += time.perf_counter() - t
-    print(json.dumps({
-        "load_seconds": load_seconds,
-        "sentences": per_sentence,
-        "total_seconds": sum(per_sentence),
-        "audio_seconds": samples / voice.config.sample_rate,
-    }))
+    print(json.dumps({"load_seconds": load_seconds, "sample_rate": voice.config.sample_rate}), flush=True)
+    for line in sys.stdin:
+        text = line.strip()
+        if not text:
+            continue
+        t = time.perf_counter()
+        samples = speak(text)
+        print(json.dumps({"seconds": time.perf_counter() - t, "samples": samples}), flush=True)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,13 @@
  * Worker thread for audio encoding (LAME in WASM is CPU work: ~5–10 ms per second of speech).
  * It holds one MP3 stream encoder per open response, keyed by a stream id.
  */
-import { createMp3StreamEncoder, type Mp3StreamEncoder } from '../../audio/encode-mp3.js';
+import { compileMp3Codec, createMp3StreamEncoder, type Mp3StreamEncoder } from '../../audio/encode-mp3.js';
 import { encodeWav } from '../../audio/encode-wav.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 
-serveWorker(() => {
+serveWorker(async () => {
+  const codec = await compileMp3Codec();
   const streams = new Map<number, Mp3StreamEncoder>();
   const stream = (id: number) => {
     const encoder = streams.get(id);
@@ -17,7 +18,7 @@ serveWorker(() => {
   const bytes = (data: Uint8Array) => withTransfer(data, [data.buffer as ArrayBuffer]);
   return {
     openMp3: async ({ id, sampleRate }: { id: number; sampleRate: number }) => {
-      streams.set(id, await createMp3StreamEncoder({ sampleRate }));
+      streams.set(id, await createMp3StreamEncoder({ sampleRate, codec }));
     },
     encodeMp3: ({ id, samples }: { id: number; samples: Float32Array }) => bytes(stream(id).encode(samples)),
     finishMp3: ({ id }: { id: number }) => {
