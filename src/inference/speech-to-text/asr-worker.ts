@@ -15,6 +15,7 @@ import { serveWorker } from '../worker/serve-worker.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
 import type { AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
+import { whisperCallOptions } from './whisper-call-options.js';
 import { toTranscript, type WhisperOutput } from './whisper-output.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
@@ -49,14 +50,7 @@ serveWorker<AsrWorkerInit>(async (init) => {
 
   const transcribe = async (request: AsrRequest, audio: Float32Array): Promise<AsrResponse> => {
     const duration = audio.length / sampleRate;
-    const options: Record<string, unknown> = { return_timestamps: request.segments };
-    if (request.language) options.language = request.language;
-    if (request.task) options.task = request.task;
-    if (request.maxNewTokens) options.max_new_tokens = request.maxNewTokens;
-    if (duration > request.chunkLengthSeconds) {
-      options.chunk_length_s = request.chunkLengthSeconds;
-      options.stride_length_s = request.strideSeconds;
-    }
+    const options = whisperCallOptions(request, duration);
     const output = await asr(audio, options);
     return toTranscript(output, { duration, language: request.language, segments: request.segments });
   };

@@ -1,0 +1,25 @@
+import { expect } from 'chai';
+import type { AsrRequest } from '../../../src/inference/speech-to-text/asr-worker-protocol.js';
+import { whisperCallOptions } from '../../../src/inference/speech-to-text/whisper-call-options.js';
+
+const REQUEST: AsrRequest = {
+  audio: { samples: new Float32Array(0), sampleRate: 16000 },
+  segments: false,
+  chunkLengthSeconds: 30,
+  strideSeconds: 5,
+};
+
+describe('whisperCallOptions', () => {
+  it('uses one window, without chunking, for audio up to 30 s', () => {
+    expect(whisperCallOptions(REQUEST, 30)).to.deep.equal({ return_timestamps: false });
+  });
+
+  it('chunks longer audio into 30 s windows with a 5 s stride', () => {
+    expect(whisperCallOptions(REQUEST, 30.01)).to.include({ chunk_length_s: 30, stride_length_s: 5 });
+  });
+
+  it('passes language, task, segments and the token cap through', () => {
+    const options = whisperCallOptions({ ...REQUEST, language: 'es', task: 'translate', segments: true, maxNewTokens: 64 }, 3);
+    expect(options).to.deep.equal({ return_timestamps: true, language: 'es', task: 'translate', max_new_tokens: 64 });
+  });
+});
