@@ -28,6 +28,11 @@ export async function spawnServer(env: Record<string, string>): Promise<SpawnedS
       if (match?.[1]) resolve(match[1]);
     });
     void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${stderr}`)));
+    // The "listening" line is logged at info level; without it (or on a hang) fail, don't wait forever.
+    setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not log "listening" within 20 s:\n${stderr}`));
+    }, 20_000).unref();
   });
   return { child, url, stderr: () => stderr, exited };
 }
