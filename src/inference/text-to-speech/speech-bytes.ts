@@ -5,7 +5,7 @@
  */
 import { ValidationError } from '../../errors.js';
 import type { SynthesizeOptions, Synthesizer } from '../types.js';
-import type { SpeechEncoder } from './speech-encoder.js';
+import type { Mp3Stream, SpeechEncoder } from './speech-encoder.js';
 
 export type SpeechFormat = 'mp3' | 'wav';
 
@@ -28,13 +28,25 @@ export async function* speechBytes(
     yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate });
     return;
   }
-  const stream = await encoder.openMp3(synthesizer.sampleRate);
+  // Synthesis of the first piece starts while the encoder stream opens (time to first byte).
+  const pieces = sentences[Symbol.asyncIterator]();
+  let next = pieces.next();
+  next.catch(() => {}); // observed below; this only avoids an unhandled rejection meanwhile
+  let stream: Mp3Stream;
+  try {
+    stream = await encoder.openMp3(synthesizer.sampleRate);
+  } catch (error) {
+    await pieces.return?.(undefined);
+    throw error;
+  }
   let finished = false;
   let spoken = false;
   try {
-    for await (const audio of sentences) {
+    for (let piece = await next; !piece.done; piece = await next) {
       spoken = true;
-      const bytes = await stream.encode(audio.samples);
+      next = pieces.next();
+      next.catch(() => {});
+      const bytes = await stream.encode(piece.value.samples);
       if (bytes.length > 0) yield bytes;
     }
     if (!spoken) throw nothingToSay();
@@ -42,7 +54,10 @@ export async function* speechBytes(
     const tail = await stream.finish();
     if (tail.length > 0) yield tail;
   } finally {
-    if (!finished) stream.abort();
+    if (!finished) {
+      stream.abort();
+      await pieces.return?.(undefined);
+    }
   }
 }
 
