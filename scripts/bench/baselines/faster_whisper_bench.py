@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import time
 import zipfile
 from pathlib import Path
@@ -45,9 +46,12 @@ def main() -> None:
     parser.add_argument("--compute-type", default="float32", choices=["float32", "int8", "int8_float32"])
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--nice", type=int, default=0, help="run at this nice value, as the product's ASR worker does")
     parser.add_argument("clips", nargs="+", type=Path)
     args = parser.parse_args()
 
+    if args.nice:
+        os.nice(args.nice)  # before any thread starts, so CTranslate2's threads inherit it
     from faster_whisper import WhisperModel
 
     started = time.perf_counter()
@@ -75,6 +79,7 @@ def main() -> None:
         "engine": "faster-whisper",
         "compute_type": args.compute_type,
         "threads": args.threads,
+        "nice": args.nice,
         "rounds": args.rounds,
         "load_seconds": load_seconds,
         "total_seconds": sum(clip["seconds"] for clip in clips),
