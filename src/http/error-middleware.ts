@@ -34,6 +34,10 @@ export function errorMiddleware(options: {
       if (ctx.status === 405 && ctx.body === undefined) {
         throw new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`);
       }
+      // ...and 501 for a method no route uses at all (e.g. PROPFIND).
+      if (ctx.status === 501 && ctx.body === undefined) {
+        throw new AppError(501, 'method_not_allowed', `${ctx.method} is not implemented`);
+      }
     } catch (error) {
       const mapped = mapError(error);
       if (mapped.status >= 500 && mapped.code === 'internal_error') {
@@ -104,7 +108,7 @@ function messageOf(error: unknown, fallback: string): string {
 function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 404) return 'not_found_error';
-  if (status === 413 || status === 415 || status === 400 || status === 409 || status === 405) {
+  if (status === 413 || status === 415 || status === 400 || status === 409 || status === 405 || status === 501) {
     return 'invalid_request_error';
   }
   if (status === 503) return 'service_unavailable_error';

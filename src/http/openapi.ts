@@ -288,7 +288,7 @@ export const openApiDocument = Object.freeze({
       '**Area B** (`/v1/...`) runs local models for classification, translation, speech to text and text to speech.',
       'Every `/v1` request needs `Authorization: Bearer <API_KEY>` (create keys with `npm run keys -- create --name NAME`).',
       'Area B errors are JSON: `{"error": {"message", "type", "code"}}`; the codes are listed below and in `x-error-codes`.',
-      'A request with an unsupported method on a known path is answered 405 (`method_not_allowed`) with an `Allow` header; an unknown path 404 (`not_found`).',
+      'A request with an unsupported method on a known path is answered 405 (`method_not_allowed`) with an `Allow` header (501 for a method no route uses, such as PROPFIND); an unknown path 404 (`not_found`).',
       'Every response carries `X-Request-Id` (echoed when the client sends one); the server log uses it.',
     ].join('\n\n'),
   },

@@ -38,4 +38,13 @@ describe('GET /', () => {
     const res = await app.request.get('/');
     expect(res.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
   });
+
+  it('answers 501 in the area format for a method no route uses', async () => {
+    const text = await app.request.propfind('/users');
+    expect(text.status).to.equal(501);
+    expect(text.headers['content-type']).to.match(/^text\/plain/);
+    const json = await app.request.propfind('/v1/models').set('Authorization', 'Bearer test-key-0123456789abcdef');
+    expect(json.status).to.equal(501);
+    expect(json.body.error.code).to.equal('method_not_allowed');
+  });
 });
