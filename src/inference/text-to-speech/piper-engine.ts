@@ -1,7 +1,7 @@
 /**
  * Engine `piper`: a Piper voice (`<name>.onnx` + `<name>.onnx.json`) in the model folder,
  * run in its own synthesis worker. Manifest options: `onnxFile` (when the folder holds more
- * than one .onnx), `threads` (ORT intra-op threads, default all cores).
+ * than one .onnx), `threads` (ORT intra-op threads; ORT's default when absent).
  */
 import type { Engine } from '../engine.js';
 import type { ManifestEntry } from '../manifest.js';

@@ -18,7 +18,7 @@ import type { SentenceSynthesizer } from './sentence-synthesizer.js';
 export interface PiperVoiceOptions {
   /** File name of the .onnx inside the model folder; defaults to the only *.onnx there. */
   onnxFile?: string;
-  /** ORT intra-op threads; 0 lets ORT use every core. */
+  /** ORT intra-op threads; ORT's default when absent. */
   threads?: number;
 }
 
@@ -37,11 +37,12 @@ export class PiperVoice implements SentenceSynthesizer {
     const onnxFile = options.onnxFile ?? (await findOnnx(modelDir));
     const configPath = join(modelDir, `${onnxFile}.json`);
     const config = parsePiperVoiceConfig(JSON.parse(await readFile(configPath, 'utf8')), configPath);
-    const session = await ort.InferenceSession.create(join(modelDir, onnxFile), {
-      intraOpNumThreads: options.threads ?? 0,
-      interOpNumThreads: 1,
-      graphOptimizationLevel: 'all',
-    });
+    // ORT's defaults measured ~20 % faster here than explicit thread settings (interleaved runs
+    // of the joe voice on 2 cores), and they are what the piper CLI uses.
+    const session = await ort.InferenceSession.create(
+      join(modelDir, onnxFile),
+      options.threads ? { intraOpNumThreads: options.threads } : {},
+    );
     for (const name of ['input', 'input_lengths', 'scales']) {
       if (!session.inputNames.includes(name)) throw new Error(`${onnxFile} is not a Piper voice: no "${name}" input`);
     }

@@ -32,7 +32,7 @@ export class TransformersTtsModel implements SentenceSynthesizer {
     configureRuntime({ modelsDir: options.modelsDir });
     const pipe = (await pipeline('text-to-audio', options.modelId, {
       dtype: 'fp32',
-      session_options: { intraOpNumThreads: options.threads ?? 0, interOpNumThreads: 1 },
+      ...(options.threads ? { session_options: { intraOpNumThreads: options.threads } } : {}),
     })) as unknown as TextToAudio & { model: { config: { sampling_rate?: number } } };
     const sampleRate = pipe.model.config.sampling_rate;
     if (typeof sampleRate !== 'number') {
