@@ -1,6 +1,6 @@
 /**
- * Engine `piper`: a Piper voice (`<name>.onnx` + `<name>.onnx.json`) in the model folder,
- * run in its own synthesis worker. Manifest options: `onnxFile` (when the folder holds more
+ * Engine `piper`: a Piper voice (`<name>.onnx` + `<name>.onnx.json`) in the model folder, run
+ * in its own synthesis worker (ORT) with a phonemizer worker (espeak) beside it. Manifest options: `onnxFile` (when the folder holds more
  * than one .onnx), `threads` (ORT intra-op threads; ORT's default when absent).
  */
 import type { Engine } from '../engine.js';

@@ -6,16 +6,21 @@
  * `scales` float32 [3] = [noise_scale, length_scale, noise_w], optional `sid` int64 [1]
  * → `output` float32 [1, 1, 1, S] (or [1, S]); any shape is read as a flat sample array.
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { ValidationError } from '../../errors.js';
-import { espeakPhonemes } from './espeak-phonemes.js';
+import { findOnnx } from './find-onnx.js';
+import { PiperPhonemizer } from './piper-phonemizer.js';
 import { parsePiperVoiceConfig, type PiperVoiceConfig } from './piper-voice-config.js';
-import { phonemeIds } from './piper-phoneme-ids.js';
 import type { SentenceSynthesizer } from './sentence-synthesizer.js';
 
 export interface PiperVoiceOptions {
+  /**
+   * Load espeak too, so `synthesize(text)` works. Off in the synthesis worker, which gets ids
+   * from the phonemizer worker. Defaults to true.
+   */
+  phonemize?: boolean;
   /** File name of the .onnx inside the model folder; defaults to the only *.onnx there. */
   onnxFile?: string;
   /** ORT intra-op threads; ORT's default when absent. */
@@ -26,10 +31,12 @@ export class PiperVoice implements SentenceSynthesizer {
   readonly #session: ort.InferenceSession;
   readonly config: PiperVoiceConfig;
   readonly #hasSpeakerInput: boolean;
+  readonly #phonemizer: PiperPhonemizer | undefined;
 
-  private constructor(session: ort.InferenceSession, config: PiperVoiceConfig) {
+  private constructor(session: ort.InferenceSession, config: PiperVoiceConfig, phonemizer: PiperPhonemizer | undefined) {
     this.#session = session;
     this.config = config;
+    this.#phonemizer = phonemizer;
     this.#hasSpeakerInput = session.inputNames.includes('sid');
   }
 
@@ -46,10 +53,8 @@ export class PiperVoice implements SentenceSynthesizer {
     for (const name of ['input', 'input_lengths', 'scales']) {
       if (!session.inputNames.includes(name)) throw new Error(`${onnxFile} is not a Piper voice: no "${name}" input`);
     }
-    // The WASM phonemiser is ~10x slower on its first calls (JIT tier-up); pay that at load
-    // time rather than on the first request.
-    for (let i = 0; i < 3; i++) await espeakPhonemes('Warm up the phonemizer, once or twice. Thank you!', config.espeakVoice);
-    return new PiperVoice(session, config);
+    const phonemizer = options.phonemize === false ? undefined : await PiperPhonemizer.load(configPath);
+    return new PiperVoice(session, config, phonemizer);
   }
 
   get sampleRate(): number {
@@ -73,9 +78,14 @@ export class PiperVoice implements SentenceSynthesizer {
 
   /** Synthesises one sentence. `speed` 2 is twice as fast (Piper's length_scale / speed). */
   async synthesize(sentence: string, options: { speed?: number; voice?: string } = {}): Promise<Float32Array> {
+    if (!this.#phonemizer) throw new Error('this PiperVoice was loaded without a phonemizer; pass phoneme ids');
+    this.speakerId(options.voice);
+    return this.synthesizeIds(await this.#phonemizer.ids(sentence), options);
+  }
+
+  /** Synthesises one sentence given as phoneme ids (from PiperPhonemizer). */
+  async synthesizeIds(ids: readonly number[], options: { speed?: number; voice?: string } = {}): Promise<Float32Array> {
     const speaker = this.speakerId(options.voice);
-    const phonemes = await espeakPhonemes(sentence, this.config.espeakVoice);
-    const ids = phonemeIds(phonemes, this.config.phonemeIdMap);
     // Only BOS, pad and EOS: nothing speakable (e.g. punctuation only).
     if (ids.length <= 3) return new Float32Array(0);
     const { noiseScale, lengthScale, noiseW } = this.config;
@@ -108,12 +118,4 @@ function normalizePeak(samples: Float32Array): Float32Array {
   const gain = 1 / peak;
   for (let i = 0; i < samples.length; i++) samples[i] = (samples[i] as number) * gain;
   return samples;
-}
-
-async function findOnnx(modelDir: string): Promise<string> {
-  const onnx = (await readdir(modelDir)).filter((name) => name.endsWith('.onnx'));
-  if (onnx.length !== 1) {
-    throw new Error(`expected exactly one .onnx voice in ${modelDir}, found ${onnx.length}; set options.onnxFile`);
-  }
-  return onnx[0] as string;
 }

@@ -7,5 +7,7 @@ export interface SentenceSynthesizer {
   /** Throws a ValidationError when the model does not have this voice or cannot honour the speed. */
   checkOptions(options: { speed?: number; voice?: string }): void;
   synthesize(sentence: string, options: { speed?: number; voice?: string }): Promise<Float32Array>;
+  /** For engines with a separate text front end (Piper): the sentence as its model input ids. */
+  synthesizeIds?(ids: readonly number[], options: { speed?: number; voice?: string }): Promise<Float32Array>;
   dispose(): Promise<void>;
 }

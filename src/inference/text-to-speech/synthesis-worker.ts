@@ -9,7 +9,8 @@ import type { SentenceSynthesizer } from './sentence-synthesizer.js';
 import type { SynthesisWorkerInit } from './synthesis-worker-init.js';
 
 async function load(init: SynthesisWorkerInit): Promise<SentenceSynthesizer> {
-  if (init.engine === 'piper') return PiperVoice.load(init.modelDir, { onnxFile: init.onnxFile, threads: init.threads });
+  // Piper's phonemes come from the phonemizer worker, so this worker only runs ORT.
+  if (init.engine === 'piper') return PiperVoice.load(init.modelDir, { onnxFile: init.onnxFile, threads: init.threads, phonemize: false });
   // Imported lazily: transformers.js takes seconds to import and Piper voices do not need it.
   const { TransformersTtsModel } = await import('./transformers-tts-model.js');
   return TransformersTtsModel.load(init);
@@ -20,8 +21,9 @@ serveWorker<SynthesisWorkerInit>(async (init) => {
   return {
     info: () => ({ sampleRate: model.sampleRate }),
     checkOptions: (options: { speed?: number; voice?: string }) => model.checkOptions(options),
-    synthesize: async ({ text, speed, voice }: { text: string; speed?: number; voice?: string }) => {
-      const samples = await model.synthesize(text, { speed, voice });
+    synthesize: async ({ text, ids, speed, voice }: { text?: string; ids?: number[]; speed?: number; voice?: string }) => {
+      const samples =
+        ids && model.synthesizeIds ? await model.synthesizeIds(ids, { speed, voice }) : await model.synthesize(text ?? '', { speed, voice });
       return withTransfer(samples, [samples.buffer as ArrayBuffer]);
     },
     dispose: () => model.dispose(),

@@ -1,35 +1,53 @@
 /**
  * The Synthesizer the HTTP layer sees. It splits text into sentences (and a short first clause
  * off the first one, for a quick first byte) and asks the synthesis worker for one piece at a
- * time, keeping the next piece queued in the worker so the worker never waits for the caller
- * to encode and send the previous one.
+ * time, keeping the next piece queued so the worker never waits for the caller to encode and
+ * send the previous one. Engines with a separate text front end (Piper's espeak phonemizer)
+ * get a second worker that prepares the next pieces while the model runs on the current one.
  */
-import { extname } from 'node:path';
+import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import type { SynthesizeOptions, Synthesizer } from '../types.js';
 import { WorkerClient } from '../worker/worker-client.js';
+import { findOnnx } from './find-onnx.js';
 import { splitFirstClause, splitSentences } from './split-sentences.js';
 import type { SynthesisWorkerInit } from './synthesis-worker-init.js';
 
-const WORKER_URL = new URL(`./synthesis-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+const EXTENSION = extname(fileURLToPath(import.meta.url));
+const SYNTHESIS_WORKER = new URL(`./synthesis-worker${EXTENSION}`, import.meta.url);
+const PHONEMIZER_WORKER = new URL(`./phonemizer-worker${EXTENSION}`, import.meta.url);
+/** Pieces whose model input is prepared ahead of the one being synthesised. */
+const FRONT_END_LOOKAHEAD = 2;
+
+type PieceInput = { text: string } | { ids: number[] };
 
 export class WorkerSynthesizer implements Synthesizer {
   readonly #worker: WorkerClient;
+  readonly #frontEnd: WorkerClient | undefined;
   readonly sampleRate: number;
 
-  private constructor(worker: WorkerClient, sampleRate: number) {
+  private constructor(worker: WorkerClient, frontEnd: WorkerClient | undefined, sampleRate: number) {
     this.#worker = worker;
+    this.#frontEnd = frontEnd;
     this.sampleRate = sampleRate;
   }
 
   static async spawn(init: SynthesisWorkerInit, name: string): Promise<WorkerSynthesizer> {
-    const worker = await WorkerClient.spawn(WORKER_URL, { init, name: `tts:${name}` });
+    if (init.engine === 'piper') init = { ...init, onnxFile: init.onnxFile ?? (await findOnnx(init.modelDir)) };
+    const piperConfig = init.engine === 'piper' ? join(init.modelDir, `${init.onnxFile}.json`) : undefined;
+    const [worker, phonemizer] = await Promise.allSettled([
+      WorkerClient.spawn(SYNTHESIS_WORKER, { init, name: `tts:${name}` }),
+      piperConfig ? WorkerClient.spawn(PHONEMIZER_WORKER, { init: { configPath: piperConfig }, name: `tts-text:${name}` }) : undefined,
+    ]);
+    const started = [worker, phonemizer].flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
     try {
-      const { sampleRate } = await worker.call<{ sampleRate: number }>('info');
-      return new WorkerSynthesizer(worker, sampleRate);
+      if (worker.status === 'rejected') throw worker.reason;
+      if (phonemizer.status === 'rejected') throw phonemizer.reason;
+      const { sampleRate } = await worker.value.call<{ sampleRate: number }>('info');
+      return new WorkerSynthesizer(worker.value, phonemizer.value, sampleRate);
     } catch (error) {
-      await worker.dispose();
+      await Promise.allSettled(started.map((client) => client.dispose()));
       throw error;
     }
   }
@@ -38,23 +56,34 @@ export class WorkerSynthesizer implements Synthesizer {
     // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
     await this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed });
     const [first, ...rest] = splitSentences(text);
-    const sentences = first === undefined ? [] : [...splitFirstClause(first), ...rest];
-    let next = sentences.length > 0 ? this.#sentence(sentences[0] as string, options) : undefined;
+    const pieces = first === undefined ? [] : [...splitFirstClause(first), ...rest];
+    const inputs: Promise<PieceInput>[] = [];
+    const input = (index: number) => (inputs[index] ??= this.#prepare(pieces[index] as string));
+    let next = pieces.length > 0 ? this.#synthesize(input(0), options) : undefined;
     for (let index = 0; next; index++) {
       const current = next;
-      next = index + 1 < sentences.length ? this.#sentence(sentences[index + 1] as string, options) : undefined;
+      for (let ahead = index + 1; ahead <= index + FRONT_END_LOOKAHEAD && ahead < pieces.length; ahead++) input(ahead);
+      next = index + 1 < pieces.length ? this.#synthesize(input(index + 1), options) : undefined;
       const samples = await current;
       if (samples.length > 0) yield { samples, sampleRate: this.sampleRate };
     }
   }
 
   async dispose(): Promise<void> {
-    await this.#worker.dispose();
+    await Promise.allSettled([this.#worker.dispose(), this.#frontEnd?.dispose()]);
   }
 
-  #sentence(text: string, options: SynthesizeOptions): Promise<Float32Array> {
-    const pending = this.#worker.call<Float32Array>('synthesize', { text, speed: options.speed, voice: options.voice });
-    // If the consumer stops early (client went away), a queued sentence may still fail later.
+  #prepare(text: string): Promise<PieceInput> {
+    const prepared = this.#frontEnd ? this.#frontEnd.call<number[]>('ids', { text }).then((ids) => ({ ids })) : Promise.resolve({ text });
+    // If the consumer stops early (client went away), prepared pieces may still fail later.
+    prepared.catch(() => {});
+    return prepared;
+  }
+
+  #synthesize(input: Promise<PieceInput>, options: SynthesizeOptions): Promise<Float32Array> {
+    const pending = input.then((piece) =>
+      this.#worker.call<Float32Array>('synthesize', { ...piece, speed: options.speed, voice: options.voice }),
+    );
     pending.catch(() => {});
     return pending;
   }

@@ -1,0 +1,32 @@
+/**
+ * Piper's text front end: sentence → espeak-ng IPA → phoneme ids for one voice. It runs in its
+ * own worker (phonemizer-worker.ts) so the next sentence is phonemised while ORT synthesises
+ * the current one: the npm `phonemizer` is espeak-ng compiled to JavaScript (wasm2js), about
+ * 10–25 ms per sentence here against ~2 ms for Piper's native espeak.
+ */
+import { readFile } from 'node:fs/promises';
+import { espeakPhonemes } from './espeak-phonemes.js';
+import { parsePiperVoiceConfig, type PiperVoiceConfig } from './piper-voice-config.js';
+import { phonemeIds } from './piper-phoneme-ids.js';
+
+export class PiperPhonemizer {
+  readonly #config: PiperVoiceConfig;
+
+  constructor(config: PiperVoiceConfig) {
+    this.#config = config;
+  }
+
+  static async load(configPath: string): Promise<PiperPhonemizer> {
+    const config = parsePiperVoiceConfig(JSON.parse(await readFile(configPath, 'utf8')), configPath);
+    const phonemizer = new PiperPhonemizer(config);
+    // The JS build of espeak is several times slower on its first calls (JIT warm-up, and it
+    // rejects an unsupported espeak voice here): pay that at load time, not on a request.
+    for (let i = 0; i < 3; i++) await phonemizer.ids('Warm up the phonemizer, once or twice. Thank you!');
+    return phonemizer;
+  }
+
+  /** Phoneme ids for one sentence; just BOS, pad and EOS when there is nothing to say. */
+  async ids(sentence: string): Promise<number[]> {
+    return phonemeIds(await espeakPhonemes(sentence, this.#config.espeakVoice), this.#config.phonemeIdMap);
+  }
+}
