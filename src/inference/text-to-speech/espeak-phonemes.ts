@@ -1,5 +1,7 @@
 /**
- * Text → espeak-ng IPA with the WASM build in the `phonemizer` package (no system espeak).
+ * Text → espeak-ng IPA with the `phonemizer` package (no system espeak). Despite its "WASM"
+ * billing, its dist is espeak-ng compiled to plain JavaScript (wasm2js): correct, but ~10–25 ms
+ * per sentence, which is why Piper voices phonemise in their own worker.
  *
  * That package returns one string per espeak clause and drops the punctuation, which Piper
  * voices were trained with (it shapes pauses and intonation). We put it back: when the

@@ -1,6 +1,7 @@
 /**
  * One Piper voice: espeak-ng phonemes → ids → VITS on onnxruntime-node → Float32 samples.
- * Runs inside the synthesis worker (phonemisation is synchronous WASM work).
+ * Runs inside the synthesis worker (ORT's run blocks its JS thread), where the phoneme ids come
+ * from the phonemizer worker; `synthesize(text)` phonemises itself (tests, scripts).
  *
  * Model I/O (Piper's export): `input` int64 [1, T], `input_lengths` int64 [1],
  * `scales` float32 [3] = [noise_scale, length_scale, noise_w], optional `sid` int64 [1]

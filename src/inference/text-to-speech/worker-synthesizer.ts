@@ -53,12 +53,13 @@ export class WorkerSynthesizer implements Synthesizer {
   }
 
   async *synthesize(text: string, options: SynthesizeOptions = {}): AsyncGenerator<PcmAudio> {
-    // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
-    await this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed });
     const [first, ...rest] = splitSentences(text);
     const pieces = first === undefined ? [] : [...splitFirstClause(first), ...rest];
     const inputs: Promise<PieceInput>[] = [];
     const input = (index: number) => (inputs[index] ??= this.#prepare(pieces[index] as string));
+    if (pieces.length > 0) input(0); // phonemise while the options are checked
+    // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
+    await this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed });
     let next = pieces.length > 0 ? this.#synthesize(input(0), options) : undefined;
     for (let index = 0; next; index++) {
       const current = next;

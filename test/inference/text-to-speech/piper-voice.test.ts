@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ValidationError } from '../../../src/errors.js';
+import { PiperPhonemizer } from '../../../src/inference/text-to-speech/piper-phonemizer.js';
 import { PiperVoice } from '../../../src/inference/text-to-speech/piper-voice.js';
 
 const FIXTURE_DIR = new URL('../../fixtures/models/piper-random/', import.meta.url).pathname;
@@ -44,5 +45,24 @@ describe('PiperVoice (random-weight fixture voice)', () => {
     await PiperVoice.load('/nonexistent-voice-dir').catch((caught: Error) => (error = caught));
     expect(error?.message).to.match(/ENOENT|nonexistent/);
     expect(error).not.to.be.instanceOf(ValidationError);
+  });
+});
+
+describe('PiperPhonemizer and PiperVoice without espeak (the two-worker split)', () => {
+  it('turns a sentence into Piper ids that the ORT-only voice synthesises', async () => {
+    const phonemizer = await PiperPhonemizer.load(`${FIXTURE_DIR}piper-random.onnx.json`);
+    const ids = await phonemizer.ids('Hello, world.');
+    // "həlˈoʊ, wˈɜːld." → ^ _ h _ ə _ l _ ˈ _ o _ ʊ _ , _ (space) _ w _ … _ . _ $
+    expect(ids.slice(0, 4)).to.deep.equal([1, 0, 20, 0]);
+    expect(ids.slice(-3)).to.deep.equal([10, 0, 2]);
+    const voice = await PiperVoice.load(FIXTURE_DIR, { threads: 1, phonemize: false });
+    try {
+      expect((await voice.synthesizeIds(ids)).length).to.be.greaterThan(0);
+      let error: Error | undefined;
+      await voice.synthesize('Hello.').catch((caught: Error) => (error = caught));
+      expect(error?.message).to.match(/without a phonemizer/);
+    } finally {
+      await voice.dispose();
+    }
   });
 });
