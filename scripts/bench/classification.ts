@@ -1,31 +1,41 @@
 /**
  * npm run bench:text (classification part): throughput of minilm-sentiment at 1, 8 and 32
  * concurrent clients, against a Python onnxruntime + tokenizers baseline on the same ONNX, the
- * same label prototypes and the same intra-op thread count (scripts/bench/baselines/classification_ort.py),
- * measured in the same run. The goal is >= 1.0x at 32 clients, reached through micro-batching.
+ * same label prototypes and the same number of ONNX Runtime compute threads
+ * (scripts/bench/baselines/classification_ort.py), measured in the same run: for each level the
+ * baseline runs right after our measurement, so both see the same machine load. The goal is
+ * >= 1.0x at 32 clients.
  *
- * Rows: "in-process" calls classify() directly (what the ratio uses; the baseline has no HTTP
- * either); "HTTP" goes through the real app on 127.0.0.1 with keep-alive fetch clients in this same
- * process, so it also pays for JSON, auth and the clients themselves. The event-loop delay column
- * shows how much tokenisation and pooling block the main thread (p99 / max, ms).
+ * Our side runs in two layouts with the same thread total T (BENCH_THREADS, default 2):
+ *   "1x{T}"   one worker, one session with T intra-op threads (the baseline's layout);
+ *   "{T}x1"   T workers with one thread each, fed half-batches (the server's default layout).
+ * The baseline is one session with T intra-op threads, each client thread calling run() with one
+ * text (no batching). Rows marked "in-process" call classify() directly (the baseline has no HTTP
+ * either); the HTTP column goes through the real app on 127.0.0.1 with keep-alive fetch clients in
+ * this same process (default layout). The event-loop column (p99 / max, ms, default layout,
+ * in-process) shows how much the main thread is blocked: tokenisation, inference and pooling all
+ * run in the workers.
  *
- * Env: BENCH_THREADS (default 2), BENCH_REQUESTS per level (default 256), MODELS_DIR,
- * MODELS_MANIFEST, EVAL_DIR (texts: SST-2 validation sentences, used as inputs only).
+ * Each level is measured in BENCH_ROUNDS (default 3) interleaved rounds (ours, then the baseline)
+ * and each side keeps its best round: other work on a shared machine only ever slows a side down,
+ * so the best round is the least disturbed one.
+ *
+ * Env: BENCH_THREADS, BENCH_REQUESTS per level (default 256), BENCH_ROUNDS, MODELS_DIR, MODELS_MANIFEST,
+ * EVAL_DIR (texts: SST-2 validation sentences, used as inputs only), TOOLS_PYTHON.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createApp } from '../../src/http/create-app.js';
 import { ENGINES } from '../../src/inference/engines.js';
-import { readManifest } from '../../src/inference/manifest.js';
+import { readManifest, type ManifestEntry } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
-import type { Classifier } from '../../src/inference/types.js';
 import { createLogger } from '../../src/logger.js';
 import { openDatabase } from '../../src/users/open-database.js';
 
@@ -33,16 +43,19 @@ const MODEL = 'minilm-sentiment';
 const LEVELS = [1, 8, 32];
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 256);
+/** The machine is shared and its load swings a lot: each side keeps its best of this many interleaved rounds. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const API_KEY = 'bench-key-0123456789abcdef';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const evalDir = process.env.EVAL_DIR ?? resolve(root, '../shared/eval');
 const textsFile = join(evalDir, 'classification/sst2_validation_300.tsv');
+const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 interface Measured {
   textsPerSecond: number;
-  loopP99Ms?: number;
-  loopMaxMs?: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
 }
 
 /** `concurrency` clients share one counter and each sends its next text as soon as its last one is answered. */
@@ -61,21 +74,32 @@ async function drive(concurrency: number, send: (text: string) => Promise<unknow
   return { textsPerSecond: REQUESTS / seconds, loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 };
 }
 
+function best(current: Measured | undefined, next: Measured): Measured {
+  return current && current.textsPerSecond >= next.textsPerSecond ? current : next;
+}
+
 function listen(server: Server): Promise<number> {
   return new Promise((done) => server.listen(0, '127.0.0.1', () => done((server.address() as AddressInfo).port)));
 }
 
+function toolsPython(): string {
+  if (process.env.TOOLS_PYTHON) return process.env.TOOLS_PYTHON;
+  const venv = join(root, '.cache/venv/bin/python');
+  return existsSync(venv) ? venv : execFileSync('bash', [join(root, 'scripts/tools/setup-venv.sh')], { encoding: 'utf8' }).trim();
+}
+
 interface Baseline {
-  results: Array<{ concurrency: number; texts_per_s: number }>;
+  textsPerSecond: number;
   top: string[];
 }
 
-/** One baseline process per level, run right after our own measurement of that level, so both see the same machine load. */
 function pythonBaseline(python: string, modelDir: string, manifestPath: string, level: number): Baseline {
-  const args = [join(root, 'scripts/bench/baselines/classification_ort.py'), modelDir, manifestPath, MODEL, textsFile, String(THREADS), String(REQUESTS), String(level)];
-  const run = spawnSync(python, args, { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: String(THREADS) } });
-  if (run.status !== 0) throw new Error(`Python baseline failed: ${run.stderr}`);
-  return JSON.parse(run.stdout.trim().split('\n').pop() as string);
+  const script = join(root, 'scripts/bench/baselines/classification_ort.py');
+  const args = [script, modelDir, manifestPath, MODEL, textsFile, String(THREADS), String(REQUESTS), String(level)];
+  const run = spawnSync(python, args, { encoding: 'utf8', timeout: 600_000 });
+  if (run.status !== 0) throw new Error(`Python baseline failed: ${run.stderr || run.error}`);
+  const parsed = JSON.parse(run.stdout.trim().split('\n').pop() as string);
+  return { textsPerSecond: parsed.results[0].texts_per_s, top: parsed.top };
 }
 
 async function main(): Promise<void> {
@@ -84,21 +108,26 @@ async function main(): Promise<void> {
   const manifest = await readManifest(config.manifestPath);
   const entry = manifest.models.find((model) => model.id === MODEL);
   if (!entry) throw new Error(`${MODEL} is not in ${config.manifestPath}`);
-  const benchEntry = { ...entry, options: { ...entry.options, threads: THREADS } };
-  const models = new ModelRegistry({ manifest: { models: [benchEntry] }, modelsDir: config.modelsDir, engines: ENGINES });
   const texts = readFileSync(textsFile, 'utf8').trim().split('\n').slice(1).map((line) => line.slice(0, line.lastIndexOf('\t')));
 
-  const classifier: Classifier = await models.get(MODEL, 'text-classification');
-  await Promise.all(texts.slice(0, 32).map((text) => classifier.classify(text))); // warm-up
+  // Two ids for the same weights, one per layout, so both load once and each is measured alone.
+  const workers = Math.min(2, THREADS);
+  const layouts: Array<{ name: string; entry: ManifestEntry }> = [
+    { name: `${workers}x${THREADS / workers}`, entry: { ...entry, options: { ...entry.options, workers, threads: THREADS / workers } } },
+    { name: `1x${THREADS}`, entry: { ...entry, id: `${MODEL}-1x`, options: { ...entry.options, workers: 1, threads: THREADS } } },
+  ];
+  const models = new ModelRegistry({ manifest: { models: layouts.map((l) => l.entry) }, modelsDir: config.modelsDir, engines: ENGINES });
+  progress(`loading ${MODEL} in layouts ${layouts.map((l) => l.name).join(', ')}`);
+  const classifiers = await Promise.all(layouts.map((l) => models.get(l.entry.id, 'text-classification')));
+  for (const classifier of classifiers) await Promise.all(texts.slice(0, 64).map((text) => classifier.classify(text))); // warm-up
   const jsTop: Array<string | undefined> = [];
-  for (const text of texts.slice(0, 20)) jsTop.push((await classifier.classify(text))[0]?.label);
+  for (const text of texts.slice(0, 20)) jsTop.push((await classifiers[0]!.classify(text))[0]?.label);
 
   const db = await openDatabase(':memory:');
   const server = createServer(createApp({ db, models, config, logger: createLogger('silent') }).callback());
   const port = await listen(server);
-  const url = `http://127.0.0.1:${port}/v1/classifications`;
   const overHttp = async (query: string) => {
-    const res = await fetch(url, {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/classifications`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${API_KEY}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ model: MODEL, query }),
@@ -107,42 +136,59 @@ async function main(): Promise<void> {
     return res.json();
   };
 
-  const python = process.env.TOOLS_PYTHON ?? execFileSync('bash', [join(root, 'scripts/tools/setup-venv.sh')], { encoding: 'utf8' }).trim();
+  const python = toolsPython();
   const modelDir = resolve(config.modelsDir, String(entry.options?.baseModel ?? entry.id));
-  const inProcess = new Map<number, Measured>();
-  const http = new Map<number, Measured>();
-  const baseline = new Map<number, number>();
-  let pythonTop: string[] = [];
+  const rows: Array<{ level: number; ours: Measured[]; http: Measured; baseline: Baseline }> = [];
   try {
     for (const level of LEVELS) {
-      inProcess.set(level, await drive(level, (text) => classifier.classify(text), texts));
-      const run = pythonBaseline(python, modelDir, resolve(config.manifestPath), level);
-      baseline.set(level, run.results[0]?.texts_per_s ?? NaN);
-      pythonTop = run.top;
-      http.set(level, await drive(level, overHttp, texts));
+      const ours: Measured[] = [];
+      let baseline: Baseline | undefined;
+      let http: Measured | undefined;
+      for (let round = 1; round <= ROUNDS; round++) {
+        for (const [index, layout] of layouts.entries()) {
+          progress(`${level} clients, round ${round}: in-process ${layout.name}`);
+          ours[index] = best(ours[index], await drive(level, (text) => classifiers[index]!.classify(text), texts));
+        }
+        progress(`${level} clients, round ${round}: Python baseline`);
+        const run = pythonBaseline(python, modelDir, resolve(config.manifestPath), level);
+        if (!baseline || run.textsPerSecond > baseline.textsPerSecond) baseline = run;
+        progress(`${level} clients, round ${round}: HTTP`);
+        http = best(http, await drive(level, overHttp, texts));
+      }
+      rows.push({ level, ours, http: http as Measured, baseline: baseline as Baseline });
     }
   } finally {
     server.close();
     await models.close();
     await db.destroy();
   }
-  const agree = pythonTop.filter((label, index) => label === jsTop[index]).length;
 
-  console.log(`${MODEL}: ${REQUESTS} requests per level, ${THREADS} intra-op threads on both sides, texts from SST-2 validation`);
-  console.log('clients | in-process texts/s | HTTP texts/s | Python ORT texts/s | ratio (in-process / Python) | event loop p99 / max ms');
-  for (const level of LEVELS) {
-    const ours = inProcess.get(level) as Measured;
-    const viaHttp = http.get(level) as Measured;
-    const base = baseline.get(level) ?? NaN;
+  const [main, single] = layouts.map((l) => l.name);
+  console.log(
+    `${MODEL}: ${REQUESTS} requests per level, best of ${ROUNDS} interleaved rounds per side, ` +
+      `${THREADS} ONNX Runtime threads per side, texts from SST-2 validation`,
+  );
+  console.log(`clients | ours ${main} | ours ${single} | HTTP ${main} | Python ORT 1x${THREADS} | ratio ${main} | ratio ${single} | event loop p99/max ms`);
+  for (const { level, ours, http, baseline } of rows) {
+    const base = baseline.textsPerSecond;
     console.log(
-      `${String(level).padStart(7)} | ${ours.textsPerSecond.toFixed(1).padStart(18)} | ${viaHttp.textsPerSecond.toFixed(1).padStart(12)} | ` +
-        `${base.toFixed(1).padStart(18)} | ${(ours.textsPerSecond / base).toFixed(2).padStart(26)}x | ` +
-        `${ours.loopP99Ms?.toFixed(1)} / ${ours.loopMaxMs?.toFixed(1)}`,
+      [
+        String(level).padStart(7),
+        ours[0]!.textsPerSecond.toFixed(1).padStart(8),
+        ours[1]!.textsPerSecond.toFixed(1).padStart(8),
+        http.textsPerSecond.toFixed(1).padStart(8),
+        base.toFixed(1).padStart(15),
+        `${(ours[0]!.textsPerSecond / base).toFixed(2)}x`.padStart(9),
+        `${(ours[1]!.textsPerSecond / base).toFixed(2)}x`.padStart(9),
+        `${ours[0]!.loopP99Ms.toFixed(1)} / ${ours[0]!.loopMaxMs.toFixed(1)}`,
+      ].join(' | '),
     );
   }
-  const ratio32 = (inProcess.get(32)?.textsPerSecond ?? 0) / (baseline.get(32) ?? Infinity);
-  console.log(`goal >= 1.0x at 32 clients: ${ratio32.toFixed(2)}x ${ratio32 >= 1 ? 'PASS' : 'MISS'}`);
-  console.log(`top label agreement with the Python baseline on 20 texts: ${agree}/20`);
+  const last = rows.find((row) => row.level === 32);
+  const ratio32 = last ? last.ours[0]!.textsPerSecond / last.baseline.textsPerSecond : NaN;
+  console.log(`goal >= 1.0x at 32 clients (default layout ${main}): ${ratio32.toFixed(2)}x ${ratio32 >= 1 ? 'PASS' : 'MISS'}`);
+  const pythonTop = rows.at(-1)?.baseline.top ?? [];
+  console.log(`top label agreement with the Python baseline on 20 texts: ${pythonTop.filter((label, i) => label === jsTop[i]).length}/20`);
 }
 
 main().catch((error: unknown) => {

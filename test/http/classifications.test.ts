@@ -14,7 +14,7 @@ const MANIFEST: Manifest = {
       engine: 'transformers-text-classification',
       description: 'fixture',
       license: 'test',
-      options: { labels: ['negative', 'positive'] },
+      options: { labels: ['negative', 'positive'], workers: 1 },
     },
     {
       id: 'nli-random',
@@ -22,7 +22,7 @@ const MANIFEST: Manifest = {
       engine: 'transformers-zero-shot',
       description: 'fixture',
       license: 'test',
-      options: { labels: ['sports', 'politics'] },
+      options: { labels: ['sports', 'politics'], workers: 1 },
     },
     {
       id: 'topics-on-minilm-random',
@@ -32,6 +32,7 @@ const MANIFEST: Manifest = {
       license: 'test',
       options: {
         baseModel: 'minilm-random',
+        workers: 1,
         labels: [
           { label: 'Sports', descriptions: ['the team won the match', 'football season'] },
           { label: 'Business', descriptions: ['stocks fell', 'the company reported profit'] },

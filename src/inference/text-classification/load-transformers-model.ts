@@ -14,7 +14,7 @@ import {
 import { hasInstallMarker, type EngineContext } from '../engine.js';
 import type { ManifestEntry } from '../manifest.js';
 import { BatchModel } from './batch-model.js';
-import { ClassifierOptionError, batchOptions, optionalString, threads } from './classifier-options.js';
+import { ClassifierOptionError, batchOptions, optionalString, workerLayout } from './classifier-options.js';
 
 export type ModelHead = 'sequence-classification' | 'feature-extraction';
 
@@ -57,17 +57,15 @@ export async function loadTransformersModel(dir: string, head: ModelHead, thread
   return { tokenizer, model };
 }
 
-/** Starts the worker that serves this manifest entry's model. */
+/** Starts the workers that serve this manifest entry's model. */
 export function startBatchModel(entry: ManifestEntry, context: EngineContext, head: ModelHead): Promise<BatchModel> {
-  const intraOpThreads = threads(entry);
-  return BatchModel.start(
-    {
-      modelsDir: resolve(context.modelsDir),
-      dir: weightsDir(entry, context),
-      head,
-      ...(intraOpThreads ? { threads: intraOpThreads } : {}),
-      maxBatchSize: batchOptions(entry).maxBatchSize,
-    },
-    entry.id,
-  );
+  const { workers, threads } = workerLayout(entry);
+  const init = {
+    modelsDir: resolve(context.modelsDir),
+    dir: weightsDir(entry, context),
+    head,
+    threads,
+    maxBatchSize: batchOptions(entry).maxBatchSize,
+  };
+  return BatchModel.start(init, entry.id, workers);
 }

@@ -2,17 +2,19 @@
  * Collects concurrent requests to one model into a single batched forward pass.
  *
  * A batch starts when `maxBatchSize` items are waiting or `maxWaitMs` after the first one arrived,
- * whichever is first. Only one batch runs at a time per batcher: ONNX Runtime already spreads one
- * forward pass over the intra-op threads, so a second concurrent pass would only fight for the same
- * cores. Items that arrive while a batch runs have already waited, so the next batch starts as soon
- * as the running one ends.
+ * whichever is first. At most `maxInFlight` batches run at once (one per model worker); when
+ * several slots are free the waiting items are split evenly between them, so two workers each get
+ * half of a burst instead of one worker getting all of it while the other idles. Items that arrive
+ * while every slot is busy have already waited, so they start as soon as a slot frees up.
  */
 
 export interface MicroBatcherOptions {
   /** Most items handed to `run` at once. */
   maxBatchSize: number;
-  /** How long the first waiting item may wait for company, when no batch is running. */
+  /** How long the first waiting item may wait for company, when a slot is free. */
   maxWaitMs: number;
+  /** Batches allowed to run at the same time (default 1). */
+  maxInFlight?: number;
 }
 
 /** Runs one batch; must return exactly one output per input, in order. */
@@ -26,18 +28,22 @@ interface Pending<I, O> {
 
 export class MicroBatcher<I, O> {
   readonly #run: BatchRunner<I, O>;
-  readonly #options: MicroBatcherOptions;
+  readonly #options: Required<MicroBatcherOptions>;
   #queue: Pending<I, O>[] = [];
   #timer: NodeJS.Timeout | undefined;
-  #running = false;
+  #inFlight = 0;
 
   constructor(run: BatchRunner<I, O>, options: MicroBatcherOptions) {
     if (!Number.isInteger(options.maxBatchSize) || options.maxBatchSize < 1) {
       throw new RangeError(`maxBatchSize must be a positive integer, got ${options.maxBatchSize}`);
     }
     if (!(options.maxWaitMs >= 0)) throw new RangeError(`maxWaitMs must be >= 0, got ${options.maxWaitMs}`);
+    const maxInFlight = options.maxInFlight ?? 1;
+    if (!Number.isInteger(maxInFlight) || maxInFlight < 1) {
+      throw new RangeError(`maxInFlight must be a positive integer, got ${maxInFlight}`);
+    }
     this.#run = run;
-    this.#options = { ...options };
+    this.#options = { ...options, maxInFlight };
   }
 
   /** Items waiting for a batch (not counting the one running). */
@@ -53,7 +59,7 @@ export class MicroBatcher<I, O> {
   }
 
   #schedule(): void {
-    if (this.#running) return; // the running batch starts the next one when it ends
+    if (this.#inFlight >= this.#options.maxInFlight) return; // a finishing batch starts the next one
     if (this.#queue.length >= this.#options.maxBatchSize) {
       this.#startNow();
     } else if (this.#timer === undefined) {
@@ -64,14 +70,20 @@ export class MicroBatcher<I, O> {
   #startNow(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    void this.#flush();
+    this.#flush();
   }
 
-  async #flush(): Promise<void> {
+  #flush(): void {
     this.#timer = undefined;
-    if (this.#running || this.#queue.length === 0) return;
-    const batch = this.#queue.splice(0, this.#options.maxBatchSize);
-    this.#running = true;
+    while (this.#inFlight < this.#options.maxInFlight && this.#queue.length > 0) {
+      const freeSlots = this.#options.maxInFlight - this.#inFlight;
+      const size = Math.min(this.#options.maxBatchSize, Math.ceil(this.#queue.length / freeSlots));
+      void this.#runBatch(this.#queue.splice(0, size));
+    }
+  }
+
+  async #runBatch(batch: Pending<I, O>[]): Promise<void> {
+    this.#inFlight++;
     try {
       const outputs = await this.#run(batch.map((pending) => pending.item));
       if (outputs.length !== batch.length) {
@@ -81,7 +93,7 @@ export class MicroBatcher<I, O> {
     } catch (error) {
       for (const pending of batch) pending.reject(error);
     } finally {
-      this.#running = false;
+      this.#inFlight--;
       if (this.#queue.length > 0) this.#startNow();
     }
   }

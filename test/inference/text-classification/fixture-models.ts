@@ -9,8 +9,9 @@ export function fixtureContext(id: string): EngineContext {
   return { modelDir: join(FIXTURE_MODELS_DIR, id), modelsDir: FIXTURE_MODELS_DIR };
 }
 
+/** A manifest entry for a fixture; one worker per model unless the test asks for more (start-up is the slow part). */
 export function entry(id: string, engine: string, options: Record<string, unknown> = {}): ManifestEntry {
-  return { id, task: 'text-classification', engine, description: 'fixture', license: 'test', options };
+  return { id, task: 'text-classification', engine, description: 'fixture', license: 'test', options: { workers: 1, ...options } };
 }
 
 export function sum(values: readonly number[]): number {

@@ -61,6 +61,27 @@ describe('MicroBatcher', () => {
     expect(batches).to.deep.equal([[1], [2, 3, 4]]);
   });
 
+  it('with two slots, splits a burst between them and runs both at once', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const batches: number[][] = [];
+    const batcher = new MicroBatcher(
+      async (items: number[]) => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        batches.push(items);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+        return items.map((item) => item * 2);
+      },
+      { maxBatchSize: 32, maxWaitMs: 1, maxInFlight: 2 },
+    );
+    const outputs = await Promise.all(Array.from({ length: 10 }, (_, n) => batcher.submit(n)));
+    expect(outputs).to.deep.equal(Array.from({ length: 10 }, (_, n) => n * 2));
+    expect(maxRunning).to.equal(2);
+    expect(batches.map((batch) => batch.length)).to.deep.equal([5, 5]);
+  });
+
   it('rejects every item of a failed batch and keeps serving later ones', async () => {
     let fail = true;
     const batcher = new MicroBatcher(

@@ -15,7 +15,8 @@ describe('transformers-text-classification engine (bert-sentiment-random fixture
   let multi: Classifier;
   before(async () => {
     single = await engine.load(entry(ID, 'transformers-text-classification'), fixtureContext(ID));
-    multi = await engine.load(entry(ID, 'transformers-text-classification', { multiLabel: true }), fixtureContext(ID));
+    // Two workers: concurrent batches are spread over both, and answers must not depend on which.
+    multi = await engine.load(entry(ID, 'transformers-text-classification', { multiLabel: true, workers: 2 }), fixtureContext(ID));
   });
   after(async () => {
     await single.dispose();
@@ -40,6 +41,16 @@ describe('transformers-text-classification engine (bert-sentiment-random fixture
       logit(byName(softmaxLabels, 'positive')),
       1e-3,
     );
+  });
+
+  it('answers many concurrent requests over two workers like one at a time', async () => {
+    const texts = Array.from({ length: 40 }, (_, i) => `text number ${i} ${'good '.repeat(i % 9)}`);
+    const together = await Promise.all(texts.map((text) => multi.classify(text)));
+    for (const [index, text] of texts.entries()) {
+      if (index % 8 !== 0) continue;
+      const alone = await multi.classify(text);
+      alone.forEach((label, i) => expect(label.confidence).to.be.closeTo(together[index]![i]!.confidence, 1e-4));
+    }
   });
 
   it('gives the same answer whether a text is batched with others or alone', async () => {
