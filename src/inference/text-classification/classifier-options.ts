@@ -16,7 +16,8 @@ export class ClassifierOptionError extends Error {
   override name = 'ClassifierOptionError';
 }
 
-const DEFAULT_BATCH: MicroBatcherOptions = Object.freeze({ maxBatchSize: 32, maxWaitMs: 2 });
+/** maxWaitMs 0: measured here, a 2 ms wait cost ~20 % at one client and bought nothing at 8 or 32. */
+const DEFAULT_BATCH = Object.freeze({ maxBatchSize: 32, maxWaitMs: 0 });
 
 function option(entry: ManifestEntry, name: string): unknown {
   return entry.options?.[name];

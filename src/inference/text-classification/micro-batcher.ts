@@ -11,7 +11,11 @@
 export interface MicroBatcherOptions {
   /** Most items handed to `run` at once. */
   maxBatchSize: number;
-  /** How long the first waiting item may wait for company, when a slot is free. */
+  /**
+   * How long the first waiting item may wait for company when a worker is free; 0 waits only for
+   * the rest of the current event-loop turn. Under load batches form anyway, from the items that
+   * queue while every worker is busy.
+   */
   maxWaitMs: number;
   /** Batches allowed to run at the same time (default 1). */
   maxInFlight?: number;
@@ -30,7 +34,7 @@ export class MicroBatcher<I, O> {
   readonly #run: BatchRunner<I, O>;
   readonly #options: Required<MicroBatcherOptions>;
   #queue: Pending<I, O>[] = [];
-  #timer: NodeJS.Timeout | undefined;
+  #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #inFlight = 0;
 
   constructor(run: BatchRunner<I, O>, options: MicroBatcherOptions) {
@@ -63,12 +67,20 @@ export class MicroBatcher<I, O> {
     if (this.#queue.length >= this.#options.maxBatchSize) {
       this.#startNow();
     } else if (this.#timer === undefined) {
-      this.#timer = setTimeout(() => this.#flush(), this.#options.maxWaitMs);
+      // 0 ms still gathers everything submitted in this turn of the event loop (e.g. all the
+      // clients whose answers arrived together), without the >= 1 ms floor of setTimeout.
+      this.#timer =
+        this.#options.maxWaitMs === 0
+          ? setImmediate(() => this.#flush())
+          : setTimeout(() => this.#flush(), this.#options.maxWaitMs);
     }
   }
 
   #startNow(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer as NodeJS.Timeout);
+      clearImmediate(this.#timer as NodeJS.Immediate);
+    }
     this.#timer = undefined;
     this.#flush();
   }
