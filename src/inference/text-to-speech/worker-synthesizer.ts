@@ -8,6 +8,7 @@
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
+import { InferenceFailedError } from '../../errors.js';
 import type { SynthesizeOptions, Synthesizer } from '../types.js';
 import { WorkerClient } from '../worker/worker-client.js';
 import { findOnnx } from './find-onnx.js';
@@ -22,19 +23,34 @@ const FRONT_END_LOOKAHEAD = 2;
 
 type PieceInput = { text: string } | { ids: number[] };
 
+interface Workers {
+  worker: WorkerClient;
+  frontEnd: WorkerClient | undefined;
+  sampleRate: number;
+}
+
 export class WorkerSynthesizer implements Synthesizer {
-  readonly #worker: WorkerClient;
-  readonly #frontEnd: WorkerClient | undefined;
+  readonly #init: SynthesisWorkerInit;
+  readonly #name: string;
+  #workers: Workers;
+  /** Set while dead workers are being replaced, so concurrent requests share one restart. */
+  #restarting: Promise<Workers> | undefined;
+  #disposed = false;
   readonly sampleRate: number;
 
-  private constructor(worker: WorkerClient, frontEnd: WorkerClient | undefined, sampleRate: number) {
-    this.#worker = worker;
-    this.#frontEnd = frontEnd;
-    this.sampleRate = sampleRate;
+  private constructor(init: SynthesisWorkerInit, name: string, workers: Workers) {
+    this.#init = init;
+    this.#name = name;
+    this.#workers = workers;
+    this.sampleRate = workers.sampleRate;
   }
 
   static async spawn(init: SynthesisWorkerInit, name: string): Promise<WorkerSynthesizer> {
     if (init.engine === 'piper') init = { ...init, onnxFile: init.onnxFile ?? (await findOnnx(init.modelDir)) };
+    return new WorkerSynthesizer(init, name, await WorkerSynthesizer.#start(init, name));
+  }
+
+  static async #start(init: SynthesisWorkerInit, name: string): Promise<Workers> {
     const piperConfig = init.engine === 'piper' ? join(init.modelDir, `${init.onnxFile}.json`) : undefined;
     const [worker, phonemizer] = await Promise.allSettled([
       WorkerClient.spawn(SYNTHESIS_WORKER, { init, name: `tts:${name}` }),
@@ -45,7 +61,7 @@ export class WorkerSynthesizer implements Synthesizer {
       if (worker.status === 'rejected') throw worker.reason;
       if (phonemizer.status === 'rejected') throw phonemizer.reason;
       const { sampleRate } = await worker.value.call<{ sampleRate: number }>('info');
-      return new WorkerSynthesizer(worker.value, phonemizer.value, sampleRate);
+      return { worker: worker.value, frontEnd: phonemizer.value, sampleRate };
     } catch (error) {
       await Promise.allSettled(started.map((client) => client.dispose()));
       throw error;
@@ -53,37 +69,65 @@ export class WorkerSynthesizer implements Synthesizer {
   }
 
   async *synthesize(text: string, options: SynthesizeOptions = {}): AsyncGenerator<PcmAudio> {
+    const { worker, frontEnd } = await this.#alive();
     const [first, ...rest] = splitSentences(text);
     const pieces = first === undefined ? [] : [...splitFirstClause(first), ...rest];
     const inputs: Promise<PieceInput>[] = [];
-    const input = (index: number) => (inputs[index] ??= this.#prepare(pieces[index] as string));
+    const input = (index: number) => (inputs[index] ??= this.#prepare(frontEnd, pieces[index] as string));
     if (pieces.length > 0) input(0); // phonemise while the options are checked
     // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
-    await this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed });
-    let next = pieces.length > 0 ? this.#synthesize(input(0), options) : undefined;
+    await this.#call(worker, 'checkOptions', { voice: options.voice, speed: options.speed });
+    let next = pieces.length > 0 ? this.#synthesize(worker, input(0), options) : undefined;
     for (let index = 0; next; index++) {
       const current = next;
       for (let ahead = index + 1; ahead <= index + FRONT_END_LOOKAHEAD && ahead < pieces.length; ahead++) input(ahead);
-      next = index + 1 < pieces.length ? this.#synthesize(input(index + 1), options) : undefined;
+      next = index + 1 < pieces.length ? this.#synthesize(worker, input(index + 1), options) : undefined;
       const samples = await current;
       if (samples.length > 0) yield { samples, sampleRate: this.sampleRate };
     }
   }
 
   async dispose(): Promise<void> {
-    await Promise.allSettled([this.#worker.dispose(), this.#frontEnd?.dispose()]);
+    this.#disposed = true;
+    const { worker, frontEnd } = await (this.#restarting ?? this.#workers);
+    await Promise.allSettled([worker.dispose(), frontEnd?.dispose()]);
   }
 
-  #prepare(text: string): Promise<PieceInput> {
-    const prepared = this.#frontEnd ? this.#frontEnd.call<number[]>('ids', { text }).then((ids) => ({ ids })) : Promise.resolve({ text });
+  /** The workers, replaced first if one has died (crash, out of memory) since the last call. */
+  async #alive(): Promise<Workers> {
+    const current = this.#workers;
+    if (this.#disposed || (current.worker.alive && (current.frontEnd?.alive ?? true))) return current;
+    this.#restarting ??= (async () => {
+      try {
+        await Promise.allSettled([current.worker.dispose(), current.frontEnd?.dispose()]);
+        return (this.#workers = await WorkerSynthesizer.#start(this.#init, this.#name));
+      } finally {
+        this.#restarting = undefined;
+      }
+    })();
+    return this.#restarting;
+  }
+
+  /** A worker that dies mid-call answers 503 inference_failed; the next request restarts it. */
+  async #call<T>(client: WorkerClient, method: string, payload: unknown): Promise<T> {
+    try {
+      return await client.call<T>(method, payload);
+    } catch (error) {
+      if (client.alive) throw error;
+      throw new InferenceFailedError(this.#name, (error as Error).message);
+    }
+  }
+
+  #prepare(frontEnd: WorkerClient | undefined, text: string): Promise<PieceInput> {
+    const prepared = frontEnd ? this.#call<number[]>(frontEnd, 'ids', { text }).then((ids) => ({ ids })) : Promise.resolve({ text });
     // If the consumer stops early (client went away), prepared pieces may still fail later.
     prepared.catch(() => {});
     return prepared;
   }
 
-  #synthesize(input: Promise<PieceInput>, options: SynthesizeOptions): Promise<Float32Array> {
+  #synthesize(worker: WorkerClient, input: Promise<PieceInput>, options: SynthesizeOptions): Promise<Float32Array> {
     const pending = input.then((piece) =>
-      this.#worker.call<Float32Array>('synthesize', { ...piece, speed: options.speed, voice: options.voice }),
+      this.#call<Float32Array>(worker, 'synthesize', { ...piece, speed: options.speed, voice: options.voice }),
     );
     pending.catch(() => {});
     return pending;
