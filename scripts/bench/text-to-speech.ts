@@ -9,6 +9,8 @@
  *    second of audio produced. Goal: ratio ours/piper ≤ 1.1.
  * 2. For reference, the `piper` CLI's wall clock over all sentences (`-i file -d dir`: process
  *    start, Python imports and voice load included).
+ * 0. MP3 encoders on the same synthesised speech: @breezystack/lamejs (pure JS) vs
+ *    wasm-media-encoders (LAME in WASM, what the product uses), best of 3, in this thread.
  * 3. Time to first streamed byte: a real server (`tsx src/server.ts`, 127.0.0.1), POST
  *    /v1/text-to-speech per sentence, after one warm-up request. Goal: median < 300 ms.
  *
@@ -24,7 +26,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { Mp3Encoder } from '@breezystack/lamejs';
+import { compileMp3Codec, createMp3StreamEncoder } from '../../src/audio/encode-mp3.js';
 import { speechBytes } from '../../src/inference/text-to-speech/speech-bytes.js';
+import type { Synthesizer } from '../../src/inference/types.js';
 import { createSpeechEncoder } from '../../src/inference/text-to-speech/speech-encoder.js';
 import { percentile, startServer } from '../eval/lib/bench-server.js';
 import { loadSynthesizer } from '../eval/lib/load-synthesizer.js';
@@ -73,6 +78,11 @@ try {
     return bytes;
   };
   await speak('Warm up.');
+  // Harvard sentences (list 1), about 10 s of speech.
+  await compareMp3Encoders(
+    synthesizer,
+    "The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. It's easy to tell the depth of a well. These days a chicken leg is a rare dish.",
+  );
   let piper: PiperProcess | undefined;
   if (!args['skip-baseline']) {
     await ensurePiperTts();
@@ -206,6 +216,37 @@ function firstByte(url: string, apiKey: string, body: object): Promise<{ firstMs
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
+}
+
+async function compareMp3Encoders(synthesizer: Synthesizer, text: string): Promise<void> {
+  const parts: Float32Array[] = [];
+  for await (const piece of synthesizer.synthesize(text)) parts.push(piece.samples);
+  const samples = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((offset, part) => (samples.set(part, offset), offset + part.length), 0);
+  const int16 = Int16Array.from(samples, (x) => Math.max(-32768, Math.min(32767, Math.round(x * 32767))));
+  const codec = await compileMp3Codec();
+  const best = async (encode: () => Promise<number>) => {
+    let ms = Infinity;
+    let bytes = 0;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      bytes = await encode();
+      ms = Math.min(ms, performance.now() - started);
+    }
+    return { ms, bytes };
+  };
+  const lame = await best(async () => {
+    const encoder = new Mp3Encoder(1, synthesizer.sampleRate, 64);
+    let bytes = 0;
+    for (let offset = 0; offset < int16.length; offset += 1152 * 16) bytes += encoder.encodeBuffer(int16.subarray(offset, offset + 1152 * 16)).length;
+    return bytes + encoder.flush().length;
+  });
+  const wasm = await best(async () => {
+    const encoder = await createMp3StreamEncoder({ sampleRate: synthesizer.sampleRate, codec });
+    return encoder.encode(samples).length + encoder.finish().length;
+  });
+  const seconds = samples.length / synthesizer.sampleRate;
+  console.log(`MP3 encoding of ${seconds.toFixed(1)} s of speech at 64 kbit/s: @breezystack/lamejs ${lame.ms.toFixed(0)} ms (${lame.bytes} B), wasm-media-encoders ${wasm.ms.toFixed(0)} ms (${wasm.bytes} B) → ${(lame.ms / wasm.ms).toFixed(1)}× faster\n`);
 }
 
 /** The baseline needs piper-tts in the tools venv; install the pinned version when missing. */
