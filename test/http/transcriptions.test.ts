@@ -209,7 +209,7 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
     };
 
     it('answers {text} by default and for response_format=json', async () => {
-      for (const fields of [{}, { response_format: 'json' }]) {
+      for (const fields of [{}, { response_format: 'json' }] as Record<string, string>[]) {
         const res = await post(fields);
         expect(res.status, res.text).to.equal(200);
         expect(Object.keys(res.body)).to.deep.equal(['text']);

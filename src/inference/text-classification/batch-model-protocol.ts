@@ -1,4 +1,5 @@
 /** Messages between BatchModel (main thread) and batch-model-worker (worker thread). */
+import type { Dtype } from '../dtype.js';
 import type { ModelHead } from './load-transformers-model.js';
 
 export interface BatchModelInit {
@@ -6,6 +7,8 @@ export interface BatchModelInit {
   /** Absolute folder of the weights (transformers.js layout). */
   dir: string;
   head: ModelHead;
+  /** transformers.js dtype: selects onnx/model{suffix}.onnx (fp32 → model.onnx, q8 → model_quantized.onnx). */
+  dtype: Dtype;
   threads?: number;
   maxBatchSize: number;
 }

@@ -26,7 +26,7 @@ function pack(rows: Float32Array[]): ForwardResult {
 serveWorker<BatchModelInit>(async (init) => {
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
-  const { tokenizer, model } = await loadTransformersModel(init.dir, init.head, init.threads);
+  const { tokenizer, model } = await loadTransformersModel(init.dir, init.head, init.dtype, init.threads);
   const config = model.config as unknown as ModelFacts;
   const facts: ModelFacts = { id2label: config.id2label, label2id: config.label2id, problem_type: config.problem_type };
 

@@ -11,12 +11,22 @@ import {
   type PreTrainedModel,
   type PreTrainedTokenizer,
 } from '@huggingface/transformers';
+import { DTYPES, isDtype, type Dtype } from '../dtype.js';
 import { hasInstallMarker, type EngineContext } from '../engine.js';
 import type { ManifestEntry } from '../manifest.js';
 import { BatchModel } from './batch-model.js';
 import { ClassifierOptionError, batchOptions, optionalString, workerLayout } from './classifier-options.js';
 
 export type ModelHead = 'sequence-classification' | 'feature-extraction';
+
+/** `options.dtype` picks the weight file, e.g. q8 → onnx/model_quantized.onnx as hub repos ship it. */
+export function classifierDtype(entry: ManifestEntry): Dtype {
+  const dtype = optionalString(entry, 'dtype') ?? 'fp32';
+  if (!isDtype(dtype)) {
+    throw new ClassifierOptionError(`models.json "${entry.id}": options.dtype must be one of ${DTYPES.join(', ')}`);
+  }
+  return dtype;
+}
 
 export interface LoadedModel {
   tokenizer: PreTrainedTokenizer;
@@ -47,9 +57,14 @@ export async function weightsInstalled(entry: ManifestEntry, context: EngineCont
 }
 
 /** Loads tokenizer and model in this thread; called inside the batch-model worker. */
-export async function loadTransformersModel(dir: string, head: ModelHead, threads?: number): Promise<LoadedModel> {
+export async function loadTransformersModel(
+  dir: string,
+  head: ModelHead,
+  dtype: Dtype,
+  threads?: number,
+): Promise<LoadedModel> {
   const modelOptions = {
-    dtype: 'fp32' as const,
+    dtype,
     ...(threads ? { session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 } } : {}),
   };
   const Model = head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
@@ -64,6 +79,7 @@ export function startBatchModel(entry: ManifestEntry, context: EngineContext, he
     modelsDir: resolve(context.modelsDir),
     dir: weightsDir(entry, context),
     head,
+    dtype: classifierDtype(entry),
     threads,
     maxBatchSize: batchOptions(entry).maxBatchSize,
   };

@@ -1,11 +1,9 @@
 /** Manifest options of the `transformers-translation` engine, checked once at load. */
+import { DTYPES, type Dtype } from '../dtype.js';
 import type { ManifestEntry } from '../manifest.js';
 
 export type TranslationFamily = 'marian' | 'nllb' | 'm2m100';
 
-/** transformers.js dtypes, each naming one file suffix under onnx/. */
-const DTYPES = ['fp32', 'fp16', 'q8', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'] as const;
-type Dtype = (typeof DTYPES)[number];
 
 export interface TranslationEngineOptions {
   family: TranslationFamily;

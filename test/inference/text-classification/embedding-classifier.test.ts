@@ -38,7 +38,7 @@ describe('embedding-classifier engine (minilm-random fixture)', () => {
   it('gives the same answer batched and alone', async () => {
     const texts = ['good', 'a much longer text about a terrible film with bad acting'];
     const together = await Promise.all(texts.map((text) => classifier.classify(text)));
-    const alone = [];
+    const alone: Awaited<ReturnType<typeof classifier.classify>>[] = [];
     for (const text of texts) alone.push(await classifier.classify(text));
     together.forEach((labels, i) =>
       labels.forEach((label, j) => expect(label.confidence).to.be.closeTo(alone[i]![j]!.confidence, 1e-4)),
