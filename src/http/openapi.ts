@@ -98,11 +98,8 @@ function transcriptionOperation(summary: string, description: string): Json {
 }
 
 /** The OpenAI SDK form: multipart `file` + `model`, with a choice of answer formats. */
-function openAiTranscriptionOperation(): Json {
-  const base = transcriptionOperation(
-    'Transcribe audio (OpenAI form)',
-    'OpenAI-compatible, for the official SDKs: multipart/form-data with `file` and `model`; `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored. A raw audio body with `?model=` works too.',
-  );
+function openAiTranscriptionOperation(summary: string, description: string): Json {
+  const base = transcriptionOperation(summary, description);
   const content = (base.requestBody as Json).content as Json;
   return {
     ...base,
@@ -268,7 +265,16 @@ const paths: Json = {
     post: transcriptionOperation('Transcribe audio (raw request form)', 'Identical to POST /v1/transcriptions; SPEC names both paths.'),
   },
   '/v1/audio/transcriptions': {
-    post: openAiTranscriptionOperation(),
+    post: openAiTranscriptionOperation(
+      'Transcribe audio (OpenAI form)',
+      'OpenAI-compatible, for the official SDKs: multipart/form-data with `file` and `model`; `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored. A raw audio body with `?model=` works too.',
+    ),
+  },
+  '/v1/audio/translations': {
+    post: openAiTranscriptionOperation(
+      'Translate speech into English text (OpenAI form)',
+      'Like POST /v1/audio/transcriptions, but always with task `translate`: the transcript is in English. Needs a multilingual model; an English-only model answers 400.',
+    ),
   },
   '/v1/text-to-speech': {
     post: speechOperation('Speak a text', 'Synthesises `input` and streams the audio as it is produced.', 'SpeechRequest'),

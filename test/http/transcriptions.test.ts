@@ -199,6 +199,16 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
       expect((await send('language=en')).status).to.equal(200);
       expect((await send('language=English&task=transcribe')).status).to.equal(200);
     });
+
+    it('answers 400 on POST /v1/audio/translations with an English-only model', async () => {
+      const res = await app.request
+        .post('/v1/audio/translations')
+        .set('Authorization', bearer())
+        .field('model', MODEL)
+        .attach('file', speech('en_jfk.mp3'), { filename: 'jfk.mp3', contentType: 'audio/mpeg' });
+      expect(res.status).to.equal(400);
+      expect(res.body.error.message).to.match(/English-only/);
+    });
   });
 
   describe('POST /v1/audio/transcriptions (OpenAI-compatible)', () => {

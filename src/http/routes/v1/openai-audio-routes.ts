@@ -1,5 +1,5 @@
 /**
- * OpenAI-compatible POST /v1/audio/transcriptions, so the official SDKs work against us: multipart `file` + `model` (+ `language`, `response_format`);
+ * OpenAI-compatible POST /v1/audio/transcriptions and /v1/audio/translations, so the official SDKs work against us: multipart `file` + `model` (+ `language`, `response_format`);
  * `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored.
  */
 import type Router from '@koa/router';
@@ -26,8 +26,7 @@ export function openaiAudioRoutes(router: Router, { models, limits }: V1Deps): v
     respond(ctx, format, transcript, request.options.task ?? 'transcribe');
   };
   router.post('/audio/transcriptions', handler('transcribe'));
-  // POST /audio/translations is `handler('translate')`; it is registered once the OpenAPI
-  // document (src/http/openapi.ts, whose test requires every route) describes it.
+  router.post('/audio/translations', handler('translate'));
 }
 
 function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, task: string): void {
