@@ -26,6 +26,15 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   // The router's 405 answers and koa-body's errors all pass through the same mapper.
   app.silent = true;
+  // Errors after the response has started (a TTS stream failing mid-way) cannot reach the
+  // error middleware; routes emit them here so they are still logged.
+  app.on('error', (error: unknown, ctx?: Koa.Context) => {
+    logger.error('response failed after headers were sent', {
+      requestId: ctx?.response.get('X-Request-Id'),
+      path: ctx?.path,
+      error,
+    });
+  });
 
   app.use(
     errorMiddleware({

@@ -52,10 +52,12 @@ async function decodeMp3(bytes: Buffer): Promise<Audio> {
   }
 }
 
-const binary = (res: NodeJS.ReadableStream, callback: (error: Error | null, body: Buffer) => void) => {
+// superagent types the parser's stream as its Response; at run time it is the Node response stream.
+const binary = (res: unknown, callback: (error: Error | null, body: Buffer) => void) => {
+  const stream = res as NodeJS.ReadableStream;
   const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => callback(null, Buffer.concat(chunks)));
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.on('end', () => callback(null, Buffer.concat(chunks)));
 };
 
 describe('POST /v1/text-to-speech', () => {
