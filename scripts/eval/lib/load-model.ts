@@ -1,0 +1,37 @@
+/**
+ * Loads one model exactly as the server does (manifest → ModelRegistry → ENGINES → engine
+ * worker), with per-run overrides of its manifest `options` (e.g. dtype, threads), so
+ * evaluations and benchmarks measure the product's code path.
+ */
+import { join, resolve } from 'node:path';
+import { loadConfig } from '../../../src/config/load-config.js';
+import { ENGINES } from '../../../src/inference/engines.js';
+import { readManifest, type ManifestEntry } from '../../../src/inference/manifest.js';
+import { ModelRegistry } from '../../../src/inference/model-registry.js';
+import type { ModelForTask, Task } from '../../../src/inference/types.js';
+
+export interface LoadedModel<T extends Task> {
+  entry: ManifestEntry;
+  modelDir: string;
+  model: ModelForTask[T];
+}
+
+export function modelsDir(): string {
+  return resolve(loadConfig(process.env).modelsDir);
+}
+
+export async function loadModel<T extends Task>(
+  task: T,
+  modelId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<LoadedModel<T>> {
+  const config = loadConfig(process.env);
+  const manifest = await readManifest(config.manifestPath);
+  const found = manifest.models.find((model) => model.id === modelId);
+  if (!found) throw new Error(`no model "${modelId}" in ${config.manifestPath}`);
+  const entry: ManifestEntry = { ...found, options: { ...found.options, ...overrides } };
+  // The registry sees the base models too, so an entry sharing one (options.baseModel) resolves.
+  const models = manifest.models.map((model) => (model.id === modelId ? entry : model));
+  const registry = new ModelRegistry({ manifest: { models }, modelsDir: modelsDir(), engines: ENGINES });
+  return { entry, modelDir: join(modelsDir(), entry.id), model: await registry.get(modelId, task) };
+}
