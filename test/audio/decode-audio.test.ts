@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { PayloadTooLargeError, UndecodableAudioError } from '../../src/errors.js';
 import { AUDIO_FIXTURES, dominantFrequency, rms, SPEECH_DIR } from './audio-test-helpers.js';
+import { rejection } from '../helpers/rejection.js';
 
 const { WaveFile } = createRequire(import.meta.url)('wavefile') as typeof import('wavefile');
 const OPTIONS = { sampleRate: 16000, maxSeconds: 1800 };
@@ -20,15 +21,6 @@ const SPEECH_CLIPS: [string, number][] = [
   ['es_fleurs_002.ogg', 9.7],
   ['de_fleurs_000.ogg', 17.9],
 ];
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('decodeAudio', () => {
   describe('real speech clips', () => {

@@ -9,6 +9,7 @@ import { whisperLanguageCode } from '../../../src/inference/speech-to-text/whisp
 import { toTranscript } from '../../../src/inference/speech-to-text/whisper-output.js';
 import type { Transcriber } from '../../../src/inference/types.js';
 import { REPO_ROOT, sine, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+import { rejection } from '../../helpers/rejection.js';
 
 const MODELS_DIR = join(REPO_ROOT, 'test/fixtures/models');
 const ENTRY: ManifestEntry = {
@@ -19,15 +20,6 @@ const ENTRY: ManifestEntry = {
   license: 'MIT',
   options: { maxNewTokens: 6 },
 };
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('transformers-asr engine (random-weight Whisper fixture in a worker)', () => {
   let transcriber: Transcriber;
