@@ -58,6 +58,9 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
   ctx.set('X-Request-Id', keep.requestId);
   if (keep.allow) ctx.set('Allow', keep.allow);
   if (error.status === 401) ctx.set('WWW-Authenticate', wwwAuthenticate || 'Bearer realm="v1"');
+  // A body left partly read (an early 413) leaves the connection mid-request: answered with
+  // keep-alive, the socket was then reset and the client's next request on it failed.
+  if (!ctx.req.complete) ctx.res.shouldKeepAlive = false;
 
   ctx.status = error.status;
   if (format === 'json') {

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '../../src/config/load-config.js';
@@ -31,6 +32,8 @@ export interface TestAppOptions {
 
 export interface TestApp {
   request: supertest.Agent;
+  /** The Koa app itself, for tests that need a real listening server (connection reuse). */
+  app: Koa;
   db: Kysely<Database>;
   models: ModelRegistry;
   config: Config;
@@ -60,6 +63,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const app = createApp({ db, models, config, logger: createLogger('silent') });
   return {
     request: supertest.agent(app.callback()),
+    app,
     db,
     models,
     config,

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
@@ -168,6 +170,38 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
       expect(raw.body.error.code).to.equal('payload_too_large');
       const form = await app.request.post('/v1/audio/transcriptions').set('Authorization', bearer()).field('model', MODEL).attach('file', big, 'big.mp3');
       expect(form.status).to.equal(413);
+    });
+
+    it('after a 413 on a partly read body, the next request on a kept-alive connection still works', async () => {
+      // Before the fix the 413 said "Connection: keep-alive" and the socket was then reset,
+      // so a client reusing it (any keep-alive agent, the OpenAI SDKs) failed its next request.
+      const server = createServer(app.app.callback());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const { port } = server.address() as AddressInfo;
+      const send = (method: string, path: string, headers: Record<string, string>, body?: Buffer) =>
+        new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+          const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+          });
+          req.on('error', reject);
+          req.end(body);
+        });
+      try {
+        const big = Buffer.alloc(25 * 1024 * 1024 + 64 * 1024);
+        const headers = { Authorization: bearer(), 'Content-Type': 'audio/mpeg' };
+        const chunked = await send('POST', `/v1/transcriptions?model=${MODEL}`, { ...headers, 'Transfer-Encoding': 'chunked' }, big);
+        expect(chunked.status).to.equal(413);
+        expect(chunked.connection).to.equal('close');
+        expect((await send('GET', '/', {})).status).to.equal(200);
+        const declared = await send('POST', `/v1/transcriptions?model=${MODEL}`, headers, big);
+        expect(declared.status).to.equal(413);
+        expect((await send('GET', '/', {})).status).to.equal(200);
+      } finally {
+        agent.destroy();
+        server.close();
+      }
     });
 
     it('answers 400 when the model is missing, 404 when unknown, 503 when not installed', async () => {
