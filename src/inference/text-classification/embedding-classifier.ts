@@ -5,14 +5,20 @@
  * load. A query's confidence for a label is the softmax, at `options.temperature` (default 0.05),
  * of its cosine similarities to those directions: single-label, summing to 1.
  *
- * A request may send its own `labels`; each is then described by its own name.
+ * With `options.head` (a linear head trained offline, see linear-head.ts) the manifest labels are
+ * scored by softmax(W·e + b) instead, and their descriptions are not embedded; prototype
+ * similarity stays the default path.
+ *
+ * A request may send its own `labels`; each is then described by its own name (always by
+ * prototype similarity: a head only knows the labels it was trained for).
  */
 import { ValidationError } from '../../errors.js';
 import type { Engine } from '../engine.js';
 import type { Classifier } from '../types.js';
-import { batchOptions, describeLabels, labelSpecs, optionalNumber } from './classifier-options.js';
+import { ClassifierOptionError, batchOptions, describeLabels, labelSpecs, optionalNumber } from './classifier-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
 import { startBatchModel, weightsInstalled } from './load-transformers-model.js';
+import { headConfidences, headWidth, linearHead } from './linear-head.js';
 import { SentenceEmbedder, centroid, dot } from './sentence-embedder.js';
 
 const DEFAULT_TEMPERATURE = 0.05;
@@ -36,15 +42,24 @@ export const embeddingClassifier: Engine<'text-classification'> = {
   async load(entry, context): Promise<Classifier> {
     const temperature = optionalNumber(entry, 'temperature', 1e-4, 100) ?? DEFAULT_TEMPERATURE;
     const specs = labelSpecs(entry) ?? [];
+    const head = linearHead(entry, specs.length);
     const embedder = new SentenceEmbedder(await startBatchModel(entry, context, 'feature-extraction'), batchOptions(entry));
 
-    const defaults: Prototype[] = [];
-    const vectors = await embedder.embedAll(specs.flatMap((spec) => spec.descriptions)).catch(async (error: unknown) => {
+    // With a head, one label name is embedded only to check the head fits this model's width.
+    const texts = head ? specs.slice(0, 1).map((spec) => spec.label) : specs.flatMap((spec) => spec.descriptions);
+    const vectors = await embedder.embedAll(texts).catch(async (error: unknown) => {
       await embedder.dispose();
       throw error;
     });
+    if (head && vectors[0] && vectors[0].length !== headWidth(head)) {
+      await embedder.dispose();
+      throw new ClassifierOptionError(
+        `models.json "${entry.id}": options.head expects ${headWidth(head)}-value embeddings, the model gives ${vectors[0].length}`,
+      );
+    }
+    const defaults: Prototype[] = [];
     let next = 0;
-    for (const spec of specs) {
+    for (const spec of head ? [] : specs) {
       defaults.push({ label: spec.label, direction: centroid(vectors.slice(next, (next += spec.descriptions.length))) });
     }
 
@@ -64,6 +79,12 @@ export const embeddingClassifier: Engine<'text-classification'> = {
 
     return {
       async classify(text, options = {}) {
+        if (head && !options.labels) {
+          return sortedLabels(
+            specs.map((spec) => spec.label),
+            headConfidences(head, await embedder.embed(text)),
+          );
+        }
         const prototypesPromise = options.labels ? requestPrototypes(options.labels) : Promise.resolve(defaults);
         const [query, prototypes] = await Promise.all([embedder.embed(text), prototypesPromise]);
         if (prototypes.length === 0) throw new ValidationError(`Model "${entry.id}" has no default labels: send "labels"`);

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { ClassifierOptionError } from '../../../src/inference/text-classification/classifier-options.js';
 import type { Classifier } from '../../../src/inference/types.js';
 import { embeddingClassifier as engine } from '../../../src/inference/text-classification/embedding-classifier.js';
+import { startBatchModel } from '../../../src/inference/text-classification/load-transformers-model.js';
 import { entry, fixtureContext, sum } from './fixture-models.js';
 
 const ID = 'minilm-random';
@@ -61,4 +63,49 @@ describe('embedding-classifier engine (minilm-random fixture)', () => {
       accepts_labels: true,
     });
   });
+
+  describe('with a linear head (options.head)', () => {
+    // minilm-random gives 32-value embeddings; this head's positive row is the first axis.
+    const WIDTH = 32;
+    const axis = Array.from({ length: WIDTH }, (_, i) => (i === 0 ? 4 : 0));
+    const HEAD = { weights: [axis, axis.map((v) => -v)], bias: [0.25, -0.25] };
+    let headed: Classifier;
+    before(async () => {
+      headed = await engine.load(entry(ID, 'embedding-classifier', { labels: LABELS, head: HEAD }), fixtureContext(ID));
+    });
+    after(() => headed.dispose());
+
+    it('scores the manifest labels by softmax(W·e + b) of the sentence embedding', async () => {
+      const text = 'a gorgeous , witty , seductive movie';
+      const e0 = (await embedding(text))[0]!;
+      const labels = await headed.classify(text);
+      const positive = labels.find((l) => l.label === 'positive')!.confidence;
+      expect(positive).to.be.closeTo(1 / (1 + Math.exp(-(8 * e0 + 0.5))), 1e-4);
+      expect(sum(labels.map((l) => l.confidence))).to.be.closeTo(1, 1e-5);
+      expect(labels[0]!.confidence).to.be.at.least(labels[1]!.confidence);
+    });
+
+    it('still answers request labels by prototype similarity', async () => {
+      const labels = await headed.classify('good movie', { labels: ['good movie', 'sports news', 'weather'] });
+      expect(labels[0]!.label).to.equal('good movie');
+    });
+
+    it('fails to load when the head does not fit the embedding width', async () => {
+      const narrow = { weights: [[1, 2], [3, 4]], bias: [0, 0] };
+      let error: unknown;
+      await engine.load(entry(ID, 'embedding-classifier', { labels: LABELS, head: narrow }), fixtureContext(ID)).catch((e: unknown) => (error = e));
+      expect(error).to.be.instanceOf(ClassifierOptionError);
+      expect(String(error)).to.match(/expects 2-value embeddings, the model gives 32/);
+    });
+  });
 });
+
+/** The fixture's unit sentence embedding of one text, from the same worker code the engine uses. */
+async function embedding(text: string): Promise<Float32Array> {
+  const model = await startBatchModel(entry(ID, 'embedding-classifier'), fixtureContext(ID), 'feature-extraction');
+  try {
+    return (await model.forward([text]))[0]!;
+  } finally {
+    await model.dispose();
+  }
+}
