@@ -58,9 +58,11 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
   ctx.set('X-Request-Id', keep.requestId);
   if (keep.allow) ctx.set('Allow', keep.allow);
   if (error.status === 401) ctx.set('WWW-Authenticate', wwwAuthenticate || 'Bearer realm="v1"');
-  // A body left partly read (an early 413) leaves the connection mid-request: answered with
-  // keep-alive, the socket was then reset and the client's next request on it failed.
-  if (!ctx.req.complete) ctx.res.shouldKeepAlive = false;
+  // A body left partly read (a 413 part-way through an upload) leaves the connection
+  // mid-request; Node resets it after this response, so say "Connection: close" or a
+  // keep-alive client fails its next request. A body never read at all is drained by Node,
+  // and the client may still be sending it, so that connection is kept.
+  if (!ctx.req.complete && ctx.req.readableDidRead) ctx.res.shouldKeepAlive = false;
 
   ctx.status = error.status;
   if (format === 'json') {
