@@ -79,6 +79,10 @@ export function mapError(error: unknown): MappedError {
   if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
   const status = httpStatusOf(error);
   const type = (error as { type?: string })?.type;
+  // zlib/brotli errors from koa-body inflating a body that does not match its Content-Encoding.
+  if (isDecompressionError(error)) {
+    return { status: 400, code: 'invalid_request', message: 'Request body could not be decoded with its Content-Encoding' };
+  }
   if (status === 413 || type === 'entity.too.large') {
     return { status: 413, code: 'payload_too_large', message: 'Request body is too large' };
   }
@@ -95,6 +99,12 @@ export function mapError(error: unknown): MappedError {
     return { status, code: 'invalid_request', message: messageOf(error, 'Bad request') };
   }
   return { status: 500, code: 'internal_error', message: GENERIC_500 };
+}
+
+/** Node's zlib errors carry a numeric errno and a Z_* code (brotli: ERR__ERROR_*). */
+function isDecompressionError(error: unknown): boolean {
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
+  return typeof errno === 'number' && typeof code === 'string' && /^(Z_|ERR__ERROR)/.test(code);
 }
 
 function httpStatusOf(error: unknown): number | undefined {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { gzipSync } from 'node:zlib';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -88,6 +89,25 @@ describe('/users', () => {
         400,
       );
       expect(res.text).to.match(/JSON/);
+    });
+
+    it('answers 400 for a body that does not match its Content-Encoding, and accepts a gzipped one', async () => {
+      const json = JSON.stringify({ name: 'Ann', email: 'ann@example.org' });
+      const corrupt = [
+        ['gzip', Buffer.from(json)],
+        ['deflate', Buffer.from(json)],
+        ['br', Buffer.from(json)],
+        ['gzip', gzipSync(json).subarray(0, 20)],
+      ] as const;
+      // superagent would JSON-encode a Buffer sent as application/json; send the bytes as they are.
+      const send = (encoding: string, bytes: Buffer) =>
+        app.request.post('/users').set('Content-Type', 'application/json').set('Content-Encoding', encoding).serialize((body) => body).send(bytes);
+      for (const [encoding, bytes] of corrupt) {
+        const res = await rejected(() => send(encoding, bytes), 400);
+        expect(res.text, encoding).to.match(/Content-Encoding/);
+      }
+      const ok = await send('gzip', gzipSync(json));
+      expect(ok.status, ok.text).to.equal(201);
     });
 
     it('answers 415 for a non-JSON content type', async () => {
