@@ -8,7 +8,7 @@ import type { ModelRegistry } from '../inference/model-registry.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { Database } from '../users/database.js';
 import { createUserStore } from '../users/user-store.js';
-import { errorMiddleware } from './error-middleware.js';
+import { clientDisconnected, errorMiddleware } from './error-middleware.js';
 import { createRootRouter } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router, V1_PREFIX } from './routes/v1-router.js';
@@ -29,6 +29,10 @@ export function createApp(deps: AppDeps): Koa {
   // Errors after the response has started (a TTS stream failing mid-way) cannot reach the
   // error middleware; routes emit them here so they are still logged.
   app.on('error', (error: unknown, ctx?: Koa.Context) => {
+    if (ctx && clientDisconnected(ctx, error)) {
+      logger.info('client closed the connection', { requestId: ctx.response.get('X-Request-Id'), path: ctx.path });
+      return;
+    }
     logger.error('response failed after headers were sent', {
       requestId: ctx?.response.get('X-Request-Id'),
       path: ctx?.path,

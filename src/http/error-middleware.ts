@@ -39,6 +39,10 @@ export function errorMiddleware(options: {
         throw new AppError(501, 'method_not_allowed', `${ctx.method} is not implemented`);
       }
     } catch (error) {
+      if (clientDisconnected(ctx, error)) {
+        options.logger.info('client closed the connection', { requestId, method: ctx.method, path: ctx.path });
+        return;
+      }
       const mapped = mapError(error);
       if (mapped.status >= 500 && mapped.code === 'internal_error') {
         options.logger.error('request failed', { requestId, method: ctx.method, path: ctx.path, error });
@@ -48,6 +52,18 @@ export function errorMiddleware(options: {
       respond(ctx, mapped, options.formatFor(ctx));
     }
   };
+}
+
+const DISCONNECT_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'HPE_INVALID_EOF_STATE']);
+
+/**
+ * The client hung up mid-request (curl ^C, an SDK timeout): nothing failed on our side and no
+ * one can read an answer. Both checks, so an EPIPE from a crashed model process still counts as ours.
+ * (`req.socket` is null once the request stream itself was destroyed.)
+ */
+export function clientDisconnected(ctx: Context, error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return ctx.req.socket?.destroyed === true && typeof code === 'string' && DISCONNECT_CODES.has(code);
 }
 
 function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {

@@ -6,6 +6,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
 import { AUDIO_FIXTURES, REPO_ROOT, sine, SPEECH_DIR } from '../audio/audio-test-helpers.js';
+import { createApp } from '../../src/http/create-app.js';
+import { createLogger } from '../../src/logger.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const { WaveFile } = createRequire(import.meta.url)('wavefile') as typeof import('wavefile');
@@ -202,6 +204,28 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
         expect((await send('GET', '/', {})).status).to.equal(200);
       } finally {
         agent.destroy();
+        server.close();
+      }
+    });
+
+    it('logs a client that hangs up mid-upload at info, not as a failed request', async () => {
+      const lines: { level: string; message: string }[] = [];
+      const logger = createLogger('debug', (line) => lines.push(JSON.parse(line)));
+      const server = createServer(createApp({ db: app.db, models: app.models, config: app.config, logger }).callback());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      try {
+        const headers = { Authorization: bearer(), 'Content-Type': 'audio/mpeg', 'Transfer-Encoding': 'chunked' };
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: `/v1/transcriptions?model=${MODEL}`, headers });
+        req.on('error', () => {});
+        req.write(Buffer.alloc(10_000));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        req.destroy();
+        for (let i = 0; i < 50 && lines.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(lines.filter((line) => line.level === 'error'), JSON.stringify(lines)).to.deep.equal([]);
+        expect(lines.map((line) => line.message)).to.include('client closed the connection');
+      } finally {
         server.close();
       }
     });
