@@ -6,6 +6,14 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: 'string', description, ...extra });
 
+/** Multipart fields shared by /v1/transcriptions and the OpenAI form. */
+const transcriptionFormFields = {
+  file: str('The audio file (MP3, WAV, FLAC, Ogg).', { contentMediaType: 'application/octet-stream' }),
+  model: str('Speech-to-text model id.'),
+  language: str('Spoken language code; optional.'),
+  task: str('`transcribe` or `translate`.', { enum: ['transcribe', 'translate'] }),
+};
+
 export const schemas: Record<string, unknown> = {
   User: {
     type: 'object',
@@ -107,21 +115,13 @@ export const schemas: Record<string, unknown> = {
   TranscriptionForm: {
     type: 'object',
     required: ['file', 'model'],
-    properties: {
-      file: str('The audio file (MP3, WAV, FLAC, Ogg).', { contentMediaType: 'application/octet-stream' }),
-      model: str('Speech-to-text model id.'),
-      language: str('Spoken language code; optional.'),
-      task: str('`transcribe` or `translate`.', { enum: ['transcribe', 'translate'] }),
-    },
+    properties: transcriptionFormFields,
   },
   OpenAITranscriptionForm: {
     type: 'object',
     required: ['file', 'model'],
     properties: {
-      file: str('The audio file (MP3, WAV, FLAC, Ogg).', { contentMediaType: 'application/octet-stream' }),
-      model: str('Speech-to-text model id.'),
-      language: str('Spoken language code; optional.'),
-      task: str('`transcribe` or `translate`.', { enum: ['transcribe', 'translate'] }),
+      ...transcriptionFormFields,
       response_format: str('Answer format.', { enum: ['json', 'text', 'verbose_json', 'srt', 'vtt'], default: 'json' }),
       prompt: str('Accepted for compatibility; ignored.'),
       temperature: { type: 'number', description: 'Accepted for compatibility; ignored.' },
