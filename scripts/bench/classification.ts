@@ -1,7 +1,7 @@
 /**
  * npm run bench:text (classification part): throughput of minilm-sentiment at 1, 8 and 32
  * concurrent clients, against a Python onnxruntime + tokenizers baseline on the same ONNX, the
- * same label prototypes and the same number of ONNX Runtime compute threads
+ * same label scoring (the trained head) and the same number of ONNX Runtime compute threads
  * (scripts/bench/baselines/classification_ort.py), measured in the same run: for each level the
  * baseline runs right after our measurement, so both see the same machine load. The goal is
  * >= 1.0x at 32 clients.

@@ -205,6 +205,18 @@ describe('POST /v1/classifications with the real minilm-sentiment (npm run test-
     expect(res.body.labels[0].confidence + res.body.labels[1].confidence).to.be.closeTo(1, 1e-5);
   });
 
+  it('labels a plainly negative review negative (the trained head, not only the positive class)', async () => {
+    const res = await post(app!, { model: 'minilm-sentiment', query: 'a dull, tedious film with wooden acting and no laughs' });
+    expect(res.status).to.equal(200);
+    expect(res.body.labels[0].label).to.equal('negative');
+  });
+
+  it('scores request-supplied labels on the sentiment model by similarity to the label names', async () => {
+    const res = await post(app!, { model: 'minilm-sentiment', query: 'the striker scored twice', labels: ['football', 'cooking'] });
+    expect(res.status).to.equal(200);
+    expect(res.body.labels[0].label).to.equal('football');
+  });
+
   it('labels a sports headline Sports with minilm-topics', async () => {
     const res = await post(app!, { model: 'minilm-topics', query: 'The striker scored a late winner as United beat Chelsea 2-1' });
     expect(res.status).to.equal(200);

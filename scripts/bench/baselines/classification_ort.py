@@ -1,7 +1,7 @@
 """Baseline for scripts/bench/classification.ts: the same embedding classifier in plain Python.
 
-Python onnxruntime + HF tokenizers on the same all-MiniLM-L6-v2 ONNX, the same label prototypes
-(read from the same models.json entry) and the same intra-op thread count. Each client is a
+Python onnxruntime + HF tokenizers on the same all-MiniLM-L6-v2 ONNX, the same label scoring
+(trained head or prototypes, read from the same models.json entry) and the same intra-op thread count. Each client is a
 thread that classifies one text per session.run (batch 1, no padding): what a straightforward
 Python service does without micro-batching. onnxruntime releases the GIL inside run(), so
 concurrent clients do overlap.
@@ -47,18 +47,18 @@ def main() -> None:
         pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
         return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
 
-    entry = next(m for m in json.load(open(manifest))["models"] if m["id"] == model_id)
-    labels = entry["options"]["labels"]
-    temperature = entry["options"].get("temperature", 0.05)
-    centroids = []
-    for spec in labels:
-        mean = embed(spec["descriptions"]).mean(0)
-        centroids.append(mean / np.linalg.norm(mean))
-    centroids = np.stack(centroids)
-    names = [spec["label"] for spec in labels]
+    options = next(m for m in json.load(open(manifest))["models"] if m["id"] == model_id)["options"]
+    specs = [{"label": spec, "descriptions": [spec]} if isinstance(spec, str) else spec for spec in options["labels"]]
+    names = [spec["label"] for spec in specs]
+    if "head" in options:  # the engine's trained head: softmax(W.e + b)
+        weights, bias, temperature = np.array(options["head"]["weights"], np.float32), np.array(options["head"]["bias"], np.float32), 1.0
+    else:  # prototype similarity: cosine to each label's mean description, softmax at the temperature
+        centroids = np.stack([embed(spec["descriptions"]).mean(0) for spec in specs])
+        weights, bias = centroids / np.linalg.norm(centroids, axis=1, keepdims=True), np.zeros(len(specs), np.float32)
+        temperature = options.get("temperature", 0.05)
 
     def classify(text: str) -> list[tuple[str, float]]:
-        scores = embed([text])[0] @ centroids.T / temperature
+        scores = (embed([text])[0] @ weights.T + bias) / temperature
         scores = np.exp(scores - scores.max())
         scores /= scores.sum()
         return sorted(zip(names, scores.tolist()), key=lambda pair: -pair[1])
