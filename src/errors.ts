@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   model_not_installed: 'The model is known but its files are not installed; the message names the command.',
   model_unavailable: 'The model is installed but failed to load.',
   inference_failed: 'The model failed or timed out while answering (e.g. its process crashed); retrying usually works.',
+  server_busy: 'Too many requests for this task are in progress or queued; retry after the Retry-After header\'s seconds.',
   internal_error: 'An unexpected server error; details are in the server log under the request id.',
 } as const;
 
@@ -123,5 +124,15 @@ export class InferenceFailedError extends AppError {
   override name = 'InferenceFailedError';
   constructor(modelId: string, reason: string) {
     super(503, 'inference_failed', `Model "${modelId}" failed while answering: ${reason}`);
+  }
+}
+
+export class ServerBusyError extends AppError {
+  override name = 'ServerBusyError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(503, 'server_busy', message);
   }
 }

@@ -1,3 +1,5 @@
+import type { Task } from '../inference/types.js';
+
 /**
  * Configuration is read once, from an env-like record, validated, and frozen.
  * Nothing else in `src/` reads `process.env`.
@@ -30,6 +32,12 @@ export interface Limits {
   readonly maxSpeechInputChars: number;
   /** Decoded audio longer than this is rejected with 413 (speech to text). */
   readonly maxAudioSeconds: number;
+  /**
+   * Inference requests per task held at once (running, queued or uploading); more get 503
+   * server_busy. Speech to text is the lowest: each may hold a 25 MB upload for the seconds or
+   * minutes its queue takes.
+   */
+  readonly maxPendingRequests: Readonly<Record<Task, number>>;
 }
 
 export class ConfigError extends Error {
@@ -45,6 +53,12 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxTranslationChars: 20_000,
   maxSpeechInputChars: 5_000,
   maxAudioSeconds: 30 * 60,
+  maxPendingRequests: Object.freeze({
+    'speech-to-text': 16,
+    'text-to-speech': 32,
+    translation: 64,
+    'text-classification': 256,
+  }),
 });
 
 export function loadConfig(env: Record<string, string | undefined>): Config {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import { AppError, type ErrorCode } from '../errors.js';
+import { AppError, ServerBusyError, type ErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export type ErrorFormat = 'text' | 'json';
@@ -14,6 +14,7 @@ interface MappedError {
   status: number;
   code: ErrorCode;
   message: string;
+  retryAfterSeconds?: number;
 }
 
 const GENERIC_500 = 'Internal Server Error';
@@ -74,6 +75,7 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
   ctx.set('X-Request-Id', keep.requestId);
   if (keep.allow) ctx.set('Allow', keep.allow);
   if (error.status === 401) ctx.set('WWW-Authenticate', wwwAuthenticate || 'Bearer realm="v1"');
+  if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
   // A body left partly read (a 413 part-way through an upload) leaves the connection
   // mid-request; Node resets it after this response, so say "Connection: close" or a
   // keep-alive client fails its next request. A body never read at all is drained by Node,
@@ -92,6 +94,9 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
 /** Maps our AppErrors, and the errors koa-body, co-body, formidable and the router throw. */
 export function mapError(error: unknown): MappedError {
   // AppError messages are written for clients, including 503s that name an install command.
+  if (error instanceof ServerBusyError) {
+    return { status: error.status, code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
+  }
   if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
   const status = httpStatusOf(error);
   const type = (error as { type?: string })?.type;

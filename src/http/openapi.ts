@@ -39,7 +39,7 @@ const AREA_A_ERRORS = {
 const V1_COMMON = {
   '401': jsonError('Missing, malformed, unknown or revoked API key. The response carries `WWW-Authenticate: Bearer`.', ['unauthorized']),
   '500': jsonError('Unexpected server error; details are in the server log under the X-Request-Id of the response.', ['internal_error']),
-  '503': jsonError('The model is known but not installed (the message names the install command), failed to load, or failed while answering (retrying usually works).', ['model_not_installed', 'model_unavailable', 'inference_failed']),
+  '503': jsonError('The model is known but not installed (the message names the install command), failed to load, or failed while answering (retrying usually works); or too many requests of this task are already in progress or queued (`server_busy`, with a `Retry-After` header in seconds).', ['model_not_installed', 'model_unavailable', 'inference_failed', 'server_busy']),
 };
 const MODEL_404 = jsonError('The model id is not in the manifest (GET /v1/models lists them).', ['model_not_found']);
 const JSON_ONLY_415 = jsonError('The body is not sent as application/json.', ['unsupported_media_type']);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type Koa from 'koa';
 import type { Kysely } from 'kysely';
 import supertest from 'supertest';
-import { loadConfig, type Config } from '../../src/config/load-config.js';
+import { loadConfig, type Config, type Limits } from '../../src/config/load-config.js';
 import { createApp } from '../../src/http/create-app.js';
 import type { Engine } from '../../src/inference/engine.js';
 import { ENGINES } from '../../src/inference/engines.js';
@@ -26,6 +26,8 @@ export interface TestAppOptions {
   modelsDir?: string;
   engines?: Readonly<Record<string, Engine>>;
   env?: Record<string, string>;
+  /** Overrides of the built-in limits (they are not read from the environment). */
+  limits?: Partial<Limits>;
   /** Reuse an existing database file (restart tests). */
   databasePath?: string;
 }
@@ -46,13 +48,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const dir = mkdtempSync(join(tmpdir(), 'lis-test-'));
   const databasePath = options.databasePath ?? join(dir, 'app.db');
   const modelsDir = options.modelsDir ?? join(dir, 'models');
-  const config = loadConfig({
+  const loaded = loadConfig({
     DATABASE_URL: `sqlite:${databasePath}`,
     MODELS_DIR: modelsDir,
     API_KEYS: TEST_API_KEY,
     LOG_LEVEL: 'silent',
     ...options.env,
   });
+  const config: Config = { ...loaded, limits: { ...loaded.limits, ...options.limits } };
   configureRuntime({ modelsDir });
   const db = await openDatabase(databasePath);
   const models = new ModelRegistry({

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Limits } from '../../config/load-config.js';
 import type { ModelRegistry } from '../../inference/model-registry.js';
+import { createAdmission, type Admission } from '../admission.js';
 import { classificationRoutes } from './v1/classification-routes.js';
 import { modelRoutes } from './v1/model-routes.js';
 import { openaiAudioRoutes } from './v1/openai-audio-routes.js';
@@ -19,7 +20,13 @@ export interface V1Deps {
   auth: Middleware;
 }
 
-export function createV1Router(deps: V1Deps): Router {
+export interface V1RouteDeps extends V1Deps {
+  /** Goes first on every inference route, before the body is read (see admission.ts). */
+  admit: Admission;
+}
+
+export function createV1Router(options: V1Deps): Router {
+  const deps: V1RouteDeps = { ...options, admit: createAdmission(options.limits.maxPendingRequests) };
   const router = new Router({ prefix: V1_PREFIX });
   router.use(deps.auth);
   for (const addRoutes of [modelRoutes, classificationRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {

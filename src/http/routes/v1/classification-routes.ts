@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import { jsonBody } from '../../body-parsers.js';
 import { optionalStringArray, requireObject, requireString } from '../../validation.js';
-import type { V1Deps } from '../v1-router.js';
+import type { V1RouteDeps } from '../v1-router.js';
 
 /** Candidate labels per request (zero-shot and embedding models); each costs one model pair or embedding. */
 const MAX_REQUEST_LABELS = 50;
@@ -13,8 +13,8 @@ const MAX_LABEL_CHARS = 200;
  * limits.maxClassificationChars characters (400 otherwise); longer token sequences are truncated
  * to the model's window. `labels` is accepted by zero-shot and embedding models only.
  */
-export function classificationRoutes(router: Router, { models, limits }: V1Deps): void {
-  router.post('/classifications', jsonBody(limits.maxJsonBytes), async (ctx) => {
+export function classificationRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
+  router.post('/classifications', admit('text-classification'), jsonBody(limits.maxJsonBytes), async (ctx) => {
     const body = requireObject(ctx.request.body);
     const modelId = requireString(body, 'model');
     const query = requireString(body, 'query', { maxLength: limits.maxClassificationChars });

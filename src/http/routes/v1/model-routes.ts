@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
-import type { V1Deps } from '../v1-router.js';
+import type { V1RouteDeps } from '../v1-router.js';
 
-export function modelRoutes(router: Router, { models }: V1Deps): void {
+export function modelRoutes(router: Router, { models }: V1RouteDeps): void {
   router.get('/models', async (ctx) => {
     ctx.body = { object: 'list', data: await models.list() };
   });

@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ValidationError } from '../../../errors.js';
 import type { Transcript } from '../../../inference/types.js';
-import type { V1Deps } from '../v1-router.js';
+import type { V1RouteDeps } from '../v1-router.js';
 import { readAudioUpload } from './audio-upload.js';
 import { toSrt, toWebVtt } from './subtitle-formats.js';
 import { toTranscriptionRequest } from './transcription-request.js';
@@ -14,7 +14,7 @@ import { toTranscriptionRequest } from './transcription-request.js';
 const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
-export function openaiAudioRoutes(router: Router, { models, limits }: V1Deps): void {
+export function openaiAudioRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
   const handler = (task: 'transcribe' | 'translate') => async (ctx: Context) => {
     const upload = await readAudioUpload(ctx, limits.maxAudioBytes);
     const format = responseFormat(upload.fields.response_format);
@@ -25,8 +25,8 @@ export function openaiAudioRoutes(router: Router, { models, limits }: V1Deps): v
     const transcript = await transcriber.transcribe(request.audio, request.options);
     respond(ctx, format, transcript, request.options.task ?? 'transcribe');
   };
-  router.post('/audio/transcriptions', handler('transcribe'));
-  router.post('/audio/translations', handler('translate'));
+  router.post('/audio/transcriptions', admit('speech-to-text'), handler('transcribe'));
+  router.post('/audio/translations', admit('speech-to-text'), handler('translate'));
 }
 
 function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, task: string): void {

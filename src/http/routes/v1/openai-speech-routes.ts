@@ -7,14 +7,14 @@ import type Router from '@koa/router';
 import { ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
 import { requireObject } from '../../validation.js';
-import type { V1Deps } from '../v1-router.js';
+import type { V1RouteDeps } from '../v1-router.js';
 import { createSpeechResponder, parseSpeechRequest, SPEECH_FORMATS } from './speech-routes.js';
 
 const OPENAI_ONLY_FORMATS = ['opus', 'aac', 'flac', 'pcm'];
 
-export function openaiSpeechRoutes(router: Router, deps: V1Deps): void {
+export function openaiSpeechRoutes(router: Router, deps: V1RouteDeps): void {
   const speak = createSpeechResponder(deps);
-  router.post('/audio/speech', jsonBody(deps.limits.maxJsonBytes), (ctx) => {
+  router.post('/audio/speech', deps.admit('text-to-speech'), jsonBody(deps.limits.maxJsonBytes), (ctx) => {
     const body = requireObject(ctx.request.body);
     const format = body.response_format;
     if (typeof format === 'string' && OPENAI_ONLY_FORMATS.includes(format)) {

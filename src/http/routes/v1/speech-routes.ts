@@ -17,7 +17,7 @@ import { speechBytes, SPEECH_MEDIA_TYPES, type SpeechFormat } from '../../../inf
 import { createSpeechEncoder, type SpeechEncoder } from '../../../inference/text-to-speech/speech-encoder.js';
 import { jsonBody } from '../../body-parsers.js';
 import { optionalEnum, optionalNumber, optionalString, requireObject, requireString, type JsonObject } from '../../validation.js';
-import type { V1Deps } from '../v1-router.js';
+import type { V1RouteDeps } from '../v1-router.js';
 
 export const SPEECH_FORMATS: readonly SpeechFormat[] = ['mp3', 'wav'];
 export const SPEED_RANGE = Object.freeze({ min: 0.25, max: 4 });
@@ -30,9 +30,9 @@ export interface SpeechRequest {
   format: SpeechFormat;
 }
 
-export function speechRoutes(router: Router, deps: V1Deps): void {
+export function speechRoutes(router: Router, deps: V1RouteDeps): void {
   const speak = createSpeechResponder(deps);
-  router.post('/text-to-speech', jsonBody(deps.limits.maxJsonBytes), (ctx) =>
+  router.post('/text-to-speech', deps.admit('text-to-speech'), jsonBody(deps.limits.maxJsonBytes), (ctx) =>
     speak(ctx, parseSpeechRequest(requireObject(ctx.request.body), deps.limits)),
   );
 }

@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { V1Deps } from '../v1-router.js';
+import type { V1RouteDeps } from '../v1-router.js';
 import { readAudioUpload } from './audio-upload.js';
 import { toTranscriptionRequest } from './transcription-request.js';
 
-export function transcriptionRoutes(router: Router, { models, limits }: V1Deps): void {
+export function transcriptionRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
   const handler = async (ctx: Context) => {
     const upload = await readAudioUpload(ctx, limits.maxAudioBytes);
     const request = toTranscriptionRequest(upload, limits);
@@ -24,6 +24,6 @@ export function transcriptionRoutes(router: Router, { models, limits }: V1Deps):
       transcript: result.text,
     };
   };
-  router.post('/transcriptions', handler);
-  router.post('/completions', handler);
+  router.post('/transcriptions', admit('speech-to-text'), handler);
+  router.post('/completions', admit('speech-to-text'), handler);
 }

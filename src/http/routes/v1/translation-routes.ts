@@ -4,12 +4,12 @@ import { resolveLanguage } from '../../../inference/translation/language-codes.j
 import type { Translator } from '../../../inference/types.js';
 import { jsonBody } from '../../body-parsers.js';
 import { optionalString, requireObject, requireString } from '../../validation.js';
-import type { V1Deps } from '../v1-router.js';
+import type { V1RouteDeps } from '../v1-router.js';
 
 const LANGUAGE_CODE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/;
 
-export function translationRoutes(router: Router, { models, limits }: V1Deps): void {
-  router.post('/engines/:model/translate', jsonBody(limits.maxJsonBytes), async (ctx) => {
+export function translationRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
+  router.post('/engines/:model/translate', admit('translation'), jsonBody(limits.maxJsonBytes), async (ctx) => {
     const body = requireObject(ctx.request.body);
     const modelId = requireString(body, 'model');
     if (modelId !== ctx.params.model) {

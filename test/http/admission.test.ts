@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
+import type { Engine } from '../../src/inference/engine.js';
+import type { Manifest } from '../../src/inference/manifest.js';
+import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
+
+/** A classifier whose answers wait until the test lets them go, so requests stay in flight. */
+function heldEngine() {
+  let release!: () => void;
+  let gate = new Promise<void>((resolve) => (release = resolve));
+  const state = {
+    running: 0,
+    open: () => release(),
+    close: () => (gate = new Promise<void>((resolve) => (release = resolve))),
+  };
+  const engine: Engine<'text-classification'> = {
+    tasks: ['text-classification'],
+    isInstalled: async () => true,
+    load: async () => ({
+      async classify() {
+        state.running++;
+        await gate;
+        state.running--;
+        return [{ label: 'ok', confidence: 1 }];
+      },
+      dispose: async () => {},
+    }),
+  };
+  return { engine, state };
+}
+
+const MANIFEST: Manifest = {
+  models: [{ id: 'held', task: 'text-classification', engine: 'held', description: 'test', license: 'mit' }],
+};
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(condition()).to.equal(true);
+}
+
+describe('admission: a bound on the inference requests of one task held at once', () => {
+  let app: TestApp;
+  const { engine, state } = heldEngine();
+
+  before(async () => {
+    app = await createTestApp({
+      manifest: MANIFEST,
+      engines: { held: engine },
+      limits: { maxPendingRequests: { ...DEFAULT_LIMITS.maxPendingRequests, 'text-classification': 2 } },
+    });
+  });
+  after(() => app.close());
+  afterEach(() => {
+    state.close();
+  });
+
+  const classify = (body: object = { model: 'held', query: 'hello' }) =>
+    app.request.post('/v1/classifications').set('Authorization', bearer()).send(body);
+
+  it('answers 503 server_busy with Retry-After once the bound is reached, and admits again when a slot frees', async () => {
+    const first = [classify(), classify()].map((request) => request.then((res) => res));
+    await until(() => state.running === 2);
+
+    const refused = await classify();
+    expect(refused.status).to.equal(503);
+    expect(refused.headers['retry-after']).to.equal('1');
+    expect(refused.body.error.code).to.equal('server_busy');
+    expect(refused.body.error.message).to.match(/2 text-classification requests/);
+
+    state.open();
+    for (const res of await Promise.all(first)) expect(res.status).to.equal(200);
+    expect((await classify()).status).to.equal(200);
+  });
+
+  it('counts each task on its own: a full classification queue does not refuse speech to text', async () => {
+    const first = [classify(), classify()].map((request) => request.then((res) => res));
+    await until(() => state.running === 2);
+    const transcription = await app.request
+      .post('/v1/transcriptions?model=missing')
+      .set('Authorization', bearer())
+      .set('Content-Type', 'audio/mpeg')
+      .send(Buffer.from([0xff, 0xfb, 0x90, 0x00]));
+    expect(transcription.status).to.equal(404);
+    state.open();
+    await Promise.all(first);
+  });
+
+  it('frees the slot of a request that fails validation', async () => {
+    state.open();
+    for (let i = 0; i < 5; i++) expect((await classify({ model: 'held', query: '' })).status).to.equal(400);
+    expect((await classify()).status).to.equal(200);
+  });
+
+  it('refuses a large body without reading it', async () => {
+    const first = [classify(), classify()].map((request) => request.then((res) => res));
+    await until(() => state.running === 2);
+    const refused = await classify({ model: 'held', query: 'x'.repeat(5_000_000) });
+    expect(refused.status).to.equal(503);
+    expect(refused.body.error.code).to.equal('server_busy');
+    state.open();
+    await Promise.all(first);
+  });
+
+  it('keeps the slot of a client that hung up until its inference is over', async () => {
+    const abandoned = [classify().timeout(100), classify().timeout(100)].map((request) => request.then(() => 'answered', () => 'hung up'));
+    expect(await Promise.all(abandoned)).to.deep.equal(['hung up', 'hung up']);
+    expect(state.running).to.equal(2);
+    expect((await classify()).status).to.equal(503);
+    state.open();
+    await until(() => state.running === 0);
+    expect((await classify()).status).to.equal(200);
+  });
+});
