@@ -138,6 +138,8 @@ async function main(): Promise<void> {
     const ourOut = await Promise.all(sample.map((s) => ours.translate(s)));
     const same = sample.filter((_, i) => apyOut[i]?.replace(/\s+/g, ' ').trim() === ourOut[i]).length;
     console.log(`eng-spa, ${sentences.length} FLORES sentences, best of ${ROUNDS} rounds; identical outputs on a 20-sentence sample: ${same}/20`);
+    const differing = sample.findIndex((_, i) => apyOut[i]?.replace(/\s+/g, ' ').trim() !== ourOut[i]);
+    if (differing >= 0) console.log(`  first difference:\n    ours: ${ourOut[differing]}\n    APy:  ${apyOut[differing]}`);
 
     // Under our default 20,000-character limit on "text".
     const documentSentences: string[] = [];
