@@ -35,5 +35,7 @@ serveWorker<Init>((init) => {
       throw new TypeError('boom');
     },
     slow: (ms: number) => new Promise((resolve) => setTimeout(() => resolve(ms), ms)),
+    /** Ends the worker thread, as a fatal error in native code would. */
+    exit: (code: number) => process.exit(code),
   };
 });

@@ -67,4 +67,15 @@ describe('WorkerClient', () => {
     const later = await other.call('echo', 1).catch((caught: unknown) => caught);
     expect((later as Error).message).to.match(/disposed/);
   });
+
+  it('rejects in-flight and later calls, naming the exit code, when the worker thread dies', async () => {
+    const other = await WorkerClient.spawn(echoWorker, { init: { scale: 1 }, name: 'doomed' });
+    const inFlight = other.call('slow', 5_000).catch((caught: unknown) => caught);
+    const exit = await other.call('exit', 7).catch((caught: unknown) => caught);
+    expect((exit as Error).message).to.equal('doomed worker exited (code 7)');
+    expect(((await inFlight) as Error).message).to.equal('doomed worker exited (code 7)');
+    expect(other.alive).to.equal(false);
+    expect(((await other.call('echo', 1).catch((caught: unknown) => caught)) as Error).message).to.match(/exited/);
+    await other.dispose();
+  });
 });

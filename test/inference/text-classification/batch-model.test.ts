@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { InferenceFailedError } from '../../../src/errors.js';
+import { BatchModel } from '../../../src/inference/text-classification/batch-model.js';
+import type { BatchModelInit } from '../../../src/inference/text-classification/batch-model-protocol.js';
+import { workerModuleUrl } from '../../../src/inference/worker/worker-client.js';
+
+const crashingWorker = workerModuleUrl(import.meta.url, './crashing-batch-worker');
+const INIT: BatchModelInit = { modelsDir: '', dir: '', head: 'feature-extraction', dtype: 'fp32', maxBatchSize: 8 };
+
+const lengths = (rows: Float32Array[]) => rows.map((row) => row[0]);
+
+describe('BatchModel when a worker thread dies', () => {
+  let model: BatchModel;
+  afterEach(() => model.dispose());
+
+  it('fails the batch that was in the dead worker with 503 inference_failed, then answers from a fresh worker', async () => {
+    model = await BatchModel.start(INIT, 'crashing', 1, crashingWorker);
+    const error = await model.forward(['fine', 'crash']).catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(InferenceFailedError);
+    expect(error).to.include({ status: 503, code: 'inference_failed' });
+    expect((error as Error).message).to.equal('Model "crashing" failed while answering: classification:crashing worker exited (code 9)');
+    expect(lengths(await model.forward(['abc', 'de']))).to.deep.equal([3, 2]);
+    expect(lengths(await model.forward(['x']))).to.deep.equal([1]);
+  });
+
+  it('keeps the other worker answering while one restarts', async () => {
+    model = await BatchModel.start(INIT, 'crashing', 2, crashingWorker);
+    const [crashed, survived] = await Promise.allSettled([model.forward(['crash']), model.forward(['four'])]);
+    expect(crashed.status).to.equal('rejected');
+    expect(survived).to.deep.equal({ status: 'fulfilled', value: [Float32Array.of(4)] });
+    const again = await Promise.all([model.forward(['a']), model.forward(['bb']), model.forward(['ccc'])]);
+    expect(again.map(lengths)).to.deep.equal([[1], [2], [3]]);
+  });
+});
