@@ -5,6 +5,7 @@
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { ValidationError } from '../../errors.js';
 import type { EncodedAudio, TranscribeOptions, Transcriber, Transcript } from '../types.js';
+import { RespawningWorker } from '../worker/respawning-worker.js';
 import type { WorkerClient } from '../worker/worker-client.js';
 import type { AsrOptions } from './asr-options.js';
 import type { AsrRequest, AsrResponse } from './asr-worker-protocol.js';
@@ -19,11 +20,10 @@ export interface WhisperTranscriberOptions extends AsrOptions {
 
 export class WhisperTranscriber implements Transcriber {
   readonly #options: WhisperTranscriberOptions;
-  #worker: Promise<WorkerClient>;
-  #disposed = false;
+  readonly #worker: RespawningWorker;
 
   constructor(worker: WorkerClient, options: WhisperTranscriberOptions) {
-    this.#worker = Promise.resolve(worker);
+    this.#worker = new RespawningWorker(worker, options.modelId, options.spawn);
     this.#options = options;
   }
 
@@ -36,20 +36,14 @@ export class WhisperTranscriber implements Transcriber {
       strideSeconds: this.#options.strideSeconds,
       maxNewTokens: this.#options.maxNewTokens,
     };
-    const worker = await this.#liveWorker();
-    const transcript = await worker.call<AsrResponse>('transcribe', request, ownedBuffers(audio));
+    const transcript = await this.#worker.call<AsrResponse>('transcribe', request, ownedBuffers(audio));
     // Without a language, transformers.js decodes multilingual models as English (it has no
     // language detection), and English-only models are English by construction.
     return { ...transcript, language: request.language ?? 'en' };
   }
 
-  async dispose(): Promise<void> {
-    this.#disposed = true;
-    const worker = await this.#worker.catch(() => undefined);
-    if (!worker) return;
-    // Free the ONNX sessions inside the worker before ending it; don't wait forever.
-    await Promise.race([worker.call('dispose').catch(() => undefined), delay(2_000)]);
-    await worker.dispose();
+  dispose(): Promise<void> {
+    return this.#worker.dispose();
   }
 
   #languageAndTask(options: TranscribeOptions): Pick<AsrRequest, 'language' | 'task'> {
@@ -69,13 +63,6 @@ export class WhisperTranscriber implements Transcriber {
     return {};
   }
 
-  async #liveWorker(): Promise<WorkerClient> {
-    const current = await this.#worker.catch(() => undefined);
-    if (current?.alive) return current;
-    if (this.#disposed) throw new Error(`Model "${this.#options.modelId}" was unloaded`);
-    this.#worker = this.#options.spawn();
-    return this.#worker;
-  }
 }
 
 /**
@@ -87,8 +74,4 @@ function ownedBuffers(audio: PcmAudio | EncodedAudio): ArrayBuffer[] {
   const view = 'bytes' in audio ? audio.bytes : audio.samples;
   const owned = view.buffer instanceof ArrayBuffer && view.byteOffset === 0 && view.byteLength === view.buffer.byteLength;
   return owned ? [view.buffer as ArrayBuffer] : [];
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import type { Engine, EngineContext } from '../engine.js';
 import type { ManifestEntry } from '../manifest.js';
 import type { TranslateOptions, Translator } from '../types.js';
+import { RespawningWorker } from '../worker/respawning-worker.js';
 import { WorkerClient, workerModuleUrl } from '../worker/worker-client.js';
 import { FAMILY_CODES } from './load-transformers-translator.js';
 import { translationOptions } from './transformers-translation-options.js';
@@ -22,37 +23,24 @@ const TRANSLATION_WORKER = workerModuleUrl(import.meta.url, './translation-worke
 
 export { translationOptions } from './transformers-translation-options.js';
 
-/**
- * The main-thread face of a translator that lives in a worker. A worker that died (e.g. out of
- * memory) fails the calls it had and is replaced on the next call.
- */
+/** The main-thread face of a translator that lives in a (respawning) worker. */
 class WorkerTranslator implements Translator {
   readonly targetLanguages: readonly string[];
   readonly sourceLanguages: readonly string[];
-  #worker: Promise<WorkerClient>;
-  readonly #spawn: () => Promise<WorkerClient>;
-  #disposed = false;
+  readonly #worker: RespawningWorker;
 
-  constructor(worker: WorkerClient, languages: TranslationWorkerLanguages, spawn: () => Promise<WorkerClient>) {
-    this.#worker = Promise.resolve(worker);
-    this.#spawn = spawn;
+  constructor(worker: RespawningWorker, languages: TranslationWorkerLanguages) {
+    this.#worker = worker;
     this.targetLanguages = Object.freeze(languages.target);
     this.sourceLanguages = Object.freeze(languages.source);
   }
 
-  async translate(text: string, options: TranslateOptions): Promise<string> {
-    let worker = await this.#worker.catch(() => undefined);
-    if (!worker?.alive && !this.#disposed) {
-      this.#worker = this.#spawn();
-      worker = await this.#worker;
-    }
-    if (!worker) throw new Error('translation worker is gone');
-    return worker.call<string>('translate', { text, options });
+  translate(text: string, options: TranslateOptions): Promise<string> {
+    return this.#worker.call<string>('translate', { text, options });
   }
 
-  async dispose(): Promise<void> {
-    this.#disposed = true;
-    await (await this.#worker.catch(() => undefined))?.dispose();
+  dispose(): Promise<void> {
+    return this.#worker.dispose();
   }
 }
 
@@ -70,7 +58,7 @@ export const transformersTranslationEngine: Engine<'translation'> = {
     const spawn = () => WorkerClient.spawn(TRANSLATION_WORKER, { init, name: `translation:${entry.id}` });
     const worker = await spawn();
     try {
-      return new WorkerTranslator(worker, await worker.call<TranslationWorkerLanguages>('languages'), spawn);
+      return new WorkerTranslator(new RespawningWorker(worker, entry.id, spawn), await worker.call<TranslationWorkerLanguages>('languages'));
     } catch (error) {
       await worker.dispose();
       throw error;
