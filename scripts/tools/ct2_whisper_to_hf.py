@@ -5,6 +5,8 @@ Pure numpy reader of the model.bin format (binary version 6, spec WhisperSpec); 
 no CTranslate2 code runs. Layout and name mapping: /work/shared/notes/ctranslate2-whisper.md (CT2 writer
 `ModelSpec._serialize`, reader `Model::load`, converter `WhisperLoader`).
 
+English-only (tiny.en) and multilingual (base) vocabularies; float16/float32/int8 weights.
+
 Usage: python ct2_whisper_to_hf.py <ct2_dir> <hf_out_dir> [--name-or-path whisper-tiny.en]
 """
 
@@ -207,17 +209,25 @@ def hf_config(state: dict[str, np.ndarray], v: dict[str, np.ndarray], name_or_pa
     }
 
 
-def generation_config(ct2_config: dict, vocab: dict[str, int], name_or_path: str) -> dict:
+def generation_config(ct2_config: dict, vocab: dict[str, int], name_or_path: str, vocab_size: int) -> dict:
     def token(text: str) -> int:
         if text not in vocab:
             raise ValueError(f"tokenizer.json lacks {text}")
         return vocab[text]
 
     eot, sot, no_timestamps = token("<|endoftext|>"), token("<|startoftranscript|>"), token("<|notimestamps|>")
-    multilingual = "<|en|>" in vocab and token("<|en|>") == sot + 1 and len(vocab) > 51864
+    # As transformers decides: the multilingual vocabulary has one more token (51865 vs 51864 for .en).
+    multilingual = vocab_size >= 51865
+    languages = {}
     if multilingual:
-        raise ValueError("multilingual Whisper vocabularies are not handled yet (tiny.en only)")
+        # CT2 lists the language token ids; transformers(.js) wants them by token text.
+        by_id = {index: text for text, index in vocab.items()}
+        languages = {
+            "lang_to_id": {by_id[index]: index for index in ct2_config["lang_ids"]},
+            "task_to_id": {"transcribe": token("<|transcribe|>"), "translate": token("<|translate|>")},
+        }
     return {
+        **languages,
         "_name_or_path": name_or_path,
         "alignment_heads": ct2_config.get("alignment_heads", []),
         "begin_suppress_tokens": ct2_config["suppress_ids_begin"],
@@ -225,7 +235,7 @@ def generation_config(ct2_config: dict, vocab: dict[str, int], name_or_path: str
         "decoder_start_token_id": sot,
         "eos_token_id": eot,
         "pad_token_id": eot,
-        "is_multilingual": False,
+        "is_multilingual": multilingual,
         "max_initial_timestamp_index": 50,
         "max_length": 448,
         "no_timestamps_token_id": no_timestamps,
@@ -297,7 +307,7 @@ def main() -> None:
     save_file(state, str(args.out_dir / "model.safetensors"), metadata={"format": "pt"})
     config = hf_config(state, variables, args.name_or_path)
     vocab = write_tokenizer_files(args.ct2_dir, args.out_dir)
-    generation = generation_config(ct2_config, vocab, args.name_or_path)
+    generation = generation_config(ct2_config, vocab, args.name_or_path, config["vocab_size"])
     config.update({k: generation[k] for k in ("bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id")})
     config["begin_suppress_tokens"] = generation["begin_suppress_tokens"]
     # Through WhisperConfig so every default transformers.js reads (is_encoder_decoder, …) is written.

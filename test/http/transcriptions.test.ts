@@ -326,13 +326,19 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
   });
 });
 
-describe('speech to text with the real whisper-tiny.en', () => {
-  const modelsDir = join(REPO_ROOT, 'models');
-  const manifestPath = join(modelsDir, 'models.json');
+const REAL_MODELS_DIR = join(REPO_ROOT, 'models');
+
+/** A model of models/models.json, and whether `npm run test-models` installed it. */
+function realModel(id: string): { entry: ManifestEntry | undefined; installed: boolean } {
+  const manifestPath = join(REAL_MODELS_DIR, 'models.json');
   const entry = existsSync(manifestPath)
-    ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models.find((model: ManifestEntry) => model.id === 'whisper-tiny.en')
+    ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models.find((model: ManifestEntry) => model.id === id)
     : undefined;
-  const installed = entry !== undefined && existsSync(join(modelsDir, 'whisper-tiny.en', '.installed.json'));
+  return { entry, installed: entry !== undefined && existsSync(join(REAL_MODELS_DIR, id, '.installed.json')) };
+}
+
+describe('speech to text with the real whisper-tiny.en', () => {
+  const { entry, installed } = realModel('whisper-tiny.en');
   let app: TestApp;
 
   before(async function () {
@@ -340,7 +346,7 @@ describe('speech to text with the real whisper-tiny.en', () => {
       // Real weights are not committed; `npm run test-models` converts and installs them.
       this.skip();
     }
-    app = await createTestApp({ manifest: { models: [entry!] }, modelsDir });
+    app = await createTestApp({ manifest: { models: [entry!] }, modelsDir: REAL_MODELS_DIR });
   });
   after(() => app?.close());
 
@@ -367,5 +373,47 @@ describe('speech to text with the real whisper-tiny.en', () => {
     const text = res.body.transcript.toLowerCase().replace(/[^a-z ]/g, '');
     const count = text.split('ask not what your country').length - 1;
     expect(count, text).to.equal(4);
+  });
+});
+
+describe('speech to text with the real multilingual whisper-base-pypi', () => {
+  const { entry, installed } = realModel('whisper-base-pypi');
+  let app: TestApp;
+
+  before(async function () {
+    if (!installed || !existsSync(join(SPEECH_DIR, 'es_fleurs_002.ogg'))) this.skip();
+    app = await createTestApp({ manifest: { models: [entry!] }, modelsDir: REAL_MODELS_DIR });
+  });
+  after(() => app?.close());
+
+  const transcribe = (file: string, fields: Record<string, string> = {}) => {
+    let request = app.request.post('/v1/audio/transcriptions').set('Authorization', bearer()).field('model', 'whisper-base-pypi');
+    for (const [name, value] of Object.entries({ response_format: 'verbose_json', ...fields })) request = request.field(name, value);
+    return request.attach('file', speech(file), file);
+  };
+
+  it('identifies Spanish when no language is given and transcribes it in Spanish (not an English rendering)', async () => {
+    const res = await transcribe('es_fleurs_002.ogg');
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.language).to.equal('es');
+    expect(res.body.text.toLowerCase()).to.include('la plaza de san pedro');
+  });
+
+  it('identifies German, and English on an English clip', async () => {
+    const german = await transcribe('de_fleurs_000.ogg');
+    expect(german.body.language).to.equal('de');
+    expect(german.body.text.toLowerCase()).to.include('die besten aussichten');
+    expect((await transcribe('en_jfk.mp3')).body.language).to.equal('en');
+  });
+
+  it('translates Spanish speech into English with task=translate and no language', async () => {
+    const res = await app.request
+      .post('/v1/audio/translations')
+      .set('Authorization', bearer())
+      .field('model', 'whisper-base-pypi')
+      .attach('file', speech('es_fleurs_002.ogg'), 'es_fleurs_002.ogg');
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.text.toLowerCase()).to.match(/funeral/);
+    expect(res.body.text.toLowerCase()).to.not.include('plaza de san pedro');
   });
 });

@@ -19,6 +19,8 @@ export interface AsrRequest {
   audio: PcmAudio | EncodedAudio;
   /** A Whisper language code, already validated (multilingual models only). */
   language?: string;
+  /** No language was given to a multilingual model: identify it from the audio first. */
+  detectLanguage?: boolean;
   task?: 'transcribe' | 'translate';
   segments: boolean;
   chunkLengthSeconds: number;

@@ -16,12 +16,15 @@ import { lowerThreadPriority } from '../worker/thread-priority.js';
 import type { AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
 import { whisperCallOptions } from './whisper-call-options.js';
+import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { toTranscript, type WhisperOutput } from './whisper-output.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
-interface AsrPipeline {
+interface AsrPipeline extends LanguageIdPipeline {
   (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
-  processor: { feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } } };
+  processor: LanguageIdPipeline['processor'] & {
+    feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } };
+  };
   dispose(): Promise<void>;
 }
 
@@ -50,9 +53,9 @@ serveWorker<AsrWorkerInit>(async (init) => {
 
   const transcribe = async (request: AsrRequest, audio: Float32Array): Promise<AsrResponse> => {
     const duration = audio.length / sampleRate;
-    const options = whisperCallOptions(request, duration);
-    const output = await asr(audio, options);
-    return toTranscript(output, { duration, language: request.language, segments: request.segments });
+    const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
+    const output = await asr(audio, whisperCallOptions({ ...request, language }, duration));
+    return toTranscript(output, { duration, language, segments: request.segments });
   };
 
   return {

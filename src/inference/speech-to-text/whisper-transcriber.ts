@@ -37,21 +37,20 @@ export class WhisperTranscriber implements Transcriber {
       maxNewTokens: this.#options.maxNewTokens,
     };
     const transcript = await this.#worker.call<AsrResponse>('transcribe', request, ownedBuffers(audio));
-    // Without a language, transformers.js decodes multilingual models as English (it has no
-    // language detection), and English-only models are English by construction.
-    return { ...transcript, language: request.language ?? 'en' };
+    // English-only models are English by construction; multilingual ones report what was detected.
+    return { ...transcript, language: transcript.language ?? 'en' };
   }
 
   dispose(): Promise<void> {
     return this.#worker.dispose();
   }
 
-  #languageAndTask(options: TranscribeOptions): Pick<AsrRequest, 'language' | 'task'> {
+  #languageAndTask(options: TranscribeOptions): Pick<AsrRequest, 'language' | 'detectLanguage' | 'task'> {
     const language = options.language === undefined ? undefined : whisperLanguageCode(options.language);
     if (options.language !== undefined && language === undefined) {
       throw new ValidationError(`"language" must be a Whisper language code such as en, es, fr or de; got "${options.language}"`);
     }
-    if (this.#options.multilingual) return { language, task: options.task };
+    if (this.#options.multilingual) return language ? { language, task: options.task } : { detectLanguage: true, task: options.task };
     // English-only models have no language or task tokens: English transcription is all they do.
     if (language !== undefined && language !== 'en') {
       throw new ValidationError(`Model "${this.#options.modelId}" is English-only; "language" can only be "en"`);

@@ -65,10 +65,13 @@ export class WorkerClient {
   call<T>(method: string, payload?: unknown, transfer: readonly ArrayBuffer[] = []): Promise<T> {
     if (this.#gone) return Promise.reject(this.#gone);
     const id = this.#nextId++;
+    // An empty buffer gains nothing from a move, and a detached one (moved by an earlier call)
+    // would be lost in the worker's deserialisation without a word; cloned, it fails here instead.
+    const moved = transfer.filter((buffer) => buffer.byteLength > 0);
     return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       const request: WorkerRequest = { id, method, payload };
-      this.#worker.postMessage(request, transfer as ArrayBuffer[]);
+      this.#worker.postMessage(request, moved as ArrayBuffer[]);
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
     });
   }
 

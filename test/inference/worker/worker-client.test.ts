@@ -23,6 +23,14 @@ describe('WorkerClient', () => {
     expect([...result.samples]).to.deep.equal([0.5, -1, 2]);
   });
 
+  it('rejects a call that sends a buffer an earlier call already moved, instead of never answering', async () => {
+    const samples = new Float32Array([1, 2]);
+    await client.call('scale', samples, [samples.buffer]);
+    const error = await client.call('scale', samples, [samples.buffer]).catch((caught: unknown) => caught);
+    expect((error as Error).message).to.match(/detached/);
+    expect(await client.call('echo', 'still answering')).to.equal('still answering');
+  });
+
   it('matches concurrent responses to their requests by id', async () => {
     const results = await Promise.all([client.call('slow', 60), client.call('slow', 5), client.call('echo', 'x')]);
     expect(results).to.deep.equal([60, 5, 'x']);
