@@ -20,7 +20,7 @@ are printed as a second out-of-domain check. SST-2 plays no part in the choice.
 
 The binary model w.e + b is stored as a 2-row softmax head: positive (w/2, b/2), negative
 (-w/2, -b/2), whose softmax is exactly sigmoid(w.e + b). Deterministic: lbfgs, values rounded to
-6 decimals. Needs scikit-learn in the tools venv (pip install scikit-learn) and npm on PATH.
+6 decimals. Needs npm on PATH (scikit-learn is in scripts/tools/requirements.txt).
 
 History: a head fitted on template sentences built from the VADER lexicon scored 0.683 on SST-2,
 below the hand-written prototypes (0.723); word-level polarity does not carry SST-2's compositional
