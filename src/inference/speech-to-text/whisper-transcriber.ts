@@ -61,7 +61,6 @@ export class WhisperTranscriber implements Transcriber {
     // English-only models take no language token at all (transformers.js refuses one).
     return {};
   }
-
 }
 
 /**
