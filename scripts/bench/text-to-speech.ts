@@ -21,7 +21,7 @@
  * is pip-installed there when missing), EVAL_TTS_DIR (default /work/shared/eval/tts). Bounded loops only.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -34,6 +34,7 @@ import { createSpeechEncoder } from '../../src/inference/text-to-speech/speech-e
 import { percentile, startServer } from '../eval/lib/bench-server.js';
 import { loadSynthesizer } from '../eval/lib/load-synthesizer.js';
 import { modelsDir } from '../eval/lib/load-transcriber.js';
+import { readTtsSentences, ttsDir } from '../eval/lib/tts-sentences.js';
 import { PiperProcess } from './baselines/piper-process.js';
 
 const GOAL_RATIO = 1.1;
@@ -53,18 +54,13 @@ const { values: args } = parseArgs({
 const voiceId = args.voice!;
 const rounds = Math.max(1, Math.min(10, Number(args.rounds)));
 const python = process.env.TOOLS_PYTHON ?? resolve('.cache/venv/bin/python');
-const ttsDir = process.env.EVAL_TTS_DIR ?? '/work/shared/eval/tts';
-const sentences = (await readFile(join(ttsDir, 'sentences.txt'), 'utf8'))
-  .split('\n')
-  .map((line) => line.trim())
-  .filter((line) => line !== '')
-  .slice(0, args.limit ? Number(args.limit) : undefined);
+const sentences = await readTtsSentences(args.limit ? Number(args.limit) : undefined);
 
 const work = await mkdtemp(join(tmpdir(), 'tts-bench-'));
 const sentencesFile = join(work, 'sentences.txt');
 await writeFile(sentencesFile, sentences.join('\n') + '\n');
 let failed = false;
-console.log(`TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir}, rounds ${rounds}\n`);
+console.log(`TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}\n`);
 
 try {
   const loadStarted = performance.now();

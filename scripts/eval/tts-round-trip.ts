@@ -11,14 +11,13 @@
  * normalisation stress cases (roman numerals, "St."/"Dr.", money, times), so WER is also shown
  * for them and for lines 15–50 separately. Exits 1 when the overall WER is above the goal (0.20).
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { speechBytes } from '../../src/inference/text-to-speech/speech-bytes.js';
 import { createSpeechEncoder } from '../../src/inference/text-to-speech/speech-encoder.js';
 import { loadSynthesizer } from './lib/load-synthesizer.js';
 import { loadTranscriber } from './lib/load-transcriber.js';
 import { normalizeTranscript } from './lib/normalize-transcript.js';
+import { readTtsSentences, ttsDir } from './lib/tts-sentences.js';
 import { corpusWer, wordErrors, type WerResult } from './lib/wer.js';
 
 const GOAL_WER = 0.2;
@@ -32,17 +31,12 @@ const { values: args } = parseArgs({
   },
 });
 
-const ttsDir = process.env.EVAL_TTS_DIR ?? '/work/shared/eval/tts';
-const sentences = (await readFile(join(ttsDir, 'sentences.txt'), 'utf8'))
-  .split('\n')
-  .map((line) => line.trim())
-  .filter((line) => line !== '')
-  .slice(0, args.limit ? Number(args.limit) : undefined);
+const sentences = await readTtsSentences(args.limit ? Number(args.limit) : undefined);
 
 const { synthesizer } = await loadSynthesizer(args.voice!);
 const { transcriber } = await loadTranscriber({ modelId: args.stt! });
 const encoder = createSpeechEncoder();
-console.log(`TTS round trip: ${args.voice} → MP3 → ${args.stt}, ${sentences.length} sentences from ${ttsDir}\n`);
+console.log(`TTS round trip: ${args.voice} → MP3 → ${args.stt}, ${sentences.length} sentences from ${ttsDir()}\n`);
 
 const results: WerResult[] = [];
 let audioSeconds = 0;
