@@ -137,30 +137,28 @@ def map_weights(v: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         out[f"model.encoder.{conv}.weight"] = w(f"encoder/{conv}/weight")
         out[f"model.encoder.{conv}.bias"] = w(f"encoder/{conv}/bias")
     out["model.encoder.embed_positions.weight"] = w("encoder/position_encodings/encodings")
-    for i in range(layer_count(v, "encoder")):
-        s, d = f"encoder/layer_{i}", f"model.encoder.layers.{i}"
+    def copy_self_attention_and_ffn(s: str, d: str) -> None:
+        """The parts every encoder and decoder layer has."""
         copy_norm(f"{s}/self_attention/layer_norm", f"{d}.self_attn_layer_norm")
         split_qkv(f"{s}/self_attention/linear_0", f"{d}.self_attn")
         copy_linear(f"{s}/self_attention/linear_1", f"{d}.self_attn.out_proj")
         copy_norm(f"{s}/ffn/layer_norm", f"{d}.final_layer_norm")
         copy_linear(f"{s}/ffn/linear_0", f"{d}.fc1")
         copy_linear(f"{s}/ffn/linear_1", f"{d}.fc2")
+
+    for i in range(layer_count(v, "encoder")):
+        copy_self_attention_and_ffn(f"encoder/layer_{i}", f"model.encoder.layers.{i}")
     copy_norm("encoder/layer_norm", "model.encoder.layer_norm")
 
     out["model.decoder.embed_tokens.weight"] = w("decoder/embeddings/weight")
     out["model.decoder.embed_positions.weight"] = w("decoder/position_encodings/encodings")
     for i in range(layer_count(v, "decoder")):
         s, d = f"decoder/layer_{i}", f"model.decoder.layers.{i}"
-        copy_norm(f"{s}/self_attention/layer_norm", f"{d}.self_attn_layer_norm")
-        split_qkv(f"{s}/self_attention/linear_0", f"{d}.self_attn")
-        copy_linear(f"{s}/self_attention/linear_1", f"{d}.self_attn.out_proj")
+        copy_self_attention_and_ffn(s, d)
         copy_norm(f"{s}/attention/layer_norm", f"{d}.encoder_attn_layer_norm")
         copy_linear(f"{s}/attention/linear_0", f"{d}.encoder_attn.q_proj")
         split_kv(f"{s}/attention/linear_1", f"{d}.encoder_attn")
         copy_linear(f"{s}/attention/linear_2", f"{d}.encoder_attn.out_proj")
-        copy_norm(f"{s}/ffn/layer_norm", f"{d}.final_layer_norm")
-        copy_linear(f"{s}/ffn/linear_0", f"{d}.fc1")
-        copy_linear(f"{s}/ffn/linear_1", f"{d}.fc2")
     copy_norm("decoder/layer_norm", "model.decoder.layer_norm")
 
     projection = w("decoder/projection/weight")
