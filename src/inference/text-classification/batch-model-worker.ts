@@ -10,7 +10,8 @@ import { withTransfer } from '../worker/worker-protocol.js';
 import type { BatchModelInit, ForwardRequest, ForwardResult, ModelFacts } from './batch-model-protocol.js';
 import { lengthBuckets } from './length-buckets.js';
 import { loadTransformersModel } from './load-transformers-model.js';
-import { logitRows, meanPooledRows, runModel } from './model-io.js';
+import type { Tensor } from '@huggingface/transformers';
+import { logitRows, meanPooledRows, runModel, selectRows, tokenCounts, type ModelInputs } from './model-io.js';
 
 /** Up to 25 % of a bucket's tokens may be padding. */
 const MAX_PADDING_RATIO = 1.25;
@@ -30,28 +31,26 @@ serveWorker<BatchModelInit>(async (init) => {
   const config = model.config as unknown as ModelFacts;
   const facts: ModelFacts = { id2label: config.id2label, label2id: config.label2id, problem_type: config.problem_type };
 
-  const encode = (texts: string[], pairs: string[] | undefined) =>
-    tokenizer(texts, { ...(pairs ? { text_pair: pairs } : {}), padding: true, truncation: true });
-
-  const forwardBucket = async (texts: string[], pairs: string[] | undefined): Promise<Float32Array[]> => {
-    const inputs = encode(texts, pairs);
+  const forwardInputs = async (inputs: ModelInputs): Promise<Float32Array[]> => {
     const outputs = await runModel(model, inputs);
     if (init.head === 'sequence-classification') return logitRows(outputs, 'logits');
     const hidden = outputs.last_hidden_state;
     if (!hidden) throw new Error('feature-extraction model has no last_hidden_state output');
-    return meanPooledRows(hidden, inputs.attention_mask);
+    return meanPooledRows(hidden, inputs.attention_mask as Tensor);
   };
 
-  const forwardBuckets = async (texts: string[], pairs: string[] | undefined): Promise<Float32Array[]> => {
-    const lengths = texts.map((text, index) =>
-      Math.min(tokenizer.encode(text, { ...(pairs ? { text_pair: pairs[index] } : {}) }).length, tokenizer.model_max_length ?? Infinity),
-    );
+  /**
+   * Tokenises the whole micro-batch once, padded to its longest text, then runs it in length
+   * buckets: each bucket takes its rows, cut to its own longest length.
+   */
+  const forward = async (texts: string[], pairs: string[] | undefined): Promise<Float32Array[]> => {
+    const inputs = tokenizer(texts, { ...(pairs ? { text_pair: pairs } : {}), padding: true, truncation: true }) as ModelInputs;
+    if (texts.length === 1) return forwardInputs(inputs);
+    const lengths = tokenCounts(inputs.attention_mask as Tensor);
     const rows: Float32Array[] = new Array(texts.length);
     for (const bucket of lengthBuckets(lengths, { maxPaddingRatio: MAX_PADDING_RATIO, maxBucketSize: init.maxBatchSize })) {
-      const out = await forwardBucket(
-        bucket.map((index) => texts[index] as string),
-        pairs && bucket.map((index) => pairs[index] as string),
-      );
+      const width = Math.max(...bucket.map((index) => lengths[index] as number));
+      const out = await forwardInputs(selectRows(inputs, bucket, width, tokenizer.padding_side === 'left' ? 'left' : 'right'));
       bucket.forEach((index, position) => (rows[index] = out[position] as Float32Array));
     }
     return rows;
@@ -60,9 +59,7 @@ serveWorker<BatchModelInit>(async (init) => {
   return {
     facts: () => facts,
     async forward({ texts, pairs }: ForwardRequest) {
-      // A lone text needs no length sorting (and no second tokenisation to measure it).
-      const rows = texts.length === 1 ? await forwardBucket(texts, pairs) : await forwardBuckets(texts, pairs);
-      const result = pack(rows);
+      const result = pack(await forward(texts, pairs));
       return withTransfer(result, [result.data.buffer as ArrayBuffer]);
     },
     async dispose() {

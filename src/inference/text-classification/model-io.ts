@@ -2,7 +2,7 @@
  * The only code that touches transformers.js tensors: run a model on tokenizer output and read
  * its outputs back as plain arrays, so the engines stay free of HF shapes.
  */
-import type { PreTrainedModel, Tensor } from '@huggingface/transformers';
+import { Tensor, type PreTrainedModel } from '@huggingface/transformers';
 
 export type ModelInputs = Record<string, Tensor>;
 export type ModelOutputs = Record<string, Tensor>;
@@ -49,4 +49,32 @@ export function meanPooledRows(hidden: Tensor, attentionMask: Tensor): Float32Ar
     rows.push(sum);
   }
   return rows;
+}
+
+/** Real (unpadded) tokens per row of a [batch, length] attention mask. */
+export function tokenCounts(attentionMask: Tensor): number[] {
+  const [batch, length] = attentionMask.dims as [number, number];
+  const mask = attentionMask.data as BigInt64Array | Int32Array | Float32Array;
+  return Array.from({ length: batch }, (_, row) => {
+    let count = 0;
+    for (let t = 0; t < length; t++) if (Number(mask[row * length + t]) !== 0) count++;
+    return count;
+  });
+}
+
+/**
+ * The given rows of every [batch, length] input, cut to `width` tokens on the side that holds the
+ * real ones (padding is on `paddingSide`): a sub-batch that needs no second tokenisation.
+ */
+export function selectRows(inputs: ModelInputs, rows: readonly number[], width: number, paddingSide: 'left' | 'right'): ModelInputs {
+  const selected: ModelInputs = {};
+  for (const [name, tensor] of Object.entries(inputs)) {
+    const [, length] = tensor.dims as [number, number];
+    const source = tensor.data as BigInt64Array;
+    const data = new (source.constructor as BigInt64ArrayConstructor)(rows.length * width);
+    const offset = paddingSide === 'left' ? length - width : 0;
+    rows.forEach((row, position) => data.set(source.subarray(row * length + offset, row * length + offset + width), position * width));
+    selected[name] = new Tensor(tensor.type as 'int64', data, [rows.length, width]);
+  }
+  return selected;
 }
