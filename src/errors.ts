@@ -34,11 +34,16 @@ export class AppError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
+    /** Response headers that belong to this error (a 401's challenge, a 503's Retry-After). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.expose = status < 500;
   }
 }
+
+/** RFC 6750 challenge of the /v1 API; `error="…"` is added when a token was presented. */
+export const BEARER_CHALLENGE = 'Bearer realm="v1"';
 
 export class ValidationError extends AppError {
   override name = 'ValidationError';
@@ -77,8 +82,8 @@ export class UnsupportedMediaTypeError extends AppError {
 
 export class UnauthorizedError extends AppError {
   override name = 'UnauthorizedError';
-  constructor(message = 'Missing or invalid API key: send "Authorization: Bearer <API_KEY>"') {
-    super(401, 'unauthorized', message);
+  constructor(message: string, challenge = BEARER_CHALLENGE) {
+    super(401, 'unauthorized', message, { 'WWW-Authenticate': challenge });
   }
 }
 
@@ -129,10 +134,7 @@ export class InferenceFailedError extends AppError {
 
 export class ServerBusyError extends AppError {
   override name = 'ServerBusyError';
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(503, 'server_busy', message);
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, 'server_busy', message, { 'Retry-After': String(retryAfterSeconds) });
   }
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import { AppError, ServerBusyError, type ErrorCode } from '../errors.js';
+import { AppError, BEARER_CHALLENGE, type ErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export type ErrorFormat = 'text' | 'json';
@@ -14,7 +14,7 @@ interface MappedError {
   status: number;
   code: ErrorCode;
   message: string;
-  retryAfterSeconds?: number;
+  headers?: Readonly<Record<string, string>>;
 }
 
 const GENERIC_500 = 'Internal Server Error';
@@ -70,12 +70,10 @@ export function clientDisconnected(ctx: Context, error: unknown): boolean {
 function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
   // Headers set by the failed handler (e.g. Content-Disposition) must not describe the error body.
   const keep = { requestId: ctx.response.get('X-Request-Id'), allow: ctx.response.get('Allow') };
-  const wwwAuthenticate = ctx.response.get('WWW-Authenticate');
   ctx.res.getHeaderNames().forEach((name) => ctx.res.removeHeader(name));
   ctx.set('X-Request-Id', keep.requestId);
   if (keep.allow) ctx.set('Allow', keep.allow);
-  if (error.status === 401) ctx.set('WWW-Authenticate', wwwAuthenticate || 'Bearer realm="v1"');
-  if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
+  for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
   // A body left partly read (a 413 part-way through an upload) leaves the connection
   // mid-request; Node resets it after this response, so say "Connection: close" or a
   // keep-alive client fails its next request. A body never read at all is drained by Node,
@@ -94,10 +92,7 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
 /** Maps our AppErrors, and the errors koa-body, co-body, formidable and the router throw. */
 export function mapError(error: unknown): MappedError {
   // AppError messages are written for clients, including 503s that name an install command.
-  if (error instanceof ServerBusyError) {
-    return { status: error.status, code: error.code, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
-  }
-  if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message };
+  if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message, headers: error.headers };
   const status = httpStatusOf(error);
   const type = (error as { type?: string })?.type;
   // zlib/brotli errors from koa-body inflating a body that does not match its Content-Encoding.
@@ -117,7 +112,9 @@ export function mapError(error: unknown): MappedError {
     return { status: 405, code: 'method_not_allowed', message: messageOf(error, 'Method not allowed') };
   }
   if (status !== undefined && status >= 400 && status < 500) {
-    return { status, code: 'invalid_request', message: messageOf(error, 'Bad request') };
+    // Every 401 carries a challenge (RFC 9110 §15.5.2), whoever threw it.
+    const headers = status === 401 ? { 'WWW-Authenticate': BEARER_CHALLENGE } : undefined;
+    return { status, code: 'invalid_request', message: messageOf(error, 'Bad request'), ...(headers ? { headers } : {}) };
   }
   return { status: 500, code: 'internal_error', message: GENERIC_500 };
 }
