@@ -7,7 +7,7 @@ import { classificationRoutes } from './v1/classification-routes.js';
 import { modelRoutes } from './v1/model-routes.js';
 import { openaiAudioRoutes } from './v1/openai-audio-routes.js';
 import { openaiSpeechRoutes } from './v1/openai-speech-routes.js';
-import { speechRoutes } from './v1/speech-routes.js';
+import { createSpeechResponder, speechRoutes, type SpeechResponder } from './v1/speech-routes.js';
 import { transcriptionRoutes } from './v1/transcription-routes.js';
 import { translationRoutes } from './v1/translation-routes.js';
 
@@ -23,10 +23,12 @@ export interface V1Deps {
 export interface V1RouteDeps extends V1Deps {
   /** Goes first on every inference route, before the body is read (see admission.ts). */
   admit: Admission;
+  /** Answers both speech routes, so they share one MP3 encoder worker. */
+  speak: SpeechResponder;
 }
 
 export function createV1Router(options: V1Deps): Router {
-  const deps: V1RouteDeps = { ...options, admit: createAdmission(options.limits.maxPendingRequests) };
+  const deps: V1RouteDeps = { ...options, admit: createAdmission(options.limits.maxPendingRequests), speak: createSpeechResponder(options) };
   const router = new Router({ prefix: V1_PREFIX });
   router.use(deps.auth);
   for (const addRoutes of [modelRoutes, classificationRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {

@@ -31,9 +31,8 @@ export interface SpeechRequest {
 }
 
 export function speechRoutes(router: Router, deps: V1RouteDeps): void {
-  const speak = createSpeechResponder(deps);
   router.post('/text-to-speech', deps.admit('text-to-speech'), jsonBody(deps.limits.maxJsonBytes), (ctx) =>
-    speak(ctx, parseSpeechRequest(requireObject(ctx.request.body), deps.limits)),
+    deps.speak(ctx, parseSpeechRequest(requireObject(ctx.request.body), deps.limits)),
   );
 }
 
@@ -47,9 +46,11 @@ export function parseSpeechRequest(body: JsonObject, limits: Limits): SpeechRequ
   };
 }
 
-/** Shared by /v1/text-to-speech and the OpenAI-style /v1/audio/speech. */
-export function createSpeechResponder(deps: { models: ModelRegistry }): (ctx: Context, request: SpeechRequest) => Promise<void> {
-  // One encoder worker per route group, started on first use and stopped when idle.
+export type SpeechResponder = (ctx: Context, request: SpeechRequest) => Promise<void>;
+
+/** Shared by /v1/text-to-speech and the OpenAI-style /v1/audio/speech (one per app). */
+export function createSpeechResponder(deps: { models: ModelRegistry }): SpeechResponder {
+  // One encoder worker, started on first use and stopped when idle.
   const encoder: SpeechEncoder = createSpeechEncoder();
   return async (ctx, request) => {
     const synthesizer = await deps.models.get(request.model, 'text-to-speech');
@@ -67,7 +68,7 @@ export function createSpeechResponder(deps: { models: ModelRegistry }): (ctx: Co
     ctx.type = SPEECH_MEDIA_TYPES[request.format];
     ctx.set('Cache-Control', 'no-store');
     if (request.format === 'wav') {
-      ctx.body = Buffer.from(first.value.buffer, first.value.byteOffset, first.value.byteLength);
+      ctx.body = toBuffer(first.value);
       await chunks.return(undefined);
       return;
     }
