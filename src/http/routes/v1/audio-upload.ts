@@ -6,7 +6,7 @@
  * Size limits apply while reading (413); unknown media types are a 415.
  */
 import { readFile, rm } from 'node:fs/promises';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { UnsupportedMediaTypeError, ValidationError } from '../../../errors.js';
 import { multipartBody, readRawBody } from '../../body-parsers.js';
 
@@ -30,7 +30,11 @@ export const AUDIO_MEDIA_TYPES: readonly string[] = [
 ];
 
 const FIELDS = ['model', 'language', 'task', 'response_format'] as const;
-export type UploadField = (typeof FIELDS)[number];
+type UploadField = (typeof FIELDS)[number];
+/** The header that may carry each field: X-Model, X-Language, X-Task, X-Response-Format. */
+const FIELD_HEADERS = Object.fromEntries(
+  FIELDS.map((name) => [name, `X-${name.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('-')}`]),
+) as Record<UploadField, string>;
 
 export interface AudioUpload {
   bytes: Uint8Array;
@@ -38,9 +42,15 @@ export interface AudioUpload {
   fields: Partial<Record<UploadField, string>>;
 }
 
-export async function readAudioUpload(ctx: Context, limitBytes: number): Promise<AudioUpload> {
-  if (ctx.is('multipart/form-data')) return readMultipart(ctx, limitBytes);
+export type AudioUploadReader = (ctx: Context) => Promise<AudioUpload>;
 
+/** Built once per route: the multipart parser (koa-body validates its options when created) is reused. */
+export function audioUploadReader(limitBytes: number): AudioUploadReader {
+  const parseMultipart = multipartBody(limitBytes);
+  return (ctx) => (ctx.is('multipart/form-data') ? readMultipart(ctx, parseMultipart) : readRaw(ctx, limitBytes));
+}
+
+async function readRaw(ctx: Context, limitBytes: number): Promise<AudioUpload> {
   const contentType = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
   if (!AUDIO_MEDIA_TYPES.includes(contentType)) {
     throw new UnsupportedMediaTypeError(
@@ -51,8 +61,8 @@ export async function readAudioUpload(ctx: Context, limitBytes: number): Promise
   return { bytes, contentType, fields: fieldsFrom(ctx, {}) };
 }
 
-async function readMultipart(ctx: Context, limitBytes: number): Promise<AudioUpload> {
-  await multipartBody(limitBytes)(ctx, async () => {});
+async function readMultipart(ctx: Context, parseMultipart: Middleware): Promise<AudioUpload> {
+  await parseMultipart(ctx, async () => {});
   const files = ctx.request.files ?? {};
   const tempFiles = Object.values(files).flat();
   try {
@@ -74,8 +84,7 @@ async function readMultipart(ctx: Context, limitBytes: number): Promise<AudioUpl
 function fieldsFrom(ctx: Context, form: Record<string, unknown>): AudioUpload['fields'] {
   const fields: AudioUpload['fields'] = {};
   for (const name of FIELDS) {
-    const header = ctx.get(`X-${name.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('-')}`);
-    const value = stringParam(form[name]) ?? stringParam(ctx.query[name]) ?? stringParam(header);
+    const value = stringParam(form[name]) ?? stringParam(ctx.query[name]) ?? stringParam(ctx.get(FIELD_HEADERS[name]));
     if (value !== undefined) fields[name] = value;
   }
   return fields;

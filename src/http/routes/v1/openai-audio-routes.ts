@@ -4,10 +4,10 @@
  */
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ValidationError } from '../../../errors.js';
 import type { Transcript } from '../../../inference/types.js';
+import { optionalEnum } from '../../validation.js';
 import type { V1RouteDeps } from '../v1-router.js';
-import { readAudioUpload } from './audio-upload.js';
+import { audioUploadReader } from './audio-upload.js';
 import { toSrt, toWebVtt } from './subtitle-formats.js';
 import { toTranscriptionRequest } from './transcription-request.js';
 
@@ -15,9 +15,10 @@ const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
 export function openaiAudioRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
+  const readAudioUpload = audioUploadReader(limits.maxAudioBytes);
   const handler = (task: 'transcribe' | 'translate') => async (ctx: Context) => {
-    const upload = await readAudioUpload(ctx, limits.maxAudioBytes);
-    const format = responseFormat(upload.fields.response_format);
+    const upload = await readAudioUpload(ctx);
+    const format = optionalEnum(upload.fields, 'response_format', RESPONSE_FORMATS) ?? 'json';
     // /audio/translations always translates into English, whatever `task` says.
     const fields = task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload;
     const request = toTranscriptionRequest(fields, limits, { segments: format !== 'json' && format !== 'text' });
@@ -49,14 +50,6 @@ function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, t
     case 'verbose_json':
       ctx.body = verboseJson(transcript, task);
   }
-}
-
-function responseFormat(value: string | undefined): ResponseFormat {
-  if (value === undefined) return 'json';
-  if (!(RESPONSE_FORMATS as readonly string[]).includes(value)) {
-    throw new ValidationError(`"response_format" must be one of: ${RESPONSE_FORMATS.join(', ')}`);
-  }
-  return value as ResponseFormat;
 }
 
 /** OpenAI's verbose_json, limited to what Whisper here really produces (no log-probs). */

@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { V1RouteDeps } from '../v1-router.js';
-import { readAudioUpload } from './audio-upload.js';
+import { audioUploadReader } from './audio-upload.js';
 import { toTranscriptionRequest } from './transcription-request.js';
 
 export function transcriptionRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
+  const readAudioUpload = audioUploadReader(limits.maxAudioBytes);
   const handler = async (ctx: Context) => {
-    const upload = await readAudioUpload(ctx, limits.maxAudioBytes);
+    const upload = await readAudioUpload(ctx);
     const request = toTranscriptionRequest(upload, limits);
     const transcriber = await models.get(request.modelId, 'speech-to-text');
     const result = await transcriber.transcribe(request.audio, request.options);
