@@ -1,6 +1,10 @@
 /** Component schemas of the OpenAPI document (see openapi.ts): the wire shapes of every body. */
 import { DEFAULT_LIMITS } from '../config/load-config.js';
 import { ERROR_CODES } from '../errors.js';
+import { MAX_EMAIL_CHARS, MAX_NAME_CHARS } from './routes/users-router.js';
+import { MAX_LABEL_CHARS, MAX_REQUEST_LABELS } from './routes/v1/classification-routes.js';
+import { RESPONSE_FORMATS } from './routes/v1/openai-audio-routes.js';
+import { SPEECH_FORMATS, SPEED_RANGE } from './routes/v1/speech-routes.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -30,8 +34,8 @@ export const schemas: Record<string, unknown> = {
     type: 'object',
     required: ['name', 'email'],
     properties: {
-      name: str('Required, not only whitespace.', { minLength: 1, maxLength: 200 }),
-      email: str('Required, an address such as ann@example.org.', { format: 'email', maxLength: 254 }),
+      name: str('Required, not only whitespace.', { minLength: 1, maxLength: MAX_NAME_CHARS }),
+      email: str('Required, an address such as ann@example.org.', { format: 'email', maxLength: MAX_EMAIL_CHARS }),
     },
     description: 'Other fields (including `id`) are ignored.',
   },
@@ -77,7 +81,7 @@ export const schemas: Record<string, unknown> = {
     properties: {
       model: str('Text-classification model id.'),
       query: str('The text to classify.', { minLength: 1, maxLength: DEFAULT_LIMITS.maxClassificationChars }),
-      labels: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', maxLength: 200 }, description: 'Candidate labels (zero-shot models only).' },
+      labels: { type: 'array', minItems: 1, maxItems: MAX_REQUEST_LABELS, items: { type: 'string', maxLength: MAX_LABEL_CHARS }, description: 'Candidate labels (zero-shot models only).' },
     },
   },
   ClassificationResult: {
@@ -122,7 +126,7 @@ export const schemas: Record<string, unknown> = {
     required: ['file', 'model'],
     properties: {
       ...transcriptionFormFields,
-      response_format: str('Answer format.', { enum: ['json', 'text', 'verbose_json', 'srt', 'vtt'], default: 'json' }),
+      response_format: str('Answer format.', { enum: [...RESPONSE_FORMATS], default: 'json' }),
       prompt: str('Accepted for compatibility; ignored.'),
       temperature: { type: 'number', description: 'Accepted for compatibility; ignored.' },
     },
@@ -157,8 +161,8 @@ export const schemas: Record<string, unknown> = {
       model: str('Text-to-speech model id.'),
       input: str('The text to speak.', { minLength: 1, maxLength: DEFAULT_LIMITS.maxSpeechInputChars }),
       voice: str('Voice or speaker name, where the model has several.'),
-      speed: { type: 'number', minimum: 0.25, maximum: 4, default: 1 },
-      response_format: str('Audio format.', { enum: ['mp3', 'wav'], default: 'mp3' }),
+      speed: { type: 'number', minimum: SPEED_RANGE.min, maximum: SPEED_RANGE.max, default: 1 },
+      response_format: str('Audio format.', { enum: [...SPEECH_FORMATS], default: 'mp3' }),
     },
   },
   OpenAISpeechRequest: {
@@ -168,8 +172,8 @@ export const schemas: Record<string, unknown> = {
       model: str('Text-to-speech model id.'),
       input: str('The text to speak.', { minLength: 1, maxLength: DEFAULT_LIMITS.maxSpeechInputChars }),
       voice: str('Voice name.'),
-      response_format: str('`mp3` or `wav`; other OpenAI formats answer 400.', { enum: ['mp3', 'wav'], default: 'mp3' }),
-      speed: { type: 'number', minimum: 0.25, maximum: 4, default: 1 },
+      response_format: str('`mp3` or `wav`; other OpenAI formats answer 400.', { enum: [...SPEECH_FORMATS], default: 'mp3' }),
+      speed: { type: 'number', minimum: SPEED_RANGE.min, maximum: SPEED_RANGE.max, default: 1 },
     },
   },
 };

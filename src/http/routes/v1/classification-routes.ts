@@ -4,8 +4,8 @@ import { optionalStringArray, requireObject, requireString } from '../../validat
 import type { V1RouteDeps } from '../v1-router.js';
 
 /** Candidate labels per request (zero-shot and embedding models); each costs one model pair or embedding. */
-const MAX_REQUEST_LABELS = 50;
-const MAX_LABEL_CHARS = 200;
+export const MAX_REQUEST_LABELS = 50;
+export const MAX_LABEL_CHARS = 200;
 
 /**
  * POST /v1/classifications {model, query, labels?} → {labels: [{label, confidence}]}: every label

@@ -11,7 +11,7 @@ import { audioUploadReader } from './audio-upload.js';
 import { toSrt, toWebVtt } from './subtitle-formats.js';
 import { toTranscriptionRequest } from './transcription-request.js';
 
-const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
+export const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
 export function openaiAudioRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
