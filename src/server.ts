@@ -9,7 +9,6 @@ import { createApp } from './http/create-app.js';
 import { ENGINES } from './inference/engines.js';
 import { ManifestError, readManifest } from './inference/manifest.js';
 import { ModelRegistry } from './inference/model-registry.js';
-import { configureRuntime } from './inference/runtime.js';
 import { createLogger } from './logger.js';
 import { openDatabase } from './users/open-database.js';
 
@@ -18,7 +17,6 @@ const SHUTDOWN_GRACE_MS = 30_000;
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
-  configureRuntime({ modelsDir: config.modelsDir });
 
   const db = await openDatabase(config.databasePath);
   const manifest = await readManifest(config.manifestPath);

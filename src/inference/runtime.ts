@@ -1,6 +1,7 @@
 /**
  * The single place that configures transformers.js's global `env`: local files only, from
- * MODELS_DIR, never the hub. Called once at start-up (and by tests).
+ * MODELS_DIR, never the hub. Each worker thread that loads transformers.js has its own copy of the
+ * module and calls this first; the HTTP main thread never imports transformers.js at all.
  */
 import { env } from '@huggingface/transformers';
 

@@ -9,8 +9,7 @@ import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 import type { BatchModelInit, ForwardRequest, ForwardResult, ModelFacts } from './batch-model-protocol.js';
 import { lengthBuckets } from './length-buckets.js';
-import { loadTransformersModel } from './load-transformers-model.js';
-import type { Tensor } from '@huggingface/transformers';
+import { AutoModel, AutoModelForSequenceClassification, AutoTokenizer, type Tensor } from '@huggingface/transformers';
 import { logitRows, meanPooledRows, runModel, selectRows, tokenCounts, type ModelInputs } from './model-io.js';
 
 /** Up to 25 % of a bucket's tokens may be padding. */
@@ -27,7 +26,12 @@ function pack(rows: Float32Array[]): ForwardResult {
 serveWorker<BatchModelInit>(async (init) => {
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
-  const { tokenizer, model } = await loadTransformersModel(init.dir, init.head, init.dtype, init.threads);
+  const Model = init.head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
+  const sessionOptions = init.threads ? { session_options: { intraOpNumThreads: init.threads, interOpNumThreads: 1 } } : {};
+  const [tokenizer, model] = await Promise.all([
+    AutoTokenizer.from_pretrained(init.dir),
+    Model.from_pretrained(init.dir, { dtype: init.dtype, ...sessionOptions }),
+  ]);
   const config = model.config as unknown as ModelFacts;
   const facts: ModelFacts = { id2label: config.id2label, label2id: config.label2id, problem_type: config.problem_type };
 

@@ -1,16 +1,10 @@
 /**
- * Where a classification model's files are, and how to load them: a tokenizer and an ONNX model
- * from a local folder in the transformers.js layout (config.json, tokenizer.json,
- * tokenizer_config.json, onnx/model.onnx[_data]), served from a worker thread.
+ * Where a classification model's files are (a local folder in the transformers.js layout:
+ * config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx[_data]) and how to start the
+ * worker threads that load and serve them (batch-model-worker.ts). Nothing here imports
+ * transformers.js: only the workers do.
  */
 import { resolve } from 'node:path';
-import {
-  AutoModel,
-  AutoModelForSequenceClassification,
-  AutoTokenizer,
-  type PreTrainedModel,
-  type PreTrainedTokenizer,
-} from '@huggingface/transformers';
 import { DTYPES, isDtype, type Dtype } from '../dtype.js';
 import { hasInstallMarker, type EngineContext } from '../engine.js';
 import type { ManifestEntry } from '../manifest.js';
@@ -26,11 +20,6 @@ export function classifierDtype(entry: ManifestEntry): Dtype {
     throw new ClassifierOptionError(`models.json "${entry.id}": options.dtype must be one of ${DTYPES.join(', ')}`);
   }
   return dtype;
-}
-
-export interface LoadedModel {
-  tokenizer: PreTrainedTokenizer;
-  model: PreTrainedModel;
 }
 
 /**
@@ -54,22 +43,6 @@ export async function weightsInstalled(entry: ManifestEntry, context: EngineCont
   } catch {
     return false;
   }
-}
-
-/** Loads tokenizer and model in this thread; called inside the batch-model worker. */
-export async function loadTransformersModel(
-  dir: string,
-  head: ModelHead,
-  dtype: Dtype,
-  threads?: number,
-): Promise<LoadedModel> {
-  const modelOptions = {
-    dtype,
-    ...(threads ? { session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 } } : {}),
-  };
-  const Model = head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
-  const [tokenizer, model] = await Promise.all([AutoTokenizer.from_pretrained(dir), Model.from_pretrained(dir, modelOptions)]);
-  return { tokenizer, model };
 }
 
 /** Starts the workers that serve this manifest entry's model. */

@@ -52,3 +52,6 @@ export function resolveLanguage(code: string, supported: readonly string[]): str
   const short = THREE_LETTER[primary] ?? primary;
   return supported.includes(short) ? short : undefined;
 }
+
+/** The short-code map of each multilingual family. */
+export const FAMILY_CODES = { nllb: NLLB_CODES, m2m100: M2M100_CODES } as const;

@@ -3,11 +3,9 @@
  * the translation worker (translation-worker.ts); also usable directly (tests).
  */
 import { pipeline } from '@huggingface/transformers';
-import { M2M100_CODES, NLLB_CODES } from './language-codes.js';
+import { FAMILY_CODES } from './language-codes.js';
 import type { TranslationEngineOptions } from './transformers-translation-options.js';
 import { TransformersTranslator, type TranslationPipelineLike } from './transformers-translator.js';
-
-export const FAMILY_CODES = { nllb: NLLB_CODES, m2m100: M2M100_CODES } as const;
 
 export async function loadTransformersTranslator(
   modelId: string,

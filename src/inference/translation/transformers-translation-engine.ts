@@ -15,7 +15,7 @@ import type { ManifestEntry } from '../manifest.js';
 import type { TranslateOptions, Translator } from '../types.js';
 import { RespawningWorker } from '../worker/respawning-worker.js';
 import { WorkerClient, workerModuleUrl } from '../worker/worker-client.js';
-import { FAMILY_CODES } from './load-transformers-translator.js';
+import { FAMILY_CODES } from './language-codes.js';
 import { translationOptions } from './transformers-translation-options.js';
 import type { TranslationWorkerInit, TranslationWorkerLanguages } from './translation-worker.js';
 
