@@ -2,12 +2,10 @@
  * Main-thread handle on the encoder worker. The worker starts on first use and stops after
  * a quiet period, so an idle server (or a finished script) holds no thread.
  */
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
-import { WorkerClient } from '../worker/worker-client.js';
+import { WorkerClient, workerModuleUrl } from '../worker/worker-client.js';
 
-const WORKER_URL = new URL(`./encoder-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+const WORKER_URL = workerModuleUrl(import.meta.url, './encoder-worker');
 const DEFAULT_IDLE_MS = 30_000;
 
 export interface Mp3Stream {

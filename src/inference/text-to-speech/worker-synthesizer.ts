@@ -5,19 +5,17 @@
  * send the previous one. Engines with a separate text front end (Piper's espeak phonemizer)
  * get a second worker that prepares the next pieces while the model runs on the current one.
  */
-import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { InferenceFailedError } from '../../errors.js';
 import type { SynthesizeOptions, Synthesizer } from '../types.js';
-import { WorkerClient } from '../worker/worker-client.js';
+import { WorkerClient, workerModuleUrl } from '../worker/worker-client.js';
 import { findOnnx } from './find-onnx.js';
 import { splitFirstClause, splitSentences } from './split-sentences.js';
 import type { SynthesisWorkerInit } from './synthesis-worker-init.js';
 
-const EXTENSION = extname(fileURLToPath(import.meta.url));
-const SYNTHESIS_WORKER = new URL(`./synthesis-worker${EXTENSION}`, import.meta.url);
-const PHONEMIZER_WORKER = new URL(`./phonemizer-worker${EXTENSION}`, import.meta.url);
+const SYNTHESIS_WORKER = workerModuleUrl(import.meta.url, './synthesis-worker');
+const PHONEMIZER_WORKER = workerModuleUrl(import.meta.url, './phonemizer-worker');
 /** Pieces whose model input is prepared ahead of the one being synthesised. */
 const FRONT_END_LOOKAHEAD = 2;
 
