@@ -6,11 +6,11 @@ interface DecodedChunk {
   sampleRate: number;
 }
 
-/** The shape shared by the @wasm-audio-decoders family (FLAC, Ogg Opus, Ogg Vorbis). */
+/** The shape shared by the @wasm-audio-decoders family (FLAC, Ogg Opus, Ogg Vorbis) and mpg123 (no flush). */
 export interface StreamingDecoder {
   ready: Promise<void>;
   decode(data: Uint8Array): DecodedChunk | Promise<DecodedChunk>;
-  flush(): Promise<DecodedChunk>;
+  flush?(): Promise<DecodedChunk>;
   free(): void;
 }
 
@@ -31,8 +31,10 @@ export async function decodeStream(
       const { channelData, samplesDecoded, sampleRate } = await decoder.decode(slice);
       collected.add(channelData, samplesDecoded, sampleRate);
     }
-    const rest = await decoder.flush();
-    collected.add(rest.channelData, rest.samplesDecoded, rest.sampleRate);
+    if (decoder.flush) {
+      const rest = await decoder.flush();
+      collected.add(rest.channelData, rest.samplesDecoded, rest.sampleRate);
+    }
     return collected.finish(format);
   } finally {
     decoder.free();
