@@ -41,6 +41,15 @@ export async function verifyFile(path: string, expected: SourceFile, label: stri
 }
 
 /** Bytes available to this user on the file system holding `dir`. */
+/** The size of a file, or 0 when it does not exist (yet): how much of a `.part` download is there. */
+export async function fileSize(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
 export async function freeBytes(dir: string): Promise<number> {
   const stats = await statfs(dir);
   return stats.bavail * stats.bsize;

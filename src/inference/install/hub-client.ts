@@ -3,11 +3,12 @@
  * with HTTP Range resume: bytes already in `<dest>` are kept and only the rest is requested.
  */
 import { createWriteStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { HubResponseError, HubUnreachableError, InstallError } from './install-errors.js';
+import { fileSize } from './file-checks.js';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 
@@ -153,14 +154,6 @@ export class HubClient {
     options.progress?.finish();
     const repoCommit = response.headers.get('x-repo-commit');
     return repoCommit ? { repoCommit } : {};
-  }
-}
-
-async function fileSize(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
   }
 }
 

@@ -8,7 +8,7 @@ import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/p
 import { dirname, join, relative } from 'node:path';
 import { INSTALL_MARKER } from '../engine.js';
 import { targetPath, type ManifestEntry, type SourceFile } from '../manifest.js';
-import { checkFreeSpace, freeBytes, verifyFile, type VerifiedFile } from './file-checks.js';
+import { checkFreeSpace, fileSize, freeBytes, verifyFile, type VerifiedFile } from './file-checks.js';
 import { IntegrityError, InstallError } from './install-errors.js';
 import { withInstallLock } from './install-lock.js';
 
@@ -186,7 +186,7 @@ async function bytesStillNeeded(staging: string, files: readonly SourceFile[]): 
     if (file.size === undefined) continue;
     const final = join(staging, targetPath(file));
     if (await exists(final)) continue;
-    const partial = await stat(`${final}.part`).then((info) => info.size, () => 0);
+    const partial = await fileSize(`${final}.part`);
     total += Math.max(0, file.size - partial);
   }
   return total;
