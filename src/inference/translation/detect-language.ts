@@ -45,13 +45,14 @@ export function detectLanguage(text: string): string | undefined {
   return byStopwords(sample);
 }
 
+const STOPWORD_SETS = Object.entries(STOPWORDS).map(([language, list]) => [language, new Set(list)] as const);
+
 /** Ties go to the language listed first (the more widely used one: "hola" is es before ca). */
 function byStopwords(text: string): string | undefined {
   const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
   let best: string | undefined;
   let bestScore = 0;
-  for (const [language, list] of Object.entries(STOPWORDS)) {
-    const set = new Set(list);
+  for (const [language, set] of STOPWORD_SETS) {
     const score = words.reduce((sum, word) => sum + (set.has(word) ? 1 : 0), 0);
     if (score > bestScore) [best, bestScore] = [language, score];
   }

@@ -1,5 +1,5 @@
 /** Manifest options of the `transformers-translation` engine, checked once at load. */
-import { DTYPES, type Dtype } from '../dtype.js';
+import { DTYPES, isDtype, type Dtype } from '../dtype.js';
 import type { ManifestEntry } from '../manifest.js';
 
 export type TranslationFamily = 'marian' | 'nllb' | 'm2m100';
@@ -35,12 +35,12 @@ export function translationOptions(entry: ManifestEntry): TranslationEngineOptio
     return value as number | undefined;
   };
   const dtype = options.dtype ?? 'fp32';
-  if (!(DTYPES as readonly unknown[]).includes(dtype)) {
+  if (!isDtype(dtype)) {
     throw new TranslationOptionError(`${where}.dtype must be one of ${DTYPES.join(', ')}`);
   }
   const result: TranslationEngineOptions = {
     family,
-    dtype: dtype as Dtype,
+    dtype,
     batchSize: count('batchSize', 8) as number,
     maxUnitChars: count('maxUnitChars', 400) as number,
   };
