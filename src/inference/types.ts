@@ -4,14 +4,9 @@
  */
 import type { PcmAudio } from '../audio/pcm-audio.js';
 
-export type Task = 'text-classification' | 'translation' | 'speech-to-text' | 'text-to-speech';
+export const TASKS = Object.freeze(['text-classification', 'translation', 'speech-to-text', 'text-to-speech'] as const);
 
-export const TASKS: readonly Task[] = Object.freeze([
-  'text-classification',
-  'translation',
-  'speech-to-text',
-  'text-to-speech',
-]);
+export type Task = (typeof TASKS)[number];
 
 export interface Disposable {
   dispose(): Promise<void>;

@@ -5,7 +5,6 @@
  */
 import { pipeline } from '@huggingface/transformers';
 import { decodeAudio, probeAudio } from '../../audio/decode-audio.js';
-import { downmix } from '../../audio/downmix.js';
 import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { resample } from '../../audio/resample.js';
@@ -74,5 +73,5 @@ async function toModelInput(audio: PcmAudio | EncodedAudio, sampleRate: number):
     const pcm = await decodeAudio(audio.bytes, { contentType: audio.contentType, maxSeconds: audio.maxSeconds, sampleRate });
     return pcm.samples;
   }
-  return resample(downmix([audio.samples]), audio.sampleRate, sampleRate);
+  return resample(audio.samples, audio.sampleRate, sampleRate);
 }

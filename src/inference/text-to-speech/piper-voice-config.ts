@@ -2,6 +2,7 @@
  * The Piper voice's `.onnx.json`: it, not code, decides the sample rate, the espeak voice, the
  * phoneme → id map and the default noise/length scales.
  */
+import { BOS, EOS, PAD } from './piper-phoneme-ids.js';
 
 export interface PiperVoiceConfig {
   sampleRate: number;
@@ -46,7 +47,7 @@ export function parsePiperVoiceConfig(raw: unknown, origin = 'voice config'): Pi
     }
     phonemeIdMap.set(phoneme, ids as number[]);
   }
-  for (const marker of ['^', '$', '_']) {
+  for (const marker of [BOS, EOS, PAD]) {
     if (!phonemeIdMap.has(marker)) throw new PiperConfigError(`${origin}: phoneme_id_map lacks "${marker}"`);
   }
   const speakers = new Map<string, number>();
