@@ -1,5 +1,5 @@
 /** Table types for Kysely. Column types describe what SQLite stores; timestamps are ISO-8601 text. */
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 export interface UserTable {
   id: Generated<number>;
@@ -27,6 +27,4 @@ export interface Database {
 }
 
 export type UserRow = Selectable<UserTable>;
-export type NewUserRow = Insertable<UserTable>;
-export type UserUpdate = Updateable<UserTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;

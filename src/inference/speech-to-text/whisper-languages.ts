@@ -113,5 +113,3 @@ export function whisperLanguageCode(language: string): string | undefined {
   if (CODES.has(lower)) return lower;
   return CODE_BY_NAME.get(lower);
 }
-
-export const WHISPER_LANGUAGE_CODES: readonly string[] = Object.freeze([...CODES]);

@@ -50,11 +50,6 @@ export class MicroBatcher<I, O> {
     this.#options = { ...options, maxInFlight };
   }
 
-  /** Items waiting for a batch (not counting the one running). */
-  get pending(): number {
-    return this.#queue.length;
-  }
-
   submit(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });

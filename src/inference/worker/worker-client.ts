@@ -75,11 +75,6 @@ export class WorkerClient {
     });
   }
 
-  /** Calls still in flight; lets callers see how busy the worker is. */
-  get pendingCalls(): number {
-    return this.#pending.size;
-  }
-
   get alive(): boolean {
     return this.#gone === undefined;
   }
