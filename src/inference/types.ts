@@ -12,12 +12,21 @@ export interface Disposable {
   dispose(): Promise<void>;
 }
 
+/**
+ * Every task call takes the request's signal: it aborts when the client goes away, and the
+ * model then drops the work (queued work at once, running work at its next step) instead of
+ * spending CPU on an answer nobody reads. An aborted call rejects with the signal's reason.
+ */
+export interface Cancellable {
+  signal?: AbortSignal;
+}
+
 export interface Label {
   label: string;
   confidence: number;
 }
 
-export interface ClassifyOptions {
+export interface ClassifyOptions extends Cancellable {
   /** Candidate labels, for zero-shot and embedding models that accept them per request. */
   labels?: readonly string[];
 }
@@ -27,7 +36,7 @@ export interface Classifier extends Disposable {
   classify(text: string, options?: ClassifyOptions): Promise<Label[]>;
 }
 
-export interface TranslateOptions {
+export interface TranslateOptions extends Cancellable {
   targetLanguage: string;
   sourceLanguage?: string;
 }
@@ -40,7 +49,7 @@ export interface Translator extends Disposable {
   translate(text: string, options: TranslateOptions): Promise<string>;
 }
 
-export interface TranscribeOptions {
+export interface TranscribeOptions extends Cancellable {
   language?: string;
   task?: 'transcribe' | 'translate';
   /** Ask for timestamped segments (verbose_json). */
@@ -76,7 +85,7 @@ export interface Transcriber extends Disposable {
   transcribe(audio: PcmAudio | EncodedAudio, options?: TranscribeOptions): Promise<Transcript>;
 }
 
-export interface SynthesizeOptions {
+export interface SynthesizeOptions extends Cancellable {
   voice?: string;
   /** 1 is normal speed, 2 twice as fast. */
   speed?: number;
