@@ -8,10 +8,11 @@ import type { ModelRegistry } from '../inference/model-registry.js';
 import { createLogger, type Logger } from '../logger.js';
 import type { Database } from '../users/database.js';
 import { createUserStore } from '../users/user-store.js';
+import { isApiPath } from './api-boundary.js';
 import { clientDisconnected, errorMiddleware } from './error-middleware.js';
 import { createRootRouter } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
-import { createV1Router, V1_PREFIX } from './routes/v1-router.js';
+import { createV1Router } from './routes/v1-router.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -43,15 +44,20 @@ export function createApp(deps: AppDeps): Koa {
   app.use(
     errorMiddleware({
       logger,
-      formatFor: (ctx) => (ctx.path === V1_PREFIX || ctx.path.startsWith(`${V1_PREFIX}/`) ? 'json' : 'text'),
+      formatFor: (ctx) => (isApiPath(ctx.path) ? 'json' : 'text'),
     }),
   );
 
-  const keys = createKeyStore(deps.db, { staticKeys: deps.config.apiKeys });
+  // Before any router, so unknown /v1 paths (404) and wrong methods (405) need a key too, and
+  // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
+  // model without a key.
+  const requireKey = requireApiKey(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }));
+  app.use((ctx, next) => (isApiPath(ctx.path) ? requireKey(ctx, next) : next()));
+
   const routers: Router[] = [
     createRootRouter(),
     createUsersRouter(createUserStore(deps.db), deps.config.limits),
-    createV1Router({ models: deps.models, limits: deps.config.limits, auth: requireApiKey(keys) }),
+    createV1Router({ models: deps.models, limits: deps.config.limits }),
   ];
   for (const router of routers) {
     app.use(router.routes());

@@ -5,7 +5,7 @@ import { docsPage } from '../docs-page.js';
 export const GREETING = 'Hello from the local inference server. See /docs for the API.';
 
 export function createRootRouter(): Router {
-  const router = new Router();
+  const router = new Router({ sensitive: true });
   router.get('/', (ctx) => {
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = GREETING;

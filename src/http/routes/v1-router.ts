@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
 import type { Limits } from '../../config/load-config.js';
 import type { ModelRegistry } from '../../inference/model-registry.js';
 import { createAdmission, type Admission } from '../admission.js';
@@ -11,13 +10,9 @@ import { createSpeechResponder, speechRoutes, type SpeechResponder } from './v1/
 import { transcriptionRoutes } from './v1/transcription-routes.js';
 import { translationRoutes } from './v1/translation-routes.js';
 
-export const V1_PREFIX = '/v1';
-
 export interface V1Deps {
   models: ModelRegistry;
   limits: Limits;
-  /** Bearer-key check; mounted on this router so every /v1 route is covered, with no exemptions. */
-  auth: Middleware;
 }
 
 export interface V1RouteDeps extends V1Deps {
@@ -29,8 +24,8 @@ export interface V1RouteDeps extends V1Deps {
 
 export function createV1Router(options: V1Deps): Router {
   const deps: V1RouteDeps = { ...options, admit: createAdmission(options.limits.maxPendingRequests), speak: createSpeechResponder(options) };
-  const router = new Router({ prefix: V1_PREFIX });
-  router.use(deps.auth);
+  // The API key is checked before routing, in createApp (see api-boundary.ts).
+  const router = new Router({ prefix: '/v1', sensitive: true });
   for (const addRoutes of [modelRoutes, classificationRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {
     addRoutes(router, deps);
   }
