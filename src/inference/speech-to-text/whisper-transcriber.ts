@@ -36,7 +36,7 @@ export class WhisperTranscriber implements Transcriber {
       strideSeconds: this.#options.strideSeconds,
       maxNewTokens: this.#options.maxNewTokens,
     };
-    const transcript = await this.#worker.call<AsrResponse>('transcribe', request, ownedBuffers(audio));
+    const transcript = await this.#worker.call<AsrResponse>('transcribe', request, { transfer: ownedBuffers(audio), signal: options.signal });
     // English-only models are English by construction; multilingual ones report what was detected.
     return { ...transcript, language: transcript.language ?? 'en' };
   }

@@ -5,7 +5,8 @@
  * leave a model failing until the server restarts.
  */
 import { InferenceFailedError } from '../../errors.js';
-import type { WorkerClient } from './worker-client.js';
+import { abortable } from '../abortable.js';
+import type { CallOptions, WorkerClient } from './worker-client.js';
 
 /** How long a worker may take to free its ONNX sessions before it is terminated anyway. */
 const DISPOSE_GRACE_MS = 2_000;
@@ -22,10 +23,13 @@ export class RespawningWorker {
     this.#spawn = spawn;
   }
 
-  async call<T>(method: string, payload?: unknown, transfer?: readonly ArrayBuffer[]): Promise<T> {
-    const worker = await this.#live();
-    return worker.call<T>(method, payload, transfer).catch((error: unknown) => {
-      throw worker.alive ? error : new InferenceFailedError(this.#modelId, (error as Error).message);
+  async call<T>(method: string, payload?: unknown, options: CallOptions = {}): Promise<T> {
+    const { signal } = options;
+    // A restart takes seconds; a caller that gives up meanwhile is answered at once.
+    const worker = await abortable(this.#live(), signal);
+    return worker.call<T>(method, payload, options).catch((error: unknown) => {
+      if (worker.alive || (signal?.aborted && error === signal.reason)) throw error;
+      throw new InferenceFailedError(this.#modelId, (error as Error).message);
     });
   }
 

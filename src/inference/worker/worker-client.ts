@@ -1,7 +1,8 @@
 /**
  * The main-thread side of a worker seam: spawn a worker module, call its methods by name
  * (request/response matched by id), and terminate it on dispose. Typed errors thrown in the
- * worker are re-thrown here with their AppError class (see wire-error.ts).
+ * worker are re-thrown here with their AppError class (see wire-error.ts). A call given an
+ * AbortSignal is cancelled on both sides when it aborts.
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -16,9 +17,21 @@ export interface SpawnOptions {
   name?: string;
 }
 
+export interface CallOptions {
+  /** Buffers moved to the worker instead of copied; the caller loses access to them. */
+  transfer?: readonly ArrayBuffer[];
+  /**
+   * When it aborts, the call rejects at once with its reason and the worker is told to drop
+   * the work (see CallContext in serve-worker.ts). Never part of the payload: it cannot be cloned.
+   */
+  signal?: AbortSignal;
+}
+
 interface Pending {
   resolve(value: unknown): void;
-  reject(error: Error): void;
+  reject(error: unknown): void;
+  /** Stops listening to the call's signal. */
+  release(): void;
 }
 
 export class WorkerClient {
@@ -61,17 +74,22 @@ export class WorkerClient {
     return new WorkerClient(worker, name);
   }
 
-  /** Calls `method` in the worker. Buffers in `transfer` are moved, not copied. */
-  call<T>(method: string, payload?: unknown, transfer: readonly ArrayBuffer[] = []): Promise<T> {
+  /** Calls `method` in the worker; see CallOptions for moving buffers and cancelling. */
+  call<T>(method: string, payload?: unknown, options: CallOptions = {}): Promise<T> {
     if (this.#gone) return Promise.reject(this.#gone);
+    const { transfer = [], signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
     // An empty buffer gains nothing from a move, and a detached one (moved by an earlier call)
     // would be lost in the worker's deserialisation without a word; cloned, it fails here instead.
     const moved = transfer.filter((buffer) => buffer.byteLength > 0);
     return new Promise<T>((resolve, reject) => {
-      const request: WorkerRequest = { id, method, payload };
+      const request: WorkerRequest = { type: 'call', id, method, payload };
       this.#worker.postMessage(request, moved as ArrayBuffer[]);
-      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      const onAbort = () => this.#cancel(id, signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const release = () => signal?.removeEventListener('abort', onAbort);
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, release });
     });
   }
 
@@ -89,14 +107,29 @@ export class WorkerClient {
     const pending = this.#pending.get(message.id);
     if (!pending) return;
     this.#pending.delete(message.id);
+    pending.release();
     if (message.ok) pending.resolve(message.result);
     else pending.reject(fromWireError(message.error));
   }
 
   #fail(error: Error): void {
     this.#gone ??= error;
-    for (const pending of this.#pending.values()) pending.reject(error);
+    for (const pending of this.#pending.values()) {
+      pending.release();
+      pending.reject(error);
+    }
     this.#pending.clear();
+  }
+
+  /** Answers call `id` with `reason` now, and tells the worker to drop its work. */
+  #cancel(id: number, reason: unknown): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    pending.release();
+    pending.reject(reason);
+    const cancel: WorkerRequest = { type: 'cancel', id };
+    if (!this.#gone) this.#worker.postMessage(cancel);
   }
 }
 

@@ -4,11 +4,23 @@
  */
 import type { WireError } from './wire-error.js';
 
-export interface WorkerRequest {
+export interface WorkerCall {
+  type: 'call';
   id: number;
   method: string;
   payload: unknown;
 }
+
+/**
+ * The caller no longer wants the answer to call `id` (its client went away): the worker aborts
+ * that call's signal, so queued work is skipped and running work stops at its next step.
+ */
+export interface WorkerCancel {
+  type: 'cancel';
+  id: number;
+}
+
+export type WorkerRequest = WorkerCall | WorkerCancel;
 
 export type WorkerResponse =
   | { id: number; ok: true; result: unknown }

@@ -37,4 +37,15 @@ describe('RespawningWorker', () => {
     expect((error as Error).message).to.equal('Model "echo-model" was unloaded');
     expect(spawned).to.equal(0);
   });
+
+  it("passes the signal through: an aborted call rejects with the signal's reason, not inference_failed", async () => {
+    const worker = new RespawningWorker(await spawn(), 'echo-model', spawn);
+    const controller = new AbortController();
+    const call = worker.call('slow', 5_000, { signal: controller.signal }).catch((caught: unknown) => caught);
+    const reason = new Error('client went away');
+    setTimeout(() => controller.abort(reason), 20);
+    expect(await call).to.equal(reason);
+    expect(await worker.call('echo', 'still here')).to.equal('still here');
+    await worker.dispose();
+  });
 });
