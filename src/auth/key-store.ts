@@ -23,7 +23,7 @@ export interface KeyStoreOptions {
   /** Keys from API_KEYS; accepted in addition to stored ones, never written to the database. */
   staticKeys: readonly string[];
   now?: () => Date;
-  /** last_used_at is written at most this often per key, so verification stays a read. */
+  /** last_used_at is written at most this often per key, in the background, so verification stays a read. */
   touchIntervalMs?: number;
 }
 
@@ -35,12 +35,23 @@ export function createKeyStore(db: Kysely<Database>, options: KeyStoreOptions): 
   const staticDigests = options.staticKeys.map(hashApiKey);
   const lastTouched = new Map<number, number>();
 
-  async function touch(id: number): Promise<void> {
+  /**
+   * Records last use without making the request wait for it: the write may have to wait for
+   * another process's lock (the keys CLI) for seconds, and bookkeeping must neither delay nor
+   * fail authentication. A write that fails is forgotten, so the next verification tries again.
+   */
+  function touch(id: number): void {
     const at = now();
     const previous = lastTouched.get(id);
     if (previous !== undefined && at.getTime() - previous < touchIntervalMs) return;
     lastTouched.set(id, at.getTime());
-    await db.updateTable('api_keys').set({ last_used_at: at.toISOString() }).where('id', '=', id).execute();
+    db.updateTable('api_keys')
+      .set({ last_used_at: at.toISOString() })
+      .where('id', '=', id)
+      .execute()
+      .catch(() => {
+        if (lastTouched.get(id) === at.getTime()) lastTouched.delete(id);
+      });
   }
 
   return {
@@ -59,7 +70,7 @@ export function createKeyStore(db: Kysely<Database>, options: KeyStoreOptions): 
         .where('key_hash', '=', digest.toString('hex'))
         .executeTakeFirst();
       if (!row || row.revoked_at !== null || !digestsEqual(Buffer.from(row.key_hash, 'hex'), digest)) return false;
-      await touch(row.id);
+      touch(row.id);
       return true;
     },
 

@@ -1,23 +1,39 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { Kysely, Migrator } from 'kysely';
+import { BusyRetryingDialect } from './busy-retrying-dialect.js';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations.js';
 
+export interface OpenDatabaseOptions {
+  /**
+   * How long a statement waits (asynchronously) for a write lock held by another process, such
+   * as `npm run keys`, before failing with 503. Default 5 s.
+   */
+  busyDeadlineMs?: number;
+}
+
+/** Start-up may wait on a lock synchronously: nothing is being served yet. */
+const STARTUP_BUSY_TIMEOUT_MS = 5_000;
+const BUSY_DEADLINE_MS = 5_000;
+
 /**
  * Opens (creating if needed) the SQLite file and brings its schema up to date.
- * WAL with synchronous=FULL makes every acknowledged write survive `kill -9` and power loss;
- * busy_timeout lets the key CLI and the server share the file.
+ * WAL with synchronous=FULL makes every acknowledged write survive `kill -9` and power loss.
+ * The key CLI and the server share the file: when the other holds the write lock, a statement
+ * waits for it without blocking the event loop (see BusyRetryingDialect), so busy_timeout is 0.
  */
-export async function openDatabase(path: string): Promise<Kysely<Database>> {
+export async function openDatabase(path: string, options: OpenDatabaseOptions = {}): Promise<Kysely<Database>> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
+  sqlite.pragma(`busy_timeout = ${STARTUP_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  sqlite.pragma('busy_timeout = 0');
+  const dialect = new BusyRetryingDialect({ database: sqlite, deadlineMs: options.busyDeadlineMs ?? BUSY_DEADLINE_MS });
+  const db = new Kysely<Database>({ dialect });
   try {
     await migrateToLatest(db);
   } catch (error) {

@@ -4,6 +4,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import SQLite from 'better-sqlite3';
 import { createKeyStore, type KeyStore } from '../../src/auth/key-store.js';
 import { ConflictError, NotFoundError } from '../../src/errors.js';
 import type { Database } from '../../src/users/database.js';
@@ -113,5 +116,51 @@ describe('createKeyStore', () => {
     clock = new Date('2026-01-01T00:01:11.000Z');
     await keys.verify(key);
     expect(await lastUsed()).to.equal('2026-01-01T00:01:11.000Z');
+  });
+
+  describe('while another process (the keys CLI) holds the database write lock', () => {
+    let locked: Kysely<Database>;
+    let lockedKeys: KeyStore;
+    let otherProcess: SQLite.Database;
+    const lastUsed = async () => (await locked.selectFrom('api_keys').select('last_used_at').executeTakeFirstOrThrow()).last_used_at;
+
+    beforeEach(async () => {
+      const path = join(dir, 'locked.db');
+      locked = await openDatabase(path, { busyDeadlineMs: 200 });
+      lockedKeys = createKeyStore(locked, { staticKeys: [], now: () => clock });
+      otherProcess = new SQLite(path);
+    });
+    afterEach(async () => {
+      otherProcess.close();
+      await locked.destroy();
+    });
+
+    it('verifies at once without stalling the event loop, and records the use once the lock is released', async () => {
+      const { key } = await lockedKeys.create('a');
+      otherProcess.exec('BEGIN IMMEDIATE');
+      const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+      loopDelay.enable();
+      const start = performance.now();
+      expect(await lockedKeys.verify(key)).to.equal(true);
+      expect(performance.now() - start).to.be.below(100);
+      await sleep(50);
+      loopDelay.disable();
+      expect(loopDelay.max / 1e6).to.be.below(100);
+      otherProcess.exec('COMMIT');
+      await sleep(150);
+      expect(await lastUsed()).to.equal('2026-01-01T00:00:00.000Z');
+    });
+
+    it('tries the last-use write again on the next verification when it timed out', async () => {
+      const { key } = await lockedKeys.create('a');
+      otherProcess.exec('BEGIN IMMEDIATE');
+      expect(await lockedKeys.verify(key)).to.equal(true);
+      await sleep(400); // past the 200 ms deadline: the write gave up
+      otherProcess.exec('ROLLBACK');
+      expect(await lastUsed()).to.equal(null);
+      clock = new Date('2026-01-01T00:00:05.000Z'); // within the once-a-minute interval
+      expect(await lockedKeys.verify(key)).to.equal(true);
+      expect(await lastUsed()).to.equal('2026-01-01T00:00:05.000Z');
+    });
   });
 });
