@@ -64,12 +64,12 @@ export const embeddingClassifier: Engine<'text-classification'> = {
     }
 
     const labelCache = new Map<string, Float32Array>();
-    const requestPrototypes = async (labels: readonly string[]): Promise<Prototype[]> =>
+    const requestPrototypes = async (labels: readonly string[], signal: AbortSignal | undefined): Promise<Prototype[]> =>
       Promise.all(
         [...new Set(labels)].map(async (label) => {
           let direction = labelCache.get(label);
           if (!direction) {
-            direction = await embedder.embed(label);
+            direction = await embedder.embed(label, signal);
             if (labelCache.size >= LABEL_CACHE_SIZE) labelCache.delete(labelCache.keys().next().value as string);
             labelCache.set(label, direction);
           }
@@ -79,14 +79,15 @@ export const embeddingClassifier: Engine<'text-classification'> = {
 
     return {
       async classify(text, options = {}) {
+        const { signal } = options;
         if (head && !options.labels) {
           return sortedLabels(
             specs.map((spec) => spec.label),
-            headConfidences(head, await embedder.embed(text)),
+            headConfidences(head, await embedder.embed(text, signal)),
           );
         }
-        const prototypesPromise = options.labels ? requestPrototypes(options.labels) : Promise.resolve(defaults);
-        const [query, prototypes] = await Promise.all([embedder.embed(text), prototypesPromise]);
+        const prototypesPromise = options.labels ? requestPrototypes(options.labels, signal) : Promise.resolve(defaults);
+        const [query, prototypes] = await Promise.all([embedder.embed(text, signal), prototypesPromise]);
         if (prototypes.length === 0) throw new ValidationError(`Model "${entry.id}" has no default labels: send "labels"`);
         const similarities = prototypes.map((prototype) => dot(query, prototype.direction));
         return sortedLabels(prototypes.map((p) => p.label), softmax(similarities, temperature));

@@ -6,6 +6,10 @@
  * several slots are free the waiting items are split evenly between them, so two workers each get
  * half of a burst instead of one worker getting all of it while the other idles. Items that arrive
  * while every slot is busy have already waited, so they start as soon as a slot frees up.
+ *
+ * An item whose signal aborts (its client went away) rejects at once with the signal's reason:
+ * while waiting it leaves the queue, so it takes no place in a batch; in a running batch only
+ * its output is dropped, since the other items of that batch still want theirs.
  */
 
 export interface MicroBatcherOptions {
@@ -30,6 +34,11 @@ interface Pending<I, O> {
   reject(error: unknown): void;
 }
 
+export interface SubmitOptions {
+  /** Aborts when the caller no longer wants the output. */
+  signal?: AbortSignal;
+}
+
 export class MicroBatcher<I, O> {
   readonly #run: BatchRunner<I, O>;
   readonly #options: Required<MicroBatcherOptions>;
@@ -50,9 +59,23 @@ export class MicroBatcher<I, O> {
     this.#options = { ...options, maxInFlight };
   }
 
-  submit(item: I): Promise<O> {
+  submit(item: I, options: SubmitOptions = {}): Promise<O> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<O>((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
+      const onAbort = () => {
+        const index = this.#queue.indexOf(pending);
+        if (index >= 0) this.#queue.splice(index, 1);
+        reject(signal?.reason);
+      };
+      const stopListening = () => signal?.removeEventListener('abort', onAbort);
+      const pending: Pending<I, O> = {
+        item,
+        resolve: (output) => (stopListening(), resolve(output)),
+        reject: (error) => (stopListening(), reject(error)),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#queue.push(pending);
       this.#schedule();
     });
   }

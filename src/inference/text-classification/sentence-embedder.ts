@@ -15,9 +15,9 @@ export class SentenceEmbedder {
     this.#batcher = new MicroBatcher((texts) => model.forward(texts), batch);
   }
 
-  /** One text, batched with whatever else is waiting. */
-  embed(text: string): Promise<Float32Array> {
-    return this.#batcher.submit(text);
+  /** One text, batched with whatever else is waiting; dropped from its batch if `signal` aborts first. */
+  embed(text: string, signal?: AbortSignal): Promise<Float32Array> {
+    return this.#batcher.submit(text, { signal });
   }
 
   /** Many texts at once (label prototypes at load); the worker splits them into bounded batches. */

@@ -59,7 +59,7 @@ function classifierOn(model: BatchModel, entry: ManifestEntry): Classifier {
       if (options.labels) {
         throw new ValidationError(`Model "${entry.id}" has a fixed label set; "labels" is only for zero-shot and embedding models`);
       }
-      return batcher.submit(text);
+      return batcher.submit(text, { signal: options.signal });
     },
     dispose: () => model.dispose(),
   };

@@ -73,7 +73,7 @@ export const transformersZeroShot: Engine<'text-classification'> = {
       async classify(text, options = {}) {
         const candidates = options.labels ? uniqueCandidates(options.labels) : defaults;
         if (!candidates) throw new ValidationError(`Model "${entry.id}" has no default labels: send "labels"`);
-        return batcher.submit({ text, candidates });
+        return batcher.submit({ text, candidates }, { signal: options.signal });
       },
       dispose: () => model.dispose(),
     };

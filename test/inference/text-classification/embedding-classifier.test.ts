@@ -3,7 +3,7 @@ import { ClassifierOptionError } from '../../../src/inference/text-classificatio
 import type { Classifier } from '../../../src/inference/types.js';
 import { embeddingClassifier as engine } from '../../../src/inference/text-classification/embedding-classifier.js';
 import { startBatchModel } from '../../../src/inference/text-classification/load-transformers-model.js';
-import { entry, fixtureContext, sum } from './fixture-models.js';
+import { entry, expectGivingUpLeavesOthersAnswered, fixtureContext, sum } from './fixture-models.js';
 
 const ID = 'minilm-random';
 const LABELS = [
@@ -17,6 +17,10 @@ describe('embedding-classifier engine (minilm-random fixture)', () => {
     classifier = await engine.load(entry(ID, 'embedding-classifier', { labels: LABELS, temperature: 0.1 }), fixtureContext(ID));
   });
   after(() => classifier.dispose());
+
+  it("rejects a request with its signal's reason when the caller gives up, and still answers the others", async () => {
+    await expectGivingUpLeavesOthersAnswered(classifier, { labels: ['good movie', 'sports news'] });
+  });
 
   it('returns every manifest label, sorted, with softmax confidences summing to 1', async () => {
     const labels = await classifier.classify('a gorgeous , witty , seductive movie');

@@ -106,4 +106,64 @@ describe('MicroBatcher', () => {
   it('refuses a batch size below 1', () => {
     expect(() => new MicroBatcher(async (items: number[]) => items, { maxBatchSize: 0, maxWaitMs: 1 })).to.throw(RangeError);
   });
+
+  describe('cancellation', () => {
+    it("takes an aborted waiting item out of the queue: it rejects with the signal's reason and never reaches the runner", async () => {
+      const { batches, run } = recordingRunner();
+      const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 30 });
+      const controller = new AbortController();
+      const first = batcher.submit(1);
+      const second = batcher.submit(2, { signal: controller.signal }).catch((caught: unknown) => caught);
+      const third = batcher.submit(3);
+      const reason = new Error('client went away');
+      controller.abort(reason);
+      expect(await second).to.equal(reason);
+      expect(await Promise.all([first, third])).to.deep.equal([2, 6]);
+      expect(batches).to.deep.equal([[1, 3]]);
+    });
+
+    it('answers an item aborted while its batch runs at once, and still answers the rest of that batch', async () => {
+      let batchFinished = false;
+      const batcher = new MicroBatcher(
+        async (items: number[]) => {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          batchFinished = true;
+          return items.map((item) => item * 2);
+        },
+        { maxBatchSize: 8, maxWaitMs: 0 },
+      );
+      const controller = new AbortController();
+      const aborted = batcher.submit(1, { signal: controller.signal }).catch((caught: unknown) => caught);
+      const kept = batcher.submit(2);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the batch [1, 2] is running
+      const reason = new Error('client went away');
+      controller.abort(reason);
+      expect(await aborted).to.equal(reason);
+      expect(batchFinished, 'rejected before the batch ended').to.equal(false);
+      expect(await kept).to.equal(4);
+    });
+
+    it('refuses an item whose signal has already aborted without queuing it', async () => {
+      const { batches, run } = recordingRunner();
+      const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 1 });
+      const reason = new Error('already gone');
+      expect(await batcher.submit(1, { signal: AbortSignal.abort(reason) }).catch((caught: unknown) => caught)).to.equal(reason);
+      expect(await batcher.submit(2)).to.equal(4);
+      expect(batches).to.deep.equal([[2]]);
+    });
+
+    it('does not start a batch for items that all gave up while every slot was busy', async () => {
+      const { batches, run } = recordingRunner(50);
+      const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0 });
+      const first = batcher.submit(1);
+      await new Promise((resolve) => setTimeout(resolve, 10)); // [1] is running; the next items wait
+      const controllers = [new AbortController(), new AbortController()];
+      const waiting = controllers.map((controller, n) => batcher.submit(n + 2, { signal: controller.signal }).catch(() => 'aborted'));
+      for (const controller of controllers) controller.abort();
+      expect(await Promise.all(waiting)).to.deep.equal(['aborted', 'aborted']);
+      expect(await first).to.equal(2);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(batches).to.deep.equal([[1]]);
+    });
+  });
 });

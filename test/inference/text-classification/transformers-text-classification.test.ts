@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Classifier, Label } from '../../../src/inference/types.js';
 import { transformersTextClassification as engine } from '../../../src/inference/text-classification/transformers-text-classification.js';
-import { entry, fixtureContext, sum } from './fixture-models.js';
+import { entry, expectGivingUpLeavesOthersAnswered, fixtureContext, sum } from './fixture-models.js';
 
 const ID = 'bert-sentiment-random';
 
@@ -21,6 +21,10 @@ describe('transformers-text-classification engine (bert-sentiment-random fixture
   after(async () => {
     await single.dispose();
     await multi.dispose();
+  });
+
+  it("rejects a request with its signal's reason when the caller gives up, and still answers the others", async () => {
+    await expectGivingUpLeavesOthersAnswered(single);
   });
 
   it('returns every label of the model, sorted by confidence, with softmax confidences summing to 1', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Classifier } from '../../../src/inference/types.js';
 import { transformersZeroShot as engine } from '../../../src/inference/text-classification/transformers-zero-shot.js';
-import { entry, fixtureContext, sum } from './fixture-models.js';
+import { entry, expectGivingUpLeavesOthersAnswered, fixtureContext, sum } from './fixture-models.js';
 
 const ID = 'nli-random';
 
@@ -18,6 +18,10 @@ describe('transformers-zero-shot engine (nli-random fixture)', () => {
   after(async () => {
     await withDefaults.dispose();
     await multi.dispose();
+  });
+
+  it("rejects a request with its signal's reason when the caller gives up, and still answers the others", async () => {
+    await expectGivingUpLeavesOthersAnswered(withDefaults);
   });
 
   it('uses the manifest label set when the request sends none; confidences sum to 1, sorted', async () => {
