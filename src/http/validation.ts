@@ -14,11 +14,16 @@ export function requireObject(body: unknown): JsonObject {
 }
 
 export interface StringRule {
-  /** Over this many characters → 400 (or 413 with `tooLargeStatus`). */
+  /** Over this many characters (Unicode code points, see characterCount) → 400 (or 413 with `tooLargeStatus`). */
   maxLength?: number;
   tooLargeStatus?: 400 | 413;
   /** Whitespace-only counts as empty. Defaults to true. */
   nonEmpty?: boolean;
+  /**
+   * Refuse every control character (C0, DEL, C1), tabs and line breaks included: for one-line
+   * fields such as names and addresses. Free text (translation, speech input) keeps its line breaks.
+   */
+  noControlCharacters?: boolean;
 }
 
 export function requireString(body: JsonObject, field: string, rule: StringRule = {}): string {
@@ -64,12 +69,42 @@ export function optionalStringArray(
   return value.map((item, index) => checkString(item, `${field}[${index}]`, { maxLength: limits.maxLength }));
 }
 
+/** A UTF-16 unit that is half of no pair. JSON can carry one ("\ud800"); UTF-8 cannot store it. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
 function checkString(value: unknown, field: string, rule: StringRule): string {
   if (typeof value !== 'string') throw new ValidationError(`"${field}" must be a string`);
-  if ((rule.nonEmpty ?? true) && value.trim() === '') throw new ValidationError(`"${field}" must not be empty`);
-  if (rule.maxLength !== undefined && value.length > rule.maxLength) {
-    const message = `"${field}" is ${value.length} characters; the limit is ${rule.maxLength}`;
-    throw rule.tooLargeStatus === 413 ? new PayloadTooLargeError(message) : new ValidationError(message);
+  // Stored or encoded, a lone surrogate becomes U+FFFD: what was sent would not be what is kept.
+  const surrogate = LONE_SURROGATE.exec(value);
+  if (surrogate) {
+    throw new ValidationError(`"${field}" is not valid Unicode: it contains the unpaired surrogate ${codePointName(surrogate[0])}`);
   }
+  if ((rule.nonEmpty ?? true) && value.trim() === '') throw new ValidationError(`"${field}" must not be empty`);
+  // `length` never undercounts code points, so only strings over the limit by it need counting.
+  if (rule.maxLength !== undefined && value.length > rule.maxLength) {
+    const characters = characterCount(value);
+    if (characters > rule.maxLength) {
+      const message = `"${field}" is ${characters} characters; the limit is ${rule.maxLength}`;
+      throw rule.tooLargeStatus === 413 ? new PayloadTooLargeError(message) : new ValidationError(message);
+    }
+  }
+  const control = rule.noControlCharacters ? CONTROL_CHARACTER.exec(value) : null;
+  if (control) throw new ValidationError(`"${field}" must not contain control characters (found ${codePointName(control[0])})`);
   return value;
+}
+
+/**
+ * Characters as limits count them: Unicode code points, so "é" and "😀" are one each, where
+ * `length` counts UTF-16 units and an emoji as two. (A flag or a family emoji is several code points.)
+ */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _codePoint of text) count++;
+  return count;
+}
+
+/** "U+0000": how messages name a character that cannot be shown as itself. */
+function codePointName(character: string): string {
+  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }

@@ -78,9 +78,62 @@ describe('/users', () => {
       });
     }
 
+    /** [what, body, what the message must say] */
+    const refusedCharacters: Array<[string, { name: string; email: string }, RegExp]> = [
+      ['email ends with a NUL', { name: 'Ann', email: 'ann@example.org\u0000' }, /"email" must not contain control characters \(found U\+0000\)/],
+      ['email holds a C1 control', { name: 'Ann', email: 'ann\u0085@example.org' }, /"email".*U\+0085/],
+      ['email holds DEL', { name: 'Ann', email: 'ann@example.org\u007f' }, /"email".*U\+007F/],
+      ['email is in angle brackets', { name: 'Ann', email: '<ann@example.org>' }, /"email" must be an email address/],
+      ['email has a display name', { name: 'Ann', email: 'Ann <ann@example.org>' }, /"email" must be an email address/],
+      ['email has a quoted local part', { name: 'Ann', email: '"ann"@example.org' }, /"email" must be an email address/],
+      ['email holds a comment', { name: 'Ann', email: 'ann(work)@example.org' }, /"email" must be an email address/],
+      ['email lists two addresses', { name: 'Ann', email: 'ann@example.org,bob@example.org' }, /"email" must be an email address/],
+      ['email holds a non-breaking space', { name: 'Ann', email: 'ann\u00a0smith@example.org' }, /"email" must be an email address/],
+      ['email has a domain literal', { name: 'Ann', email: 'ann@[127.0.0.1]' }, /"email" must be an email address/],
+      ['name holds a NUL', { name: 'Ann\u0000', email: 'ann@example.org' }, /"name" must not contain control characters \(found U\+0000\)/],
+      ['name holds a line break', { name: 'Ann\nSmith', email: 'ann@example.org' }, /"name".*U\+000A/],
+      ['name holds an escape sequence', { name: 'Ann\u001b[31m', email: 'ann@example.org' }, /"name".*U\+001B/],
+      ['name is a lone high surrogate', { name: '\ud800', email: 'ann@example.org' }, /"name" is not valid Unicode.*U\+D800/],
+      ['name holds a lone low surrogate', { name: 'A\udc00nn', email: 'ann@example.org' }, /"name" is not valid Unicode.*U\+DC00/],
+      ['email holds a lone surrogate', { name: 'Ann', email: 'ann\udbff@example.org' }, /"email" is not valid Unicode/],
+      ['name is 201 emoji', { name: '😀'.repeat(201), email: 'ann@example.org' }, /"name" is 201 characters; the limit is 200/],
+    ];
+    for (const [what, body, message] of refusedCharacters) {
+      it(`answers 400 naming the field when ${what}`, async () => {
+        // JSON.stringify writes a lone surrogate as the escape "\ud800", as a client's JSON would.
+        const res = await rejected(
+          () => app.request.post('/users').set('Content-Type', 'application/json').send(JSON.stringify(body)),
+          400,
+        );
+        expect(res.text).to.match(message);
+      });
+    }
+
     it('accepts a name of exactly 200 characters', async () => {
       const res = await create({ name: 'a'.repeat(200), email: 'ann@example.org' });
       expect(res.status).to.equal(201);
+    });
+
+    it('counts characters, not UTF-16 units: 200 emoji are a valid name, a 254-character IDN address a valid email', async () => {
+      const email = `${'ä'.repeat(64)}@${'ü'.repeat(180)}.org`; // 64 + 1 + 180 + 4 = 249 characters
+      const res = await create({ name: '😀'.repeat(200), email });
+      expect(res.status, res.text).to.equal(201);
+      expect((await app.request.get(`/users/${res.body.id}`)).body).to.include({ name: '😀'.repeat(200), email });
+    });
+
+    it('stores internationalised addresses and names exactly as sent', async () => {
+      const users = [
+        { name: 'Zoë Ångström', email: 'zoë@exämple.org' },
+        { name: '山田 太郎', email: '用户@例子.广告' },
+        { name: "Seán O'Brien-Ó Sé", email: "o'brien+news@example.ie" },
+        { name: 'Ann', email: "!#$%&'*+-/=?^_`{|}~.@example.org" },
+        { name: 'Ann\u00a0Lee 👩‍💻', email: 'ann.lee@sub-domain.example.co.uk' },
+      ];
+      for (const user of users) {
+        const res = await create(user);
+        expect(res.status, `${user.email}: ${res.text}`).to.equal(201);
+        expect((await app.request.get(`/users/${res.body.id}`)).body).to.include(user);
+      }
     });
 
     it('answers 400 for malformed JSON', async () => {

@@ -9,10 +9,17 @@ export const MAX_NAME_CHARS = 200;
 /** RFC 5321 caps a forward path at 256 octets including the angle brackets. */
 export const MAX_EMAIL_CHARS = 254;
 /**
- * Deliberately loose: one "@", no whitespace, a dotted domain. Stricter checks reject real
- * addresses; whether a mailbox exists can only be learned by mailing it.
+ * Deliberately loose beyond the characters: a local part of RFC 5322 atext and dots (dots
+ * anywhere: real addresses like "taro..y@docomo.ne.jp" exist; quoted local parts are not
+ * supported), one "@", and a dotted domain of letters, digits and hyphens. Non-ASCII is allowed
+ * on both sides (RFC 6531, IDN: zoë@exämple.org). Refused: spaces, control characters (checked
+ * by the string rule), and what only a quoted or bracketed address may hold, e.g. <>()[],;:\"@.
+ * Whether a mailbox exists can only be learned by mailing it.
  */
-const EMAIL = /^[^\s@]{1,64}@[^\s@.]+(\.[^\s@.]+)+$/;
+const EMAIL =
+  /^[A-Za-z0-9!#$%&'*+\-\/=?^_`{|}~.\u{80}-\u{10FFFF}]{1,64}@[A-Za-z0-9\-\u{80}-\u{10FFFF}]+(?:\.[A-Za-z0-9\-\u{80}-\u{10FFFF}]+)+$/u;
+/** Non-ASCII, so inside the ranges above, yet never part of an address: NBSP, U+2028, U+3000... */
+const UNICODE_SPACE = /\s/u;
 
 /** Area A: user records. Open (no API key), plain-text errors, see SPEC "Area A". */
 export function createUsersRouter(users: UserStore, limits: Limits): Router {
@@ -50,9 +57,11 @@ export function createUsersRouter(users: UserStore, limits: Limits): Router {
 
 export function parseUserInput(body: unknown): UserInput {
   const object = requireObject(body);
-  const name = requireString(object, 'name', { maxLength: MAX_NAME_CHARS });
-  const email = requireString(object, 'email', { maxLength: MAX_EMAIL_CHARS });
-  if (!EMAIL.test(email)) throw new ValidationError('"email" must be an email address such as ann@example.org');
+  const name = requireString(object, 'name', { maxLength: MAX_NAME_CHARS, noControlCharacters: true });
+  const email = requireString(object, 'email', { maxLength: MAX_EMAIL_CHARS, noControlCharacters: true });
+  if (!EMAIL.test(email) || UNICODE_SPACE.test(email)) {
+    throw new ValidationError('"email" must be an email address such as ann@example.org');
+  }
   return { name, email };
 }
 
