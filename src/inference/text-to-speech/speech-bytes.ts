@@ -4,6 +4,8 @@
  * so it is produced whole.
  */
 import { ValidationError } from '../../errors.js';
+import type { PcmAudio } from '../../audio/pcm-audio.js';
+import { followSignal } from '../abortable.js';
 import type { SynthesizeOptions, Synthesizer } from '../types.js';
 import type { Mp3Stream, SpeechEncoder } from './speech-encoder.js';
 
@@ -14,29 +16,56 @@ export const SPEECH_MEDIA_TYPES: Readonly<Record<SpeechFormat, string>> = Object
   wav: 'audio/wav',
 });
 
+/**
+ * `options.signal` (the request's) stops synthesis between sentences. Stopping the generator
+ * early (return(), when the response stream is destroyed) stops it too, at its next yield:
+ * the synthesizer is then told to drop its queued sentences.
+ */
 export async function* speechBytes(
   synthesizer: Synthesizer,
   text: string,
   options: SynthesizeOptions & { format: SpeechFormat; encoder: SpeechEncoder },
 ): AsyncGenerator<Uint8Array> {
-  const { format, encoder, ...synthesizeOptions } = options;
-  const sentences = synthesizer.synthesize(text, synthesizeOptions);
-  if (format === 'wav') {
-    const parts: Float32Array[] = [];
-    for await (const audio of sentences) parts.push(audio.samples);
-    if (parts.length === 0) throw nothingToSay();
-    yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate });
-    return;
+  const { format, encoder, signal, ...synthesizeOptions } = options;
+  const stop = new AbortController();
+  const unfollow = followSignal(signal, stop);
+  try {
+    const sentences = synthesizer.synthesize(text, { ...synthesizeOptions, signal: stop.signal });
+    yield* format === 'wav' ? wavBytes(synthesizer, sentences, encoder) : mp3Bytes(synthesizer, sentences, encoder, stop);
+  } finally {
+    unfollow();
+    stop.abort(new Error('speech output was stopped'));
   }
+}
+
+async function* wavBytes(synthesizer: Synthesizer, sentences: AsyncIterable<PcmAudio>, encoder: SpeechEncoder): AsyncGenerator<Uint8Array> {
+  const parts: Float32Array[] = [];
+  for await (const audio of sentences) parts.push(audio.samples);
+  if (parts.length === 0) throw nothingToSay();
+  yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate });
+}
+
+async function* mp3Bytes(
+  synthesizer: Synthesizer,
+  sentences: AsyncIterable<PcmAudio>,
+  encoder: SpeechEncoder,
+  stop: AbortController,
+): AsyncGenerator<Uint8Array> {
   // Synthesis of the first piece starts while the encoder stream opens (time to first byte).
   const pieces = sentences[Symbol.asyncIterator]();
   let next = pieces.next();
   next.catch(() => {}); // observed below; this only avoids an unhandled rejection meanwhile
+  // The synthesizer is busy with a sentence nobody will read: abort it first, or return()
+  // would wait for that sentence before it takes effect.
+  const dropSynthesis = async () => {
+    stop.abort(new Error('speech output was stopped'));
+    await pieces.return?.(undefined);
+  };
   let stream: Mp3Stream;
   try {
     stream = await encoder.openMp3(synthesizer.sampleRate);
   } catch (error) {
-    await pieces.return?.(undefined);
+    await dropSynthesis();
     throw error;
   }
   let finished = false;
@@ -56,7 +85,7 @@ export async function* speechBytes(
   } finally {
     if (!finished) {
       stream.abort();
-      await pieces.return?.(undefined);
+      await dropSynthesis();
     }
   }
 }

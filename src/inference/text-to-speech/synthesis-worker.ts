@@ -2,7 +2,8 @@
  * Worker thread that hosts one text-to-speech model. Phonemisation (WASM), tokenisation and
  * ORT inference all run synchronously on a JS thread, so they live here, off the event loop.
  */
-import { serveWorker } from '../worker/serve-worker.js';
+import { serveWorker, type CallContext } from '../worker/serve-worker.js';
+import { SerialQueue } from '../worker/serial-queue.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 import { PiperVoice } from './piper-voice.js';
 import type { SentenceSynthesizer } from './sentence-synthesizer.js';
@@ -18,14 +19,18 @@ async function load(init: SynthesisWorkerInit): Promise<SentenceSynthesizer> {
 
 serveWorker<SynthesisWorkerInit>(async (init) => {
   const model = await load(init);
+  // One piece at a time, in arrival order (ORT blocks this thread anyway), so a piece whose
+  // request was cancelled while it waited is skipped instead of synthesised for nobody.
+  const queue = new SerialQueue();
   return {
     info: () => ({ sampleRate: model.sampleRate }),
     checkOptions: (options: { speed?: number; voice?: string }) => model.checkOptions(options),
-    synthesize: async ({ text, ids, speed, voice }: { text?: string; ids?: number[]; speed?: number; voice?: string }) => {
-      const samples =
-        ids && model.synthesizeIds ? await model.synthesizeIds(ids, { speed, voice }) : await model.synthesize(text ?? '', { speed, voice });
-      return withTransfer(samples, [samples.buffer as ArrayBuffer]);
-    },
+    synthesize: ({ text, ids, speed, voice }: { text?: string; ids?: number[]; speed?: number; voice?: string }, { signal }: CallContext) =>
+      queue.run(async () => {
+        const samples =
+          ids && model.synthesizeIds ? await model.synthesizeIds(ids, { speed, voice }) : await model.synthesize(text ?? '', { speed, voice });
+        return withTransfer(samples, [samples.buffer as ArrayBuffer]);
+      }, signal),
     dispose: () => model.dispose(),
   };
 });

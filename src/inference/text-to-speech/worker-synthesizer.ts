@@ -4,10 +4,13 @@
  * time, keeping the next piece queued so the worker never waits for the caller to encode and
  * send the previous one. Engines with a separate text front end (Piper's espeak phonemizer)
  * get a second worker that prepares the next pieces while the model runs on the current one.
+ * When the request's signal aborts, or the caller stops reading, the pieces still queued in
+ * both workers are dropped; the piece being synthesised is the last one run.
  */
 import { join } from 'node:path';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { InferenceFailedError } from '../../errors.js';
+import { abortable, followSignal } from '../abortable.js';
 import type { SynthesizeOptions, Synthesizer } from '../types.js';
 import { WorkerClient, workerModuleUrl } from '../worker/worker-client.js';
 import { findOnnx } from './find-onnx.js';
@@ -67,21 +70,32 @@ export class WorkerSynthesizer implements Synthesizer {
   }
 
   async *synthesize(text: string, options: SynthesizeOptions = {}): AsyncGenerator<PcmAudio> {
-    const { worker, frontEnd } = await this.#alive();
-    const [first, ...rest] = splitSentences(text);
-    const pieces = first === undefined ? [] : [...splitFirstClause(first), ...rest];
-    const inputs: Promise<PieceInput>[] = [];
-    const input = (index: number) => (inputs[index] ??= this.#prepare(frontEnd, pieces[index] as string));
-    if (pieces.length > 0) input(0); // phonemise while the options are checked
-    // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
-    await this.#call(worker, 'checkOptions', { voice: options.voice, speed: options.speed });
-    let next = pieces.length > 0 ? this.#synthesize(worker, input(0), options) : undefined;
-    for (let index = 0; next; index++) {
-      const current = next;
-      for (let ahead = index + 1; ahead <= index + FRONT_END_LOOKAHEAD && ahead < pieces.length; ahead++) input(ahead);
-      next = index + 1 < pieces.length ? this.#synthesize(worker, input(index + 1), options) : undefined;
-      const samples = await current;
-      if (samples.length > 0) yield { samples, sampleRate: this.sampleRate };
+    // Aborts when the request's signal does and when the consumer stops early (return()): either
+    // way the pieces still queued in the workers for this request are dropped there.
+    const stop = new AbortController();
+    const unfollow = followSignal(options.signal, stop);
+    const { signal } = stop;
+    try {
+      const { worker, frontEnd } = await abortable(this.#alive(), signal);
+      const [first, ...rest] = splitSentences(text);
+      const pieces = first === undefined ? [] : [...splitFirstClause(first), ...rest];
+      const inputs: Promise<PieceInput>[] = [];
+      const input = (index: number) => (inputs[index] ??= this.#prepare(frontEnd, pieces[index] as string, signal));
+      if (pieces.length > 0) input(0); // phonemise while the options are checked
+      // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
+      await this.#call(worker, 'checkOptions', { voice: options.voice, speed: options.speed }, signal);
+      const piece = (index: number) => this.#synthesize(worker, input(index), options, signal);
+      let next = pieces.length > 0 ? piece(0) : undefined;
+      for (let index = 0; next; index++) {
+        const current = next;
+        for (let ahead = index + 1; ahead <= index + FRONT_END_LOOKAHEAD && ahead < pieces.length; ahead++) input(ahead);
+        next = index + 1 < pieces.length ? piece(index + 1) : undefined;
+        const samples = await current;
+        if (samples.length > 0) yield { samples, sampleRate: this.sampleRate };
+      }
+    } finally {
+      unfollow();
+      stop.abort(new Error('speech synthesis was stopped'));
     }
   }
 
@@ -107,25 +121,25 @@ export class WorkerSynthesizer implements Synthesizer {
   }
 
   /** A worker that dies mid-call answers 503 inference_failed; the next request restarts it. */
-  async #call<T>(client: WorkerClient, method: string, payload: unknown): Promise<T> {
+  async #call<T>(client: WorkerClient, method: string, payload: unknown, signal: AbortSignal): Promise<T> {
     try {
-      return await client.call<T>(method, payload);
+      return await client.call<T>(method, payload, { signal });
     } catch (error) {
       if (client.alive) throw error;
       throw new InferenceFailedError(this.#name, (error as Error).message);
     }
   }
 
-  #prepare(frontEnd: WorkerClient | undefined, text: string): Promise<PieceInput> {
-    const prepared = frontEnd ? this.#call<number[]>(frontEnd, 'ids', { text }).then((ids) => ({ ids })) : Promise.resolve({ text });
-    // If the consumer stops early (client went away), prepared pieces may still fail later.
+  #prepare(frontEnd: WorkerClient | undefined, text: string, signal: AbortSignal): Promise<PieceInput> {
+    const prepared = frontEnd ? this.#call<number[]>(frontEnd, 'ids', { text }, signal).then((ids) => ({ ids })) : Promise.resolve({ text });
+    // If the consumer stops early (client went away), prepared pieces fail later, unread.
     prepared.catch(() => {});
     return prepared;
   }
 
-  #synthesize(worker: WorkerClient, input: Promise<PieceInput>, options: SynthesizeOptions): Promise<Float32Array> {
+  #synthesize(worker: WorkerClient, input: Promise<PieceInput>, options: SynthesizeOptions, signal: AbortSignal): Promise<Float32Array> {
     const pending = input.then((piece) =>
-      this.#call<Float32Array>(worker, 'synthesize', { ...piece, speed: options.speed, voice: options.voice }),
+      this.#call<Float32Array>(worker, 'synthesize', { ...piece, speed: options.speed, voice: options.voice }, signal),
     );
     pending.catch(() => {});
     return pending;

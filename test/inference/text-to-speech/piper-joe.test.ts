@@ -4,7 +4,10 @@
  */
 import { existsSync } from 'node:fs';
 import { expect } from 'chai';
+import { speechBytes } from '../../../src/inference/text-to-speech/speech-bytes.js';
+import { createSpeechEncoder } from '../../../src/inference/text-to-speech/speech-encoder.js';
 import { WorkerSynthesizer } from '../../../src/inference/text-to-speech/worker-synthesizer.js';
+import { coresBusyOver } from '../cpu-load.js';
 
 const MODEL_DIR = new URL('../../../models/piper-en_US-joe-medium/', import.meta.url).pathname;
 
@@ -26,5 +29,41 @@ describe('piper-en_US-joe-medium (real weights)', function () {
     }
     // ~8 words: about 1.5–4 s of speech.
     expect(samples / 22050).to.be.within(1.5, 4);
+  });
+
+  it('drops the work of aborted requests: they reject at once, a short request then answers and the CPU goes idle', async function () {
+    this.timeout(120_000);
+    const encoder = createSpeechEncoder({ idleMs: 60_000 });
+    const long = Array.from({ length: 40 }, (_, i) => `Sentence number ${i + 1} keeps this voice busy for quite a while longer.`).join(' ');
+    const controllers = Array.from({ length: 8 }, () => new AbortController());
+    // Eight clients: four read the sentences themselves, the others through speechBytes (MP3 and WAV).
+    const requests = controllers.map(async ({ signal }, index) => {
+      if (index < 4) {
+        for await (const _chunk of synthesizer.synthesize(long, { signal }));
+      } else {
+        for await (const _bytes of speechBytes(synthesizer, long, { format: index % 2 ? 'mp3' : 'wav', encoder, signal }));
+      }
+    });
+    const outcomes = requests.map((request) => request.then(() => 'finished', (error: unknown) => error));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const reasons = controllers.map((controller, index) => {
+      const reason = new Error(`client ${index} went away`);
+      controller.abort(reason);
+      return reason;
+    });
+
+    const deadline = new Promise((resolve) => setTimeout(() => resolve('still running after 5 s'), 5_000).unref());
+    for (const [index, outcome] of outcomes.entries()) expect(await Promise.race([outcome, deadline])).to.equal(reasons[index]);
+
+    const started = Date.now();
+    let samples = 0;
+    for await (const chunk of synthesizer.synthesize('Hello.')) samples += chunk.samples.length;
+    expect(samples).to.be.greaterThan(0);
+    const shortMs = Date.now() - started;
+    const cores = await coresBusyOver(2_000);
+    console.log(`      short request after the aborts: ${shortMs} ms; CPU over the next 2 s: ${cores.toFixed(3)} cores`);
+    expect(shortMs).to.be.below(10_000);
+    expect(cores).to.be.below(0.3);
+    await encoder.dispose();
   });
 });

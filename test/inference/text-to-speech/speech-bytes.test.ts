@@ -73,4 +73,53 @@ describe('speechBytes', () => {
     const chunks = await collect(speechBytes(toneSynthesizer([0.2]), 'x', { format: 'mp3', encoder }));
     expect(Buffer.concat(chunks).length).to.be.greaterThan(0);
   });
+
+  describe('cancellation', () => {
+    /**
+     * A synthesizer whose every sentence takes `sentenceMs` unless its signal aborts first (as
+     * WorkerSynthesizer's calls do); it records the signal it was given.
+     */
+    function slowSynthesizer(sentences: number, sentenceMs: number) {
+      const seen: { signal?: AbortSignal; spoken: number } = { spoken: 0 };
+      const synthesizer: Synthesizer = {
+        sampleRate: 22050,
+        async *synthesize(_text, options = {}): AsyncGenerator<PcmAudio> {
+          seen.signal = options.signal;
+          for (let index = 0; index < sentences; index++) {
+            await new Promise<void>((resolve, reject) => {
+              const timer = setTimeout(resolve, index === 0 ? 0 : sentenceMs);
+              options.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(options.signal?.reason)), { once: true });
+            });
+            seen.spoken++;
+            yield { samples: new Float32Array(2205).fill(0.1), sampleRate: 22050 };
+          }
+        },
+        async dispose() {},
+      };
+      return { synthesizer, seen };
+    }
+
+    for (const format of ['mp3', 'wav'] as const) {
+      it(`${format}: rejects with the request signal's reason and aborts the synthesizer's signal`, async () => {
+        const { synthesizer, seen } = slowSynthesizer(10, 10_000);
+        const controller = new AbortController();
+        const reason = new Error('client went away');
+        setTimeout(() => controller.abort(reason), 50);
+        const started = Date.now();
+        const error = await collect(speechBytes(synthesizer, 'x', { format, encoder, signal: controller.signal })).catch((caught: unknown) => caught);
+        expect(error).to.equal(reason);
+        expect(Date.now() - started).to.be.below(5_000);
+        expect(seen.signal?.aborted).to.equal(true);
+      });
+    }
+
+    it('stops the synthesizer when the consumer stops reading (return), without waiting for the next sentence', async () => {
+      const { synthesizer, seen } = slowSynthesizer(10, 10_000);
+      const started = Date.now();
+      for await (const _chunk of speechBytes(synthesizer, 'x', { format: 'mp3', encoder })) break;
+      expect(Date.now() - started).to.be.below(5_000);
+      expect(seen.signal?.aborted).to.equal(true);
+      expect(seen.spoken).to.equal(1);
+    });
+  });
 });

@@ -26,6 +26,30 @@ describe('WorkerSynthesizer (fixture models in a worker thread)', () => {
       }
     });
 
+    it("rejects with the signal's reason when the request is aborted part way, and still serves later calls", async () => {
+      const controller = new AbortController();
+      const reason = new Error('client went away');
+      let chunks = 0;
+      const error = await (async () => {
+        for await (const _chunk of synthesizer.synthesize('One. Two. Three. Four. Five. Six.', { signal: controller.signal })) {
+          if (++chunks === 1) controller.abort(reason);
+        }
+      })().catch((caught: unknown) => caught);
+      expect(error).to.equal(reason);
+      expect(chunks).to.equal(1);
+      let total = 0;
+      for await (const chunk of synthesizer.synthesize('Still here.')) total += chunk.samples.length;
+      expect(total).to.be.greaterThan(0);
+    });
+
+    it('rejects at once, without starting, when the signal has already aborted', async () => {
+      const reason = new Error('gone before it started');
+      const error = await (async () => {
+        for await (const _chunk of synthesizer.synthesize('One. Two.', { signal: AbortSignal.abort(reason) })) expect.fail('no audio expected');
+      })().catch((caught: unknown) => caught);
+      expect(error).to.equal(reason);
+    });
+
     it('can be abandoned part way (the client went away) and still serves later calls', async () => {
       for await (const _chunk of synthesizer.synthesize('One. Two. Three. Four.')) break;
       let total = 0;
