@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   wrong_model_task: 'The model exists but serves another task than this endpoint.',
   method_not_allowed: 'The path exists but not for this HTTP method.',
   conflict: 'The request conflicts with a stored record (e.g. a duplicate email).',
+  request_timeout: 'The request body arrived too slowly or stopped arriving (see "Security and limits" in the README).',
   payload_too_large: 'The body or a field exceeds its documented limit.',
   unsupported_media_type: 'The Content-Type is not accepted by this endpoint.',
   undecodable_audio: 'The audio could not be decoded (corrupt, empty or an unsupported format).',
@@ -20,6 +21,7 @@ export const ERROR_CODES = {
   model_unavailable: 'The model is installed but failed to load.',
   inference_failed: 'The model failed or timed out while answering (e.g. its process crashed); retrying usually works.',
   server_busy: 'Too many requests for this task are in progress or queued; retry after the Retry-After header\'s seconds.',
+  client_closed: 'Logged only, never sent: the client went away before its answer was complete.',
   internal_error: 'An unexpected server error; details are in the server log under the request id.',
 } as const;
 
@@ -70,6 +72,25 @@ export class PayloadTooLargeError extends AppError {
   override name = 'PayloadTooLargeError';
   constructor(message: string) {
     super(413, 'payload_too_large', message);
+  }
+}
+
+export class RequestTimeoutError extends AppError {
+  override name = 'RequestTimeoutError';
+  constructor(message: string) {
+    super(408, 'request_timeout', message);
+  }
+}
+
+/**
+ * The client closed the connection before its answer was complete. Nobody can read a
+ * response, so the error middleware only logs it; it is the reason a request's AbortSignal
+ * carries into the models, which drop the work.
+ */
+export class ClientClosedError extends AppError {
+  override name = 'ClientClosedError';
+  constructor() {
+    super(499, 'client_closed', 'The client closed the connection before the response was complete');
   }
 }
 

@@ -33,6 +33,12 @@ async function main(): Promise<void> {
     });
     void handle(req, res);
   });
+  // Deliberate values (README "Security and limits"); the body and response checks are in
+  // slow-client-guard.ts, these bound what happens before the app sees a request.
+  const { timeouts } = config.limits;
+  server.headersTimeout = timeouts.headersMs;
+  server.requestTimeout = timeouts.requestMs;
+  server.keepAliveTimeout = timeouts.keepAliveMs;
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

@@ -38,6 +38,27 @@ export interface Limits {
    * minutes its queue takes.
    */
   readonly maxPendingRequests: Readonly<Record<Task, number>>;
+  readonly timeouts: ClientTimeouts;
+}
+
+/**
+ * How slow a client may be before its connection is dropped, so slow or stalled clients cannot
+ * hold connections, admission slots or memory (README "Security and limits").
+ */
+export interface ClientTimeouts {
+  /** Node's headersTimeout: the request line and headers must arrive within this. */
+  readonly headersMs: number;
+  /** Node's requestTimeout: a backstop for receiving the whole request, body included. */
+  readonly requestMs: number;
+  /** Node's keepAliveTimeout: an idle kept-alive connection is closed after this. */
+  readonly keepAliveMs: number;
+  /** A body that sends no byte for this long is cut off with 408. */
+  readonly bodyIdleMs: number;
+  /** After `bodyRateGraceMs`, a body averaging fewer bytes per second than this is cut off with 408. */
+  readonly bodyMinBytesPerSecond: number;
+  readonly bodyRateGraceMs: number;
+  /** A response the client does not read (no byte accepted) for this long is abandoned. */
+  readonly responseStallMs: number;
 }
 
 export class ConfigError extends Error {
@@ -58,6 +79,16 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
     'text-to-speech': 32,
     translation: 64,
     'text-classification': 256,
+  }),
+  timeouts: Object.freeze({
+    headersMs: 15_000,
+    // 25 MB at the minimum rate below takes 13 minutes; the body checks usually act first.
+    requestMs: 15 * 60_000,
+    keepAliveMs: 5_000,
+    bodyIdleMs: 10_000,
+    bodyMinBytesPerSecond: 32 * 1024,
+    bodyRateGraceMs: 10_000,
+    responseStallMs: 30_000,
   }),
 });
 

@@ -2,9 +2,11 @@
  * Body parsing at the edge: each route declares which media types it takes, and over-limit,
  * malformed or mistyped bodies are rejected before a handler runs.
  */
+import type { IncomingMessage } from 'node:http';
+import busboy from 'busboy';
 import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 
 /** JSON only; 415 for any other Content-Type, 413 past `limitBytes`, 400 for malformed JSON. */
 export function jsonBody(limitBytes: number): Middleware {
@@ -19,17 +21,85 @@ export function jsonBody(limitBytes: number): Middleware {
   };
 }
 
-/** Multipart uploads (the OpenAI-style `file` + fields form), files capped at `limitBytes`. */
-export function multipartBody(limitBytes: number): Middleware {
-  return koaBody({
-    json: false,
-    urlencoded: false,
-    text: false,
-    multipart: true,
-    // Empty files reach the route, which knows what they mean (e.g. 400 "could not decode audio").
-    formidable: { maxFileSize: limitBytes, maxTotalFileSize: limitBytes, maxFiles: 1, maxFields: 20, allowEmptyFiles: true, minFileSize: 0 },
+export interface MultipartLimits {
+  /** The one file part's name (`file` in the OpenAI form). */
+  fileField: string;
+  maxFileBytes: number;
+  maxFields: number;
+  maxFieldBytes: number;
+}
+
+export interface MultipartForm {
+  file: { bytes: Buffer; contentType: string; filename: string };
+  fields: Record<string, string>;
+}
+
+/**
+ * Reads a multipart/form-data upload (the OpenAI SDK form: one file part and text fields)
+ * into memory with busboy; nothing touches the disk, so nothing is left behind when a request
+ * fails. A part is a file when it carries a filename (RFC 7578), with or without its own
+ * Content-Type: Python `requests` sends none. Limits answer 413 as soon as they are passed.
+ */
+export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Promise<MultipartForm> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: 1, fileSize: limits.maxFileBytes, fields: limits.maxFields, fieldSize: limits.maxFieldBytes, parts: limits.maxFields + 1 },
+      });
+    } catch {
+      reject(new ValidationError('multipart/form-data needs a boundary parameter in its Content-Type'));
+      return;
+    }
+    const fields: Record<string, string> = {};
+    let file: MultipartForm['file'] | undefined;
+    let failed = false;
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      req.unpipe(parser);
+      reject(error);
+    };
+
+    parser.on('file', (name, stream, info) => {
+      if (name !== limits.fileField) {
+        stream.on('error', () => {});
+        stream.resume();
+        fail(new ValidationError(`unexpected file part "${name}": send the audio in a part named "${limits.fileField}"`));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // A body cut short fails the file stream too; unhandled, that error would end the process.
+      stream.on('error', () => fail(malformedMultipart()));
+      stream.on('limit', () => fail(new PayloadTooLargeError(`"${name}" is larger than the limit of ${limits.maxFileBytes} bytes`)));
+      stream.on('close', () => {
+        if (!failed) file = { bytes: Buffer.concat(chunks), contentType: (info.mimeType || 'application/octet-stream').toLowerCase(), filename: info.filename ?? '' };
+      });
+    });
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) fail(new PayloadTooLargeError(`field "${name}" is longer than ${limits.maxFieldBytes} bytes`));
+      else if (name === limits.fileField) fail(new ValidationError(`"${name}" must be a file part (with a filename), not a text field`));
+      else fields[name] ??= value;
+    });
+    parser.on('filesLimit', () => fail(new ValidationError(`send exactly one file part ("${limits.fileField}")`)));
+    parser.on('fieldsLimit', () => fail(new PayloadTooLargeError(`too many form fields; at most ${limits.maxFields} are accepted`)));
+    parser.on('partsLimit', () => fail(new PayloadTooLargeError(`too many form parts; at most ${limits.maxFields + 1} are accepted`)));
+    // busboy's own messages ("Unexpected end of form", "Malformed part header") are not ours to show.
+    parser.on('error', () => fail(malformedMultipart()));
+    parser.on('close', () => {
+      if (failed) return;
+      if (!file) reject(new ValidationError(`multipart upload must include a file part named "${limits.fileField}" with the audio`));
+      else resolve({ file, fields });
+    });
+    // A body cut off by the client or by the slow-client guard (408) fails the read with its reason.
+    req.on('error', fail);
+    req.pipe(parser);
   });
 }
+
+const malformedMultipart = () => new ValidationError('the multipart/form-data body is malformed or incomplete');
 
 /**
  * Reads a raw body into memory, answering 413 as soon as it passes `limitBytes` (without

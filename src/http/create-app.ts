@@ -13,6 +13,7 @@ import { clientDisconnected, errorMiddleware } from './error-middleware.js';
 import { createRootRouter } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
+import { slowClientGuard } from './slow-client-guard.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -51,6 +52,9 @@ export function createApp(deps: AppDeps): Koa {
   // Before any router, so unknown /v1 paths (404) and wrong methods (405) need a key too, and
   // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
   // model without a key.
+  // Before the key check: a client that never finishes its headers' body cannot hold a slot.
+  app.use(slowClientGuard(deps.config.limits.timeouts));
+
   const requireKey = requireApiKey(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }));
   app.use((ctx, next) => (isApiPath(ctx.path) ? requireKey(ctx, next) : next()));
 

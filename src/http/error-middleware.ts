@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import { AppError, BEARER_CHALLENGE, type ErrorCode } from '../errors.js';
+import { AppError, BEARER_CHALLENGE, ClientClosedError, type ErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export type ErrorFormat = 'text' | 'json';
@@ -63,6 +63,7 @@ const DISCONNECT_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_ST
  * (`req.socket` is null once the request stream itself was destroyed.)
  */
 export function clientDisconnected(ctx: Context, error: unknown): boolean {
+  if (error instanceof ClientClosedError) return true;
   const code = (error as { code?: unknown })?.code;
   return ctx.req.socket?.destroyed === true && typeof code === 'string' && DISCONNECT_CODES.has(code);
 }
@@ -141,7 +142,7 @@ function messageOf(error: unknown, fallback: string): string {
 function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 404) return 'not_found_error';
-  if (status === 413 || status === 415 || status === 400 || status === 409 || status === 405 || status === 501) {
+  if (status === 413 || status === 415 || status === 400 || status === 408 || status === 409 || status === 405 || status === 501) {
     return 'invalid_request_error';
   }
   if (status === 503) return 'service_unavailable_error';

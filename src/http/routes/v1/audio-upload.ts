@@ -5,10 +5,9 @@
  * - multipart/form-data with a `file` part and form fields (the OpenAI SDK form).
  * Size limits apply while reading (413); unknown media types are a 415.
  */
-import { readFile, rm } from 'node:fs/promises';
-import type { Context, Middleware } from 'koa';
-import { UnsupportedMediaTypeError, ValidationError } from '../../../errors.js';
-import { multipartBody, readRawBody } from '../../body-parsers.js';
+import type { Context } from 'koa';
+import { UnsupportedMediaTypeError } from '../../../errors.js';
+import { readMultipart, readRawBody, type MultipartLimits } from '../../body-parsers.js';
 
 /** Media types accepted as a raw body. The bytes are sniffed; the type is only a hint. */
 export const AUDIO_MEDIA_TYPES: readonly string[] = [
@@ -30,6 +29,10 @@ export const AUDIO_MEDIA_TYPES: readonly string[] = [
 ];
 
 const FIELDS = ['model', 'language', 'task', 'response_format'] as const;
+/** The OpenAI form has a handful of fields (model, language, prompt, temperature, timestamp_granularities[] …). */
+const MAX_FORM_FIELDS = 20;
+/** A prompt is the longest field OpenAI clients send (224 tokens). */
+const MAX_FIELD_BYTES = 16 * 1024;
 type UploadField = (typeof FIELDS)[number];
 /** The header that may carry each field: X-Model, X-Language, X-Task, X-Response-Format. */
 const FIELD_HEADERS = Object.fromEntries(
@@ -44,10 +47,9 @@ export interface AudioUpload {
 
 export type AudioUploadReader = (ctx: Context) => Promise<AudioUpload>;
 
-/** Built once per route: the multipart parser (koa-body validates its options when created) is reused. */
 export function audioUploadReader(limitBytes: number): AudioUploadReader {
-  const parseMultipart = multipartBody(limitBytes);
-  return (ctx) => (ctx.is('multipart/form-data') ? readMultipart(ctx, parseMultipart) : readRaw(ctx, limitBytes));
+  const multipart: MultipartLimits = { fileField: 'file', maxFileBytes: limitBytes, maxFields: MAX_FORM_FIELDS, maxFieldBytes: MAX_FIELD_BYTES };
+  return (ctx) => (ctx.is('multipart/form-data') ? readMultipartUpload(ctx, multipart) : readRaw(ctx, limitBytes));
 }
 
 async function readRaw(ctx: Context, limitBytes: number): Promise<AudioUpload> {
@@ -61,23 +63,9 @@ async function readRaw(ctx: Context, limitBytes: number): Promise<AudioUpload> {
   return { bytes, contentType, fields: fieldsFrom(ctx, {}) };
 }
 
-async function readMultipart(ctx: Context, parseMultipart: Middleware): Promise<AudioUpload> {
-  await parseMultipart(ctx, async () => {});
-  const files = ctx.request.files ?? {};
-  const tempFiles = Object.values(files).flat();
-  try {
-    const file = files.file;
-    const single = Array.isArray(file) ? file[0] : file;
-    if (!single) throw new ValidationError('multipart upload must include a "file" part with the audio');
-    return {
-      bytes: await readFile(single.filepath),
-      contentType: (single.mimetype ?? 'application/octet-stream').toLowerCase(),
-      fields: fieldsFrom(ctx, (ctx.request.body ?? {}) as Record<string, unknown>),
-    };
-  } finally {
-    // formidable leaves uploads in the temp folder; the bytes are in memory now.
-    await Promise.all(tempFiles.map((temp) => rm(temp.filepath, { force: true })));
-  }
+async function readMultipartUpload(ctx: Context, limits: MultipartLimits): Promise<AudioUpload> {
+  const { file, fields } = await readMultipart(ctx.req, limits);
+  return { bytes: file.bytes, contentType: file.contentType, fields: fieldsFrom(ctx, fields) };
 }
 
 /** Form fields win over the query string, which wins over X- headers. */

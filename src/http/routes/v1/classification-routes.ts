@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import { jsonBody } from '../../body-parsers.js';
 import { optionalStringArray, requireObject, requireString } from '../../validation.js';
 import type { V1RouteDeps } from '../v1-router.js';
+import { requestSignal } from '../../request-signal.js';
 
 /** Candidate labels per request (zero-shot and embedding models); each costs one model pair or embedding. */
 export const MAX_REQUEST_LABELS = 50;
@@ -20,6 +21,6 @@ export function classificationRoutes(router: Router, { models, limits, admit }: 
     const query = requireString(body, 'query', { maxLength: limits.maxClassificationChars });
     const labels = optionalStringArray(body, 'labels', { maxItems: MAX_REQUEST_LABELS, maxLength: MAX_LABEL_CHARS });
     const classifier = await models.get(modelId, 'text-classification');
-    ctx.body = { labels: await classifier.classify(query, labels ? { labels } : {}) };
+    ctx.body = { labels: await classifier.classify(query, { ...(labels ? { labels } : {}), signal: requestSignal(ctx) }) };
   });
 }

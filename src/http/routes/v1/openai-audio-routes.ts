@@ -10,6 +10,7 @@ import type { V1RouteDeps } from '../v1-router.js';
 import { audioUploadReader } from './audio-upload.js';
 import { toSrt, toWebVtt } from './subtitle-formats.js';
 import { toTranscriptionRequest } from './transcription-request.js';
+import { requestSignal } from '../../request-signal.js';
 
 export const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
@@ -23,7 +24,7 @@ export function openaiAudioRoutes(router: Router, { models, limits, admit }: V1R
     const fields = task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload;
     const request = toTranscriptionRequest(fields, limits, { segments: format !== 'json' && format !== 'text' });
     const transcriber = await models.get(request.modelId, 'speech-to-text');
-    const transcript = await transcriber.transcribe(request.audio, request.options);
+    const transcript = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
     respond(ctx, format, transcript, request.options.task ?? 'transcribe');
   };
   router.post('/audio/transcriptions', admit('speech-to-text'), handler('transcribe'));

@@ -18,6 +18,7 @@ import { createSpeechEncoder, type SpeechEncoder } from '../../../inference/text
 import { jsonBody } from '../../body-parsers.js';
 import { optionalEnum, optionalNumber, optionalString, requireObject, requireString, type JsonObject } from '../../validation.js';
 import type { V1RouteDeps } from '../v1-router.js';
+import { requestSignal } from '../../request-signal.js';
 
 export const SPEECH_FORMATS: readonly SpeechFormat[] = ['mp3', 'wav'];
 export const SPEED_RANGE = Object.freeze({ min: 0.25, max: 4 });
@@ -59,6 +60,7 @@ export function createSpeechResponder(deps: { models: ModelRegistry }): SpeechRe
       speed: request.speed,
       format: request.format,
       encoder,
+      signal: requestSignal(ctx),
     });
     // Pull the first chunk before committing to a status: until then errors are plain JSON.
     const first = await chunks.next();

@@ -9,6 +9,7 @@ import type { Context } from 'koa';
 import type { V1RouteDeps } from '../v1-router.js';
 import { audioUploadReader } from './audio-upload.js';
 import { toTranscriptionRequest } from './transcription-request.js';
+import { requestSignal } from '../../request-signal.js';
 
 export function transcriptionRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
   const readAudioUpload = audioUploadReader(limits.maxAudioBytes);
@@ -16,7 +17,7 @@ export function transcriptionRoutes(router: Router, { models, limits, admit }: V
     const upload = await readAudioUpload(ctx);
     const request = toTranscriptionRequest(upload, limits);
     const transcriber = await models.get(request.modelId, 'speech-to-text');
-    const result = await transcriber.transcribe(request.audio, request.options);
+    const result = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
     ctx.body = {
       id: `trsc_${randomUUID().replaceAll('-', '')}`,
       object: 'transcript',

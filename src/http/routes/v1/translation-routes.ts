@@ -5,6 +5,7 @@ import type { Translator } from '../../../inference/types.js';
 import { jsonBody } from '../../body-parsers.js';
 import { optionalString, requireObject, requireString } from '../../validation.js';
 import type { V1RouteDeps } from '../v1-router.js';
+import { requestSignal } from '../../request-signal.js';
 
 const LANGUAGE_CODE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/;
 
@@ -25,7 +26,7 @@ export function translationRoutes(router: Router, { models, limits, admit }: V1R
     const sourceLanguage =
       sourceCode === undefined ? undefined : supported(sourceLanguages(translator), sourceCode, 'source_language', modelId);
     ctx.body = {
-      translation: await translator.translate(text, { targetLanguage, ...(sourceLanguage ? { sourceLanguage } : {}) }),
+      translation: await translator.translate(text, { targetLanguage, ...(sourceLanguage ? { sourceLanguage } : {}), signal: requestSignal(ctx) }),
     };
   });
 }

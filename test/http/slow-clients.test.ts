@@ -1,0 +1,111 @@
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { join } from 'node:path';
+import Koa from 'koa';
+import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
+import { slowClientGuard } from '../../src/http/slow-client-guard.js';
+import type { Manifest } from '../../src/inference/manifest.js';
+import { REPO_ROOT } from '../audio/audio-test-helpers.js';
+import { rawRequest } from '../helpers/raw-http.js';
+import { createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
+
+const TIMEOUTS = { ...DEFAULT_LIMITS.timeouts, bodyIdleMs: 400, bodyRateGraceMs: 600, bodyMinBytesPerSecond: 2_000, responseStallMs: 500 };
+const MANIFEST: Manifest = {
+  models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 4 } }],
+};
+
+/** Opens a connection, sends the head, then one byte every `intervalMs` until closed. */
+function trickle(port: number, head: string, intervalMs: number): { socket: Socket; answer: Promise<string> } {
+  const socket = connect(port, '127.0.0.1');
+  socket.write(`${head}\r\n\r\n`);
+  const timer = setInterval(() => socket.writable && socket.write('x'), intervalMs);
+  const answer = new Promise<string>((resolve) => {
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve(text);
+    });
+  });
+  return { socket, answer };
+}
+
+describe('slow and stalled clients', () => {
+  let app: TestApp;
+  let server: Server;
+  let port: number;
+
+  before(async () => {
+    app = await createTestApp({
+      manifest: MANIFEST,
+      modelsDir: join(REPO_ROOT, 'test/fixtures/models'),
+      limits: { timeouts: TIMEOUTS, maxPendingRequests: { ...DEFAULT_LIMITS.maxPendingRequests, 'speech-to-text': 3 } },
+    });
+    server = createServer(app.app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(async () => {
+    server.close();
+    await app.close();
+  });
+
+  const uploadHead = (key?: string) =>
+    `POST /v1/transcriptions?model=whisper-tiny-random HTTP/1.1\r\nHost: x\r\nContent-Type: audio/wav\r\nContent-Length: 1000000${key ? `\r\nAuthorization: Bearer ${key}` : ''}`;
+
+  it('cuts off uploads that trickle, with 408, and frees their slots for everyone else', async () => {
+    const started = Date.now();
+    const trickles = Array.from({ length: 3 }, () => trickle(port, uploadHead(TEST_API_KEY), 100));
+    const answers = await Promise.all(trickles.map((t) => t.answer));
+    for (const answer of answers) {
+      expect(answer).to.match(/^HTTP\/1\.1 408 /);
+      expect(answer).to.match(/"code":"request_timeout"/);
+      expect(answer).to.match(/connection: close/i);
+    }
+    expect(Date.now() - started).to.be.below(5_000);
+    // Every slot is free again: a small request is admitted (400: not audio), not refused with 503.
+    const res = await app.request.post('/v1/transcriptions?model=whisper-tiny-random').set('Authorization', `Bearer ${TEST_API_KEY}`).set('Content-Type', 'audio/wav').send(Buffer.from('not audio'));
+    expect(res.status).to.equal(400);
+  });
+
+  it('answers 408 for a body shorter than its Content-Length instead of waiting for it', async () => {
+    const res = await rawRequest(port, `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100`, '{"name":', 5_000);
+    expect(res.status).to.equal(408);
+    expect(res.headers['content-type']).to.match(/^text\/plain/);
+  });
+
+  it('refuses an unauthenticated upload before it can take a slot or be read', async () => {
+    const trickles = Array.from({ length: 5 }, () => trickle(port, uploadHead(), 100));
+    const answers = await Promise.all(trickles.map((t) => t.answer));
+    // Answered at once; the unread body is then drained, and a trickling one is cut off too.
+    for (const answer of answers) expect(answer).to.match(/^HTTP\/1\.1 401 /);
+  });
+});
+
+describe('slowClientGuard on responses', () => {
+  it('abandons a response the client stops reading', async () => {
+    const koa = new Koa();
+    koa.silent = true;
+    let closedAt = 0;
+    koa.use(slowClientGuard(TIMEOUTS));
+    koa.use((ctx) => {
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      ctx.body = new Readable({ read() { this.push(chunk); } });
+      ctx.res.on('close', () => (closedAt = Date.now()));
+    });
+    const server = createServer(koa.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    socket.pause(); // never read
+    const started = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    socket.destroy();
+    server.close();
+    expect(closedAt, 'the server closed the response').to.be.greaterThan(0);
+    expect(closedAt - started).to.be.below(2_500);
+  });
+});
