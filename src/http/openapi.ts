@@ -296,6 +296,7 @@ export const openApiDocument = Object.freeze({
       'Area B errors are JSON: `{"error": {"message", "type", "code"}}`; the codes are listed below and in `x-error-codes`.',
       'A request with an unsupported method on a known path is answered 405 (`method_not_allowed`) with an `Allow` header (501 for a method no route uses, such as PROPFIND); an unknown path 404 (`not_found`).',
       'Every response carries `X-Request-Id` (echoed when the client sends one); the server log uses it.',
+      `Any request whose body stops arriving for ${DEFAULT_LIMITS.timeouts.bodyIdleMs / 1000} s, or arrives slower than ${DEFAULT_LIMITS.timeouts.bodyMinBytesPerSecond / 1024} KiB/s after its first ${DEFAULT_LIMITS.timeouts.bodyRateGraceMs / 1000} s, is answered 408 (\`request_timeout\`) and its connection closed. A client that goes away before its answer is complete (\`client_closed\`, logged only) cancels its queued and running model work.`,
     ].join('\n\n'),
   },
   tags: [
