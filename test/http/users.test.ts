@@ -214,6 +214,13 @@ describe('/users', () => {
         await rejected(() => app.request.get(`/users/${bad}`), 400);
       }
     });
+
+    it('echoes a malformed id short and escaped', async () => {
+      const escapes = await rejected(() => app.request.get('/users/%1B%5B2J%0D%0Ax'), 400);
+      expect(escapes.text).to.equal('user id must be a positive integer, got "\\u001b[2J\\r\\nx"');
+      const long = await rejected(() => app.request.get(`/users/${'a'.repeat(8000)}`), 400);
+      expect(long.text).to.equal(`user id must be a positive integer, got "${'a'.repeat(40)}…"`);
+    });
   });
 
   describe('PUT /users/{id}', () => {

@@ -69,7 +69,13 @@ export function parseUserInput(body: unknown): UserInput {
 export function parseUserId(raw: string | undefined): number {
   const id = Number(raw);
   if (!raw || !/^[1-9]\d*$/.test(raw) || !Number.isSafeInteger(id)) {
-    throw new ValidationError(`user id must be a positive integer, got "${raw ?? ''}"`);
+    throw new ValidationError(`user id must be a positive integer, got ${quoteForMessage(raw ?? '')}`);
   }
   return id;
+}
+
+/** Echoes client input short and escaped, so an 8 KB path or terminal escapes do not come back as sent. */
+function quoteForMessage(raw: string): string {
+  const characters = Array.from(raw);
+  return JSON.stringify(characters.length > 40 ? `${characters.slice(0, 40).join('')}…` : raw);
 }
