@@ -5,8 +5,7 @@
  *
  * "Any reading" because the router, a proxy in front of us and the client may each read a
  * target differently: `/V1/models`, `/v1//models`, `/%76%31/models`, `/users/../v1/models`,
- * `\v1\models` and the absolute form `http://host/v1/models` all count as /v1. The test fails
- * closed: a path that cannot be decoded is treated as /v1 too. The routers are case-sensitive
+ * `\v1\models` and the absolute form `http://host/v1/models` all count as /v1. The routers are case-sensitive
  * and match the raw path, so a request can only reach a /v1 route if its raw path starts with
  * "/v1/", which this rule always covers.
  */
@@ -19,17 +18,14 @@ export function isApiPath(path: string): boolean {
 
 /**
  * Percent-decoded (repeatedly, so double encoding does not hide a segment), backslashes as
- * slashes, empty and `.` segments dropped, `..` resolved, lower case. Undecodable input
- * returns the prefix itself, so the caller treats it as protected.
+ * slashes, empty and `.` segments dropped, `..` resolved, lower case. Each `%XX` is decoded on
+ * its own, as a byte, so a stray `%` elsewhere (`/users/%`) neither hides an encoded `/v1` nor
+ * moves an area A path into the API.
  */
 export function canonicalPath(path: string): string {
   let decoded = path;
-  for (let round = 0; round < 4 && decoded.includes('%'); round++) {
-    try {
-      decoded = decodeURIComponent(decoded);
-    } catch {
-      return API_PREFIX;
-    }
+  for (let round = 0; round < 4 && PERCENT_ESCAPE.test(decoded); round++) {
+    decoded = decoded.replace(PERCENT_ESCAPES, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
   }
   const segments: string[] = [];
   for (const segment of decoded.replaceAll('\\', '/').split('/')) {
@@ -39,6 +35,9 @@ export function canonicalPath(path: string): string {
   }
   return `/${segments.join('/')}`.toLowerCase();
 }
+
+const PERCENT_ESCAPE = /%[0-9a-f]{2}/i;
+const PERCENT_ESCAPES = /%([0-9a-f]{2})/gi;
 
 function underApiPrefix(path: string): boolean {
   // Also `/v1;x` and `/v1.`: routers and proxies differ on what ends a segment, so only a

@@ -49,8 +49,9 @@ describe('cancellation when the client goes away', function () {
     await app.close();
   });
 
+  /** WAV: the whole text is synthesised before the first byte, so only cancellation can stop it. */
   function abandonedSpeech(afterMs: number): Promise<void> {
-    const body = JSON.stringify({ model: 'piper-random', input: LONG_TEXT });
+    const body = JSON.stringify({ model: 'piper-random', input: LONG_TEXT, response_format: 'wav' });
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => {});
     socket.write(
