@@ -1,8 +1,10 @@
 /**
- * CPU used by this process (main thread and every worker thread) over a window, in cores:
- * 1 means one core busy all the time. Tests use it to check that cancelled model work really
- * stopped, which wall-clock timings on a shared machine cannot show.
+ * CPU used by this process (main thread and every worker thread). Tests use it to check that
+ * cancelled model work really stopped: CPU time, unlike wall-clock time, does not depend on
+ * how busy the shared test machine is.
  */
+
+/** Cores busy over a window of `windowMs`: 1 means one core busy all the time. */
 export async function coresBusyOver(windowMs: number): Promise<number> {
   const before = process.cpuUsage();
   const started = process.hrtime.bigint();
@@ -10,4 +12,25 @@ export async function coresBusyOver(windowMs: number): Promise<number> {
   const used = process.cpuUsage(before);
   const elapsedMicros = Number(process.hrtime.bigint() - started) / 1000;
   return (used.user + used.system) / elapsedMicros;
+}
+
+export interface SettleResult {
+  /** CPU seconds this process spent from the call until it went idle (or the time-out). */
+  cpuSeconds: number;
+  /** Whether a window below `idleCores` was seen before `timeoutMs`. */
+  settled: boolean;
+}
+
+/**
+ * Waits until the process is idle (a `windowMs` window below `idleCores`) and reports the CPU
+ * it spent meanwhile: the cost of whatever work was still running when this was called.
+ */
+export async function cpuUntilIdle(options: { idleCores?: number; windowMs?: number; timeoutMs?: number } = {}): Promise<SettleResult> {
+  const { idleCores = 0.15, windowMs = 500, timeoutMs = 30_000 } = options;
+  const before = process.cpuUsage();
+  const deadline = Date.now() + timeoutMs;
+  let settled = false;
+  while (!settled && Date.now() < deadline) settled = (await coresBusyOver(windowMs)) < idleCores;
+  const used = process.cpuUsage(before);
+  return { cpuSeconds: (used.user + used.system) / 1e6, settled };
 }

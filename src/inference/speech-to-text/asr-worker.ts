@@ -10,7 +10,9 @@ import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { resample } from '../../audio/resample.js';
 import { configureRuntime } from '../runtime.js';
 import type { EncodedAudio } from '../types.js';
-import { serveWorker } from '../worker/serve-worker.js';
+import { abortStreamer } from '../abort-streamer.js';
+import { serveWorker, type CallContext } from '../worker/serve-worker.js';
+import { SerialQueue } from '../worker/serial-queue.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
 import type { AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
@@ -42,27 +44,27 @@ serveWorker<AsrWorkerInit>(async (init) => {
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   // One transcription at a time: the model's threads already use the cores we give it, and
-  // interleaved requests would only hold more decoded audio in memory at once.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serially = <T>(job: () => Promise<T>): Promise<T> => {
-    const run = queue.then(job, job);
-    queue = run.catch(() => undefined);
-    return run;
-  };
+  // interleaved requests would only hold more decoded audio in memory at once. A request
+  // cancelled while it waits is never decoded.
+  const queue = new SerialQueue();
 
-  const transcribe = async (request: AsrRequest, audio: Float32Array): Promise<AsrResponse> => {
+  /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
+  const transcribe = async (request: AsrRequest, signal: AbortSignal): Promise<AsrResponse> => {
+    const audio = await toModelInput(request.audio, sampleRate);
+    signal.throwIfAborted();
     const duration = audio.length / sampleRate;
     const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
-    const output = await asr(audio, whisperCallOptions({ ...request, language }, duration));
+    signal.throwIfAborted();
+    const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
     return toTranscript(output, { duration, language, segments: request.segments });
   };
 
   return {
-    transcribe: async (request: AsrRequest) => {
+    transcribe: async (request: AsrRequest, { signal }: CallContext) => {
       // Empty or unrecognisable uploads fail at once; the full decode waits its turn, so the
       // queue holds compressed bytes (≤ 25 MB) rather than decoded audio (up to ~115 MB).
       if ('bytes' in request.audio) probeAudio(request.audio.bytes, request.audio.contentType);
-      return serially(async () => transcribe(request, await toModelInput(request.audio, sampleRate)));
+      return queue.run(() => transcribe(request, signal), signal);
     },
     dispose: () => asr.dispose(),
   };

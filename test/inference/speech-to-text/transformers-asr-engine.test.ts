@@ -67,6 +67,19 @@ describe('transformers-asr engine (random-weight Whisper fixture in a worker)', 
     expect((await transcriber.transcribe(audio, { language: 'English', task: 'transcribe' })).language).to.equal('en');
   });
 
+  it("rejects a transcription with its signal's reason when the caller gives up, and still answers the others", async () => {
+    const audio = () => ({ samples: sine(300, 16000, 2), sampleRate: 16000 });
+    const controller = new AbortController();
+    const reason = new Error('client went away');
+    const running = transcriber.transcribe(audio());
+    const abandoned = transcriber.transcribe(audio(), { signal: controller.signal }).catch((caught: unknown) => caught);
+    controller.abort(reason);
+    expect(await abandoned).to.equal(reason);
+    expect((await running).duration).to.equal(2);
+    const already = await rejection(transcriber.transcribe(audio(), { signal: AbortSignal.abort(reason) }));
+    expect(already).to.equal(reason);
+  });
+
   it('refuses work after dispose', async () => {
     const other = await transformersAsrEngine.load(ENTRY, { modelDir: join(MODELS_DIR, ENTRY.id), modelsDir: MODELS_DIR });
     await other.dispose();

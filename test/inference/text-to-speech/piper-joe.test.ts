@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { speechBytes } from '../../../src/inference/text-to-speech/speech-bytes.js';
 import { createSpeechEncoder } from '../../../src/inference/text-to-speech/speech-encoder.js';
 import { WorkerSynthesizer } from '../../../src/inference/text-to-speech/worker-synthesizer.js';
-import { coresBusyOver } from '../cpu-load.js';
+import { coresBusyOver, cpuUntilIdle } from '../cpu-load.js';
 
 const MODEL_DIR = new URL('../../../models/piper-en_US-joe-medium/', import.meta.url).pathname;
 
@@ -55,13 +55,20 @@ describe('piper-en_US-joe-medium (real weights)', function () {
     const deadline = new Promise((resolve) => setTimeout(() => resolve('still running after 5 s'), 5_000).unref());
     for (const [index, outcome] of outcomes.entries()) expect(await Promise.race([outcome, deadline])).to.equal(reasons[index]);
 
+    // What still runs is at most the sentence each worker was busy with; without cancellation
+    // the eight requests would have minutes of synthesis left.
+    const { cpuSeconds, settled } = await cpuUntilIdle();
     const started = Date.now();
     let samples = 0;
     for await (const chunk of synthesizer.synthesize('Hello.')) samples += chunk.samples.length;
-    expect(samples).to.be.greaterThan(0);
     const shortMs = Date.now() - started;
     const cores = await coresBusyOver(2_000);
-    console.log(`      short request after the aborts: ${shortMs} ms; CPU over the next 2 s: ${cores.toFixed(3)} cores`);
+    console.log(
+      `      after the aborts: ${cpuSeconds.toFixed(2)} CPU-s until idle; "Hello." then took ${shortMs} ms; then ${cores.toFixed(3)} cores over 2 s`,
+    );
+    expect(settled, 'went idle').to.equal(true);
+    expect(cpuSeconds).to.be.below(3);
+    expect(samples).to.be.greaterThan(0);
     expect(shortMs).to.be.below(10_000);
     expect(cores).to.be.below(0.3);
     await encoder.dispose();
