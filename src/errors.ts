@@ -20,7 +20,7 @@ export const ERROR_CODES = {
   model_not_installed: 'The model is known but its files are not installed; the message names the command.',
   model_unavailable: 'The model is installed but failed to load.',
   inference_failed: 'The model failed or timed out while answering (e.g. its process crashed); retrying usually works.',
-  server_busy: 'Too many requests for this task are in progress or queued; retry after the Retry-After header\'s seconds.',
+  server_busy: 'Too many requests for this task are in progress or queued, or the database is locked by another process; retry after the Retry-After header\'s seconds.',
   client_closed: 'Logged only, never sent: the client went away before its answer was complete.',
   internal_error: 'An unexpected server error; details are in the server log under the request id.',
 } as const;

@@ -33,6 +33,7 @@ const AREA_A_ERRORS = {
   conflict: textError('Another user already has this email (compared case-insensitively).', 'a user with email ann@example.org already exists', ['conflict']),
   tooLarge: textError(`The JSON body is larger than ${MB(DEFAULT_LIMITS.maxJsonBytes)}.`, 'Request body is too large', ['payload_too_large']),
   mediaType: textError('The body is not sent as application/json.', 'Content-Type must be application/json, got text/plain', ['unsupported_media_type']),
+  locked: textError('Another process (e.g. `npm run keys`) has held the database write lock for over 5 s; retry after `Retry-After` seconds.', 'The database is locked by another process; retry in a moment', ['server_busy']),
   server: textError('Unexpected server error. The body is a generic message; the server log has the details under the X-Request-Id of the response.', 'Internal Server Error', ['internal_error']),
 };
 
@@ -181,6 +182,7 @@ const paths: Json = {
         '413': AREA_A_ERRORS.tooLarge,
         '415': AREA_A_ERRORS.mediaType,
         '500': AREA_A_ERRORS.server,
+        '503': AREA_A_ERRORS.locked,
       },
     },
   },
@@ -204,12 +206,13 @@ const paths: Json = {
         '413': AREA_A_ERRORS.tooLarge,
         '415': AREA_A_ERRORS.mediaType,
         '500': AREA_A_ERRORS.server,
+        '503': AREA_A_ERRORS.locked,
       },
     },
     delete: {
       tags: ['users'],
       summary: 'Delete a user',
-      responses: { '204': { description: 'Deleted; empty body.' }, '400': AREA_A_ERRORS.invalid, '404': AREA_A_ERRORS.notFound, '500': AREA_A_ERRORS.server },
+      responses: { '204': { description: 'Deleted; empty body.' }, '400': AREA_A_ERRORS.invalid, '404': AREA_A_ERRORS.notFound, '500': AREA_A_ERRORS.server, '503': AREA_A_ERRORS.locked },
     },
   },
   '/v1/models': {

@@ -23,7 +23,7 @@ const UNICODE_SPACE = /\s/u;
 
 /** Area A: user records. Open (no API key), plain-text errors, see SPEC "Area A". */
 export function createUsersRouter(users: UserStore, limits: Limits): Router {
-  const router = new Router({ prefix: '/users' });
+  const router = new Router({ prefix: '/users', sensitive: true });
   const json = jsonBody(limits.maxJsonBytes);
 
   router.get('/', async (ctx) => {
