@@ -36,7 +36,9 @@ class WorkerTranslator implements Translator {
   }
 
   translate(text: string, options: TranslateOptions): Promise<string> {
-    return this.#worker.call<string>('translate', { text, options });
+    // The signal cannot cross postMessage; the worker gets its own for this call instead.
+    const { signal, ...wireOptions } = options;
+    return this.#worker.call<string>('translate', { text, options: wireOptions }, { signal });
   }
 
   dispose(): Promise<void> {

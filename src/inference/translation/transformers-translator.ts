@@ -2,10 +2,13 @@
  * A Translator over a transformers.js translation pipeline (Marian opus-mt pairs, NLLB-200,
  * M2M100). Long text is split into sentences, translated in batches, and put back with its
  * line and paragraph breaks. Calls are queued: generation is CPU-bound, so running two at once
- * only doubles memory.
+ * only doubles memory. A call whose signal aborts leaves the queue at once; a running one stops
+ * at its next decoded token.
  */
 import { ValidationError } from '../../errors.js';
+import { abortStreamer } from '../abort-streamer.js';
 import type { TranslateOptions, Translator } from '../types.js';
+import { SerialQueue } from '../worker/serial-queue.js';
 import { detectLanguage } from './detect-language.js';
 import { layoutText } from './text-layout.js';
 
@@ -33,7 +36,7 @@ export class TransformersTranslator implements Translator {
   readonly targetLanguages: readonly string[];
   readonly sourceLanguages: readonly string[];
   readonly #options: TransformersTranslatorOptions;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
 
   constructor(options: TransformersTranslatorOptions) {
     this.#options = options;
@@ -44,12 +47,10 @@ export class TransformersTranslator implements Translator {
   }
 
   translate(text: string, options: TranslateOptions): Promise<string> {
-    const run = this.#queue.then(() => this.#translate(text, options));
-    this.#queue = run.catch(() => {});
-    return run;
+    return this.#queue.run(() => this.#translate(text, options), options.signal);
   }
 
-  async #translate(text: string, { targetLanguage, sourceLanguage }: TranslateOptions): Promise<string> {
+  async #translate(text: string, { targetLanguage, sourceLanguage, signal }: TranslateOptions): Promise<string> {
     const { pipeline, targetCodes, batchSize, maxUnitChars } = this.#options;
     const targetCode = targetCodes[targetLanguage];
     if (targetCode === undefined) {
@@ -62,6 +63,7 @@ export class TransformersTranslator implements Translator {
     const order = units.map((_, index) => index).sort((a, b) => (units[a] as string).length - (units[b] as string).length);
     const translations: string[] = new Array<string>(units.length);
     for (let start = 0; start < order.length; start += batchSize) {
+      signal?.throwIfAborted();
       const indexes = order.slice(start, start + batchSize);
       const batch = indexes.map((index) => units[index] as string);
       const longest = Math.max(...batch.map((unit) => pipeline.tokenizer.encode(unit).length));
@@ -72,6 +74,7 @@ export class TransformersTranslator implements Translator {
         num_beams: 1,
         // Room for the target to be longer than the source, bounded so a degenerate model stops.
         max_new_tokens: Math.min(512, Math.ceil(longest * 2) + 16),
+        ...(signal ? { streamer: abortStreamer(signal) } : {}),
       })) as { translation_text: string }[];
       indexes.forEach((index, position) => (translations[index] = output[position]?.translation_text ?? ''));
     }
@@ -94,7 +97,7 @@ export class TransformersTranslator implements Translator {
   }
 
   async dispose(): Promise<void> {
-    await this.#queue;
+    await this.#queue.idle();
     await this.#options.pipeline.dispose();
   }
 }

@@ -1,11 +1,12 @@
 /**
  * Worker thread that owns one transformers.js translation pipeline: sentence splitting,
  * tokenisation, the ONNX encoder/decoder loop and detokenisation all run here, so the HTTP
- * event loop stays free. The translator inside queues calls (one generation at a time).
+ * event loop stays free. The translator inside queues calls (one generation at a time) and
+ * drops those whose caller cancelled them.
  */
 import { configureRuntime } from '../runtime.js';
 import type { TranslateOptions } from '../types.js';
-import { serveWorker } from '../worker/serve-worker.js';
+import { serveWorker, type CallContext } from '../worker/serve-worker.js';
 import { loadTransformersTranslator } from './load-transformers-translator.js';
 import type { TranslationEngineOptions } from './transformers-translation-options.js';
 
@@ -30,6 +31,7 @@ serveWorker<TranslationWorkerInit>(async (init) => {
       target: [...translator.targetLanguages],
       source: [...translator.sourceLanguages],
     }),
-    translate: ({ text, options }: { text: string; options: TranslateOptions }) => translator.translate(text, options),
+    translate: ({ text, options }: { text: string; options: TranslateOptions }, { signal }: CallContext) =>
+      translator.translate(text, { ...options, signal }),
   };
 });

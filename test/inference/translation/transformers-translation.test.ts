@@ -38,6 +38,18 @@ describe('transformers-translation engine (random-weight fixtures)', () => {
       expect(many.startsWith(one)).to.equal(true);
     });
 
+    it("takes a request's signal (never sent to the worker) and rejects with its reason when the caller gives up", async () => {
+      const kept = new AbortController();
+      expect(await translator.translate('The day.', { targetLanguage: 'es', signal: kept.signal })).to.be.a('string');
+      const controller = new AbortController();
+      const reason = new Error('client went away');
+      const abandoned = translator.translate('The year was new. '.repeat(20), { targetLanguage: 'es', signal: controller.signal }).catch((caught: unknown) => caught);
+      const other = translator.translate('They have one.', { targetLanguage: 'es' });
+      controller.abort(reason);
+      expect(await abandoned).to.equal(reason);
+      expect(await other).to.be.a('string');
+    });
+
     it('answers concurrent calls without mixing them up', async () => {
       const texts = ['The day.', 'The year was new.', 'They have one.'];
       const alone = [];

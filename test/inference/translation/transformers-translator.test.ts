@@ -57,4 +57,51 @@ describe('TransformersTranslator (batching logic, stand-in pipeline)', () => {
       },
     );
   });
+
+  describe('cancellation', () => {
+    const options = (pipeline: TranslationPipelineLike) => ({
+      modelId: 'fake', pipeline, targetCodes: { es: 'es' }, fixedSource: 'en', batchSize: 1, maxUnitChars: 400,
+    });
+
+    it('stops between batches once the signal aborts, rejecting with its reason', async () => {
+      const { pipeline, calls } = fakePipeline();
+      const controller = new AbortController();
+      const reason = new Error('client went away');
+      const counting = (async (texts: string[], callOptions: Record<string, unknown>) => {
+        controller.abort(reason); // the client leaves while the first batch runs
+        return pipeline(texts, callOptions);
+      }) as TranslationPipelineLike;
+      counting.tokenizer = pipeline.tokenizer;
+      counting.dispose = pipeline.dispose;
+      const translator = new TransformersTranslator(options(counting));
+      const error = await translator.translate('One. Two. Three. Four.', { targetLanguage: 'es', signal: controller.signal }).catch((caught: unknown) => caught);
+      expect(error).to.equal(reason);
+      expect(calls).to.have.length(1);
+    });
+
+    it('drops a call whose signal aborts while it waits for the one before it, and still answers that one', async () => {
+      const { pipeline, calls } = fakePipeline();
+      const translator = new TransformersTranslator(options(pipeline));
+      const controller = new AbortController();
+      const first = translator.translate('First.', { targetLanguage: 'es' });
+      const second = translator.translate('Second.', { targetLanguage: 'es', signal: controller.signal }).catch((caught: unknown) => caught);
+      const reason = new Error('client went away');
+      controller.abort(reason);
+      expect(await second).to.equal(reason);
+      expect(await first).to.equal('FIRST.');
+      expect(calls.map((call) => call.texts)).to.deep.equal([['First.']]);
+    });
+
+    it('gives the pipeline a streamer that ends generation at the next token once the signal aborts', async () => {
+      const { pipeline, calls } = fakePipeline();
+      const translator = new TransformersTranslator(options(pipeline));
+      const controller = new AbortController();
+      await translator.translate('Hello.', { targetLanguage: 'es', signal: controller.signal });
+      const streamer = calls[0]?.options.streamer as { put(tokens: unknown): void };
+      expect(() => streamer.put([[1n]])).not.to.throw();
+      const reason = new Error('client went away');
+      controller.abort(reason);
+      expect(() => streamer.put([[2n]])).to.throw(reason.message);
+    });
+  });
 });
