@@ -38,7 +38,7 @@ describe('transformers-translation engine (random-weight fixtures)', () => {
       expect(many.startsWith(one)).to.equal(true);
     });
 
-    it("takes a request's signal (never sent to the worker) and rejects with its reason when the caller gives up", async () => {
+    it("answers with a live signal, and rejects with the signal's reason when the caller gives up while others still answer", async () => {
       const kept = new AbortController();
       expect(await translator.translate('The day.', { targetLanguage: 'es', signal: kept.signal })).to.be.a('string');
       const controller = new AbortController();
