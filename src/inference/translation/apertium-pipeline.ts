@@ -5,9 +5,17 @@
  * in order, several requests may be in the pipe at once (stages work on different requests in
  * parallel) and are matched to their answers by position; the nonce proves the match.
  *
- * Supervision: a stage that dies fails the requests in the pipe (each is retried once on a fresh
- * pipeline); a request that takes too long kills the pipeline (it may be stuck) and fails; the
- * pipeline is started again on the next request. dispose() kills every process.
+ * Supervision, built so that one request's input never fails another's:
+ * - Only the oldest request in the pipe is timed, from the moment it became the oldest: the ones
+ *   behind it cannot answer before it does, so their own clocks start then. A request that takes
+ *   too long there is failed, the pipeline is killed (a stage may be stuck) and the requests
+ *   behind it are written again to a fresh pipeline.
+ * - A stage that dies, or answers out of step, can have been confused by any request in the pipe.
+ *   Each of those becomes a suspect and is retried alone; a suspect that fails alone failed on
+ *   its own input, and only it is rejected.
+ * - The pipeline is started again on demand; dispose() kills every process.
+ * Cancellation: a request whose signal aborts leaves the queue at once; if it is already in the
+ * pipe, its answer is dropped when it comes (the pipe must still see it through, to stay in step).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,18 +32,27 @@ export interface ApertiumPipelineOptions {
   maxInFlight?: number;
 }
 
+export interface PipelineTranslateOptions {
+  /** Aborts when the caller no longer wants the answer; the call then rejects with its reason. */
+  signal?: AbortSignal;
+}
+
 export class ApertiumPipelineError extends Error {
   override name = 'ApertiumPipelineError';
 }
 
 interface Job {
   chunks: readonly string[];
+  /** Time allowed once the job is the oldest in the pipe. */
+  timeoutMs: number;
   nonce: string;
   results: string[];
-  retried: boolean;
-  timer?: NodeJS.Timeout;
+  /** In the pipe when something went wrong that it may not have caused: it runs alone next. */
+  suspect: boolean;
+  /** Its caller has gone (aborted): nothing is resolved, the job is only seen through the pipe. */
+  abandoned: boolean;
   resolve(results: string[]): void;
-  reject(error: Error): void;
+  reject(error: unknown): void;
 }
 
 const STDERR_TAIL_CHARS = 2000;
@@ -45,8 +62,9 @@ export class ApertiumPipeline {
   #processes: ChildProcess[] = [];
   /** Bumped whenever the processes are replaced, so late events of old ones are ignored. */
   #generation = 0;
-  readonly #waiting: Job[] = [];
+  #waiting: Job[] = [];
   #inFlight: Job[] = [];
+  #headTimer: NodeJS.Timeout | undefined;
   #partial: Buffer[] = [];
   #stderrTail = '';
   #disposed = false;
@@ -68,14 +86,34 @@ export class ApertiumPipeline {
   }
 
   /** Translates stream-format chunks (no `\0` inside); answers are in the same order. */
-  translate(chunks: readonly string[]): Promise<string[]> {
+  translate(chunks: readonly string[], { signal }: PipelineTranslateOptions = {}): Promise<string[]> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#disposed) return Promise.reject(new ApertiumPipelineError(`${this.#options.name}: pipeline disposed`));
     if (chunks.length === 0) return Promise.resolve([]);
     if (chunks.some((chunk) => chunk.includes('\0'))) {
       return Promise.reject(new ApertiumPipelineError('chunks must not contain NUL characters'));
     }
+    const chars = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ chunks, nonce: '', results: [], retried: false, resolve, reject });
+      const onAbort = () => {
+        // Still queued: it leaves the queue. In the pipe: its answer will be dropped.
+        this.#waiting = this.#waiting.filter((waiting) => waiting !== job);
+        job.abandoned = true;
+        reject(signal?.reason);
+      };
+      const stopListening = () => signal?.removeEventListener('abort', onAbort);
+      const job: Job = {
+        chunks,
+        timeoutMs: this.#options.timeoutMs + chars * this.#options.timeoutPerCharMs,
+        nonce: '',
+        results: [],
+        suspect: false,
+        abandoned: false,
+        resolve: (results) => (stopListening(), resolve(results)),
+        reject: (error) => (stopListening(), reject(error)),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(job);
       this.#pump();
     });
   }
@@ -86,24 +124,33 @@ export class ApertiumPipeline {
     const error = new ApertiumPipelineError(`${this.#options.name}: pipeline disposed`);
     for (const job of this.#waiting.splice(0)) job.reject(error);
     const processes = this.#processes;
-    this.#stop(error, { retry: false });
+    for (const job of this.#stop()) job.reject(error);
     await Promise.all(processes.map((child) => exited(child)));
   }
 
   #pump(): void {
     while (this.#waiting.length > 0 && this.#inFlight.length < this.#options.maxInFlight) {
+      const next = this.#waiting[0] as Job;
+      // A suspect runs alone, so that whatever goes wrong while it is in the pipe is its own doing.
+      if (this.#inFlight.length > 0 && (next.suspect || this.#inFlight[0]?.suspect)) return;
       if (this.#processes.length === 0) this.#start();
-      const job = this.#waiting.shift() as Job;
-      job.nonce = randomBytes(6).toString('hex');
-      job.results = [];
-      this.#inFlight.push(job);
-      const chars = job.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-      const timeout = this.#options.timeoutMs + chars * this.#options.timeoutPerCharMs;
-      job.timer = setTimeout(() => this.#timedOut(timeout), timeout);
+      this.#waiting.shift();
+      next.nonce = randomBytes(6).toString('hex');
+      next.results = [];
+      this.#inFlight.push(next);
+      if (this.#inFlight.length === 1) this.#armHeadTimer();
       // A superblank passes every stage untouched, so the nonce comes back verbatim.
-      const payload = `${job.chunks.join('\0')}\0[/NONCE:${job.nonce}]\0`;
+      const payload = `${next.chunks.join('\0')}\0[/NONCE:${next.nonce}]\0`;
       this.#processes[0]?.stdin?.write(payload, 'utf8');
     }
+  }
+
+  /** Times the oldest job in the pipe: the jobs behind it cannot answer before it does. */
+  #armHeadTimer(): void {
+    clearTimeout(this.#headTimer);
+    this.#headTimer = undefined;
+    const head = this.#inFlight[0];
+    if (head) this.#headTimer = setTimeout(() => this.#timedOut(head), head.timeoutMs);
   }
 
   #start(): void {
@@ -156,42 +203,64 @@ export class ApertiumPipeline {
   /** Gives one answer to the oldest request; false when the stream went out of step. */
   #settle(answer: string): boolean {
     const job = this.#inFlight[0];
-    if (!job) return this.#desynchronised('an answer nobody asked for');
+    if (!job) return this.#failed('an answer nobody asked for');
+    const isNonce = answer.includes(`[/NONCE:${job.nonce}]`);
     if (job.results.length < job.chunks.length) {
+      // A nonce here means a stage merged or dropped a chunk's flush.
+      if (isNonce) return this.#failed('answers out of step');
       job.results.push(answer);
       return true;
     }
-    if (!answer.includes(`[/NONCE:${job.nonce}]`)) return this.#desynchronised('answers out of step');
+    if (!isNonce) return this.#failed('answers out of step');
     this.#inFlight.shift();
-    clearTimeout(job.timer);
-    job.resolve(job.results);
+    this.#armHeadTimer();
+    if (!job.abandoned) job.resolve(job.results);
     this.#pump();
     return true;
   }
 
-  #desynchronised(what: string): false {
-    this.#stop(new ApertiumPipelineError(`${this.#options.name}: ${what}; pipeline restarted`), { retry: true });
+  /**
+   * A stage died or answered out of step. Any job in the pipe may have caused it: one that was
+   * alone there is rejected, the others are retried alone.
+   */
+  #failed(what: string, stderr = ''): false {
+    const error = new ApertiumPipelineError(`${this.#options.name}: ${what}${stderr ? `: ${stderr}` : ''}`);
+    const jobs = this.#stop().filter((job) => !job.abandoned);
+    const alone = jobs.length === 1 && jobs[0]?.suspect;
+    const again: Job[] = [];
+    for (const job of jobs) {
+      if (alone) {
+        job.reject(error);
+      } else {
+        job.suspect = true;
+        again.push(job);
+      }
+    }
+    this.#waiting.unshift(...again);
     this.#pump();
     return false;
   }
 
-  #timedOut(timeoutMs: number): void {
-    const error = new ApertiumPipelineError(`${this.#options.name}: no answer within ${timeoutMs} ms; pipeline restarted`);
-    this.#stop(error, { retry: false });
+  /** The oldest job in the pipe had its whole time there: it is failed, the ones behind it are written again. */
+  #timedOut(head: Job): void {
+    if (this.#inFlight[0] !== head) return;
+    const error = new ApertiumPipelineError(`${this.#options.name}: no answer within ${Math.round(head.timeoutMs)} ms; pipeline restarted`);
+    const [, ...behind] = this.#stop();
+    head.reject(error);
+    this.#waiting.unshift(...behind.filter((job) => !job.abandoned));
     this.#pump();
   }
 
   #crashed(generation: number, what: string): void {
     if (generation !== this.#generation || this.#disposed) return;
-    const stderr = this.#stderrTail.trim();
-    const error = new ApertiumPipelineError(`${this.#options.name}: ${what}${stderr ? `: ${stderr}` : ''}`);
-    this.#stop(error, { retry: true });
-    this.#pump();
+    this.#failed(what, this.#stderrTail.trim());
   }
 
-  /** Kills the processes and fails (or, once, re-queues) the requests that were in the pipe. */
-  #stop(error: Error, { retry }: { retry: boolean }): void {
+  /** Kills the processes; returns the jobs that were in the pipe, oldest first. */
+  #stop(): Job[] {
     this.#generation++;
+    clearTimeout(this.#headTimer);
+    this.#headTimer = undefined;
     for (const child of this.#processes) {
       child.stdin?.destroy();
       child.stdout?.destroy();
@@ -200,19 +269,9 @@ export class ApertiumPipeline {
     }
     this.#processes = [];
     this.#partial = [];
-    const failed = this.#inFlight;
+    const jobs = this.#inFlight;
     this.#inFlight = [];
-    const again: Job[] = [];
-    for (const job of failed) {
-      clearTimeout(job.timer);
-      if (retry && !job.retried && !this.#disposed) {
-        job.retried = true;
-        again.push(job);
-      } else {
-        job.reject(error);
-      }
-    }
-    this.#waiting.unshift(...again);
+    return jobs;
   }
 }
 

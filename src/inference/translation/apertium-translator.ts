@@ -28,11 +28,13 @@ export class ApertiumTranslator implements Translator {
     this.sourceLanguages = Object.freeze([options.source]);
   }
 
-  async translate(text: string, _options: TranslateOptions): Promise<string> {
+  async translate(text: string, options: TranslateOptions): Promise<string> {
+    const { signal } = options;
+    signal?.throwIfAborted();
     const layout = layoutText(text, { sentences: false });
     if (layout.units.length === 0) return text;
     try {
-      const answers = await this.#pipeline.translate(layout.units.map(deformat));
+      const answers = await this.#pipeline.translate(layout.units.map(deformat), signal ? { signal } : {});
       return layout.rebuild(answers.map(reformat));
     } catch (error) {
       if (error instanceof ApertiumPipelineError) throw new InferenceFailedError(this.#modelId, error.message);
