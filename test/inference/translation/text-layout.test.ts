@@ -67,6 +67,15 @@ describe('layoutText', () => {
     expect(layout.rebuild(layout.units).replace(/\s+/g, ' ')).to.equal(sentence.replace(/\s+/g, ' '));
   });
 
+  it('takes linear time over a long blank run inside a line', () => {
+    // The lead/body/trail regex it replaced took seconds here, blocking the event loop.
+    const text = `x${' \t\u00a0'.repeat(20_000)}y`;
+    const started = performance.now();
+    const layout = layoutText(text, { sentences: false });
+    expect(performance.now() - started).to.be.below(300);
+    expect(layout.units).to.deep.equal([text]);
+  });
+
   it('refuses a translation count that does not match', () => {
     const layout = layoutText('One. Two.', { sentences: true });
     expect(() => layout.rebuild(['uno'])).to.throw(/expected 2/);
