@@ -1,26 +1,27 @@
 /**
  * Bytes in any supported container → mono Float32 PCM at the rate a model wants. Pure and
  * synchronous-ish CPU work: callers run it inside a worker thread, never on the event loop.
+ * Every decode runs under the budget of decode-budget.ts and keeps at most maxSeconds of
+ * output (see pcm-collector.ts for the memory bound).
  */
 import { AppError, UndecodableAudioError } from '../errors.js';
+import type { DecodeLimits } from './decode-budget.js';
 import { decodeFlac } from './decode-flac.js';
 import { decodeMp3 } from './decode-mp3.js';
 import { decodeOggOpus, decodeOggVorbis } from './decode-ogg.js';
 import { decodeWav } from './decode-wav.js';
-import type { DecodeLimits, DecodedAudio } from './decoded-audio.js';
-import { downmix } from './downmix.js';
 import type { PcmAudio } from './pcm-audio.js';
-import { resample } from './resample.js';
-import { sniffAudioFormat, SUPPORTED_FORMATS_TEXT, type AudioFormat } from './sniff-format.js';
+import { PcmCollector } from './pcm-collector.js';
+import { AUDIO_FORMAT_NAMES, sniffAudioFormat, SUPPORTED_FORMATS_TEXT, type AudioFormat } from './sniff-format.js';
 
 export interface DecodeAudioOptions extends DecodeLimits {
   /** The client's declared media type; only a hint (see sniffAudioFormat). */
   contentType?: string;
-  /** Output rate, e.g. 16000 for Whisper. */
+  /** Output rate, e.g. 16000 for Whisper; within MIN_SAMPLE_RATE … MAX_SAMPLE_RATE. */
   sampleRate: number;
 }
 
-const DECODERS: Readonly<Record<AudioFormat, (bytes: Uint8Array, limits: DecodeLimits) => DecodedAudio | Promise<DecodedAudio>>> = {
+const DECODERS: Readonly<Record<AudioFormat, (bytes: Uint8Array, collector: PcmCollector) => void | Promise<void>>> = {
   mp3: decodeMp3,
   wav: decodeWav,
   flac: decodeFlac,
@@ -39,17 +40,23 @@ export function probeAudio(bytes: Uint8Array, contentType?: string): AudioFormat
   return format;
 }
 
+/**
+ * Throws UndecodableAudioError (400) for anything it cannot or will not decode and
+ * PayloadTooLargeError (413) past maxSeconds or the deadline. A RangeError means the caller
+ * asked for an unsupported output rate.
+ */
 export async function decodeAudio(bytes: Uint8Array, options: DecodeAudioOptions): Promise<PcmAudio> {
   const format = probeAudio(bytes, options.contentType);
-  let decoded: DecodedAudio;
+  const name = AUDIO_FORMAT_NAMES[format];
+  const collector = new PcmCollector({ ...options, format: name });
   try {
-    decoded = await DECODERS[format](bytes, options);
+    await DECODERS[format](bytes, collector);
   } catch (error) {
     if (error instanceof AppError) throw error;
-    // WASM decoders and header parsers throw assorted errors on malformed input; all are a 400.
-    throw new UndecodableAudioError(`invalid ${format} data (${(error as Error).message})`);
+    // The WASM decoders and their parsers throw assorted errors (and RangeErrors when their
+    // memory runs out) on malformed input. Their messages describe library internals, so the
+    // client gets a plain one.
+    throw new UndecodableAudioError(`the ${name} data is corrupt or uses features that are not supported`);
   }
-  const mono = downmix(decoded.channels);
-  if (mono.length === 0) throw new UndecodableAudioError(`no ${format} audio found in the data`);
-  return { samples: resample(mono, decoded.sampleRate, options.sampleRate), sampleRate: options.sampleRate };
+  return collector.finish();
 }

@@ -1,4 +1,4 @@
-import { DecodedAudioCollector, slices, type DecodeLimits, type DecodedAudio } from './decoded-audio.js';
+import type { PcmCollector } from './pcm-collector.js';
 
 interface DecodedChunk {
   channelData: Float32Array[];
@@ -15,27 +15,22 @@ export interface StreamingDecoder {
 }
 
 /**
- * Feeds the bytes to a WASM streaming decoder slice by slice, so the duration limit is enforced
- * while decoding rather than after a whole long file is in memory; always frees the decoder.
+ * Feeds a WASM streaming decoder one slice at a time (see byte-slices.ts for how slices bound
+ * each call's output) and hands every chunk to the collector, which checks the rate, channel
+ * count, duration and deadline as audio arrives; always frees the decoder.
  */
-export async function decodeStream(
-  decoder: StreamingDecoder,
-  bytes: Uint8Array,
-  limits: DecodeLimits,
-  format: string,
-): Promise<DecodedAudio> {
+export async function decodeStream(decoder: StreamingDecoder, slices: Iterable<Uint8Array>, collector: PcmCollector): Promise<void> {
   await decoder.ready;
   try {
-    const collected = new DecodedAudioCollector(limits);
-    for (const slice of slices(bytes)) {
+    for (const slice of slices) {
+      collector.checkDeadline();
       const { channelData, samplesDecoded, sampleRate } = await decoder.decode(slice);
-      collected.add(channelData, samplesDecoded, sampleRate);
+      collector.add(channelData, samplesDecoded, sampleRate);
     }
     if (decoder.flush) {
       const rest = await decoder.flush();
-      collected.add(rest.channelData, rest.samplesDecoded, rest.sampleRate);
+      collector.add(rest.channelData, rest.samplesDecoded, rest.sampleRate);
     }
-    return collected.finish(format);
   } finally {
     decoder.free();
   }

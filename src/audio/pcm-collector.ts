@@ -1,70 +1,104 @@
 /**
- * What every decoder returns: one Float32Array per channel at the source rate. Decoders feed
- * chunks through a DecodedAudioCollector, which stops a decode as soon as it passes the
- * duration limit, so a small but very long file (e.g. 8 kbit/s MP3) cannot exhaust memory.
+ * Where every decoder puts what it decodes: each chunk is checked, downmixed to mono and
+ * resampled to the model's rate as it arrives, so the source rate and channel count never
+ * sit in memory beyond one decoder call.
+ *
+ * Memory bound: what is kept is at most maxSeconds × sampleRate Float32 samples (30 minutes
+ * at 16 kHz: 1800 × 16000 × 4 B = 115 MB), twice that for the moment `finish` joins the
+ * pieces; plus one decoder call's output (see the slice sizes in decode-stream.ts) and the
+ * resampler's table (≤ 4 MB). The duration limit is enforced on the source frames before a
+ * chunk is kept, and the deadline is checked on every chunk.
  */
-import { PayloadTooLargeError, UndecodableAudioError } from '../errors.js';
+import { UndecodableAudioError } from '../errors.js';
+import { checkChannelCount, checkSampleRate } from './audio-bounds.js';
+import { audioTooLong, DecodeDeadline, type DecodeLimits } from './decode-budget.js';
+import { downmix } from './downmix.js';
+import type { PcmAudio } from './pcm-audio.js';
+import { checkResampleRates } from './resample-kernel.js';
+import { StreamingResampler } from './streaming-resampler.js';
 
-export interface DecodedAudio {
-  channels: Float32Array[];
+export interface PcmCollectorOptions extends DecodeLimits {
+  /** Output rate, e.g. 16000 for Whisper. */
   sampleRate: number;
+  /** The format's name for messages, e.g. "Ogg Vorbis". */
+  format: string;
 }
 
-export interface DecodeLimits {
-  /** Longer audio is rejected with 413 while decoding. */
-  maxSeconds: number;
-}
-
-/**
- * A plain PayloadTooLargeError (not a subclass) so it keeps its class across the worker
- * boundary, where errors are rebuilt from the classes in src/errors.ts.
- */
-export function audioTooLong(maxSeconds: number): PayloadTooLargeError {
-  return new PayloadTooLargeError(`audio is longer than the limit of ${maxSeconds} seconds`);
-}
-
-export class DecodedAudioCollector {
-  readonly #chunks: Float32Array[][] = [];
+export class PcmCollector {
+  readonly #format: string;
+  readonly #targetRate: number;
   readonly #maxSeconds: number;
+  readonly #deadline: DecodeDeadline;
+  readonly #pieces: Float32Array[] = [];
+  #resampler: StreamingResampler | undefined;
+  #sourceRate = 0;
   #frames = 0;
-  #sampleRate = 0;
+  #length = 0;
 
-  constructor(limits: DecodeLimits) {
-    this.#maxSeconds = limits.maxSeconds;
+  /** Throws a RangeError for an unsupported output rate: that is the caller's bug, not the client's. */
+  constructor(options: PcmCollectorOptions) {
+    checkResampleRates(options.sampleRate, options.sampleRate);
+    this.#format = options.format;
+    this.#targetRate = options.sampleRate;
+    this.#maxSeconds = options.maxSeconds;
+    this.#deadline = new DecodeDeadline(options.deadlineMs);
   }
 
-  /** Adds one decoded chunk (`frames` samples per channel); throws once past the limit. */
+  get maxSeconds(): number {
+    return this.#maxSeconds;
+  }
+
+  /** Throws 413 once the decode has run past its deadline; decoders call it between slices. */
+  checkDeadline(): void {
+    this.#deadline.check();
+  }
+
+  /**
+   * Adds one decoded chunk: `frames` samples of each channel, which the caller may reuse
+   * afterwards. Throws 400 for an unsupported rate or channel count or a rate change, 413 past
+   * the duration limit or the deadline.
+   */
   add(channelData: readonly Float32Array[], frames: number, sampleRate: number): void {
+    this.checkDeadline();
     if (frames === 0) return;
-    if (this.#sampleRate !== 0 && sampleRate !== this.#sampleRate) {
-      throw new UndecodableAudioError('the sample rate changes inside the stream');
+    checkChannelCount(channelData.length, this.#format);
+    if (!(Number.isInteger(frames) && frames > 0 && channelData.every((channel) => channel.length >= frames))) {
+      throw new UndecodableAudioError(`the ${this.#format} decoder returned inconsistent data`);
     }
-    this.#sampleRate = sampleRate;
+    if (this.#sourceRate === 0) {
+      checkSampleRate(sampleRate, this.#format);
+      this.#sourceRate = sampleRate;
+      this.#resampler = sampleRate === this.#targetRate ? undefined : new StreamingResampler(sampleRate, this.#targetRate);
+    } else if (sampleRate !== this.#sourceRate) {
+      throw new UndecodableAudioError(`the ${this.#format} sample rate changes inside the stream`);
+    }
     this.#frames += frames;
-    if (this.#frames / sampleRate > this.#maxSeconds) throw audioTooLong(this.#maxSeconds);
-    // Decoders reuse their output buffers (WASM memory), so keep copies.
-    this.#chunks.push(channelData.map((channel) => channel.slice(0, frames)));
+    if (this.#frames / this.#sourceRate > this.#maxSeconds) throw audioTooLong(this.#maxSeconds);
+    const mono = downmix(channelData, frames);
+    this.#keep(this.#resampler ? this.#resampler.push(mono) : mono);
   }
 
-  get frames(): number {
-    return this.#frames;
-  }
-
-  /** The joined audio; "0 samples decoded" means the bytes were not audio we can read. */
-  finish(format: string): DecodedAudio {
-    if (this.#frames === 0) throw new UndecodableAudioError(`no ${format} audio found in the data`);
-    const channelCount = Math.min(...this.#chunks.map((chunk) => chunk.length));
-    const channels = Array.from({ length: channelCount }, () => new Float32Array(this.#frames));
-    let offset = 0;
-    for (const chunk of this.#chunks) {
-      for (let c = 0; c < channelCount; c++) channels[c]!.set(chunk[c]!, offset);
-      offset += chunk[0]!.length;
+  /** The whole decode as mono PCM at the output rate. */
+  finish(): PcmAudio {
+    if (this.#frames === 0) throw new UndecodableAudioError(`no ${this.#format} audio found in the data`);
+    if (this.#resampler) this.#keep(this.#resampler.push(new Float32Array(0), true));
+    if (this.#length === 0) {
+      throw new UndecodableAudioError(`the ${this.#format} audio is shorter than one sample at ${this.#targetRate} Hz`);
     }
-    return { channels, sampleRate: this.#sampleRate };
+    const pieces = this.#pieces.splice(0);
+    if (pieces.length === 1) return { samples: pieces[0]!, sampleRate: this.#targetRate };
+    const samples = new Float32Array(this.#length);
+    let offset = 0;
+    for (const piece of pieces) {
+      samples.set(piece, offset);
+      offset += piece.length;
+    }
+    return { samples, sampleRate: this.#targetRate };
   }
-}
 
-/** Splits input so decoders see it in slices and the limit check runs between them. */
-export function* slices(bytes: Uint8Array, size = 64 * 1024): Generator<Uint8Array> {
-  for (let offset = 0; offset < bytes.length; offset += size) yield bytes.subarray(offset, offset + size);
+  #keep(piece: Float32Array): void {
+    if (piece.length === 0) return;
+    this.#pieces.push(piece);
+    this.#length += piece.length;
+  }
 }

@@ -6,6 +6,15 @@
 
 export type AudioFormat = 'mp3' | 'wav' | 'flac' | 'ogg-opus' | 'ogg-vorbis';
 
+/** Names for messages. */
+export const AUDIO_FORMAT_NAMES: Readonly<Record<AudioFormat, string>> = {
+  mp3: 'MP3',
+  wav: 'WAV',
+  flac: 'FLAC',
+  'ogg-opus': 'Ogg Opus',
+  'ogg-vorbis': 'Ogg Vorbis',
+};
+
 export const SUPPORTED_FORMATS_TEXT = 'MP3, WAV, FLAC, Ogg Opus or Ogg Vorbis';
 
 export function sniffAudioFormat(bytes: Uint8Array, contentTypeHint = ''): AudioFormat | undefined {

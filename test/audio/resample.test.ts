@@ -42,8 +42,19 @@ describe('downmix', () => {
     expect([...mono]).to.deep.equal([0.5, 0.5, -1]);
   });
 
-  it('returns a single channel as is', () => {
-    const channel = new Float32Array([0.1]);
-    expect(downmix([channel])).to.equal(channel);
+  it('copies a single channel, so decoders may reuse their buffers', () => {
+    const channel = new Float32Array([0.1, -0.2]);
+    const mono = downmix([channel]);
+    expect(mono).to.not.equal(channel);
+    expect([...mono]).to.deep.equal([...channel]);
+  });
+
+  it('reads only the first `frames` samples of each channel', () => {
+    expect([...downmix([new Float32Array([0.5, 0.5, 0.5]), new Float32Array([0.25, 0.25, 0.25])], 2)]).to.deep.equal([0.375, 0.375]);
+  });
+
+  it('turns NaN into silence and clamps to [-1, 1], so later sums stay finite', () => {
+    const mono = downmix([new Float32Array([NaN, Infinity, -Infinity, 3e38, 0.5])]);
+    expect([...mono]).to.deep.equal([0, 1, -1, 1, 0.5]);
   });
 });
