@@ -3,7 +3,12 @@
  * (`apt-get install apertium apertium-eng-spa`), no model download. Manifest options:
  * `{ pair: "eng-spa", source: "en", target: "es" }`, optionally `package` (the Debian package,
  * default `apertium-<pair>`), `modesDir` (default /usr/share/apertium/modes), `markUnknown`
- * (keep `*` on unknown words) and `timeoutMs`.
+ * and `timeoutMs`.
+ *
+ * Apertium marks unknown (`*`), untranslatable (`@`) and ungeneratable (`#`) words. By default the
+ * generator drops those marks, as `apertium -u` does, so every `*`, `@` or `#` in a translation is
+ * the client's own text. `markUnknown: true` keeps the marks; they then cannot be told apart from
+ * the same characters typed by the client.
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
