@@ -37,8 +37,17 @@ export interface PipelineTranslateOptions {
   signal?: AbortSignal;
 }
 
+/** What went wrong, in terms a client may see; the message has the details for operators. */
+export type ApertiumFailure = 'timeout' | 'failed' | 'disposed' | 'invalid';
+
 export class ApertiumPipelineError extends Error {
   override name = 'ApertiumPipelineError';
+  constructor(
+    message: string,
+    readonly failure: ApertiumFailure,
+  ) {
+    super(message);
+  }
 }
 
 interface Job {
@@ -71,7 +80,7 @@ export class ApertiumPipeline {
   #starts = 0;
 
   constructor(options: ApertiumPipelineOptions) {
-    if (options.commands.length === 0) throw new ApertiumPipelineError('a pipeline needs at least one command');
+    if (options.commands.length === 0) throw new ApertiumPipelineError('a pipeline needs at least one command', 'invalid');
     this.#options = { timeoutMs: 15_000, timeoutPerCharMs: 2, maxInFlight: 8, ...options };
   }
 
@@ -88,10 +97,10 @@ export class ApertiumPipeline {
   /** Translates stream-format chunks (no `\0` inside); answers are in the same order. */
   translate(chunks: readonly string[], { signal }: PipelineTranslateOptions = {}): Promise<string[]> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#disposed) return Promise.reject(new ApertiumPipelineError(`${this.#options.name}: pipeline disposed`));
+    if (this.#disposed) return Promise.reject(new ApertiumPipelineError(`${this.#options.name}: pipeline disposed`, 'disposed'));
     if (chunks.length === 0) return Promise.resolve([]);
     if (chunks.some((chunk) => chunk.includes('\0'))) {
-      return Promise.reject(new ApertiumPipelineError('chunks must not contain NUL characters'));
+      return Promise.reject(new ApertiumPipelineError('chunks must not contain NUL characters', 'invalid'));
     }
     const chars = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     return new Promise((resolve, reject) => {
@@ -121,7 +130,7 @@ export class ApertiumPipeline {
   /** Kills every process and resolves once they have exited. */
   async dispose(): Promise<void> {
     this.#disposed = true;
-    const error = new ApertiumPipelineError(`${this.#options.name}: pipeline disposed`);
+    const error = new ApertiumPipelineError(`${this.#options.name}: pipeline disposed`, 'disposed');
     for (const job of this.#waiting.splice(0)) job.reject(error);
     const processes = this.#processes;
     for (const job of this.#stop()) job.reject(error);
@@ -224,7 +233,7 @@ export class ApertiumPipeline {
    * alone there is rejected, the others are retried alone.
    */
   #failed(what: string, stderr = ''): false {
-    const error = new ApertiumPipelineError(`${this.#options.name}: ${what}${stderr ? `: ${stderr}` : ''}`);
+    const error = new ApertiumPipelineError(`${this.#options.name}: ${what}${stderr ? `: ${stderr}` : ''}`, 'failed');
     const jobs = this.#stop().filter((job) => !job.abandoned);
     const alone = jobs.length === 1 && jobs[0]?.suspect;
     const again: Job[] = [];
@@ -244,7 +253,10 @@ export class ApertiumPipeline {
   /** The oldest job in the pipe had its whole time there: it is failed, the ones behind it are written again. */
   #timedOut(head: Job): void {
     if (this.#inFlight[0] !== head) return;
-    const error = new ApertiumPipelineError(`${this.#options.name}: no answer within ${Math.round(head.timeoutMs)} ms; pipeline restarted`);
+    const error = new ApertiumPipelineError(
+      `${this.#options.name}: no answer within ${Math.round(head.timeoutMs)} ms; pipeline restarted`,
+      'timeout',
+    );
     const [, ...behind] = this.#stop();
     head.reject(error);
     this.#waiting.unshift(...behind.filter((job) => !job.abandoned));

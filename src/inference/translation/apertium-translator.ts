@@ -5,8 +5,15 @@
 import { InferenceFailedError } from '../../errors.js';
 import type { TranslateOptions, Translator } from '../types.js';
 import { deformat, reformat } from './apertium-format.js';
-import { ApertiumPipeline, ApertiumPipelineError } from './apertium-pipeline.js';
+import { type ApertiumFailure, ApertiumPipeline, ApertiumPipelineError } from './apertium-pipeline.js';
 import { layoutText } from './text-layout.js';
+
+const CLIENT_REASONS: Record<ApertiumFailure, string> = {
+  timeout: 'no translation within the time allowed for this text',
+  failed: 'the translation processes stopped on this text',
+  disposed: 'the model was unloaded',
+  invalid: 'the text could not be sent to the translation processes',
+};
 
 export interface ApertiumTranslatorOptions {
   modelId: string;
@@ -37,7 +44,12 @@ export class ApertiumTranslator implements Translator {
       const answers = await this.#pipeline.translate(layout.units.map(deformat), signal ? { signal } : {});
       return layout.rebuild(answers.map(reformat));
     } catch (error) {
-      if (error instanceof ApertiumPipelineError) throw new InferenceFailedError(this.#modelId, error.message);
+      if (error instanceof ApertiumPipelineError) {
+        // The pipeline's message names processes and quotes their stderr: for operators, not clients.
+        const failure = new InferenceFailedError(this.#modelId, CLIENT_REASONS[error.failure]);
+        failure.cause = error;
+        throw failure;
+      }
       throw error;
     }
   }
