@@ -48,7 +48,7 @@ export function errorMiddleware(options: {
       if (mapped.status >= 500 && mapped.code === 'internal_error') {
         options.logger.error('request failed', { requestId, method: ctx.method, path: ctx.path, error });
       } else if (mapped.status >= 500) {
-        options.logger.warn(mapped.message, { requestId, method: ctx.method, path: ctx.path });
+        options.logger.warn(mapped.message, { requestId, method: ctx.method, path: ctx.path, cause: (error as Error).cause });
       }
       respond(ctx, mapped, options.formatFor(ctx));
     }
