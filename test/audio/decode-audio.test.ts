@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { PayloadTooLargeError, UndecodableAudioError } from '../../src/errors.js';
-import { AUDIO_FIXTURES, dominantFrequency, rms, SPEECH_DIR } from './audio-test-helpers.js';
+import { AUDIO_FIXTURES, dominantFrequency, rms, SPEECH_DIR, wavBytes } from './audio-test-helpers.js';
 import { rejection } from '../helpers/rejection.js';
 
 const { WaveFile } = createRequire(import.meta.url)('wavefile') as typeof import('wavefile');
@@ -67,6 +67,83 @@ describe('decodeAudio', () => {
       const audio = await decodeAudio(wav.toBuffer(), OPTIONS);
       expect(audio.samples.length).to.equal(1600);
       expect(audio.samples[800]).to.be.closeTo(0, 1e-6);
+    });
+  });
+
+  describe('WAV encodings decoded in-house (G.711, IMA ADPCM)', () => {
+    const AT_8K = { sampleRate: 8000, maxSeconds: 60 };
+    const tone = Int16Array.from({ length: 8000 }, (_, i) => Math.round(16000 * Math.sin((2 * Math.PI * 440 * i) / 8000) + (i % 7) * 300 - 900));
+    const encoded = (encode: 'toALaw' | 'toIMAADPCM') => {
+      const wav = new WaveFile();
+      wav.fromScratch(1, 8000, '16', tone);
+      wav[encode]();
+      return wav.toBuffer();
+    };
+    const wavefileSamples = (bytes: Uint8Array, decode: 'fromALaw' | 'fromMuLaw' | 'fromIMAADPCM') => {
+      const wav = new WaveFile();
+      wav.fromBuffer(bytes);
+      wav[decode]();
+      return wav.getSamples(false, Int16Array) as unknown as Int16Array;
+    };
+
+    for (const [what, bytes, decode] of [
+      ['µ-law (the 8 kHz fixture)', () => readFileSync(join(AUDIO_FIXTURES, 'tone-8k-mono-ulaw.wav')), 'fromMuLaw'],
+      ['A-law', () => encoded('toALaw'), 'fromALaw'],
+    ] as const) {
+      it(`decodes ${what} exactly as wavefile does`, async () => {
+        const audio = await decodeAudio(bytes(), AT_8K);
+        const expected = wavefileSamples(bytes(), decode);
+        expect(audio.samples.length).to.equal(expected.length);
+        expect(audio.samples.every((sample, i) => sample * 32768 === expected[i])).to.equal(true);
+      });
+    }
+
+    it('decodes mono IMA ADPCM like wavefile, without its repeated first sample per block', async () => {
+      const bytes = encoded('toIMAADPCM');
+      const audio = await decodeAudio(bytes, AT_8K);
+      // wavefile emits each block's header sample twice: 506 samples per 256-byte block, not 505.
+      const expected = wavefileSamples(bytes, 'fromIMAADPCM');
+      const blocks = Math.floor(audio.samples.length / 505);
+      const mismatches = [...audio.samples.subarray(0, blocks * 505)].filter((sample, i) => sample * 32768 !== expected[Math.floor(i / 505) * 506 + (i % 505) + 1]);
+      expect(blocks).to.be.above(10);
+      expect(mismatches).to.have.length(0);
+    });
+
+    it('decodes stereo IMA ADPCM (channels in interleaved 4-byte words) to the mean of its channels', async () => {
+      // Two mono streams (256-byte blocks) interleaved into one stereo stream (512-byte blocks).
+      const left = encoded('toIMAADPCM');
+      const right = (() => {
+        const wav = new WaveFile();
+        wav.fromScratch(1, 8000, '16', tone.map((sample) => -sample >> 1));
+        wav.toIMAADPCM();
+        return wav.toBuffer();
+      })();
+      const monoData = (bytes: Uint8Array) => bytes.subarray(bytes.length - new WaveFile(bytes).data.chunkSize);
+      const [l, r] = [monoData(left), monoData(right)];
+      const blocks = Math.floor(Math.min(l.length, r.length) / 256);
+      const stereo = new Uint8Array(blocks * 512);
+      for (let b = 0; b < blocks; b++) {
+        stereo.set(l.subarray(b * 256, b * 256 + 4), b * 512);
+        stereo.set(r.subarray(b * 256, b * 256 + 4), b * 512 + 4);
+        for (let w = 0; w < 63; w++) {
+          stereo.set(l.subarray(b * 256 + 4 + w * 4, b * 256 + 8 + w * 4), b * 512 + 8 + w * 8);
+          stereo.set(r.subarray(b * 256 + 4 + w * 4, b * 256 + 8 + w * 4), b * 512 + 12 + w * 8);
+        }
+      }
+      const fmtExtra = Uint8Array.from([2, 0, 0xf9, 0x01]); // cbSize 2, 505 samples per block
+      const audio = await decodeAudio(wavBytes({ formatTag: 0x11, channels: 2, sampleRate: 8000, bitsPerSample: 4, blockAlign: 512, fmtExtra, data: stereo }), AT_8K);
+      const [monoL, monoR] = [await decodeAudio(left, AT_8K), await decodeAudio(right, AT_8K)];
+      expect(audio.samples.length).to.equal(blocks * 505);
+      const worst = Math.max(...audio.samples.map((sample, i) => Math.abs(sample - (monoL.samples[i]! + monoR.samples[i]!) / 2)));
+      expect(worst).to.be.below(1e-6);
+    });
+
+    it('reads the whole words of a truncated last IMA ADPCM block', async () => {
+      const bytes = encoded('toIMAADPCM');
+      const whole = await decodeAudio(bytes, AT_8K);
+      const cut = await decodeAudio(bytes.subarray(0, bytes.length - 100), AT_8K);
+      expect(cut.samples.length).to.be.below(whole.samples.length);
+      expect([...cut.samples]).to.deep.equal([...whole.samples.subarray(0, cut.samples.length)]);
     });
   });
 

@@ -1,0 +1,41 @@
+/**
+ * decodeAudio and resample in a worker thread, for tests that must survive a call that hangs
+ * or eats memory (the code before a fix, a fuzz case that finds a bug): the main thread keeps
+ * its event loop, times the call out, watches the process's memory and terminates the worker.
+ * Results come back as summaries, not sample arrays.
+ */
+import { decodeAudio, type DecodeAudioOptions } from '../../src/audio/decode-audio.js';
+import { quietDecoderLogs } from '../../src/audio/quiet-decoder-logs.js';
+import { resample } from '../../src/audio/resample.js';
+import { serveWorker } from '../../src/inference/worker/serve-worker.js';
+
+export interface AudioSummary {
+  length: number;
+  sampleRate: number;
+  /** Every sample is a finite number. */
+  finite: boolean;
+  /** Largest finite magnitude. */
+  peak: number;
+}
+
+function summarise(samples: Float32Array, sampleRate: number): AudioSummary {
+  let finite = true;
+  let peak = 0;
+  for (const sample of samples) {
+    if (!Number.isFinite(sample)) finite = false;
+    else peak = Math.max(peak, Math.abs(sample));
+  }
+  return { length: samples.length, sampleRate, finite, peak };
+}
+
+serveWorker(() => {
+  quietDecoderLogs();
+  return {
+    decode: async ({ bytes, options }: { bytes: Uint8Array; options: DecodeAudioOptions }) => {
+      const { samples, sampleRate } = await decodeAudio(bytes, options);
+      return summarise(samples, sampleRate);
+    },
+    resample: ({ length, fromRate, toRate }: { length: number; fromRate: number; toRate: number }) =>
+      summarise(resample(new Float32Array(length).fill(0.25), fromRate, toRate), toRate),
+  };
+});
