@@ -118,7 +118,7 @@ describe('decodeAudio', () => {
         wav.toIMAADPCM();
         return wav.toBuffer();
       })();
-      const monoData = (bytes: Uint8Array) => bytes.subarray(bytes.length - new WaveFile(bytes).data.chunkSize);
+      const monoData = (bytes: Uint8Array) => bytes.subarray(bytes.length - (new WaveFile(bytes).data as { chunkSize: number }).chunkSize);
       const [l, r] = [monoData(left), monoData(right)];
       const blocks = Math.floor(Math.min(l.length, r.length) / 256);
       const stereo = new Uint8Array(blocks * 512);
