@@ -5,9 +5,9 @@
  *
  * Memory bound: what is kept is at most maxSeconds × sampleRate Float32 samples (30 minutes
  * at 16 kHz: 1800 × 16000 × 4 B = 115 MB), twice that for the moment `finish` joins the
- * pieces; plus one decoder call's output (see the slice sizes in decode-stream.ts) and the
- * resampler's table (≤ 4 MB). The duration limit is enforced on the source frames before a
- * chunk is kept, and the deadline is checked on every chunk.
+ * pieces; plus one decoder call's output (see byte-slices.ts) and the resampler's table
+ * (≤ 4 MB). The duration limit is enforced on the source frames before a chunk is kept, and
+ * the deadline is checked on every chunk.
  */
 import { UndecodableAudioError } from '../errors.js';
 import { checkChannelCount, checkSampleRate } from './audio-bounds.js';

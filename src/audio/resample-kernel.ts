@@ -26,7 +26,7 @@ export interface ResampleKernel {
   /**
    * Rows of `taps` weights. Exact: one row per phase (`phases === up`). Otherwise rows sit at
    * fractions p / phases for p = 0 … phases, and an output between two rows interpolates them
-   * linearly; the error is about 4π²·cutoff²/phases², under 1e-7 of full scale at the cap.
+   * linearly; measured within 1.2e-7 of exact taps (Float32 rounding) for the worst pairs.
    */
   readonly table: Float32Array;
   readonly phases: number;

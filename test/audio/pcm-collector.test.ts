@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { DecodeDeadline, DEFAULT_DECODE_DEADLINE_MS } from '../../src/audio/decode-budget.js';
+import { PcmCollector } from '../../src/audio/pcm-collector.js';
+import { resample } from '../../src/audio/resample.js';
+import { PayloadTooLargeError, UndecodableAudioError } from '../../src/errors.js';
+import { sine } from './audio-test-helpers.js';
+
+const collector = (options: Partial<ConstructorParameters<typeof PcmCollector>[0]> = {}) =>
+  new PcmCollector({ sampleRate: 16000, maxSeconds: 60, format: 'Test', ...options });
+
+describe('PcmCollector', () => {
+  it('downmixes and resamples chunk by chunk to what one whole-buffer pass gives', () => {
+    const left = sine(440, 44100, 0.5);
+    const right = sine(660, 44100, 0.5, 0.25);
+    const pcm = collector();
+    for (let start = 0; start < left.length; start += 4000) {
+      const end = Math.min(start + 4000, left.length);
+      // Decoders reuse their buffers: hand over views that are overwritten afterwards.
+      const chunk = [left.slice(start, end), right.slice(start, end)];
+      pcm.add(chunk, end - start, 44100);
+      chunk.forEach((channel) => channel.fill(9));
+    }
+    const mono = left.map((sample, i) => sample / 2 + right[i]! / 2);
+    const expected = resample(mono, 44100, 16000);
+    const { samples, sampleRate } = pcm.finish();
+    expect(sampleRate).to.equal(16000);
+    expect(samples.length).to.equal(expected.length);
+    expect(Math.max(...samples.map((sample, i) => Math.abs(sample - expected[i]!)))).to.be.below(1e-6);
+  });
+
+  it('refuses a rate outside 1000–384000 Hz, more than 8 channels and a rate change with 400s', () => {
+    expect(() => collector().add([new Float32Array(4)], 4, 384001)).to.throw(UndecodableAudioError, /the Test sample rate 384001 Hz is outside the supported range 1000–384000 Hz/);
+    const nine = Array.from({ length: 9 }, () => new Float32Array(4));
+    expect(() => collector().add(nine, 4, 16000)).to.throw(UndecodableAudioError, /the Test audio has 9 channels; 1 to 8 are supported/);
+    const pcm = collector();
+    pcm.add([new Float32Array(4)], 4, 16000);
+    expect(() => pcm.add([new Float32Array(4)], 4, 22050)).to.throw(UndecodableAudioError, /sample rate changes inside the stream/);
+  });
+
+  it('refuses a chunk that claims more frames than its channels hold', () => {
+    expect(() => collector().add([new Float32Array(4)], 5, 16000)).to.throw(UndecodableAudioError, /returned inconsistent data/);
+  });
+
+  it('stops with a 413 as soon as the source frames pass maxSeconds', () => {
+    const pcm = collector({ maxSeconds: 1 });
+    pcm.add([new Float32Array(16000)], 16000, 16000);
+    expect(() => pcm.add([new Float32Array(1)], 1, 16000)).to.throw(PayloadTooLargeError, /longer than the limit of 1 seconds/);
+  });
+
+  it('answers no audio, or less than one output sample, with a 400', () => {
+    expect(() => collector().finish()).to.throw(UndecodableAudioError, /no Test audio found/);
+    const pcm = collector();
+    pcm.add([new Float32Array(1)], 1, 384000);
+    expect(() => pcm.finish()).to.throw(UndecodableAudioError, /shorter than one sample at 16000 Hz/);
+  });
+
+  it('takes an unsupported output rate as a programming error (RangeError)', () => {
+    expect(() => collector({ sampleRate: 0 })).to.throw(RangeError);
+  });
+});
+
+describe('DecodeDeadline', () => {
+  it(`defaults to ${DEFAULT_DECODE_DEADLINE_MS / 1000} s and then throws a 413 that names it`, () => {
+    let now = 1000;
+    const deadline = new DecodeDeadline(undefined, () => now);
+    now += DEFAULT_DECODE_DEADLINE_MS;
+    deadline.check();
+    now += 1;
+    expect(() => deadline.check()).to.throw(PayloadTooLargeError, `decoding the audio took longer than the limit of ${DEFAULT_DECODE_DEADLINE_MS / 1000} seconds`);
+  });
+});
