@@ -55,6 +55,7 @@ export function readWavLayout(bytes: Uint8Array): WavLayout {
     }
     offset = body + size + (size % 2); // chunks are padded to even sizes
   }
+  if (fmt && fmt.length < FMT_BYTES) throw new UndecodableAudioError('the WAV format chunk is truncated');
   throw new UndecodableAudioError(fmt ? 'the WAV file has no data chunk' : 'the WAV file has no format chunk');
 }
 
