@@ -1,4 +1,4 @@
-/** Shared helpers for codec tests: where the real clips live and simple signal measurements. */
+/** Shared helpers for codec tests: where the real clips live, simple signal measurements, and builders of WAV and FLAC bytes with any header values. */
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
