@@ -9,20 +9,13 @@ import { join } from 'node:path';
 import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
+import { coresBusyOver } from '../inference/cpu-load.js';
 import { bearer, createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
 
 const MANIFEST: Manifest = {
   models: [{ id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'fixture', license: 'test', options: { threads: 1 } }],
 };
 const LONG_TEXT = Array.from({ length: 60 }, (_, i) => `Sentence number ${i} is here to keep the voice busy for a while.`).join(' ');
-
-/** CPU time of the whole process (model worker threads included) over `ms`, as a share of one core. */
-async function cpuShare(ms: number): Promise<number> {
-  const start = process.cpuUsage();
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000 / ms;
-}
 
 describe('cancellation when the client goes away', function () {
   this.timeout(120_000);
@@ -63,12 +56,12 @@ describe('cancellation when the client goes away', function () {
   it('stops synthesis of abandoned requests and frees their slots', async () => {
     const busy = abandonedSpeech(10_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const whileBusy = await cpuShare(1_000);
+    const whileBusy = await coresBusyOver(1_000);
     await busy;
 
     await Promise.all(Array.from({ length: slots }, () => abandonedSpeech(300)));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const afterHangUp = await cpuShare(1_500);
+    const afterHangUp = await coresBusyOver(1_500);
     expect(afterHangUp, `CPU share after hang-up ${afterHangUp.toFixed(2)} vs busy ${whileBusy.toFixed(2)}`).to.be.below(Math.max(0.15, whileBusy / 3));
 
     // Every slot is free again and the voice answers a short text at once.
