@@ -1,0 +1,358 @@
+/**
+ * npm run bench:http: the HTTP layer's own cost, against a bare `node:http` + better-sqlite3
+ * server answering the same two routes with the same prepared query, measured in the same run.
+ *
+ *   GET /        the plain-text greeting (framework cost only)
+ *   GET /users   100 stored users as JSON (framework + database + JSON)
+ *
+ * Our side is the real app, built as src/server.ts builds it: loadConfig, openDatabase (WAL,
+ * busy-retrying dialect), createApp with an API key configured (so the /v1 key boundary and the
+ * slow-client guard run on every request) and the same server time-outs and finish listener.
+ * Both servers read one temp SQLite file seeded with 100 users, and each runs in its own child
+ * process so neither shares an event loop with the load generator or the other.
+ *
+ * The load generator is wrk (Debian: `apt-get install wrk`), one thread, 50 keep-alive
+ * connections; without it a small keep-alive node:http client in this process stands in (it
+ * costs more CPU per request than wrk, which compresses the ratios on a 2-core machine, so
+ * the output says which one ran). Rounds are interleaved (app then bare, then bare then app)
+ * and each round's ratio compares two runs seconds apart, so both see the same machine load;
+ * the best round is reported because other work only ever slows a side down. Server CPU per
+ * request (process.cpuUsage of the server child over the run) is printed too: it varies less
+ * with machine load than requests/s.
+ *
+ * Goals (issue 9): GET /users >= 0.9x requests/s and p99 <= 1.25x; GET / >= 0.8x.
+ *
+ * Env: BENCH_ROUNDS (default 3), BENCH_SECONDS per run (default 5), BENCH_CONNECTIONS (50),
+ * BENCH_CLIENT=node to force the built-in client, BENCH_CPU_PROF=<dir> to write a
+ * `node --cpu-prof` profile of the app process there.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const USERS = 100;
+const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
+const SECONDS = positiveInt('BENCH_SECONDS', 5);
+const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
+const WARMUP_SECONDS = 2;
+const PATHS = ['/', '/users'] as const;
+const GOALS: Record<(typeof PATHS)[number], { rps: number; p99?: number }> = {
+  '/': { rps: 0.8 },
+  '/users': { rps: 0.9, p99: 1.25 },
+};
+/** The same statement Kysely compiles for `selectFrom('users').selectAll().orderBy('id')`. */
+const LIST_USERS_SQL = 'select * from "users" order by "id"';
+const GREETING = 'Hello from the local inference server. See /docs for the API.';
+
+type Side = 'app' | 'bare';
+interface Run {
+  rps: number;
+  p99Ms: number;
+  cpuUsPerRequest: number;
+  errors: number;
+}
+
+function positiveInt(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server children
+// ---------------------------------------------------------------------------------------------
+
+/** Runs in the child: serves, reports its port, answers CPU-usage probes. */
+async function serveChild(side: Side, databasePath: string): Promise<void> {
+  const port = side === 'app' ? await serveApp(databasePath) : await serveBare(databasePath);
+  process.on('message', (message) => {
+    if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
+    // Exit through the event loop so --cpu-prof writes its profile.
+    if (message === 'stop') setImmediate(() => process.exit(0));
+  });
+  process.send!({ port });
+}
+
+async function serveApp(databasePath: string): Promise<number> {
+  const { loadConfig } = await import('../../src/config/load-config.js');
+  const { createApp } = await import('../../src/http/create-app.js');
+  const { ENGINES } = await import('../../src/inference/engines.js');
+  const { ModelRegistry } = await import('../../src/inference/model-registry.js');
+  const { createLogger } = await import('../../src/logger.js');
+  const { openDatabase } = await import('../../src/users/open-database.js');
+
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${databasePath}`,
+    API_KEYS: 'bench-key-0123456789abcdef',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+  });
+  const db = await openDatabase(config.databasePath);
+  const models = new ModelRegistry({ manifest: { models: [] }, modelsDir: config.modelsDir, engines: ENGINES });
+  const app = createApp({ db, models, config, logger: createLogger(config.logLevel) });
+  const handle = app.callback();
+  let stopping = false;
+  // As in src/server.ts, including its per-response finish listener.
+  const server = createServer((req, res) => {
+    res.on('finish', () => {
+      if (stopping) setImmediate(() => server.closeIdleConnections());
+    });
+    void handle(req, res);
+  });
+  process.on('exit', () => (stopping = true));
+  const { timeouts } = config.limits;
+  server.headersTimeout = timeouts.headersMs;
+  server.requestTimeout = timeouts.requestMs;
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  return listen(server);
+}
+
+async function serveBare(databasePath: string): Promise<number> {
+  const { default: SQLite } = await import('better-sqlite3');
+  const sqlite = new SQLite(databasePath);
+  sqlite.pragma('journal_mode = WAL');
+  const listUsers = sqlite.prepare(LIST_USERS_SQL);
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(GREETING) });
+      res.end(GREETING);
+    } else if (req.method === 'GET' && req.url === '/users') {
+      const body = JSON.stringify(listUsers.all());
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  return listen(server);
+}
+
+function listen(server: ReturnType<typeof createServer>): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+class ServerChild {
+  readonly #child: ChildProcess;
+  readonly port: Promise<number>;
+
+  constructor(side: Side, databasePath: string, profileDir?: string) {
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    this.#child = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), side, databasePath], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.port = this.#next('port');
+  }
+
+  async cpuMicros(): Promise<number> {
+    this.#child.send('cpu');
+    const { user, system } = await this.#next<NodeJS.CpuUsage>('cpu');
+    return user + system;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#child.once('exit', () => resolve());
+      this.#child.send('stop');
+    });
+  }
+
+  #next<T>(key: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: Record<string, T>) => {
+        if (!(key in message)) return;
+        this.#child.off('message', onMessage);
+        this.#child.off('exit', onExit);
+        resolve(message[key]!);
+      };
+      const onExit = (code: number | null) => reject(new Error(`server child exited (${code}) before sending ${key}`));
+      this.#child.on('message', onMessage);
+      this.#child.once('exit', onExit);
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generators
+// ---------------------------------------------------------------------------------------------
+
+interface Load {
+  requests: number;
+  seconds: number;
+  p99Ms: number;
+  errors: number;
+}
+
+const useWrk = process.env.BENCH_CLIENT !== 'node' && spawnSync('wrk', ['--version']).error === undefined;
+
+function drive(url: string, seconds: number): Promise<Load> {
+  return useWrk ? driveWithWrk(url, seconds) : driveWithNode(url, seconds);
+}
+
+function driveWithWrk(url: string, seconds: number): Promise<Load> {
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', url];
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', () => {
+      const done = /(\d+) requests in ([\d.]+)(us|ms|s|m)/.exec(out);
+      const p99 = /^\s*99%\s+([\d.]+)(us|ms|s)/m.exec(out);
+      if (!done || !p99) return reject(new Error(`could not read wrk's output:\n${out}`));
+      const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0) + socketErrors(out);
+      resolve({ requests: Number(done[1]), seconds: toMs(done[2]!, done[3]!) / 1000, p99Ms: toMs(p99[1]!, p99[2]!), errors });
+    });
+  });
+}
+
+function socketErrors(out: string): number {
+  const line = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return line ? line.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
+}
+
+function toMs(value: string, unit: string): number {
+  const scale: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+  return Number(value) * scale[unit]!;
+}
+
+/** Fallback: CONNECTIONS keep-alive loops, each sending its next request when the last is read. */
+async function driveWithNode(url: string, seconds: number): Promise<Load> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const sent = performance.now();
+      request(url, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) errors++;
+          latencies.push(performance.now() - sent);
+          resolve();
+        });
+      })
+        .on('error', () => {
+          errors++;
+          resolve();
+        })
+        .end();
+    });
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < deadline) await once();
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, seconds: elapsed, p99Ms: latencies[Math.floor(latencies.length * 0.99)] ?? NaN, errors };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orchestration
+// ---------------------------------------------------------------------------------------------
+
+async function measure(server: ServerChild, path: string, seconds: number): Promise<Run> {
+  const port = await server.port;
+  const cpuBefore = await server.cpuMicros();
+  const load = await drive(`http://127.0.0.1:${port}${path}`, seconds);
+  const cpu = (await server.cpuMicros()) - cpuBefore;
+  return { rps: load.requests / load.seconds, p99Ms: load.p99Ms, cpuUsPerRequest: cpu / Math.max(1, load.requests), errors: load.errors };
+}
+
+async function seed(databasePath: string): Promise<void> {
+  const { openDatabase } = await import('../../src/users/open-database.js');
+  const { createUserStore } = await import('../../src/users/user-store.js');
+  const db = await openDatabase(databasePath);
+  const users = createUserStore(db);
+  for (let i = 1; i <= USERS; i++) await users.create({ name: `Bench User ${i}`, email: `user${i}@bench.example` });
+  await db.destroy();
+}
+
+/** Both servers must answer the same bytes, or the comparison means nothing. */
+async function checkSameAnswers(app: ServerChild, bare: ServerChild): Promise<void> {
+  for (const path of PATHS) {
+    const [ours, theirs] = await Promise.all(
+      [app, bare].map(async (server) => (await fetch(`http://127.0.0.1:${await server.port}${path}`)).text()),
+    );
+    if (ours !== theirs) throw new Error(`GET ${path}: the two servers answer differently`);
+  }
+  const users = JSON.parse(await (await fetch(`http://127.0.0.1:${await bare.port}/users`)).text()) as unknown[];
+  if (users.length !== USERS) throw new Error(`expected ${USERS} users, got ${users.length}`);
+}
+
+const fmtLoad = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+const ratio = (n: number) => `${n.toFixed(2)}×`;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-http-'));
+  const databasePath = join(dir, 'bench.db');
+  const servers: ServerChild[] = [];
+  try {
+    await seed(databasePath);
+    const app = new ServerChild('app', databasePath, process.env.BENCH_CPU_PROF);
+    const bare = new ServerChild('bare', databasePath);
+    servers.push(app, bare);
+    await checkSameAnswers(app, bare);
+
+    console.log(
+      `GET / and GET /users (${USERS} users), ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per side; ` +
+        `client: ${useWrk ? 'wrk -t1' : 'built-in node:http (wrk not found: apt-get install wrk)'}`,
+    );
+    console.log(`load average before: ${fmtLoad()}`);
+    for (const path of PATHS) for (const server of servers) await measure(server, path, WARMUP_SECONDS);
+
+    const results: Record<string, { app: Run; bare: Run }[]> = { '/': [], '/users': [] };
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const path of PATHS) {
+        const order: Side[] = round % 2 === 1 ? ['app', 'bare'] : ['bare', 'app'];
+        const runs = {} as Record<Side, Run>;
+        for (const side of order) runs[side] = await measure(side === 'app' ? app : bare, path, SECONDS);
+        results[path]!.push(runs);
+        const { app: a, bare: b } = runs;
+        console.log(
+          `round ${round} GET ${path.padEnd(6)} app ${a.rps.toFixed(0).padStart(6)} req/s p99 ${a.p99Ms.toFixed(2)} ms ` +
+            `${a.cpuUsPerRequest.toFixed(0)} µs CPU/req | bare ${b.rps.toFixed(0).padStart(6)} req/s p99 ${b.p99Ms.toFixed(2)} ms ` +
+            `${b.cpuUsPerRequest.toFixed(0)} µs CPU/req | ratio ${ratio(a.rps / b.rps)} req/s, ${ratio(a.p99Ms / b.p99Ms)} p99` +
+            (a.errors + b.errors > 0 ? ` | ERRORS app ${a.errors} bare ${b.errors}` : ''),
+        );
+      }
+    }
+
+    console.log(`\nload average after: ${fmtLoad()}`);
+    for (const path of PATHS) {
+      const rounds = results[path]!;
+      const rps = rounds.map((r) => r.app.rps / r.bare.rps);
+      const p99 = rounds.map((r) => r.app.p99Ms / r.bare.p99Ms);
+      const cpu = rounds.map((r) => r.app.cpuUsPerRequest / r.bare.cpuUsPerRequest);
+      const goal = GOALS[path as keyof typeof GOALS];
+      const best = Math.max(...rps);
+      const bestP99 = Math.min(...p99);
+      const verdict = best >= goal.rps && (goal.p99 === undefined || bestP99 <= goal.p99) ? 'meets' : 'MISSES';
+      console.log(
+        `GET ${path.padEnd(6)} req/s ratio best ${ratio(best)} (range ${ratio(Math.min(...rps))}–${ratio(best)}, goal ≥ ${goal.rps}×)` +
+          `; p99 ratio best ${ratio(bestP99)} (range ${ratio(bestP99)}–${ratio(Math.max(...p99))}${goal.p99 ? `, goal ≤ ${goal.p99}×` : ''})` +
+          `; CPU/request ${ratio(Math.min(...cpu))}–${ratio(Math.max(...cpu))}; ${verdict} the goal`,
+      );
+    }
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const [role, databasePath] = process.argv.slice(2);
+if (role === 'app' || role === 'bare') {
+  void serveChild(role, databasePath!);
+} else {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
