@@ -131,6 +131,8 @@ export class WrongModelTaskError extends AppError {
 
 export class ModelNotInstalledError extends AppError {
   override name = 'ModelNotInstalledError';
+  /** A 503 written for clients: it names the install command. */
+  override readonly expose = true;
   constructor(
     readonly modelId: string,
     readonly installCommand = `npm run download-models -- ${modelId}`,
@@ -141,20 +143,30 @@ export class ModelNotInstalledError extends AppError {
 
 export class ModelUnavailableError extends AppError {
   override name = 'ModelUnavailableError';
-  constructor(modelId: string, reason: string) {
+  /** The reason (a library's message, a file path) is for the log; clients are told only the model. */
+  constructor(
+    readonly modelId: string,
+    readonly reason: string,
+  ) {
     super(503, 'model_unavailable', `Model "${modelId}" failed to load: ${reason}`);
   }
 }
 
 export class InferenceFailedError extends AppError {
   override name = 'InferenceFailedError';
-  constructor(modelId: string, reason: string) {
+  /** As with ModelUnavailableError, the reason is logged, not sent. */
+  constructor(
+    readonly modelId: string,
+    readonly reason: string,
+  ) {
     super(503, 'inference_failed', `Model "${modelId}" failed while answering: ${reason}`);
   }
 }
 
 export class ServerBusyError extends AppError {
   override name = 'ServerBusyError';
+  /** A 503 written for clients: retry after Retry-After seconds. */
+  override readonly expose = true;
   constructor(message: string, retryAfterSeconds: number) {
     super(503, 'server_busy', message, { 'Retry-After': String(retryAfterSeconds) });
   }

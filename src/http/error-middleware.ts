@@ -5,7 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import { AppError, BEARER_CHALLENGE, ClientClosedError, type ErrorCode } from '../errors.js';
+import { STATUS_CODES } from 'node:http';
+import {
+  AppError,
+  BEARER_CHALLENGE,
+  ClientClosedError,
+  InferenceFailedError,
+  ModelUnavailableError,
+  type ErrorCode,
+} from '../errors.js';
 import type { Logger } from '../logger.js';
 
 export type ErrorFormat = 'text' | 'json';
@@ -18,6 +26,14 @@ interface MappedError {
 }
 
 const GENERIC_500 = 'Internal Server Error';
+
+/** 501 is a 5xx that describes the request, not the server, so its message is shown. */
+class MethodNotImplementedError extends AppError {
+  override readonly expose = true;
+  constructor(method: string) {
+    super(501, 'method_not_allowed', `${method} is not implemented`);
+  }
+}
 
 export function errorMiddleware(options: {
   logger: Logger;
@@ -37,7 +53,7 @@ export function errorMiddleware(options: {
       }
       // ...and 501 for a method no route uses at all (e.g. PROPFIND).
       if (ctx.status === 501 && ctx.body === undefined) {
-        throw new AppError(501, 'method_not_allowed', `${ctx.method} is not implemented`);
+        throw new MethodNotImplementedError(ctx.method);
       }
     } catch (error) {
       if (clientDisconnected(ctx, error)) {
@@ -48,7 +64,8 @@ export function errorMiddleware(options: {
       if (mapped.status >= 500 && mapped.code === 'internal_error') {
         options.logger.error('request failed', { requestId, method: ctx.method, path: ctx.path, error });
       } else if (mapped.status >= 500) {
-        options.logger.warn(mapped.message, { requestId, method: ctx.method, path: ctx.path, cause: (error as Error).cause });
+        // The error's own message, with the reason the client is not shown.
+        options.logger.warn((error as Error).message, { requestId, method: ctx.method, path: ctx.path, cause: (error as Error).cause });
       }
       respond(ctx, mapped, options.formatFor(ctx));
     }
@@ -92,8 +109,11 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
 
 /** Maps our AppErrors, and the errors koa-body, co-body, formidable and the router throw. */
 export function mapError(error: unknown): MappedError {
-  // AppError messages are written for clients, including 503s that name an install command.
-  if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message, headers: error.headers };
+  // Koa's rule: only exposed messages reach clients (below 500, plus the 503s written for
+  // clients: model_not_installed names the install command, server_busy says to retry).
+  if (error instanceof AppError) {
+    return { status: error.status, code: error.code, message: error.expose ? error.message : clientMessage(error), headers: error.headers };
+  }
   const status = httpStatusOf(error);
   const type = (error as { type?: string })?.type;
   // zlib/brotli errors from koa-body inflating a body that does not match its Content-Encoding.
@@ -118,6 +138,13 @@ export function mapError(error: unknown): MappedError {
     return { status, code: 'invalid_request', message: messageOf(error, 'Bad request'), ...(headers ? { headers } : {}) };
   }
   return { status: 500, code: 'internal_error', message: GENERIC_500 };
+}
+
+/** What a client is told of an unexposed error; the full message goes to the log (see errorMiddleware). */
+function clientMessage(error: AppError): string {
+  if (error instanceof ModelUnavailableError) return `Model "${error.modelId}" failed to load; the server log has the reason`;
+  if (error instanceof InferenceFailedError) return `Model "${error.modelId}" failed while answering; retrying usually works`;
+  return STATUS_CODES[error.status] ?? GENERIC_500;
 }
 
 /** Node's zlib errors carry a numeric errno and a Z_* code (brotli: ERR__ERROR_*). */

@@ -201,7 +201,7 @@ describe('model errors over HTTP (POST /v1/classifications)', () => {
     const failed = await classify('sentiment');
     expect(failed.status).to.equal(503);
     expect(failed.body.error.code).to.equal('model_unavailable');
-    expect(failed.body.error.message).to.include('onnx: invalid protobuf');
+    expect(failed.body.error.message).to.equal('Model "sentiment" failed to load; the server log has the reason');
     const fixed = await classify('sentiment');
     expect(fixed.status).to.equal(200);
     expect(engine.loads).to.equal(2);

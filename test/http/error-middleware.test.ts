@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import Koa from 'koa';
+import supertest from 'supertest';
+import {
+  AppError,
+  InferenceFailedError,
+  ModelNotInstalledError,
+  ModelUnavailableError,
+  ServerBusyError,
+  ValidationError,
+} from '../../src/errors.js';
+import { errorMiddleware } from '../../src/http/error-middleware.js';
+import { createLogger } from '../../src/logger.js';
+
+/** An app whose only handler throws the given error, answering in JSON, with its log captured. */
+function appThrowing(error: unknown) {
+  const lines: Array<Record<string, any>> = [];
+  const app = new Koa();
+  app.silent = true;
+  app.use(errorMiddleware({ logger: createLogger('info', (line) => lines.push(JSON.parse(line))), formatFor: () => 'json' }));
+  app.use(() => {
+    throw error;
+  });
+  return { request: supertest(app.callback()), lines };
+}
+
+describe('error middleware: AppError.expose', () => {
+  it('shows the messages of 4xx errors', async () => {
+    const res = await appThrowing(new ValidationError('"model" is required')).request.get('/');
+    expect(res.status).to.equal(400);
+    expect(res.body.error).to.deep.equal({ message: '"model" is required', type: 'invalid_request_error', code: 'invalid_request' });
+  });
+
+  it('shows the 503 messages written for clients: model_not_installed names the install command, server_busy keeps Retry-After', async () => {
+    const missing = await appThrowing(new ModelNotInstalledError('whisper-tiny.en')).request.get('/');
+    expect(missing.status).to.equal(503);
+    expect(missing.body.error.message).to.equal('Model "whisper-tiny.en" is not installed. Run: npm run download-models -- whisper-tiny.en');
+
+    const busy = await appThrowing(new ServerBusyError('Too many speech-to-text requests; retry shortly', 2)).request.get('/');
+    expect(busy.status).to.equal(503);
+    expect(busy.headers['retry-after']).to.equal('2');
+    expect(busy.body.error).to.include({ code: 'server_busy', message: 'Too many speech-to-text requests; retry shortly' });
+  });
+
+  it('names only the model when a model fails to load, and logs the reason under the request id', async () => {
+    const { request, lines } = appThrowing(new ModelUnavailableError('sentiment', 'ENOENT: /srv/models/sentiment/onnx/model.onnx'));
+    const res = await request.get('/').set('X-Request-Id', 'req-1');
+    expect(res.status).to.equal(503);
+    expect(res.body.error).to.deep.equal({
+      message: 'Model "sentiment" failed to load; the server log has the reason',
+      type: 'service_unavailable_error',
+      code: 'model_unavailable',
+    });
+    expect(JSON.stringify(res.body)).not.to.include('/srv/models');
+    const logged = lines.find((line) => line.requestId === 'req-1');
+    expect(logged?.message).to.include('ENOENT: /srv/models/sentiment/onnx/model.onnx');
+  });
+
+  it('does not echo why a model failed while answering', async () => {
+    const res = await appThrowing(new InferenceFailedError('whisper-tiny.en', 'worker exited (code 134): std::bad_alloc')).request.get('/');
+    expect(res.status).to.equal(503);
+    expect(res.body.error).to.include({ code: 'inference_failed', message: 'Model "whisper-tiny.en" failed while answering; retrying usually works' });
+  });
+
+  it('answers any other unexposed AppError with the status text only', async () => {
+    const res = await appThrowing(new AppError(502, 'internal_error', 'upstream at 10.0.0.7 refused')).request.get('/');
+    expect(res.status).to.equal(502);
+    expect(res.body.error.message).to.equal('Bad Gateway');
+  });
+
+  it('answers errors that are not AppErrors with a generic 500', async () => {
+    const res = await appThrowing(new Error('SQLITE_CORRUPT: /var/lib/app.db')).request.get('/');
+    expect(res.status).to.equal(500);
+    expect(res.body.error).to.include({ code: 'internal_error', message: 'Internal Server Error' });
+  });
+});
