@@ -23,8 +23,8 @@
  * Goals (issue 9): GET /users >= 0.9x requests/s and p99 <= 1.25x; GET / >= 0.8x.
  *
  * Env: BENCH_ROUNDS (default 3), BENCH_SECONDS per run (default 5), BENCH_CONNECTIONS (50),
- * BENCH_CLIENT=node to force the built-in client, BENCH_CPU_PROF=<dir> to write a
- * `node --cpu-prof` profile of the app process there.
+ * BENCH_PATHS (default "/,/users"), BENCH_CLIENT=node to force the built-in client,
+ * BENCH_CPU_PROF=<dir> to write a `node --cpu-prof` profile of the app process there.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -39,8 +39,10 @@ const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
 const SECONDS = positiveInt('BENCH_SECONDS', 5);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 50);
 const WARMUP_SECONDS = 2;
-const PATHS = ['/', '/users'] as const;
-const GOALS: Record<(typeof PATHS)[number], { rps: number; p99?: number }> = {
+const ALL_PATHS = ['/', '/users'] as const;
+/** BENCH_PATHS=/users measures one route alone (e.g. for a --cpu-prof of it). */
+const PATHS = ALL_PATHS.filter((path) => (process.env.BENCH_PATHS ?? '/,/users').split(',').includes(path));
+const GOALS: Record<(typeof ALL_PATHS)[number], { rps: number; p99?: number }> = {
   '/': { rps: 0.8 },
   '/users': { rps: 0.9, p99: 1.25 },
 };
@@ -154,6 +156,7 @@ class ServerChild {
   }
 
   stop(): Promise<void> {
+    if (this.#child.exitCode !== null || !this.#child.connected) return Promise.resolve();
     return new Promise((resolve) => {
       this.#child.once('exit', () => resolve());
       this.#child.send('stop');

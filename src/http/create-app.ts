@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import Koa from 'koa';
 import type { Kysely } from 'kysely';
 import { createKeyStore } from '../auth/key-store.js';
@@ -13,6 +12,7 @@ import { clientDisconnected, errorMiddleware } from './error-middleware.js';
 import { createRootRouter } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
+import { routerTree } from './router-tree.js';
 import { slowClientGuard } from './slow-client-guard.js';
 
 export interface AppDeps {
@@ -58,16 +58,15 @@ export function createApp(deps: AppDeps): Koa {
   const requireKey = requireApiKey(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }));
   app.use((ctx, next) => (isApiPath(ctx.path) ? requireKey(ctx, next) : next()));
 
-  const routers: Router[] = [
-    createRootRouter(),
-    createUsersRouter(createUserStore(deps.db), deps.config.limits),
-    createV1Router({ models: deps.models, limits: deps.config.limits }),
-  ];
-  for (const router of routers) {
-    app.use(router.routes());
-    // Not `throw: true`: the thrown 405 would carry no Allow header (router 15 sets it only
-    // when answering itself); errorMiddleware turns the bare 405 into our error body.
-    app.use(router.allowedMethods());
-  }
+  // One router per request, picked by the first path segment (router-tree.ts).
+  app.use(
+    routerTree(
+      [
+        { prefix: '/users', router: createUsersRouter(createUserStore(deps.db), deps.config.limits) },
+        { prefix: '/v1', router: createV1Router({ models: deps.models, limits: deps.config.limits }) },
+      ],
+      createRootRouter(),
+    ),
+  );
   return app;
 }

@@ -5,6 +5,7 @@ import { Kysely, Migrator } from 'kysely';
 import { BusyRetryingDialect } from './busy-retrying-dialect.js';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations.js';
+import { withStatementCache } from './statement-cache.js';
 
 export interface OpenDatabaseOptions {
   /**
@@ -32,7 +33,7 @@ export async function openDatabase(path: string, options: OpenDatabaseOptions = 
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 0');
-  const dialect = new BusyRetryingDialect({ database: sqlite, deadlineMs: options.busyDeadlineMs ?? BUSY_DEADLINE_MS });
+  const dialect = new BusyRetryingDialect({ database: withStatementCache(sqlite), deadlineMs: options.busyDeadlineMs ?? BUSY_DEADLINE_MS });
   const db = new Kysely<Database>({ dialect });
   try {
     await migrateToLatest(db);
