@@ -28,14 +28,19 @@ function summarise(samples: Float32Array, sampleRate: number): AudioSummary {
   return { length: samples.length, sampleRate, finite, peak };
 }
 
-serveWorker(() => {
+export interface IsolatedAudioApi {
+  decode(request: { bytes: Uint8Array; options: DecodeAudioOptions }): Promise<AudioSummary>;
+  resample(request: { length: number; fromRate: number; toRate: number }): Promise<AudioSummary>;
+}
+
+serveWorker<IsolatedAudioApi>(() => {
   quietDecoderLogs();
   return {
-    decode: async ({ bytes, options }: { bytes: Uint8Array; options: DecodeAudioOptions }) => {
+    decode: async ({ bytes, options }) => {
       const { samples, sampleRate } = await decodeAudio(bytes, options);
       return summarise(samples, sampleRate);
     },
-    resample: ({ length, fromRate, toRate }: { length: number; fromRate: number; toRate: number }) =>
+    resample: ({ length, fromRate, toRate }) =>
       summarise(resample(new Float32Array(length).fill(0.25), fromRate, toRate), toRate),
   };
 });

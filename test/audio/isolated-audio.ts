@@ -1,7 +1,10 @@
 /** Runs decodeAudio or resample in a worker (isolated-audio-worker.ts) under a time cap, measuring the process's peak memory. */
 import type { DecodeAudioOptions } from '../../src/audio/decode-audio.js';
+import { workerModule, type PayloadOf } from '../../src/inference/worker/worker-api.js';
 import { WorkerClient } from '../../src/inference/worker/worker-client.js';
-import type { AudioSummary } from './isolated-audio-worker.js';
+import type { AudioSummary, IsolatedAudioApi } from './isolated-audio-worker.js';
+
+const ISOLATED_AUDIO_WORKER = workerModule<IsolatedAudioApi>(import.meta.url, './isolated-audio-worker');
 
 export type { AudioSummary };
 
@@ -18,7 +21,7 @@ export interface IsolatedResult {
 }
 
 export class IsolatedAudio {
-  #client: WorkerClient | undefined;
+  #client: WorkerClient<IsolatedAudioApi> | undefined;
 
   decode(bytes: Uint8Array, options: DecodeAudioOptions, timeoutMs: number): Promise<IsolatedResult> {
     return this.#run('decode', { bytes, options }, timeoutMs);
@@ -39,8 +42,8 @@ export class IsolatedAudio {
    * Past `timeoutMs` the worker is terminated (a synchronous loop cannot be interrupted any
    * other way) and the outcome is a TimedOutError; the next call starts a fresh worker.
    */
-  async #run(method: string, payload: unknown, timeoutMs: number): Promise<IsolatedResult> {
-    const client = (this.#client ??= await WorkerClient.spawn(new URL('./isolated-audio-worker.ts', import.meta.url), { name: 'isolated-audio' }));
+  async #run<M extends 'decode' | 'resample'>(method: M, payload: PayloadOf<IsolatedAudioApi, M>, timeoutMs: number): Promise<IsolatedResult> {
+    const client = (this.#client ??= await WorkerClient.spawn(ISOLATED_AUDIO_WORKER, { init: undefined, name: 'isolated-audio' }));
     const rssBefore = process.memoryUsage.rss();
     let peak = rssBefore;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
@@ -51,7 +54,7 @@ export class IsolatedAudio {
     });
     let outcome: IsolatedResult['outcome'];
     try {
-      outcome = { ok: true, summary: await Promise.race([client.call<AudioSummary>(method, payload), timeout]) };
+      outcome = { ok: true, summary: await Promise.race([(client.call as (method: M, payload: PayloadOf<IsolatedAudioApi, M>) => Promise<AudioSummary>)(method, payload), timeout]) };
     } catch (error) {
       outcome = { ok: false, error: error as Error };
       if (error instanceof TimedOutError || !client.alive) await this.close();

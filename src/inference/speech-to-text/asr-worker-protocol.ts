@@ -1,6 +1,7 @@
 /** What the main thread and asr-worker.ts exchange (structured-cloneable data only). */
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import type { EncodedAudio, Transcript } from '../types.js';
+import type { CallContext } from '../worker/worker-api.js';
 import type { Dtype } from './asr-options.js';
 
 export interface AsrWorkerInit {
@@ -29,3 +30,8 @@ export interface AsrRequest {
 }
 
 export type AsrResponse = Transcript;
+
+/** The methods asr-worker.ts serves. */
+export interface AsrApi {
+  transcribe(request: AsrRequest, context: CallContext): Promise<AsrResponse>;
+}

@@ -11,10 +11,9 @@ import { resample } from '../../audio/resample.js';
 import { configureRuntime } from '../runtime.js';
 import type { EncodedAudio } from '../types.js';
 import { abortStreamer } from '../abort-streamer.js';
-import { serveWorker, type CallContext } from '../worker/serve-worker.js';
-import { SerialQueue } from '../worker/serial-queue.js';
+import { serveWorker } from '../worker/serve-worker.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
-import type { AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
+import type { AsrApi, AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
 import { whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
@@ -29,7 +28,7 @@ interface AsrPipeline extends LanguageIdPipeline {
   dispose(): Promise<void>;
 }
 
-serveWorker<AsrWorkerInit>(async (init) => {
+serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   // onnxruntime-node runs the model synchronously on this thread (intra-op threads = 1), so
   // this thread carries all of a transcription's CPU: let the event loop preempt it.
   lowerThreadPriority(init.nice);
@@ -43,10 +42,6 @@ serveWorker<AsrWorkerInit>(async (init) => {
   })) as unknown as AsrPipeline;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
-  // One transcription at a time: the model's threads already use the cores we give it, and
-  // interleaved requests would only hold more decoded audio in memory at once. A request
-  // cancelled while it waits is never decoded.
-  const queue = new SerialQueue();
 
   /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
   const transcribe = async (request: AsrRequest, signal: AbortSignal): Promise<AsrResponse> => {
@@ -60,11 +55,14 @@ serveWorker<AsrWorkerInit>(async (init) => {
   };
 
   return {
-    transcribe: async (request: AsrRequest, { signal }: CallContext) => {
+    transcribe: async (request, { signal, serial }) => {
       // Empty or unrecognisable uploads fail at once; the full decode waits its turn, so the
       // queue holds compressed bytes (≤ 25 MB) rather than decoded audio (up to ~115 MB).
       if ('bytes' in request.audio) probeAudio(request.audio.bytes, request.audio.contentType);
-      return queue.run(() => transcribe(request, signal), signal);
+      // One transcription at a time: the model's threads already use the cores we give it, and
+      // interleaved requests would only hold more decoded audio in memory at once. A request
+      // cancelled while it waits is never decoded.
+      return serial(() => transcribe(request, signal));
     },
     dispose: () => asr.dispose(),
   };

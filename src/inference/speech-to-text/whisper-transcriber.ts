@@ -5,26 +5,32 @@
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { ValidationError } from '../../errors.js';
 import type { EncodedAudio, TranscribeOptions, Transcriber, Transcript } from '../types.js';
-import { RespawningWorker } from '../worker/respawning-worker.js';
-import type { WorkerClient } from '../worker/worker-client.js';
+import { ModelWorker } from '../worker/model-worker.js';
+import { workerModule } from '../worker/worker-api.js';
 import type { AsrOptions } from './asr-options.js';
-import type { AsrRequest, AsrResponse } from './asr-worker-protocol.js';
+import type { AsrApi, AsrRequest, AsrWorkerInit } from './asr-worker-protocol.js';
 import { whisperLanguageCode } from './whisper-languages.js';
+
+const ASR_WORKER = workerModule<AsrApi, AsrWorkerInit>(import.meta.url, './asr-worker');
 
 export interface WhisperTranscriberOptions extends AsrOptions {
   modelId: string;
   multilingual: boolean;
-  /** Starts a fresh worker; used again if the current one died (e.g. out of memory). */
-  spawn(): Promise<WorkerClient>;
 }
 
 export class WhisperTranscriber implements Transcriber {
   readonly #options: WhisperTranscriberOptions;
-  readonly #worker: RespawningWorker;
+  readonly #worker: ModelWorker<AsrApi>;
 
-  constructor(worker: WorkerClient, options: WhisperTranscriberOptions) {
-    this.#worker = new RespawningWorker(worker, options.modelId, options.spawn);
+  constructor(worker: ModelWorker<AsrApi>, options: WhisperTranscriberOptions) {
+    this.#worker = worker;
     this.#options = options;
+  }
+
+  /** Starts the model's ASR worker (rejects if the model cannot load there). */
+  static async start(init: AsrWorkerInit, options: WhisperTranscriberOptions): Promise<WhisperTranscriber> {
+    const worker = await ModelWorker.start(ASR_WORKER, { init, modelId: options.modelId, name: `asr:${options.modelId}` });
+    return new WhisperTranscriber(worker, options);
   }
 
   async transcribe(audio: PcmAudio | EncodedAudio, options: TranscribeOptions = {}): Promise<Transcript> {
@@ -36,7 +42,7 @@ export class WhisperTranscriber implements Transcriber {
       strideSeconds: this.#options.strideSeconds,
       maxNewTokens: this.#options.maxNewTokens,
     };
-    const transcript = await this.#worker.call<AsrResponse>('transcribe', request, { transfer: ownedBuffers(audio), signal: options.signal });
+    const transcript = await this.#worker.call('transcribe', request, { transfer: ownedBuffers(audio), signal: options.signal });
     // English-only models are English by construction; multilingual ones report what was detected.
     return { ...transcript, language: transcript.language ?? 'en' };
   }

@@ -1,5 +1,6 @@
 /** Messages between BatchModel (main thread) and batch-model-worker (worker thread). */
 import type { Dtype } from '../dtype.js';
+import { workerModule } from '../worker/worker-api.js';
 import type { ModelHead } from './load-transformers-model.js';
 
 export interface BatchModelInit {
@@ -31,3 +32,11 @@ export interface ModelFacts {
   label2id?: Record<string, number>;
   problem_type?: string;
 }
+
+/** The methods batch-model-worker.ts serves. */
+export interface BatchModelApi {
+  facts(): Promise<ModelFacts>;
+  forward(request: ForwardRequest): Promise<ForwardResult>;
+}
+
+export const BATCH_MODEL_WORKER = workerModule<BatchModelApi, BatchModelInit>(import.meta.url, './batch-model-worker');

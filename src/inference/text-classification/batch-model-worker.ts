@@ -7,7 +7,7 @@
 import { configureRuntime } from '../runtime.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
-import type { BatchModelInit, ForwardRequest, ForwardResult, ModelFacts } from './batch-model-protocol.js';
+import type { BatchModelApi, BatchModelInit, ForwardResult, ModelFacts } from './batch-model-protocol.js';
 import { lengthBuckets } from './length-buckets.js';
 import { AutoModel, AutoModelForSequenceClassification, AutoTokenizer, type Tensor } from '@huggingface/transformers';
 import { logitRows, meanPooledRows, runModel, selectRows, tokenCounts, type ModelInputs } from './model-io.js';
@@ -23,7 +23,7 @@ function pack(rows: Float32Array[]): ForwardResult {
   return { data, width };
 }
 
-serveWorker<BatchModelInit>(async (init) => {
+serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
   const Model = init.head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
@@ -62,7 +62,7 @@ serveWorker<BatchModelInit>(async (init) => {
 
   return {
     facts: () => facts,
-    async forward({ texts, pairs }: ForwardRequest) {
+    async forward({ texts, pairs }) {
       const result = pack(await forward(texts, pairs));
       return withTransfer(result, [result.data.buffer as ArrayBuffer]);
     },

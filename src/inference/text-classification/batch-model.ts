@@ -5,14 +5,12 @@
  * its batch rejects with 503 inference_failed and the next call on that slot starts a fresh one,
  * so one crash does not leave the model failing until a restart.
  */
-import { RespawningWorker } from '../worker/respawning-worker.js';
-import { WorkerClient, workerModuleUrl } from '../worker/worker-client.js';
-import type { BatchModelInit, ForwardRequest, ForwardResult, ModelFacts } from './batch-model-protocol.js';
-
-const WORKER_URL = workerModuleUrl(import.meta.url, './batch-model-worker');
+import { ModelWorker } from '../worker/model-worker.js';
+import type { WorkerModule } from '../worker/worker-api.js';
+import { BATCH_MODEL_WORKER, type BatchModelApi, type BatchModelInit, type ForwardRequest, type ModelFacts } from './batch-model-protocol.js';
 
 interface Slot {
-  worker: RespawningWorker;
+  worker: ModelWorker<BatchModelApi>;
   /** Calls sent to this slot and not answered yet. */
   busy: number;
 }
@@ -27,18 +25,23 @@ export class BatchModel {
     this.facts = facts;
   }
 
-  /** `workerUrl` is the batch-model worker; tests pass a stand-in that can be made to crash. */
-  static async start(init: BatchModelInit, name: string, workers = 1, workerUrl = WORKER_URL): Promise<BatchModel> {
-    const spawn = () => WorkerClient.spawn(workerUrl, { init, name: `classification:${name}` });
-    const started = await Promise.allSettled(Array.from({ length: workers }, spawn));
-    const clients = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  /** `module` is the batch-model worker; tests pass a stand-in that can be made to crash. */
+  static async start(
+    init: BatchModelInit,
+    name: string,
+    workers = 1,
+    module: WorkerModule<BatchModelApi, BatchModelInit> = BATCH_MODEL_WORKER,
+  ): Promise<BatchModel> {
+    const options = { init, modelId: name, name: `classification:${name}` };
+    const started = await Promise.allSettled(Array.from({ length: workers }, () => ModelWorker.start(module, options)));
+    const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     try {
       const failed = started.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
-      const facts = await (clients[0] as WorkerClient).call<ModelFacts>('facts');
-      return new BatchModel(clients.map((client) => ({ worker: new RespawningWorker(client, name, spawn), busy: 0 })), facts);
+      const facts = await (running[0] as ModelWorker<BatchModelApi>).call('facts');
+      return new BatchModel(running.map((worker) => ({ worker, busy: 0 })), facts);
     } catch (error) {
-      await Promise.all(clients.map((client) => client.dispose()));
+      await Promise.all(running.map((worker) => worker.dispose()));
       throw error;
     }
   }
@@ -49,7 +52,7 @@ export class BatchModel {
     slot.busy++;
     try {
       const request: ForwardRequest = pairs ? { texts, pairs } : { texts };
-      const { data, width } = await slot.worker.call<ForwardResult>('forward', request);
+      const { data, width } = await slot.worker.call('forward', request);
       return Array.from({ length: texts.length }, (_, row) => data.subarray(row * width, (row + 1) * width));
     } finally {
       slot.busy--;

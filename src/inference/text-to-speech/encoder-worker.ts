@@ -7,7 +7,16 @@ import { encodeWav } from '../../audio/encode-wav.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 
-serveWorker(async () => {
+/** The methods this worker serves; `id` names one open MP3 stream. */
+export interface EncoderApi {
+  openMp3(request: { id: number; sampleRate: number }): Promise<void>;
+  encodeMp3(request: { id: number; samples: Float32Array }): Promise<Uint8Array>;
+  finishMp3(request: { id: number }): Promise<Uint8Array>;
+  abortMp3(request: { id: number }): Promise<void>;
+  wav(audio: { samples: Float32Array; sampleRate: number }): Promise<Uint8Array>;
+}
+
+serveWorker<EncoderApi>(async () => {
   const codec = await compileMp3Codec();
   const streams = new Map<number, Mp3StreamEncoder>();
   const stream = (id: number) => {
@@ -17,18 +26,18 @@ serveWorker(async () => {
   };
   const bytes = (data: Uint8Array) => withTransfer(data, [data.buffer as ArrayBuffer]);
   return {
-    openMp3: async ({ id, sampleRate }: { id: number; sampleRate: number }) => {
+    openMp3: async ({ id, sampleRate }) => {
       streams.set(id, await createMp3StreamEncoder({ sampleRate, codec }));
     },
-    encodeMp3: ({ id, samples }: { id: number; samples: Float32Array }) => bytes(stream(id).encode(samples)),
-    finishMp3: ({ id }: { id: number }) => {
+    encodeMp3: ({ id, samples }) => bytes(stream(id).encode(samples)),
+    finishMp3: ({ id }) => {
       const tail = stream(id).finish();
       streams.delete(id);
       return bytes(tail);
     },
-    abortMp3: ({ id }: { id: number }) => {
+    abortMp3: ({ id }) => {
       streams.delete(id);
     },
-    wav: ({ samples, sampleRate }: { samples: Float32Array; sampleRate: number }) => bytes(encodeWav({ samples, sampleRate })),
+    wav: ({ samples, sampleRate }) => bytes(encodeWav({ samples, sampleRate })),
   };
 });

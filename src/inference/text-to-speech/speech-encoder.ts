@@ -3,9 +3,11 @@
  * a quiet period, so an idle server (or a finished script) holds no thread.
  */
 import type { PcmAudio } from '../../audio/pcm-audio.js';
-import { WorkerClient, workerModuleUrl } from '../worker/worker-client.js';
+import { ModelWorker } from '../worker/model-worker.js';
+import { workerModule } from '../worker/worker-api.js';
+import type { EncoderApi } from './encoder-worker.js';
 
-const WORKER_URL = workerModuleUrl(import.meta.url, './encoder-worker');
+const ENCODER_WORKER = workerModule<EncoderApi>(import.meta.url, './encoder-worker');
 const DEFAULT_IDLE_MS = 30_000;
 
 export interface Mp3Stream {
@@ -22,83 +24,45 @@ export interface SpeechEncoder {
 }
 
 export function createSpeechEncoder(options: { idleMs?: number } = {}): SpeechEncoder {
-  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
-  let worker: Promise<WorkerClient> | undefined;
+  const worker = ModelWorker.create(ENCODER_WORKER, {
+    init: undefined,
+    modelId: 'tts:encoder',
+    name: 'tts:encoder',
+    idleStopMs: options.idleMs ?? DEFAULT_IDLE_MS,
+  });
   let nextStreamId = 1;
-  let busy = 0;
-  let idleTimer: NodeJS.Timeout | undefined;
-
-  const acquire = async (): Promise<WorkerClient> => {
-    busy++;
-    clearTimeout(idleTimer);
-    if (!worker) {
-      worker = WorkerClient.spawn(WORKER_URL, { name: 'tts:encoder' });
-      worker.catch(() => (worker = undefined));
-    }
-    const client = await worker;
-    if (!client.alive) {
-      worker = undefined;
-      return acquire();
-    }
-    return client;
-  };
-  const release = () => {
-    busy--;
-    if (busy > 0) return;
-    idleTimer = setTimeout(() => {
-      const stopping = worker;
-      worker = undefined;
-      void stopping?.then((client) => client.dispose(), () => {});
-    }, idleMs);
-    idleTimer.unref();
-  };
 
   return {
     async openMp3(sampleRate) {
-      const client = await acquire();
       const id = nextStreamId++;
-      let open = true;
-      const close = () => {
-        if (open) {
-          open = false;
-          release();
-        }
-      };
+      // The stream's encoder lives in the thread: keep that thread until the stream closes.
+      const close = worker.hold();
       try {
-        await client.call('openMp3', { id, sampleRate });
+        await worker.call('openMp3', { id, sampleRate });
       } catch (error) {
         close();
         throw error;
       }
+      let open = true;
       return {
-        encode: (samples) => client.call<Uint8Array>('encodeMp3', { id, samples }),
+        encode: (samples) => worker.call('encodeMp3', { id, samples }),
         async finish() {
           try {
-            return await client.call<Uint8Array>('finishMp3', { id });
+            return await worker.call('finishMp3', { id });
           } finally {
+            open = false;
             close();
           }
         },
         abort() {
           if (!open) return;
-          client.call('abortMp3', { id }).catch(() => {});
+          open = false;
+          worker.call('abortMp3', { id }).catch(() => {});
           close();
         },
       };
     },
-    async wav(audio) {
-      const client = await acquire();
-      try {
-        return await client.call<Uint8Array>('wav', { samples: audio.samples, sampleRate: audio.sampleRate });
-      } finally {
-        release();
-      }
-    },
-    async dispose() {
-      clearTimeout(idleTimer);
-      const stopping = worker;
-      worker = undefined;
-      await stopping?.then((client) => client.dispose(), () => {});
-    },
+    wav: (audio) => worker.call('wav', { samples: audio.samples, sampleRate: audio.sampleRate }),
+    dispose: () => worker.dispose(),
   };
 }

@@ -2,12 +2,11 @@
  * Worker thread that hosts one text-to-speech model. Phonemisation (WASM), tokenisation and
  * ORT inference all run synchronously on a JS thread, so they live here, off the event loop.
  */
-import { serveWorker, type CallContext } from '../worker/serve-worker.js';
-import { SerialQueue } from '../worker/serial-queue.js';
+import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 import { PiperVoice } from './piper-voice.js';
 import type { SentenceSynthesizer } from './sentence-synthesizer.js';
-import type { SynthesisWorkerInit } from './synthesis-worker-init.js';
+import type { SynthesisApi, SynthesisWorkerInit } from './synthesis-worker-init.js';
 
 async function load(init: SynthesisWorkerInit): Promise<SentenceSynthesizer> {
   // Piper's phonemes come from the phonemizer worker, so this worker only runs ORT.
@@ -17,20 +16,20 @@ async function load(init: SynthesisWorkerInit): Promise<SentenceSynthesizer> {
   return TransformersTtsModel.load(init);
 }
 
-serveWorker<SynthesisWorkerInit>(async (init) => {
+serveWorker<SynthesisApi, SynthesisWorkerInit>(async (init) => {
   const model = await load(init);
-  // One piece at a time, in arrival order (ORT blocks this thread anyway), so a piece whose
-  // request was cancelled while it waited is skipped instead of synthesised for nobody.
-  const queue = new SerialQueue();
   return {
     info: () => ({ sampleRate: model.sampleRate }),
-    checkOptions: (options: { speed?: number; voice?: string }) => model.checkOptions(options),
-    synthesize: ({ text, ids, speed, voice }: { text?: string; ids?: number[]; speed?: number; voice?: string }, { signal }: CallContext) =>
-      queue.run(async () => {
+    checkOptions: (options) => model.checkOptions(options),
+    // One piece at a time, in arrival order (ORT blocks this thread anyway), so a piece whose
+    // request was cancelled while it waited is skipped instead of synthesised for nobody.
+    synthesize: (piece, { serial }) =>
+      serial(async () => {
+        const options = { speed: piece.speed, voice: piece.voice };
         const samples =
-          ids && model.synthesizeIds ? await model.synthesizeIds(ids, { speed, voice }) : await model.synthesize(text ?? '', { speed, voice });
+          'ids' in piece && model.synthesizeIds ? await model.synthesizeIds(piece.ids, options) : await model.synthesize('text' in piece ? piece.text : '', options);
         return withTransfer(samples, [samples.buffer as ArrayBuffer]);
-      }, signal),
+      }),
     dispose: () => model.dispose(),
   };
 });

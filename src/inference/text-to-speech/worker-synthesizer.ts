@@ -5,66 +5,54 @@
  * send the previous one. Engines with a separate text front end (Piper's espeak phonemizer)
  * get a second worker that prepares the next pieces while the model runs on the current one.
  * When the request's signal aborts, or the caller stops reading, the pieces still queued in
- * both workers are dropped; the piece being synthesised is the last one run.
+ * both workers are dropped; the piece being synthesised is the last one run. Each worker is a
+ * ModelWorker: one that dies is replaced on the next call, its calls in flight answering 503.
  */
 import { join } from 'node:path';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
-import { InferenceFailedError } from '../../errors.js';
-import { abortable, followSignal } from '../abortable.js';
-import type { SynthesizeOptions, Synthesizer } from '../types.js';
-import { WorkerClient, workerModuleUrl } from '../worker/worker-client.js';
+import { followSignal } from '../abortable.js';
+import type { PcmSynthesizer, SynthesizeOptions } from '../types.js';
+import { ModelWorker } from '../worker/model-worker.js';
 import { findOnnx } from './find-onnx.js';
 import { splitFirstClause, splitSentences } from './split-sentences.js';
-import type { SynthesisWorkerInit } from './synthesis-worker-init.js';
+import {
+  PHONEMIZER_WORKER,
+  SYNTHESIS_WORKER,
+  type PhonemizerApi,
+  type PieceInput,
+  type SynthesisApi,
+  type SynthesisWorkerInit,
+} from './synthesis-worker-init.js';
 
-const SYNTHESIS_WORKER = workerModuleUrl(import.meta.url, './synthesis-worker');
-const PHONEMIZER_WORKER = workerModuleUrl(import.meta.url, './phonemizer-worker');
 /** Pieces whose model input is prepared ahead of the one being synthesised. */
 const FRONT_END_LOOKAHEAD = 2;
 
-type PieceInput = { text: string } | { ids: number[] };
-
-interface Workers {
-  worker: WorkerClient;
-  frontEnd: WorkerClient | undefined;
-  sampleRate: number;
-}
-
-export class WorkerSynthesizer implements Synthesizer {
-  readonly #init: SynthesisWorkerInit;
-  readonly #name: string;
-  #workers: Workers;
-  /** Set while dead workers are being replaced, so concurrent requests share one restart. */
-  #restarting: Promise<Workers> | undefined;
-  #disposed = false;
+export class WorkerSynthesizer implements PcmSynthesizer {
+  readonly #worker: ModelWorker<SynthesisApi>;
+  readonly #frontEnd: ModelWorker<PhonemizerApi> | undefined;
   readonly sampleRate: number;
 
-  private constructor(init: SynthesisWorkerInit, name: string, workers: Workers) {
-    this.#init = init;
-    this.#name = name;
-    this.#workers = workers;
-    this.sampleRate = workers.sampleRate;
+  private constructor(worker: ModelWorker<SynthesisApi>, frontEnd: ModelWorker<PhonemizerApi> | undefined, sampleRate: number) {
+    this.#worker = worker;
+    this.#frontEnd = frontEnd;
+    this.sampleRate = sampleRate;
   }
 
   static async spawn(init: SynthesisWorkerInit, name: string): Promise<WorkerSynthesizer> {
     if (init.engine === 'piper') init = { ...init, onnxFile: init.onnxFile ?? (await findOnnx(init.modelDir)) };
-    return new WorkerSynthesizer(init, name, await WorkerSynthesizer.#start(init, name));
-  }
-
-  static async #start(init: SynthesisWorkerInit, name: string): Promise<Workers> {
     const piperConfig = init.engine === 'piper' ? join(init.modelDir, `${init.onnxFile}.json`) : undefined;
-    const [worker, phonemizer] = await Promise.allSettled([
-      WorkerClient.spawn(SYNTHESIS_WORKER, { init, name: `tts:${name}` }),
-      piperConfig ? WorkerClient.spawn(PHONEMIZER_WORKER, { init: { configPath: piperConfig }, name: `tts-text:${name}` }) : undefined,
+    const [worker, frontEnd] = await Promise.allSettled([
+      ModelWorker.start(SYNTHESIS_WORKER, { init, modelId: name, name: `tts:${name}` }),
+      piperConfig ? ModelWorker.start(PHONEMIZER_WORKER, { init: { configPath: piperConfig }, modelId: name, name: `tts-text:${name}` }) : undefined,
     ]);
-    const started = [worker, phonemizer].flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
+    const started = [worker, frontEnd].flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
     try {
       if (worker.status === 'rejected') throw worker.reason;
-      if (phonemizer.status === 'rejected') throw phonemizer.reason;
-      const { sampleRate } = await worker.value.call<{ sampleRate: number }>('info');
-      return { worker: worker.value, frontEnd: phonemizer.value, sampleRate };
+      if (frontEnd.status === 'rejected') throw frontEnd.reason;
+      const { sampleRate } = await worker.value.call('info');
+      return new WorkerSynthesizer(worker.value, frontEnd.value, sampleRate);
     } catch (error) {
-      await Promise.allSettled(started.map((client) => client.dispose()));
+      await Promise.allSettled(started.map((started) => started.dispose()));
       throw error;
     }
   }
@@ -76,15 +64,15 @@ export class WorkerSynthesizer implements Synthesizer {
     const unfollow = followSignal(options.signal, stop);
     const { signal } = stop;
     try {
-      const { worker, frontEnd } = await abortable(this.#alive(), signal);
+      signal.throwIfAborted();
       const [first, ...rest] = splitSentences(text);
       const pieces = first === undefined ? [] : [...splitFirstClause(first), ...rest];
       const inputs: Promise<PieceInput>[] = [];
-      const input = (index: number) => (inputs[index] ??= this.#prepare(frontEnd, pieces[index] as string, signal));
+      const input = (index: number) => (inputs[index] ??= this.#prepare(pieces[index] as string, signal));
       if (pieces.length > 0) input(0); // phonemise while the options are checked
       // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
-      await this.#call(worker, 'checkOptions', { voice: options.voice, speed: options.speed }, signal);
-      const piece = (index: number) => this.#synthesize(worker, input(index), options, signal);
+      await this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed }, { signal });
+      const piece = (index: number) => this.#synthesize(input(index), options, signal);
       let next = pieces.length > 0 ? piece(0) : undefined;
       for (let index = 0; next; index++) {
         const current = next;
@@ -100,47 +88,19 @@ export class WorkerSynthesizer implements Synthesizer {
   }
 
   async dispose(): Promise<void> {
-    this.#disposed = true;
-    const { worker, frontEnd } = await (this.#restarting ?? this.#workers);
-    await Promise.allSettled([worker.dispose(), frontEnd?.dispose()]);
+    await Promise.allSettled([this.#worker.dispose(), this.#frontEnd?.dispose()]);
   }
 
-  /** The workers, replaced first if one has died (crash, out of memory) since the last call. */
-  async #alive(): Promise<Workers> {
-    const current = this.#workers;
-    if (this.#disposed || (current.worker.alive && (current.frontEnd?.alive ?? true))) return current;
-    this.#restarting ??= (async () => {
-      try {
-        await Promise.allSettled([current.worker.dispose(), current.frontEnd?.dispose()]);
-        return (this.#workers = await WorkerSynthesizer.#start(this.#init, this.#name));
-      } finally {
-        this.#restarting = undefined;
-      }
-    })();
-    return this.#restarting;
-  }
-
-  /** A worker that dies mid-call answers 503 inference_failed; the next request restarts it. */
-  async #call<T>(client: WorkerClient, method: string, payload: unknown, signal: AbortSignal): Promise<T> {
-    try {
-      return await client.call<T>(method, payload, { signal });
-    } catch (error) {
-      if (client.alive) throw error;
-      throw new InferenceFailedError(this.#name, (error as Error).message);
-    }
-  }
-
-  #prepare(frontEnd: WorkerClient | undefined, text: string, signal: AbortSignal): Promise<PieceInput> {
-    const prepared = frontEnd ? this.#call<number[]>(frontEnd, 'ids', { text }, signal).then((ids) => ({ ids })) : Promise.resolve({ text });
+  #prepare(text: string, signal: AbortSignal): Promise<PieceInput> {
+    const frontEnd = this.#frontEnd;
+    const prepared = frontEnd ? frontEnd.call('ids', { text }, { signal }).then((ids) => ({ ids })) : Promise.resolve({ text });
     // If the consumer stops early (client went away), prepared pieces fail later, unread.
     prepared.catch(() => {});
     return prepared;
   }
 
-  #synthesize(worker: WorkerClient, input: Promise<PieceInput>, options: SynthesizeOptions, signal: AbortSignal): Promise<Float32Array> {
-    const pending = input.then((piece) =>
-      this.#call<Float32Array>(worker, 'synthesize', { ...piece, speed: options.speed, voice: options.voice }, signal),
-    );
+  #synthesize(input: Promise<PieceInput>, options: SynthesizeOptions, signal: AbortSignal): Promise<Float32Array> {
+    const pending = input.then((piece) => this.#worker.call('synthesize', { ...piece, speed: options.speed, voice: options.voice }, { signal }));
     pending.catch(() => {});
     return pending;
   }

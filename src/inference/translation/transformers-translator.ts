@@ -1,14 +1,12 @@
 /**
  * A Translator over a transformers.js translation pipeline (Marian opus-mt pairs, NLLB-200,
  * M2M100). Long text is split into sentences, translated in batches, and put back with its
- * line and paragraph breaks. Calls are queued: generation is CPU-bound, so running two at once
- * only doubles memory. A call whose signal aborts leaves the queue at once; a running one stops
- * at its next decoded token.
+ * line and paragraph breaks. A call whose signal aborts stops at its next decoded token. Run it
+ * one call at a time (translation-worker.ts does, on its worker's queue).
  */
 import { ValidationError } from '../../errors.js';
 import { abortStreamer } from '../abort-streamer.js';
 import type { TranslateOptions, Translator } from '../types.js';
-import { SerialQueue } from '../worker/serial-queue.js';
 import { detectLanguage } from './detect-language.js';
 import { layoutText } from './text-layout.js';
 
@@ -36,7 +34,6 @@ export class TransformersTranslator implements Translator {
   readonly targetLanguages: readonly string[];
   readonly sourceLanguages: readonly string[];
   readonly #options: TransformersTranslatorOptions;
-  readonly #queue = new SerialQueue();
 
   constructor(options: TransformersTranslatorOptions) {
     this.#options = options;
@@ -46,11 +43,7 @@ export class TransformersTranslator implements Translator {
     );
   }
 
-  translate(text: string, options: TranslateOptions): Promise<string> {
-    return this.#queue.run(() => this.#translate(text, options), options.signal);
-  }
-
-  async #translate(text: string, { targetLanguage, sourceLanguage, signal }: TranslateOptions): Promise<string> {
+  async translate(text: string, { targetLanguage, sourceLanguage, signal }: TranslateOptions): Promise<string> {
     const { pipeline, targetCodes, batchSize, maxUnitChars } = this.#options;
     const targetCode = targetCodes[targetLanguage];
     if (targetCode === undefined) {
@@ -97,7 +90,6 @@ export class TransformersTranslator implements Translator {
   }
 
   async dispose(): Promise<void> {
-    await this.#queue.idle();
     await this.#options.pipeline.dispose();
   }
 }

@@ -1,65 +1,77 @@
 /**
- * The worker side of the seam. A worker module calls `serveWorker(setup)` once; `setup`
- * receives the client's `init` value and returns the methods the client may call.
+ * The worker side of the seam. A worker module calls `serveWorker<Api, Init>(setup)` once;
+ * `setup` receives the client's `init` value and returns the implementation of `Api`, checked
+ * by the compiler against the same interface the main thread calls through.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { SerialQueue } from './serial-queue.js';
 import { toWireError } from './wire-error.js';
-import { Transferable, type WorkerCall, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
+import type { CallContext, WorkerApi, WorkerImplementation } from './worker-api.js';
+import { Transferable, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
 
-/** What a method gets besides its payload. */
-export interface CallContext {
-  /**
-   * Aborts when the caller cancels this call (its client went away). Methods that queue work
-   * skip it once this has aborted; long ones check it between their steps.
-   */
-  signal: AbortSignal;
-}
+export type { CallContext } from './worker-api.js';
 
-export type WorkerMethods = Record<string, (payload: never, context: CallContext) => unknown>;
+type AnyMethod = (payload: unknown, context: CallContext) => unknown;
 
-export function serveWorker<Init>(setup: (init: Init) => Promise<WorkerMethods> | WorkerMethods): void {
+export function serveWorker<Api extends WorkerApi<Api>, Init = undefined>(
+  setup: (init: Init) => Promise<WorkerImplementation<Api>> | WorkerImplementation<Api>,
+): void {
   const port = parentPort;
   if (!port) throw new Error('serveWorker must run inside a worker thread');
 
   const start = async () => {
-    let methods: WorkerMethods;
+    let implementation: WorkerImplementation<Api>;
     try {
-      methods = await setup(workerData as Init);
+      implementation = await setup(workerData as Init);
     } catch (error) {
       const failed: WorkerStartup = { type: 'failed', error: toWireError(error) };
       port.postMessage(failed);
       return;
     }
+    const methods = implementation as unknown as Record<string, AnyMethod>;
+    /** The one queue of this thread (CallContext.serial). */
+    const queue = new SerialQueue();
     /** One controller per call still running here, by request id. */
     const running = new Map<number, AbortController>();
 
-    const answer = async (request: WorkerCall) => {
+    const answer = async (id: number, work: (signal: AbortSignal) => unknown) => {
       const controller = new AbortController();
-      running.set(request.id, controller);
+      running.set(id, controller);
       let response: WorkerResponse;
       let transfer: ArrayBuffer[] = [];
       try {
-        const method = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
-        if (!method) throw new Error(`worker has no method "${request.method}"`);
-        const result = await method(request.payload as never, { signal: controller.signal });
+        const result = await work(controller.signal);
         if (result instanceof Transferable) {
           transfer = [...result.transfer];
-          response = { id: request.id, ok: true, result: result.value };
+          response = { id, ok: true, result: result.value };
         } else {
-          response = { id: request.id, ok: true, result };
+          response = { id, ok: true, result };
         }
       } catch (error) {
-        response = { id: request.id, ok: false, error: toWireError(error) };
+        response = { id, ok: false, error: toWireError(error) };
       } finally {
-        running.delete(request.id);
+        running.delete(id);
       }
-      // The client already answered a cancelled call (with its signal's reason) and forgot its id.
-      if (!controller.signal.aborted) port.postMessage(response, transfer);
+      // Sent for cancelled calls too: the client already answered them, but learns the thread let go.
+      port.postMessage(response, transfer);
     };
 
     port.on('message', (request: WorkerRequest) => {
-      if (request.type === 'cancel') running.get(request.id)?.abort(new Error(`call ${request.id} was cancelled by its caller`));
-      else void answer(request);
+      if (request.type === 'cancel') {
+        running.get(request.id)?.abort(new Error(`call ${request.id} was cancelled by its caller`));
+      } else if (request.type === 'dispose') {
+        void answer(request.id, async () => {
+          await queue.idle();
+          await implementation.dispose?.();
+        });
+      } else {
+        void answer(request.id, (signal) => {
+          const method = request.method !== 'dispose' && Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
+          if (!method) throw new Error(`worker has no method "${request.method}"`);
+          const context: CallContext = { signal, serial: (job) => queue.run(async () => job(), signal) };
+          return method(request.payload, context);
+        });
+      }
     });
     const ready: WorkerStartup = { type: 'ready' };
     port.postMessage(ready);

@@ -1,62 +1,76 @@
 /**
- * The main-thread side of a worker seam: spawn a worker module, call its methods by name
- * (request/response matched by id), and terminate it on dispose. Typed errors thrown in the
+ * One worker thread seen from the main thread: spawn a worker module, call the methods of its
+ * Api (request/response matched by id), and end it on dispose. Typed errors thrown in the
  * worker are re-thrown here with their AppError class (see wire-error.ts). A call given an
- * AbortSignal is cancelled on both sides when it aborts.
+ * AbortSignal is cancelled on both sides when it aborts; a call past its deadline is too, and
+ * the thread is terminated if it does not let go of that call soon after (stuck in native code).
+ * ModelWorker wraps this with respawning; use that for models.
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { fromWireError } from './wire-error.js';
+import type { CallArgs, CallOptions, MethodName, ResultOf, WorkerApi, WorkerModule } from './worker-api.js';
 import type { WorkerRequest, WorkerResponse, WorkerStartup } from './worker-protocol.js';
 
-export interface SpawnOptions {
+export interface SpawnOptions<Init> {
   /** Passed to the worker's setup function (must be structured-cloneable). */
-  init?: unknown;
+  init: Init;
   /** Used in error messages and the thread name. */
   name?: string;
+  /**
+   * How long a call cancelled by its deadline may still hold the thread before the thread is
+   * deemed stuck and terminated. Longer than the longest step between two signal checks.
+   */
+  stuckGraceMs?: number;
 }
 
-export interface CallOptions {
-  /** Buffers moved to the worker instead of copied; the caller loses access to them. */
-  transfer?: readonly ArrayBuffer[];
-  /**
-   * When it aborts, the call rejects at once with its reason and the worker is told to drop
-   * the work (see CallContext in serve-worker.ts). Never part of the payload: it cannot be cloned.
-   */
-  signal?: AbortSignal;
+/** A call that passed its `timeoutMs`. ModelWorker answers it as 503 inference_failed. */
+export class CallTimeoutError extends Error {
+  override name = 'CallTimeoutError';
+  constructor(method: string, timeoutMs: number) {
+    super(`no answer to "${method}" within ${timeoutMs} ms`);
+  }
 }
+
+/** How long a worker may take to free its ONNX sessions before it is terminated anyway. */
+const DISPOSE_GRACE_MS = 2_000;
+const DEFAULT_STUCK_GRACE_MS = 5_000;
 
 interface Pending {
   resolve(value: unknown): void;
   reject(error: unknown): void;
-  /** Stops listening to the call's signal. */
+  /** Stops listening to the call's signal and clears its deadline. */
   release(): void;
 }
 
-export class WorkerClient {
+export class WorkerClient<Api extends WorkerApi<Api>> {
   readonly #worker: Worker;
   readonly #name: string;
+  readonly #stuckGraceMs: number;
   readonly #pending = new Map<number, Pending>();
+  /** Calls cancelled by their deadline that the worker still holds, with the timer that ends it if it never lets go. */
+  readonly #overdue = new Map<number, NodeJS.Timeout>();
   #nextId = 1;
   /** Set once the worker is gone; later calls fail with it instead of hanging. */
   #gone: Error | undefined;
 
-  private constructor(worker: Worker, name: string) {
+  private constructor(worker: Worker, name: string, stuckGraceMs: number) {
     this.#worker = worker;
     this.#name = name;
+    this.#stuckGraceMs = stuckGraceMs;
     worker.on('message', (message: WorkerResponse) => this.#settle(message));
     worker.on('error', (error) => this.#fail(error));
     worker.on('exit', (code) => this.#fail(new Error(`${name} worker exited (code ${code})`)));
   }
 
   /**
-   * Starts `moduleUrl` (a module that calls serveWorker) and resolves once its setup
-   * finished; rejects with the setup's error otherwise.
+   * Starts the module (one that calls serveWorker) and resolves once its setup finished;
+   * rejects with the setup's error otherwise.
    */
-  static async spawn(moduleUrl: URL, options: SpawnOptions = {}): Promise<WorkerClient> {
-    const name = options.name ?? moduleUrl.pathname.split('/').pop() ?? 'worker';
-    const worker = createWorker(moduleUrl, { workerData: options.init, name });
+  static async spawn<Api extends WorkerApi<Api>, Init>(module: WorkerModule<Api, Init>, options: SpawnOptions<Init>): Promise<WorkerClient<Api>> {
+    const name = options.name ?? module.url.pathname.split('/').pop() ?? 'worker';
+    const worker = createWorker(module.url, { workerData: options.init, name });
     const startup = await new Promise<WorkerStartup>((resolve, reject) => {
       const onExit = (code: number) => reject(new Error(`${name} worker exited during start-up (code ${code})`));
       worker.once('error', reject);
@@ -71,39 +85,71 @@ export class WorkerClient {
       await worker.terminate();
       throw fromWireError(startup.error);
     }
-    return new WorkerClient(worker, name);
+    return new WorkerClient<Api>(worker, name, options.stuckGraceMs ?? DEFAULT_STUCK_GRACE_MS);
   }
 
-  /** Calls `method` in the worker; see CallOptions for moving buffers and cancelling. */
-  call<T>(method: string, payload?: unknown, options: CallOptions = {}): Promise<T> {
-    if (this.#gone) return Promise.reject(this.#gone);
-    const { transfer = [], signal } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    const id = this.#nextId++;
-    // An empty buffer gains nothing from a move, and a detached one (moved by an earlier call)
-    // would be lost in the worker's deserialisation without a word; cloned, it fails here instead.
-    const moved = transfer.filter((buffer) => buffer.byteLength > 0);
-    return new Promise<T>((resolve, reject) => {
-      const request: WorkerRequest = { type: 'call', id, method, payload };
-      this.#worker.postMessage(request, moved as ArrayBuffer[]);
-      const onAbort = () => this.#cancel(id, signal?.reason);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const release = () => signal?.removeEventListener('abort', onAbort);
-      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, release });
-    });
+  /** Calls `method` in the worker; see CallOptions for moving buffers, cancelling and deadlines. */
+  call<M extends MethodName<Api>>(method: M, ...[payload, options = {}]: CallArgs<Api, M>): Promise<ResultOf<Api, M>> {
+    return this.#send(method, payload, options) as Promise<ResultOf<Api, M>>;
   }
 
   get alive(): boolean {
     return this.#gone === undefined;
   }
 
+  /**
+   * Asks the worker to free what it holds (its `dispose`, after its queued jobs), waiting at
+   * most a grace period, then ends the thread. Calls still in flight then fail.
+   */
   async dispose(): Promise<void> {
     if (this.#gone) return;
-    this.#fail(new Error(`${this.#name} worker was disposed`));
+    const id = this.#nextId++;
+    const freed = new Promise((resolve) => {
+      this.#pending.set(id, { resolve, reject: resolve, release: () => {} });
+      const request: WorkerRequest = { type: 'dispose', id };
+      this.#worker.postMessage(request);
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([freed, new Promise((resolve) => (timer = setTimeout(resolve, DISPOSE_GRACE_MS)))]);
+    clearTimeout(timer);
+    await this.terminate(new Error(`${this.#name} worker was disposed`));
+  }
+
+  /** Ends the thread now; calls in flight and later ones fail with `reason`. */
+  async terminate(reason = new Error(`${this.#name} worker was terminated`)): Promise<void> {
+    if (this.#gone) return;
+    this.#fail(reason);
     await this.#worker.terminate();
   }
 
+  #send(method: string, payload: unknown, options: CallOptions): Promise<unknown> {
+    if (this.#gone) return Promise.reject(this.#gone);
+    const { transfer = [], signal, timeoutMs } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = this.#nextId++;
+    // An empty buffer gains nothing from a move, and a detached one (moved by an earlier call)
+    // would be lost in the worker's deserialisation without a word; cloned, it fails here instead.
+    const moved = transfer.filter((buffer) => buffer.byteLength > 0);
+    return new Promise((resolve, reject) => {
+      const request: WorkerRequest = { type: 'call', id, method, payload };
+      this.#worker.postMessage(request, moved as ArrayBuffer[]);
+      const onAbort = () => this.#cancel(id, signal?.reason);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const deadline = timeoutMs === undefined ? undefined : setTimeout(() => this.#expire(id, method, timeoutMs), timeoutMs);
+      const release = () => {
+        signal?.removeEventListener('abort', onAbort);
+        clearTimeout(deadline);
+      };
+      this.#pending.set(id, { resolve, reject, release });
+    });
+  }
+
   #settle(message: WorkerResponse): void {
+    const overdue = this.#overdue.get(message.id);
+    if (overdue) {
+      clearTimeout(overdue);
+      this.#overdue.delete(message.id);
+    }
     const pending = this.#pending.get(message.id);
     if (!pending) return;
     this.#pending.delete(message.id);
@@ -119,6 +165,8 @@ export class WorkerClient {
       pending.reject(error);
     }
     this.#pending.clear();
+    for (const timer of this.#overdue.values()) clearTimeout(timer);
+    this.#overdue.clear();
   }
 
   /** Answers call `id` with `reason` now, and tells the worker to drop its work. */
@@ -130,6 +178,16 @@ export class WorkerClient {
     pending.reject(reason);
     const cancel: WorkerRequest = { type: 'cancel', id };
     if (!this.#gone) this.#worker.postMessage(cancel);
+  }
+
+  /** The deadline of call `id` passed: cancel it, and end the thread if it does not let go in time. */
+  #expire(id: number, method: string, timeoutMs: number): void {
+    this.#cancel(id, new CallTimeoutError(method, timeoutMs));
+    if (this.#gone) return;
+    const stuck = setTimeout(() => {
+      void this.terminate(new Error(`${this.#name} worker was stuck in "${method}" past its deadline and was terminated`));
+    }, this.#stuckGraceMs);
+    this.#overdue.set(id, stuck);
   }
 }
 
@@ -166,12 +224,3 @@ function withoutTsx(execArgv: readonly string[]): string[] {
   return kept;
 }
 
-/**
- * URL of a worker module next to the caller: `.ts` when the caller runs from source under
- * tsx, `.js` when it runs from the compiled `dist/`.
- * @example workerModuleUrl(import.meta.url, './asr-worker')
- */
-export function workerModuleUrl(callerUrl: string, relativePathWithoutExtension: string): URL {
-  const extension = new URL(callerUrl).pathname.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`${relativePathWithoutExtension}${extension}`, callerUrl);
-}

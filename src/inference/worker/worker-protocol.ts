@@ -12,15 +12,23 @@ export interface WorkerCall {
 }
 
 /**
- * The caller no longer wants the answer to call `id` (its client went away): the worker aborts
- * that call's signal, so queued work is skipped and running work stops at its next step.
+ * The caller no longer wants the answer to call `id` (its client went away, or its deadline
+ * passed): the worker aborts that call's signal, so queued work is skipped and running work
+ * stops at its next step. The worker still answers the call once it has let go of it, which
+ * tells the client the thread is not stuck.
  */
 export interface WorkerCancel {
   type: 'cancel';
   id: number;
 }
 
-export type WorkerRequest = WorkerCall | WorkerCancel;
+/** Free what the worker holds (its `dispose`), once the queued jobs are done; answered as call `id`. */
+export interface WorkerDispose {
+  type: 'dispose';
+  id: number;
+}
+
+export type WorkerRequest = WorkerCall | WorkerCancel | WorkerDispose;
 
 export type WorkerResponse =
   | { id: number; ok: true; result: unknown }

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { InferenceFailedError } from '../../../src/errors.js';
 import { BatchModel } from '../../../src/inference/text-classification/batch-model.js';
-import type { BatchModelInit } from '../../../src/inference/text-classification/batch-model-protocol.js';
-import { workerModuleUrl } from '../../../src/inference/worker/worker-client.js';
+import type { BatchModelApi, BatchModelInit } from '../../../src/inference/text-classification/batch-model-protocol.js';
+import { workerModule } from '../../../src/inference/worker/worker-api.js';
 
-const crashingWorker = workerModuleUrl(import.meta.url, './crashing-batch-worker');
+const crashingWorker = workerModule<BatchModelApi, BatchModelInit>(import.meta.url, './crashing-batch-worker');
 const INIT: BatchModelInit = { modelsDir: '', dir: '', head: 'feature-extraction', dtype: 'fp32', maxBatchSize: 8 };
 
 const lengths = (rows: Float32Array[]) => rows.map((row) => row[0]);

@@ -4,11 +4,11 @@
  * abort in ONNX Runtime would.
  */
 import { serveWorker } from '../../../src/inference/worker/serve-worker.js';
-import type { ForwardRequest, ForwardResult } from '../../../src/inference/text-classification/batch-model-protocol.js';
+import type { BatchModelApi, BatchModelInit } from '../../../src/inference/text-classification/batch-model-protocol.js';
 
-serveWorker(() => ({
+serveWorker<BatchModelApi, BatchModelInit>(() => ({
   facts: () => ({}),
-  forward({ texts }: ForwardRequest): ForwardResult {
+  forward({ texts }) {
     if (texts.includes('crash')) process.exit(9);
     return { data: Float32Array.from(texts, (text) => text.length), width: 1 };
   },

@@ -79,19 +79,6 @@ describe('TransformersTranslator (batching logic, stand-in pipeline)', () => {
       expect(calls).to.have.length(1);
     });
 
-    it('drops a call whose signal aborts while it waits for the one before it, and still answers that one', async () => {
-      const { pipeline, calls } = fakePipeline();
-      const translator = new TransformersTranslator(options(pipeline));
-      const controller = new AbortController();
-      const first = translator.translate('First.', { targetLanguage: 'es' });
-      const second = translator.translate('Second.', { targetLanguage: 'es', signal: controller.signal }).catch((caught: unknown) => caught);
-      const reason = new Error('client went away');
-      controller.abort(reason);
-      expect(await second).to.equal(reason);
-      expect(await first).to.equal('FIRST.');
-      expect(calls.map((call) => call.texts)).to.deep.equal([['First.']]);
-    });
-
     it('gives the pipeline a streamer that ends generation at the next token once the signal aborts', async () => {
       const { pipeline, calls } = fakePipeline();
       const translator = new TransformersTranslator(options(pipeline));

@@ -1,8 +1,8 @@
-/** A tiny worker used by worker-client.test.ts to exercise the seam. */
+/** A tiny worker used by the seam's tests (worker-client, model-worker). */
 import { AppError, UndecodableAudioError } from '../../../src/errors.js';
-import { serveWorker, type CallContext } from '../../../src/inference/worker/serve-worker.js';
-import { SerialQueue } from '../../../src/inference/worker/serial-queue.js';
+import { serveWorker } from '../../../src/inference/worker/serve-worker.js';
 import { withTransfer } from '../../../src/inference/worker/worker-protocol.js';
+import type { EchoApi, EchoInit, Seen } from './echo-api.js';
 
 /** An AppError subclass that src/errors.ts does not export. */
 class LocalTooLongError extends AppError {
@@ -12,19 +12,12 @@ class LocalTooLongError extends AppError {
   }
 }
 
-interface Init {
-  failSetup?: boolean;
-  scale: number;
-}
-
-serveWorker<Init>((init) => {
+serveWorker<EchoApi, EchoInit>((init) => {
   if (init.failSetup) throw new UndecodableAudioError('setup refused');
-  /** What the cancellation methods below saw, for the test to ask. */
-  const seen = { calls: 0, cancelled: 0, started: [] as string[] };
-  const queue = new SerialQueue();
+  const seen: Seen = { calls: 0, cancelled: 0, started: [], disposed: false };
   return {
-    echo: (payload: unknown) => payload,
-    scale: (samples: Float32Array) => {
+    echo: (value) => value,
+    scale: (samples) => {
       const out = new Float32Array(samples.length);
       for (let i = 0; i < samples.length; i++) out[i] = samples[i]! * init.scale;
       return withTransfer({ samples: out, receivedBytes: samples.byteLength }, [out.buffer]);
@@ -38,9 +31,8 @@ serveWorker<Init>((init) => {
     failPlain: async () => {
       throw new TypeError('boom');
     },
-    slow: (ms: number) => new Promise((resolve) => setTimeout(() => resolve(ms), ms)),
-    /** Runs until its call is cancelled (or 10 s pass), counting the cancellation. */
-    untilCancelled: (_payload: unknown, { signal }: CallContext) => {
+    slow: (ms) => new Promise((resolve) => setTimeout(() => resolve(ms), ms)),
+    untilCancelled: (_payload, { signal }) => {
       seen.calls++;
       return new Promise((resolve) => {
         const timer = setTimeout(() => resolve('never cancelled'), 10_000);
@@ -51,15 +43,20 @@ serveWorker<Init>((init) => {
         });
       });
     },
-    /** Queued one at a time, each job busy for `ms`; records which jobs started. */
-    queued: ({ label, ms }: { label: string; ms: number }, { signal }: CallContext) =>
-      queue.run(async () => {
+    queued: ({ label, ms }, { serial }) =>
+      serial(async () => {
         seen.started.push(label);
         await new Promise((resolve) => setTimeout(resolve, ms));
         return label;
-      }, signal),
+      }),
+    block: (ms) => {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+      return ms;
+    },
     seen: () => seen,
-    /** Ends the worker thread, as a fatal error in native code would. */
-    exit: (code: number) => process.exit(code),
+    exit: (code) => process.exit(code),
+    dispose: () => {
+      seen.disposed = true;
+    },
   };
 });

@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { AppError, UndecodableAudioError } from '../../../src/errors.js';
-import { WorkerClient, workerModuleUrl } from '../../../src/inference/worker/worker-client.js';
+import { CallTimeoutError, WorkerClient } from '../../../src/inference/worker/worker-client.js';
+import { ECHO_WORKER, type EchoApi } from './echo-api.js';
 
-const echoWorker = workerModuleUrl(import.meta.url, './echo-worker');
+const spawn = (name = 'echo', scale = 1) => WorkerClient.spawn(ECHO_WORKER, { init: { scale }, name, stuckGraceMs: 300 });
 
 describe('WorkerClient', () => {
-  let client: WorkerClient;
+  let client: WorkerClient<EchoApi>;
   before(async () => {
-    client = await WorkerClient.spawn(echoWorker, { init: { scale: 2 }, name: 'echo' });
+    client = await spawn('echo', 2);
   });
   after(() => client.dispose());
 
@@ -17,7 +18,7 @@ describe('WorkerClient', () => {
 
   it('moves transferred Float32Array buffers both ways', async () => {
     const samples = new Float32Array([0.25, -0.5, 1]);
-    const result = await client.call<{ samples: Float32Array; receivedBytes: number }>('scale', samples, { transfer: [samples.buffer] });
+    const result = await client.call('scale', samples, { transfer: [samples.buffer] });
     expect(samples.byteLength, 'sent buffer is detached').to.equal(0);
     expect(result.receivedBytes).to.equal(12);
     expect([...result.samples]).to.deep.equal([0.5, -1, 2]);
@@ -56,18 +57,19 @@ describe('WorkerClient', () => {
     expect((error as Error).message).to.equal('boom');
   });
 
-  it('rejects an unknown method', async () => {
-    const error = await client.call('nope').catch((caught: unknown) => caught);
+  it('rejects an unknown method (a worker older than its Api)', async () => {
+    const untyped = client as unknown as WorkerClient<{ nope(): Promise<void> }>;
+    const error = await untyped.call('nope').catch((caught: unknown) => caught);
     expect((error as Error).message).to.match(/no method "nope"/);
   });
 
   it('rejects spawn with the setup error', async () => {
-    const error = await WorkerClient.spawn(echoWorker, { init: { scale: 1, failSetup: true } }).catch((caught: unknown) => caught);
+    const error = await WorkerClient.spawn(ECHO_WORKER, { init: { scale: 1, failSetup: true } }).catch((caught: unknown) => caught);
     expect(error).to.be.instanceOf(UndecodableAudioError);
   });
 
   it('rejects in-flight and later calls after dispose', async () => {
-    const other = await WorkerClient.spawn(echoWorker, { init: { scale: 1 } });
+    const other = await spawn();
     const inFlight = other.call('slow', 5_000).catch((caught: unknown) => caught);
     await other.dispose();
     expect(((await inFlight) as Error).message).to.match(/disposed/);
@@ -77,7 +79,7 @@ describe('WorkerClient', () => {
   });
 
   it('rejects in-flight and later calls, naming the exit code, when the worker thread dies', async () => {
-    const other = await WorkerClient.spawn(echoWorker, { init: { scale: 1 }, name: 'doomed' });
+    const other = await spawn('doomed');
     const inFlight = other.call('slow', 5_000).catch((caught: unknown) => caught);
     const exit = await other.call('exit', 7).catch((caught: unknown) => caught);
     expect((exit as Error).message).to.equal('doomed worker exited (code 7)');
@@ -87,35 +89,60 @@ describe('WorkerClient', () => {
     await other.dispose();
   });
 
+  it("runs the worker's dispose after its queued jobs, then ends the thread", async () => {
+    const other = await spawn();
+    const queued = other.call('queued', { label: 'last job', ms: 100 });
+    await other.dispose();
+    expect(await queued).to.equal('last job');
+    expect(other.alive).to.equal(false);
+  });
+
+  describe('deadlines', () => {
+    it('rejects a call past its timeoutMs with a CallTimeoutError and cancels it in the worker, which keeps serving', async () => {
+      const other = await spawn('deadline');
+      const error = await other.call('untilCancelled', undefined, { timeoutMs: 50 }).catch((caught: unknown) => caught);
+      expect(error).to.be.instanceOf(CallTimeoutError);
+      expect((error as Error).message).to.equal('no answer to "untilCancelled" within 50 ms');
+      await eventually(async () => (await other.call('seen')).cancelled === 1);
+      await new Promise((resolve) => setTimeout(resolve, 400)); // past the stuck grace
+      expect(other.alive).to.equal(true);
+      await other.dispose();
+    });
+
+    it('terminates a thread that does not let go of a timed-out call within the grace (stuck in native code)', async () => {
+      const other = await spawn('stuck');
+      const error = await other.call('block', 2_000, { timeoutMs: 50 }).catch((caught: unknown) => caught);
+      expect(error).to.be.instanceOf(CallTimeoutError);
+      await eventually(async () => !other.alive, 1_500);
+      const later = await other.call('echo', 1).catch((caught: unknown) => caught);
+      expect((later as Error).message).to.equal('stuck worker was stuck in "block" past its deadline and was terminated');
+    });
+  });
+
   describe('cancellation through an AbortSignal', () => {
-    interface Seen {
-      calls: number;
-      cancelled: number;
-      started: string[];
-    }
-    let worker: WorkerClient;
+    let worker: WorkerClient<EchoApi>;
     beforeEach(async () => {
-      worker = await WorkerClient.spawn(echoWorker, { init: { scale: 1 }, name: 'cancellable' });
+      worker = await spawn('cancellable');
     });
     afterEach(() => worker.dispose());
 
     it("rejects at once with the signal's reason and aborts the call's signal inside the worker", async () => {
       const controller = new AbortController();
       const call = worker.call('untilCancelled', undefined, { signal: controller.signal }).catch((caught: unknown) => caught);
-      await eventually(async () => (await worker.call<Seen>('seen')).calls === 1);
+      await eventually(async () => (await worker.call('seen')).calls === 1);
       const reason = new Error('client went away');
       const abortedAt = Date.now();
       controller.abort(reason);
       expect(await call).to.equal(reason);
       expect(Date.now() - abortedAt).to.be.below(1000);
-      await eventually(async () => (await worker.call<Seen>('seen')).cancelled === 1);
+      await eventually(async () => (await worker.call('seen')).cancelled === 1);
     });
 
     it('never sends a call whose signal has already aborted', async () => {
       const reason = new Error('gone before the call');
       const error = await worker.call('untilCancelled', undefined, { signal: AbortSignal.abort(reason) }).catch((caught: unknown) => caught);
       expect(error).to.equal(reason);
-      expect((await worker.call<Seen>('seen')).calls).to.equal(0);
+      expect((await worker.call('seen')).calls).to.equal(0);
     });
 
     it('skips a queued job that was cancelled, and the jobs around it still answer', async () => {
@@ -127,7 +154,7 @@ describe('WorkerClient', () => {
       controller.abort(new Error('second gave up'));
       expect(((await second) as Error).message).to.equal('second gave up');
       expect(await Promise.all([first, third])).to.deep.equal(['first', 'third']);
-      expect((await worker.call<Seen>('seen')).started).to.deep.equal(['first', 'third']);
+      expect((await worker.call('seen')).started).to.deep.equal(['first', 'third']);
     });
 
     it('ignores an abort after the answer arrived, and keeps serving', async () => {
@@ -135,7 +162,7 @@ describe('WorkerClient', () => {
       expect(await worker.call('echo', 'done', { signal: controller.signal })).to.equal('done');
       controller.abort();
       expect(await worker.call('echo', 'next')).to.equal('next');
-      expect((await worker.call<Seen>('seen')).cancelled).to.equal(0);
+      expect((await worker.call('seen')).cancelled).to.equal(0);
     });
   });
 });
