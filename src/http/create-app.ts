@@ -56,7 +56,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(slowClientGuard(deps.config.limits.timeouts));
 
   const requireKey = requireApiKey(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }));
-  app.use((ctx, next) => (isApiPath(ctx.path) ? requireKey(ctx, next) : next()));
+  const isApi = rememberRecentPaths(isApiPath);
+  app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
 
   // One router per request, picked by the first path segment (router-tree.ts).
   app.use(
@@ -69,4 +70,24 @@ export function createApp(deps: AppDeps): Koa {
     ),
   );
   return app;
+}
+
+/**
+ * The same answers as `rule`, remembered for recently seen short paths: canonicalising a path
+ * (api-boundary.ts) costs a few µs on every request, and a server sees the same few paths
+ * over and over. Bounded, and emptied when full, so a client walking random paths only costs
+ * the rule itself.
+ */
+function rememberRecentPaths(rule: (path: string) => boolean, maxPaths = 1_000, maxPathChars = 256): (path: string) => boolean {
+  const answers = new Map<string, boolean>();
+  return (path) => {
+    const known = answers.get(path);
+    if (known !== undefined) return known;
+    const answer = rule(path);
+    if (path.length <= maxPathChars) {
+      if (answers.size >= maxPaths) answers.clear();
+      answers.set(path, answer);
+    }
+    return answer;
+  };
 }
