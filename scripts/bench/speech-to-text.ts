@@ -25,7 +25,8 @@ import { parseArgs, promisify } from 'node:util';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import type { PcmAudio } from '../../src/audio/pcm-audio.js';
 import type { Transcriber } from '../../src/inference/types.js';
-import { defaultThreads, readAsrOptions } from '../../src/inference/speech-to-text/asr-options.js';
+import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
+import { transformersAsrEngine } from '../../src/inference/speech-to-text/transformers-asr-engine.js';
 import { percentile, startServer } from '../eval/lib/bench-server.js';
 import { loadTranscriber, modelsDir } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
@@ -88,7 +89,7 @@ async function compareWithBaseline(): Promise<void> {
   const { entry, transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads } });
   // The product's ASR worker lowers its priority (threadNice); the baseline runs at the same one,
   // or other load on the machine would favour whichever side is less nice.
-  const nice = readAsrOptions(entry).threadNice;
+  const nice = transformersAsrEngine.options.read(entry).threadNice;
   console.log(`both sides at nice ${nice}\n`);
   try {
     await transcriber.transcribe(copy(clips[0]!.pcm));

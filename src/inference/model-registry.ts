@@ -1,6 +1,8 @@
 /**
  * Knows every model in the manifest, whether it is installed, and loads each one lazily,
- * once: concurrent first requests wait on the same load.
+ * once: concurrent first requests wait on the same load. Every manifest entry is checked when
+ * the registry is built (engine, task, options), so a bad manifest stops the server at start-up.
+ * It also owns what models of a task share (the speech encoder) and closes it with them.
  */
 import { join } from 'node:path';
 import {
@@ -10,7 +12,10 @@ import {
   WrongModelTaskError,
 } from '../errors.js';
 import { hasInstallMarker, type Engine, type EngineContext } from './engine.js';
-import type { Manifest, ManifestEntry } from './manifest.js';
+import { NO_OPTIONS } from './engine-options.js';
+import { ManifestError, type Manifest, type ManifestEntry } from './manifest.js';
+import { taskModel } from './task-models.js';
+import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
 import type { Disposable, ModelForTask, Task } from './types.js';
 
 export interface ModelInfo {
@@ -37,15 +42,13 @@ export class ModelRegistry {
   readonly #engines: Readonly<Record<string, Engine>>;
   readonly #loads = new Map<string, Promise<Disposable>>();
   readonly #loaded = new Set<string>();
+  /** One MP3/WAV encoder for every voice; its worker starts on first use and stops when idle. */
+  #speechEncoder: SpeechEncoder | undefined;
 
   constructor(options: ModelRegistryOptions) {
     this.#modelsDir = options.modelsDir;
     this.#engines = options.engines;
-    for (const entry of options.manifest.models) {
-      if (!this.#engines[entry.engine]) {
-        throw new Error(`Model "${entry.id}" uses unknown engine "${entry.engine}"`);
-      }
-    }
+    for (const entry of options.manifest.models) checkEntry(entry, this.#engines);
     this.#entries = new Map(options.manifest.models.map((entry) => [entry.id, entry]));
   }
 
@@ -81,6 +84,9 @@ export class ModelRegistry {
     this.#loads.clear();
     this.#loaded.clear();
     await Promise.allSettled(loads.map(async (load) => (await load).dispose()));
+    const encoder = this.#speechEncoder;
+    this.#speechEncoder = undefined;
+    await encoder?.dispose();
   }
 
   async #load(entry: ManifestEntry): Promise<Disposable> {
@@ -90,7 +96,8 @@ export class ModelRegistry {
       throw new ModelNotInstalledError(entry.id, this.#installCommand(entry, engine));
     }
     try {
-      return await engine.load(entry, context);
+      const model = await engine.load(entry, context);
+      return taskModel(entry.task, model, entry.id, { speechEncoder: () => (this.#speechEncoder ??= createSpeechEncoder()) });
     } catch (error) {
       throw new ModelUnavailableError(entry.id, (error as Error).message);
     }
@@ -127,4 +134,22 @@ export class ModelRegistry {
   #installCommand(entry: ManifestEntry, engine: Engine): string {
     return entry.installCommand ?? engine.installCommand?.(entry) ?? `npm run download-models -- ${entry.id}`;
   }
+}
+
+/**
+ * Start-up check of one manifest entry: its engine exists, serves its task, and accepts its
+ * options. Throws a ManifestError naming the model and the field (the server prints it as a
+ * configuration error and stops).
+ */
+function checkEntry(entry: ManifestEntry, engines: Readonly<Record<string, Engine>>): void {
+  const engine = engines[entry.engine];
+  if (!engine) {
+    throw new ManifestError(`model "${entry.id}" uses unknown engine "${entry.engine}" (known: ${Object.keys(engines).join(', ')})`);
+  }
+  if (!(engine.tasks as readonly Task[]).includes(entry.task)) {
+    throw new ManifestError(
+      `model "${entry.id}": engine "${entry.engine}" serves ${engine.tasks.join(', ')}, not task "${entry.task}"`,
+    );
+  }
+  (engine.options ?? NO_OPTIONS).read(entry);
 }

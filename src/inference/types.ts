@@ -37,6 +37,10 @@ export interface Classifier extends Disposable {
 }
 
 export interface TranslateOptions extends Cancellable {
+  /**
+   * A language code as the client sent it (`es`, `es-MX`, `spa`, `zh-TW`): the translator maps
+   * it to one of its own, or rejects it with a ValidationError listing those it supports.
+   */
   targetLanguage: string;
   sourceLanguage?: string;
 }
@@ -91,12 +95,49 @@ export interface SynthesizeOptions extends Cancellable {
   speed?: number;
 }
 
-export interface Synthesizer extends Disposable {
+/** What a text-to-speech engine loads: audio samples, sentence by sentence. */
+export interface PcmSynthesizer extends Disposable {
   readonly sampleRate: number;
   /** Yields audio sentence by sentence so the caller can stream it. */
   synthesize(text: string, options?: SynthesizeOptions): AsyncIterable<PcmAudio>;
 }
 
+export const SPEECH_FORMATS = Object.freeze(['mp3', 'wav'] as const);
+
+export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
+
+/** The `Content-Type` of each speech format. */
+export const SPEECH_MEDIA_TYPES: Readonly<Record<SpeechFormat, string>> = Object.freeze({
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+});
+
+export interface SpeakOptions extends SynthesizeOptions {
+  format: SpeechFormat;
+}
+
+/**
+ * A text-to-speech model as the registry hands it out: its engine's PCM plus encoding (the
+ * registry owns the encoder and closes it).
+ */
+export interface Synthesizer extends PcmSynthesizer {
+  /**
+   * Encoded bytes in the requested format: MP3 streams sentence by sentence, WAV comes whole.
+   * Text with nothing to say rejects with a ValidationError before the first chunk. Stopping
+   * early (`return()`, or the signal) drops the synthesis still queued.
+   */
+  speak(text: string, options: SpeakOptions): AsyncGenerator<Uint8Array, void, undefined>;
+}
+
+/** What each task's engines load; the registry turns it into the model of ModelForTask. */
+export interface EngineModelForTask {
+  'text-classification': Classifier;
+  translation: Translator;
+  'speech-to-text': Transcriber;
+  'text-to-speech': PcmSynthesizer;
+}
+
+/** What the HTTP layer gets from `models.get(id, task)`. */
 export interface ModelForTask {
   'text-classification': Classifier;
   translation: Translator;

@@ -42,7 +42,7 @@ const MANIFEST: Manifest = {
     },
     { id: 'sentiment-absent', task: 'text-classification', engine: 'transformers-text-classification', description: 'absent', license: 'test', installCommand: 'npm run test-models' },
     // Registered under a classification engine, but the registry refuses it by task before loading.
-    { id: 'a-translator', task: 'translation', engine: 'transformers-text-classification', description: 'wrong task', license: 'test' },
+    { id: 'a-translator', task: 'translation', engine: 'transformers-translation', description: 'wrong task', license: 'test', options: { family: 'marian', source: 'en', target: 'es' } },
   ],
 };
 

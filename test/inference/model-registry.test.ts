@@ -2,10 +2,12 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { INSTALL_MARKER, type Engine } from '../../src/inference/engine.js';
-import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
+import { Type } from '@sinclair/typebox';
+import { defineEngine, INSTALL_MARKER, type Engine } from '../../src/inference/engine.js';
+import { ENGINES } from '../../src/inference/engines.js';
+import { ManifestError, readManifest, type Manifest, type ManifestEntry } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
-import type { Classifier } from '../../src/inference/types.js';
+import type { Classifier, Translator } from '../../src/inference/types.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** A classifier engine whose load the test controls: it counts loads and can fail on demand. */
@@ -59,8 +61,16 @@ const MANIFEST: Manifest = {
     entry('sentiment'),
     entry('not-installed'),
     entry('test-only', { installCommand: 'npm run test-models' }),
-    entry('a-translator', { task: 'translation' }),
+    entry('a-translator', { task: 'translation', engine: 'scripted-translator' }),
   ],
+};
+
+/** Serves the manifest's translation entry, so the classification routes meet a model of another task. */
+const scriptedTranslator: Engine<'translation'> = {
+  tasks: ['translation'],
+  async load(): Promise<Translator> {
+    return { targetLanguages: ['es'], translate: async (text) => text, dispose: async () => {} };
+  },
 };
 
 function install(modelsDir: string, id: string): void {
@@ -77,7 +87,7 @@ describe('ModelRegistry', () => {
     modelsDir = mkdtempSync(join(tmpdir(), 'lis-registry-'));
     install(modelsDir, 'sentiment');
     engine = new ScriptedEngine();
-    registry = new ModelRegistry({ manifest: MANIFEST, modelsDir, engines: { scripted: engine } });
+    registry = new ModelRegistry({ manifest: MANIFEST, modelsDir, engines: { scripted: engine, 'scripted-translator': scriptedTranslator } });
   });
   afterEach(async () => {
     await registry.close();
@@ -125,8 +135,59 @@ describe('ModelRegistry', () => {
 
   it('refuses a manifest that names an engine it does not know', () => {
     expect(() => new ModelRegistry({ manifest: { models: [entry('x', { engine: 'nope' })] }, modelsDir, engines: {} })).to.throw(
-      /unknown engine "nope"/,
+      ManifestError,
+      /model "x" uses unknown engine "nope"/,
     );
+  });
+});
+
+describe('ModelRegistry start-up checks of the manifest', () => {
+  const build = (models: ManifestEntry[], engines: Readonly<Record<string, Engine>> = ENGINES) =>
+    () => new ModelRegistry({ manifest: { models }, modelsDir: 'models', engines });
+  const piper = (options?: Record<string, unknown>) =>
+    entry('voice', { task: 'text-to-speech', engine: 'piper', ...(options ? { options } : {}) });
+
+  it('accepts the shipped models/models.json with the real engines', async () => {
+    const manifest = await readManifest('models/models.json');
+    expect(build(manifest.models)).not.to.throw();
+  });
+
+  it('refuses an entry whose task its engine does not serve, naming model, engine and task', () => {
+    expect(build([entry('voice', { task: 'translation', engine: 'piper' })])).to.throw(
+      ManifestError,
+      /model "voice": engine "piper" serves text-to-speech, not task "translation"/,
+    );
+  });
+
+  it('refuses a bad option value, an unknown option and a missing one, naming model and field', () => {
+    expect(build([piper({ threads: 0 })])).to.throw(ManifestError, /model "voice" \(engine "piper"\): options\.threads must be >= 1/);
+    expect(build([piper({ thread: 2 })])).to.throw(ManifestError, /options\.thread is not an option of this engine \(known: onnxFile, threads\)/);
+    const apertium = entry('pair', { task: 'translation', engine: 'apertium', options: { source: 'en', target: 'es' } });
+    expect(build([apertium])).to.throw(ManifestError, /model "pair" \(engine "apertium"\): options\.pair is required/);
+    const marian = entry('mt', { task: 'translation', engine: 'transformers-translation', options: { family: 'marian', source: 'en' } });
+    expect(build([marian])).to.throw(ManifestError, /model "mt".*options\.target is required/);
+  });
+
+  it('refuses options for an engine that declares none', () => {
+    const none: Engine<'text-classification'> = { tasks: ['text-classification'], load: () => Promise.reject(new Error('unused')) };
+    expect(build([entry('x', { engine: 'none', options: { speed: 2 } })], { none })).to.throw(ManifestError, /options\.speed is not an option/);
+  });
+
+  it('gives the engine its typed options with defaults filled in, without changing the manifest', async () => {
+    const seen: unknown[] = [];
+    const typed = defineEngine({
+      tasks: ['text-classification'],
+      options: Type.Object({ size: Type.Integer({ default: 3 }), name: Type.Optional(Type.String()) }, { additionalProperties: false }),
+      async load(_entry, _context, options): Promise<Classifier> {
+        seen.push(options);
+        return { classify: async () => [], dispose: async () => {} };
+      },
+    });
+    const declared = entry('typed', { engine: 'typed', options: { name: 'n' } });
+    expect(typed.options.read(declared)).to.deep.equal({ size: 3, name: 'n' });
+    await typed.load(declared, { modelDir: 'x', modelsDir: 'y' });
+    expect(seen).to.deep.equal([{ size: 3, name: 'n' }]);
+    expect(declared.options).to.deep.equal({ name: 'n' });
   });
 });
 
@@ -139,7 +200,7 @@ describe('model errors over HTTP (POST /v1/classifications)', () => {
     modelsDir = mkdtempSync(join(tmpdir(), 'lis-registry-http-'));
     install(modelsDir, 'sentiment');
     engine = new ScriptedEngine();
-    app = await createTestApp({ manifest: MANIFEST, modelsDir, engines: { scripted: engine } });
+    app = await createTestApp({ manifest: MANIFEST, modelsDir, engines: { scripted: engine, 'scripted-translator': scriptedTranslator } });
   });
   afterEach(async () => {
     await app.close();
@@ -205,5 +266,68 @@ describe('model errors over HTTP (POST /v1/classifications)', () => {
     const fixed = await classify('sentiment');
     expect(fixed.status).to.equal(200);
     expect(engine.loads).to.equal(2);
+  });
+});
+
+describe('the models ModelRegistry hands out', () => {
+  let modelsDir: string;
+  let registry: ModelRegistry;
+  const translated: Array<{ targetLanguage: string; sourceLanguage?: string }> = [];
+  const tone: Engine<'text-to-speech'> = {
+    tasks: ['text-to-speech'],
+    load: async () => ({
+      sampleRate: 16_000,
+      async *synthesize() {
+        yield { samples: new Float32Array(1600).fill(0.25), sampleRate: 16_000 };
+      },
+      dispose: async () => {},
+    }),
+  };
+  const echo: Engine<'translation'> = {
+    tasks: ['translation'],
+    load: async (): Promise<Translator> => ({
+      targetLanguages: ['es'],
+      sourceLanguages: ['en'],
+      translate: async (text, { targetLanguage, sourceLanguage }) => {
+        translated.push({ targetLanguage, ...(sourceLanguage ? { sourceLanguage } : {}) });
+        return text;
+      },
+      dispose: async () => {},
+    }),
+  };
+
+  before(() => {
+    modelsDir = mkdtempSync(join(tmpdir(), 'lis-registry-tasks-'));
+    install(modelsDir, 'voice');
+    install(modelsDir, 'pair');
+    const models = [entry('voice', { task: 'text-to-speech', engine: 'tone' }), entry('pair', { task: 'translation', engine: 'echo' })];
+    registry = new ModelRegistry({ manifest: { models }, modelsDir, engines: { tone, echo } });
+  });
+  after(async () => {
+    await registry.close();
+    rmSync(modelsDir, { recursive: true, force: true });
+  });
+
+  it('gives synthesizers speak(): encoded bytes in the requested format, through the registry’s encoder', async () => {
+    const voice = await registry.get('voice', 'text-to-speech');
+    const collect = async (format: 'mp3' | 'wav') => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of voice.speak('Hello.', { format })) chunks.push(chunk);
+      return Buffer.concat(chunks);
+    };
+    const wav = await collect('wav');
+    expect(wav.subarray(0, 4).toString('latin1')).to.equal('RIFF');
+    expect(wav.length).to.equal(44 + 1600 * 2);
+    const mp3 = await collect('mp3');
+    expect(mp3.length).to.be.greaterThan(100);
+    expect(mp3.subarray(0, 3).toString('latin1') === 'ID3' || (mp3[0] === 0xff && (mp3[1]! & 0xe0) === 0xe0)).to.equal(true);
+  });
+
+  it('gives translators the client’s language codes to resolve', async () => {
+    const pair = await registry.get('pair', 'translation');
+    await pair.translate('hi', { targetLanguage: 'es-mx', sourceLanguage: 'eng' });
+    expect(translated).to.deep.equal([{ targetLanguage: 'es', sourceLanguage: 'en' }]);
+    const refused = await pair.translate('hi', { targetLanguage: 'fr' }).catch((error: unknown) => error);
+    expect(refused).to.include({ status: 400, code: 'invalid_request' });
   });
 });

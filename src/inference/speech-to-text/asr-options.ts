@@ -1,5 +1,5 @@
 /**
- * The manifest `options` of a `transformers-asr` model, validated once at load time.
+ * The manifest `options` of a `transformers-asr` model (TypeBox schema, checked at start-up).
  *
  * ```json
  * "options": { "dtype": "q8", "multilingual": false, "chunkLengthSeconds": 30, "strideSeconds": 5,
@@ -7,32 +7,40 @@
  * ```
  */
 import { availableParallelism } from 'node:os';
-import type { ManifestEntry } from '../manifest.js';
+import { Type, type Static } from '@sinclair/typebox';
+import type { OptionsRule } from '../engine-options.js';
 
-export type Dtype = string | Readonly<Record<string, string>>;
+export const AsrOptions = Type.Object(
+  {
+    /** transformers.js dtype: which ONNX variant to load (fp32 → model.onnx, q8 → model_quantized.onnx), or one per part. */
+    dtype: Type.Union([Type.String({ minLength: 1 }), Type.Record(Type.String(), Type.String())], {
+      default: 'fp32',
+      description: 'a dtype string or an object of strings',
+    }),
+    /** Whether `language`/`task` may be set; read from generation_config.json when absent. */
+    multilingual: Type.Optional(Type.Boolean()),
+    /** Audio longer than one Whisper window is cut into windows of this length… */
+    chunkLengthSeconds: Type.Number({ exclusiveMinimum: 0, default: 30 }),
+    /** …overlapping by this much on each side, and the overlaps are merged by token alignment. */
+    strideSeconds: Type.Number({ exclusiveMinimum: 0, default: 5 }),
+    /** onnxruntime intra-op threads; all cores but one when absent (see defaultThreads). */
+    threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+    /** Log-mel features by our WhisperLogMel (default) or by transformers.js (false). */
+    fastFeatures: Type.Boolean({ default: true }),
+    /** Nice value of the worker thread (0–19); the default 10 keeps HTTP latency low under load. */
+    threadNice: Type.Integer({ minimum: 0, maximum: 19, default: 10 }),
+    /** Caps tokens generated per window (Whisper's own limit is 448). */
+    maxNewTokens: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
 
-export interface AsrOptions {
-  /** transformers.js dtype: which ONNX variant to load (fp32 → model.onnx, q8 → model_quantized.onnx). */
-  dtype: Dtype;
-  /** Whether `language`/`task` may be set; read from generation_config.json when absent. */
-  multilingual?: boolean;
-  /** Audio longer than one Whisper window is cut into windows of this length… */
-  chunkLengthSeconds: number;
-  /** …overlapping by this much on each side, and the overlaps are merged by token alignment. */
-  strideSeconds: number;
-  /** onnxruntime intra-op threads. */
-  threads: number;
-  /** Log-mel features by our WhisperLogMel (default) or by transformers.js (false). */
-  fastFeatures: boolean;
-  /** Nice value of the worker thread (0–19); the default 10 keeps HTTP latency low under load. */
-  threadNice: number;
-  /** Caps tokens generated per window (Whisper's own limit is 448). */
-  maxNewTokens?: number;
-}
+export type AsrOptions = Static<typeof AsrOptions>;
 
-export class AsrOptionsError extends Error {
-  override name = 'AsrOptionsError';
-}
+export const asrOptionsRule: OptionsRule<AsrOptions> = (options) =>
+  options.strideSeconds * 2 >= options.chunkLengthSeconds
+    ? 'options.strideSeconds must be less than half of options.chunkLengthSeconds'
+    : undefined;
 
 /**
  * Default threads leave one core to the event loop and the other workers: onnxruntime
@@ -42,44 +50,5 @@ export function defaultThreads(): number {
   return Math.max(1, availableParallelism() - 1);
 }
 
-export function readAsrOptions(entry: ManifestEntry): AsrOptions {
-  const raw = entry.options ?? {};
-  const where = `model "${entry.id}" options`;
-  const dtype = raw.dtype ?? 'fp32';
-  if (typeof dtype !== 'string' && (typeof dtype !== 'object' || dtype === null || Array.isArray(dtype))) {
-    throw new AsrOptionsError(`${where}.dtype must be a string or an object of strings`);
-  }
-  const options: AsrOptions = {
-    dtype: dtype as Dtype,
-    chunkLengthSeconds: positiveNumber(raw.chunkLengthSeconds, 30, `${where}.chunkLengthSeconds`),
-    strideSeconds: positiveNumber(raw.strideSeconds, 5, `${where}.strideSeconds`),
-    threads: Math.round(positiveNumber(raw.threads, defaultThreads(), `${where}.threads`)),
-    fastFeatures: optionalBoolean(raw.fastFeatures, true, `${where}.fastFeatures`),
-    threadNice: Math.round(nonNegativeNumber(raw.threadNice, 10, `${where}.threadNice`)),
-  };
-  if (options.threadNice > 19) throw new AsrOptionsError(`${where}.threadNice must be between 0 and 19`);
-  if (options.strideSeconds * 2 >= options.chunkLengthSeconds) {
-    throw new AsrOptionsError(`${where}: strideSeconds must be less than half of chunkLengthSeconds`);
-  }
-  if (raw.multilingual !== undefined) options.multilingual = optionalBoolean(raw.multilingual, false, `${where}.multilingual`);
-  if (raw.maxNewTokens !== undefined) options.maxNewTokens = Math.round(positiveNumber(raw.maxNewTokens, 0, `${where}.maxNewTokens`));
-  return options;
-}
-
-function optionalBoolean(value: unknown, fallback: boolean, name: string): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new AsrOptionsError(`${name} must be a boolean`);
-  return value;
-}
-
-function nonNegativeNumber(value: unknown, fallback: number, name: string): number {
-  return value === 0 ? 0 : positiveNumber(value, fallback, name);
-}
-
-function positiveNumber(value: unknown, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new AsrOptionsError(`${name} must be a positive number`);
-  }
-  return value;
-}
+/** transformers.js dtype: one for the whole model, or one per part (`{ encoder_model: "fp32", … }`). */
+export type Dtype = AsrOptions['dtype'];

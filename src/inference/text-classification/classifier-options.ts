@@ -1,9 +1,11 @@
 /**
- * Reads the manifest `options` the classification engines understand. Errors name the model and
- * the option; they surface as a 503 "failed to load" that tells the operator what to fix.
+ * Manifest `options` of the classification engines (TypeBox schemas, checked at start-up), and
+ * what the engines derive from them: label specs, micro-batching and the worker layout.
  */
 import { availableParallelism } from 'node:os';
-import type { ManifestEntry } from '../manifest.js';
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { DTYPES } from '../dtype.js';
+import { oneOf, type OptionsRule } from '../engine-options.js';
 import type { MicroBatcherOptions } from './micro-batcher.js';
 
 /** A label and the sentences that describe it (embedding prototypes, or NLI hypotheses). */
@@ -12,76 +14,104 @@ export interface LabelSpec {
   descriptions: string[];
 }
 
-export class ClassifierOptionError extends Error {
-  override name = 'ClassifierOptionError';
-}
+const Text = Type.String({ pattern: '\\S' });
+
+/** A label name, or `{label, description?, descriptions?}`; a label without a description is described by its name. */
+const LabelOption = Type.Union(
+  [
+    Type.String({ minLength: 1 }),
+    Type.Object(
+      { label: Type.String({ minLength: 1 }), description: Type.Optional(Text), descriptions: Type.Optional(Type.Array(Text)) },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'a label name or {label, description?, descriptions?} with non-blank descriptions' },
+);
 
 /** maxWaitMs 0: measured here, a 2 ms wait cost ~20 % at one client and bought nothing at 8 or 32. */
-const DEFAULT_BATCH = Object.freeze({ maxBatchSize: 32, maxWaitMs: 0 });
+const sharedOptions = {
+  /** Picks the weight file, e.g. q8 → onnx/model_quantized.onnx as hub repos ship it. */
+  dtype: oneOf(DTYPES, { default: 'fp32' }),
+  /** Another installed model's folder holding the weights (minilm-sentiment and minilm-topics share MiniLM). */
+  baseModel: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]*$' })),
+  labels: Type.Optional(Type.Array(LabelOption, { minItems: 1 })),
+  /** Model workers (each its own ONNX session) and intra-op threads each; see workerLayout. */
+  workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+  maxBatchSize: Type.Integer({ minimum: 1, maximum: 512, default: 32 }),
+  maxWaitMs: Type.Number({ minimum: 0, maximum: 1000, default: 0 }),
+} satisfies TProperties;
 
-function option(entry: ManifestEntry, name: string): unknown {
-  return entry.options?.[name];
-}
+const multiLabel = Type.Boolean({ default: false });
 
-function fail(entry: ManifestEntry, name: string, expected: string): never {
-  throw new ClassifierOptionError(`models.json "${entry.id}": options.${name} must be ${expected}`);
-}
+export const TextClassificationOptions = Type.Object({ ...sharedOptions, multiLabel }, { additionalProperties: false });
 
-export function optionalBoolean(entry: ManifestEntry, name: string): boolean | undefined {
-  const value = option(entry, name);
-  if (value === undefined) return undefined;
-  return typeof value === 'boolean' ? value : fail(entry, name, 'true or false');
-}
+export const ZeroShotOptions = Type.Object(
+  { ...sharedOptions, multiLabel, hypothesisTemplate: Type.String({ pattern: '\\{\\}', default: 'This example is {}.' }) },
+  { additionalProperties: false },
+);
 
-export function optionalNumber(entry: ManifestEntry, name: string, min: number, max: number): number | undefined {
-  const value = option(entry, name);
-  if (value === undefined) return undefined;
-  return typeof value === 'number' && value >= min && value <= max ? value : fail(entry, name, `a number in [${min}, ${max}]`);
-}
+export const EmbeddingClassifierOptions = Type.Object(
+  {
+    ...sharedOptions,
+    /** Softmax temperature over cosine similarities. */
+    temperature: Type.Number({ minimum: 1e-4, maximum: 100, default: 0.05 }),
+    /** A linear head trained offline (linear-head.ts): one weight row and one bias per label. */
+    head: Type.Optional(
+      Type.Object(
+        {
+          weights: Type.Array(Type.Array(Type.Number(), { minItems: 1 }), { minItems: 1 }),
+          bias: Type.Array(Type.Number(), { minItems: 1 }),
+          /** Where the numbers came from (documentation only). */
+          source: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-export function optionalString(entry: ManifestEntry, name: string): string | undefined {
-  const value = option(entry, name);
-  if (value === undefined) return undefined;
-  return typeof value === 'string' && value !== '' ? value : fail(entry, name, 'a non-empty string');
-}
+export type ClassifierOptions = Static<typeof TextClassificationOptions>;
+export type ZeroShotOptions = Static<typeof ZeroShotOptions>;
+export type EmbeddingClassifierOptions = Static<typeof EmbeddingClassifierOptions>;
+/** What every classification engine's options have in common. */
+export type SharedClassifierOptions = Pick<ClassifierOptions, keyof typeof sharedOptions>;
 
-/**
- * `options.labels`: an array of label names, or of `{label, description?, descriptions?}`.
- * A label without a description is described by its own name.
- */
-export function labelSpecs(entry: ManifestEntry): LabelSpec[] | undefined {
-  const value = option(entry, 'labels');
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length === 0) fail(entry, 'labels', 'a non-empty array');
-  const specs = value.map((item: unknown): LabelSpec => {
-    if (typeof item === 'string' && item !== '') return { label: item, descriptions: [item] };
-    const { label, description, descriptions } = (item ?? {}) as Record<string, unknown>;
-    if (typeof label !== 'string' || label === '') fail(entry, 'labels', 'label names or {label, descriptions}');
-    const all = [...(typeof description === 'string' ? [description] : []), ...(Array.isArray(descriptions) ? descriptions : [])];
-    if (!all.every((text) => typeof text === 'string' && text.trim() !== '')) {
-      fail(entry, `labels[${JSON.stringify(label)}].descriptions`, 'an array of non-empty strings');
-    }
-    return { label, descriptions: all.length > 0 ? (all as string[]) : [label] };
-  });
-  if (new Set(specs.map((spec) => spec.label)).size !== specs.length) fail(entry, 'labels', 'free of duplicates');
-  return specs;
-}
+export const labelsRule: OptionsRule<SharedClassifierOptions> = (options) => {
+  const specs = labelSpecs(options);
+  if (specs && new Set(specs.map((spec) => spec.label)).size !== specs.length) return 'options.labels must be free of duplicates';
+  return undefined;
+};
 
-/** Label names for GET /v1/models; never throws, so one bad entry cannot break the listing. */
-export function describeLabels(entry: ManifestEntry): string[] | undefined {
-  try {
-    return labelSpecs(entry)?.map((spec) => spec.label);
-  } catch {
-    return undefined;
+export const embeddingRule: OptionsRule<EmbeddingClassifierOptions> = (options) => {
+  const problem = labelsRule(options);
+  if (problem || !options.head) return problem;
+  const labelCount = options.labels?.length ?? 0;
+  const { weights, bias } = options.head;
+  if (weights.length !== labelCount || bias.length !== labelCount) {
+    return `options.head must have one weight row and one bias per label (${labelCount} labels)`;
   }
+  if (new Set(weights.map((row) => row.length)).size !== 1) return 'options.head.weights rows must all have the same length';
+  return undefined;
+};
+
+/** `options.labels` as label specs; undefined when the manifest has none. */
+export function labelSpecs(options: SharedClassifierOptions): LabelSpec[] | undefined {
+  return options.labels?.map((item): LabelSpec => {
+    if (typeof item === 'string') return { label: item, descriptions: [item] };
+    const all = [...(item.description !== undefined ? [item.description] : []), ...(item.descriptions ?? [])];
+    return { label: item.label, descriptions: all.length > 0 ? all : [item.label] };
+  });
 }
 
-export function batchOptions(entry: ManifestEntry): Required<MicroBatcherOptions> {
-  return {
-    maxBatchSize: optionalNumber(entry, 'maxBatchSize', 1, 512) ?? DEFAULT_BATCH.maxBatchSize,
-    maxWaitMs: optionalNumber(entry, 'maxWaitMs', 0, 1000) ?? DEFAULT_BATCH.maxWaitMs,
-    maxInFlight: workerLayout(entry).workers,
-  };
+/** Label names for GET /v1/models. */
+export function describeLabels(options: SharedClassifierOptions): string[] | undefined {
+  return labelSpecs(options)?.map((spec) => spec.label);
+}
+
+export function batchOptions(options: SharedClassifierOptions): Required<MicroBatcherOptions> {
+  return { maxBatchSize: options.maxBatchSize, maxWaitMs: options.maxWaitMs, maxInFlight: workerLayout(options).workers };
 }
 
 /**
@@ -91,9 +121,10 @@ export function batchOptions(entry: ManifestEntry): Required<MicroBatcherOptions
  * attention op parallelise poorly inside one run). Defaults: 2 workers (1 on a single core), the
  * cores split between them. Options `workers` and `threads` override.
  */
-export function workerLayout(entry: ManifestEntry, cores = availableParallelism()): { workers: number; threads: number } {
-  const workers = optionalNumber(entry, 'workers', 1, 64) ?? Math.min(2, cores);
-  const threads = optionalNumber(entry, 'threads', 1, 256) ?? Math.max(1, Math.floor(cores / workers));
-  if (!Number.isInteger(workers) || !Number.isInteger(threads)) fail(entry, 'workers/threads', 'integers');
-  return { workers, threads };
+export function workerLayout(
+  options: Pick<SharedClassifierOptions, 'workers' | 'threads'>,
+  cores = availableParallelism(),
+): { workers: number; threads: number } {
+  const workers = options.workers ?? Math.min(2, cores);
+  return { workers, threads: options.threads ?? Math.max(1, Math.floor(cores / workers)) };
 }

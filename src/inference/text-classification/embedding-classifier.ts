@@ -13,15 +13,15 @@
  * prototype similarity: a head only knows the labels it was trained for).
  */
 import { ValidationError } from '../../errors.js';
-import type { Engine } from '../engine.js';
+import { defineEngine } from '../engine.js';
+import { ManifestError } from '../manifest.js';
 import type { Classifier } from '../types.js';
-import { ClassifierOptionError, batchOptions, describeLabels, labelSpecs, optionalNumber } from './classifier-options.js';
+import { EmbeddingClassifierOptions, batchOptions, describeLabels, embeddingRule, labelSpecs } from './classifier-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
 import { startBatchModel, weightsInstalled } from './load-transformers-model.js';
 import { headConfidences, headWidth, linearHead } from './linear-head.js';
 import { SentenceEmbedder, centroid, dot } from './sentence-embedder.js';
 
-const DEFAULT_TEMPERATURE = 0.05;
 /** Request-supplied label names whose embeddings are kept, so repeated label sets cost nothing. */
 const LABEL_CACHE_SIZE = 1024;
 
@@ -30,20 +30,22 @@ interface Prototype {
   direction: Float32Array;
 }
 
-export const embeddingClassifier: Engine<'text-classification'> = {
+export const embeddingClassifier = defineEngine({
   tasks: ['text-classification'],
+  options: EmbeddingClassifierOptions,
+  rule: embeddingRule,
   isInstalled: weightsInstalled,
 
-  describe(entry) {
-    const labels = describeLabels(entry);
+  describe(_entry, options) {
+    const labels = describeLabels(options);
     return { ...(labels ? { labels } : {}), multi_label: false, accepts_labels: true };
   },
 
-  async load(entry, context): Promise<Classifier> {
-    const temperature = optionalNumber(entry, 'temperature', 1e-4, 100) ?? DEFAULT_TEMPERATURE;
-    const specs = labelSpecs(entry) ?? [];
-    const head = linearHead(entry, specs.length);
-    const embedder = new SentenceEmbedder(await startBatchModel(entry, context, 'feature-extraction'), batchOptions(entry));
+  async load(entry, context, options): Promise<Classifier> {
+    const { temperature } = options;
+    const specs = labelSpecs(options) ?? [];
+    const head = linearHead(options.head);
+    const embedder = new SentenceEmbedder(await startBatchModel(entry.id, options, context, 'feature-extraction'), batchOptions(options));
 
     // With a head, one label name is embedded only to check the head fits this model's width.
     const texts = head ? specs.slice(0, 1).map((spec) => spec.label) : specs.flatMap((spec) => spec.descriptions);
@@ -53,8 +55,8 @@ export const embeddingClassifier: Engine<'text-classification'> = {
     });
     if (head && vectors[0] && vectors[0].length !== headWidth(head)) {
       await embedder.dispose();
-      throw new ClassifierOptionError(
-        `models.json "${entry.id}": options.head expects ${headWidth(head)}-value embeddings, the model gives ${vectors[0].length}`,
+      throw new ManifestError(
+        `model "${entry.id}": options.head expects ${headWidth(head)}-value embeddings, the model gives ${vectors[0].length}`,
       );
     }
     const defaults: Prototype[] = [];
@@ -95,4 +97,4 @@ export const embeddingClassifier: Engine<'text-classification'> = {
       dispose: () => embedder.dispose(),
     };
   },
-};
+});

@@ -9,14 +9,12 @@
  * a micro-batch goes through one padded forward pass instead of one pass per pair.
  */
 import { ValidationError } from '../../errors.js';
-import type { Engine } from '../engine.js';
+import { defineEngine } from '../engine.js';
 import type { Classifier, Label } from '../types.js';
-import { ClassifierOptionError, batchOptions, describeLabels, labelSpecs, optionalBoolean, optionalString } from './classifier-options.js';
+import { ZeroShotOptions, batchOptions, describeLabels, labelSpecs, labelsRule } from './classifier-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
 import { startBatchModel, weightsInstalled } from './load-transformers-model.js';
 import { MicroBatcher } from './micro-batcher.js';
-
-const DEFAULT_TEMPLATE = 'This example is {}.';
 
 interface Candidate {
   label: string;
@@ -29,21 +27,21 @@ interface Request {
   candidates: Candidate[];
 }
 
-export const transformersZeroShot: Engine<'text-classification'> = {
+export const transformersZeroShot = defineEngine({
   tasks: ['text-classification'],
+  options: ZeroShotOptions,
+  rule: labelsRule,
   isInstalled: weightsInstalled,
 
-  describe(entry) {
-    const labels = describeLabels(entry);
-    return { ...(labels ? { labels } : {}), multi_label: entry.options?.multiLabel === true, accepts_labels: true };
+  describe(_entry, options) {
+    const labels = describeLabels(options);
+    return { ...(labels ? { labels } : {}), multi_label: options.multiLabel, accepts_labels: true };
   },
 
-  async load(entry, context): Promise<Classifier> {
-    const template = optionalString(entry, 'hypothesisTemplate') ?? DEFAULT_TEMPLATE;
-    if (!template.includes('{}')) throw new ClassifierOptionError(`options.hypothesisTemplate of "${entry.id}" needs a {}`);
-    const multiLabel = optionalBoolean(entry, 'multiLabel') ?? false;
-    const defaults = labelSpecs(entry)?.map((spec) => ({ label: spec.label, fill: spec.descriptions[0] as string }));
-    const model = await startBatchModel(entry, context, 'sequence-classification');
+  async load(entry, context, options): Promise<Classifier> {
+    const { hypothesisTemplate: template, multiLabel } = options;
+    const defaults = labelSpecs(options)?.map((spec) => ({ label: spec.label, fill: spec.descriptions[0] as string }));
+    const model = await startBatchModel(entry.id, options, context, 'sequence-classification');
     let ids: { entailment: number; contradiction: number };
     try {
       ids = nliIds(model.facts.label2id);
@@ -67,7 +65,7 @@ export const transformersZeroShot: Engine<'text-classification'> = {
           : softmax(entail);
         return sortedLabels(candidates.map((c) => c.label), scores);
       });
-    }, batchOptions(entry));
+    }, batchOptions(options));
 
     return {
       async classify(text, options = {}) {
@@ -78,7 +76,7 @@ export const transformersZeroShot: Engine<'text-classification'> = {
       dispose: () => model.dispose(),
     };
   },
-};
+});
 
 function uniqueCandidates(labels: readonly string[]): Candidate[] {
   return [...new Set(labels)].map((label) => ({ label, fill: label }));
@@ -89,7 +87,7 @@ function nliIds(label2id: Record<string, number> | undefined): { entailment: num
   const entailment = ids.entailment;
   const contradiction = ids.contradiction ?? ids.not_entailment;
   if (entailment === undefined || contradiction === undefined) {
-    throw new ClassifierOptionError('config.json label2id must name "entailment" and "contradiction" (an NLI model)');
+    throw new Error('config.json label2id must name "entailment" and "contradiction" (an NLI model)');
   }
   return { entailment, contradiction };
 }

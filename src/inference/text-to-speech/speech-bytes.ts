@@ -1,20 +1,24 @@
 /**
  * Synthesised sentences → encoded bytes, as an async stream. MP3 goes out sentence by sentence
  * through one encoder (a single valid MP3 stream); WAV needs its total length in the header,
- * so it is produced whole.
+ * so it is produced whole. `speakingSynthesizer` gives an engine's PCM synthesizer the
+ * `speak()` of the Synthesizer task interface, over the registry's shared encoder.
  */
 import { ValidationError } from '../../errors.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { followSignal } from '../abortable.js';
-import type { SynthesizeOptions, Synthesizer } from '../types.js';
+import type { PcmSynthesizer, SpeakOptions, Synthesizer } from '../types.js';
 import type { Mp3Stream, SpeechEncoder } from './speech-encoder.js';
 
-export type SpeechFormat = 'mp3' | 'wav';
-
-export const SPEECH_MEDIA_TYPES: Readonly<Record<SpeechFormat, string>> = Object.freeze({
-  mp3: 'audio/mpeg',
-  wav: 'audio/wav',
-});
+/** The engine's synthesizer, plus `speak()` through `encoder` (owned by the caller: the registry). */
+export function speakingSynthesizer(synthesizer: PcmSynthesizer, encoder: SpeechEncoder): Synthesizer {
+  return {
+    sampleRate: synthesizer.sampleRate,
+    synthesize: (text, options) => synthesizer.synthesize(text, options),
+    speak: (text, options) => speechBytes(synthesizer, text, { ...options, encoder }),
+    dispose: () => synthesizer.dispose(),
+  };
+}
 
 /**
  * `options.signal` (the request's) stops synthesis between sentences. Stopping the generator
@@ -22,10 +26,10 @@ export const SPEECH_MEDIA_TYPES: Readonly<Record<SpeechFormat, string>> = Object
  * the synthesizer is then told to drop its queued sentences.
  */
 export async function* speechBytes(
-  synthesizer: Synthesizer,
+  synthesizer: PcmSynthesizer,
   text: string,
-  options: SynthesizeOptions & { format: SpeechFormat; encoder: SpeechEncoder },
-): AsyncGenerator<Uint8Array> {
+  options: SpeakOptions & { encoder: SpeechEncoder },
+): AsyncGenerator<Uint8Array, void, undefined> {
   const { format, encoder, signal, ...synthesizeOptions } = options;
   const stop = new AbortController();
   const unfollow = followSignal(signal, stop);
@@ -38,7 +42,7 @@ export async function* speechBytes(
   }
 }
 
-async function* wavBytes(synthesizer: Synthesizer, sentences: AsyncIterable<PcmAudio>, encoder: SpeechEncoder): AsyncGenerator<Uint8Array> {
+async function* wavBytes(synthesizer: PcmSynthesizer, sentences: AsyncIterable<PcmAudio>, encoder: SpeechEncoder): AsyncGenerator<Uint8Array> {
   const parts: Float32Array[] = [];
   for await (const audio of sentences) parts.push(audio.samples);
   if (parts.length === 0) throw nothingToSay();
@@ -46,7 +50,7 @@ async function* wavBytes(synthesizer: Synthesizer, sentences: AsyncIterable<PcmA
 }
 
 async function* mp3Bytes(
-  synthesizer: Synthesizer,
+  synthesizer: PcmSynthesizer,
   sentences: AsyncIterable<PcmAudio>,
   encoder: SpeechEncoder,
   stop: AbortController,

@@ -1,18 +1,20 @@
 /**
  * Engine `transformers-tts`: transformers.js `text-to-audio` waveform models (VITS / MMS-TTS)
  * in transformers.js layout under `<MODELS_DIR>/<id>`, run in their own synthesis worker.
+ * Manifest option: `threads` (ORT intra-op threads).
  */
-import type { Engine } from '../engine.js';
-import { numberOption } from './piper-engine.js';
+import { defineEngine } from '../engine.js';
+import { TransformersTtsOptions } from './tts-options.js';
 import { WorkerSynthesizer } from './worker-synthesizer.js';
 
-export const transformersTtsEngine: Engine<'text-to-speech'> = {
+export const transformersTtsEngine = defineEngine({
   tasks: ['text-to-speech'],
-  load(entry, context) {
+  options: TransformersTtsOptions,
+  load(entry, context, options) {
     return WorkerSynthesizer.spawn(
-      { engine: 'transformers-tts', modelsDir: context.modelsDir, modelId: entry.id, threads: numberOption(entry, 'threads') },
+      { engine: 'transformers-tts', modelsDir: context.modelsDir, modelId: entry.id, threads: options.threads },
       entry.id,
     );
   },
   describe: () => ({ formats: ['mp3', 'wav'], speed: { min: 1, max: 1 } }),
-};
+});

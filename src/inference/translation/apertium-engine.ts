@@ -12,94 +12,44 @@
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Engine } from '../engine.js';
-import type { ManifestEntry } from '../manifest.js';
+import { defineEngine } from '../engine.js';
 import type { Translator } from '../types.js';
+import { ApertiumOptions, debianPackage } from './apertium-options.js';
 import { readModeFile } from './apertium-mode.js';
 import { ApertiumPipeline } from './apertium-pipeline.js';
 import { ApertiumTranslator } from './apertium-translator.js';
-
-export const DEFAULT_MODES_DIR = '/usr/share/apertium/modes';
-
-interface ApertiumOptions {
-  pair: string;
-  package: string;
-  source: string;
-  target: string;
-  modesDir: string;
-  markUnknown: boolean;
-  timeoutMs?: number;
-}
-
-export class ApertiumOptionError extends Error {
-  override name = 'ApertiumOptionError';
-}
-
-export function apertiumOptions(entry: ManifestEntry): ApertiumOptions {
-  const options = entry.options ?? {};
-  const text = (name: string, fallback?: string): string => {
-    const value = options[name] ?? fallback;
-    if (typeof value !== 'string' || !/^[A-Za-z0-9_@.-]+$/.test(value)) {
-      throw new ApertiumOptionError(`models.json "${entry.id}": options.${name} must be a code such as "eng-spa"`);
-    }
-    return value;
-  };
-  const modesDir = options.modesDir ?? DEFAULT_MODES_DIR;
-  if (typeof modesDir !== 'string') throw new ApertiumOptionError(`models.json "${entry.id}": options.modesDir must be a path`);
-  const timeoutMs = options.timeoutMs;
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || timeoutMs <= 0)) {
-    throw new ApertiumOptionError(`models.json "${entry.id}": options.timeoutMs must be a positive number`);
-  }
-  const pair = text('pair');
-  return {
-    pair,
-    package: text('package', `apertium-${pair.replace(/_.*$/, '')}`),
-    source: text('source').toLowerCase(),
-    target: text('target').toLowerCase(),
-    modesDir,
-    markUnknown: options.markUnknown === true,
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-  };
-}
 
 function modeFile(options: ApertiumOptions): string {
   return join(options.modesDir, `${options.pair}.mode`);
 }
 
-export const apertiumEngine: Engine<'translation'> = {
+export const apertiumEngine = defineEngine({
   tasks: ['translation'],
+  options: ApertiumOptions,
 
-  async isInstalled(entry) {
+  async isInstalled(_entry, _context, options) {
     try {
-      await access(modeFile(apertiumOptions(entry)));
+      await access(modeFile(options));
       return true;
     } catch {
       return false;
     }
   },
 
-  installCommand(entry) {
-    let debianPackage: string;
-    try {
-      debianPackage = apertiumOptions(entry).package;
-    } catch {
-      debianPackage = entry.id;
-    }
-    return `apt-get install apertium ${debianPackage}`;
-  },
+  installCommand: (_entry, options) => `apt-get install apertium ${debianPackage(options)}`,
 
-  async load(entry): Promise<Translator> {
-    const options = apertiumOptions(entry);
+  async load(entry, _context, options): Promise<Translator> {
     const commands = await readModeFile(modeFile(options), { markUnknown: options.markUnknown });
     const pipeline = new ApertiumPipeline({
       commands,
       name: options.pair,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     });
-    const translator = new ApertiumTranslator({ modelId: entry.id, pipeline, source: options.source, target: options.target });
+    const { source, target } = languages(options);
+    const translator = new ApertiumTranslator({ modelId: entry.id, pipeline, source, target });
     // Start the processes now, so the first request does not pay for loading the pair's data.
     try {
-      await translator.translate('Hello.', { targetLanguage: options.target });
+      await translator.translate('Hello.', { targetLanguage: target });
     } catch (error) {
       await translator.dispose();
       throw error;
@@ -107,12 +57,12 @@ export const apertiumEngine: Engine<'translation'> = {
     return translator;
   },
 
-  describe(entry) {
-    try {
-      const { pair, source, target } = apertiumOptions(entry);
-      return { pair, source_languages: [source], target_languages: [target] };
-    } catch {
-      return {};
-    }
+  describe(_entry, options) {
+    const { source, target } = languages(options);
+    return { pair: options.pair, source_languages: [source], target_languages: [target] };
   },
-};
+});
+
+function languages(options: ApertiumOptions): { source: string; target: string } {
+  return { source: options.source.toLowerCase(), target: options.target.toLowerCase() };
+}

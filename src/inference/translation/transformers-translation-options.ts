@@ -1,59 +1,36 @@
-/** Manifest options of the `transformers-translation` engine, checked once at load. */
-import { DTYPES, isDtype, type Dtype } from '../dtype.js';
-import type { ManifestEntry } from '../manifest.js';
+/** Manifest options of the `transformers-translation` engine (TypeBox schema, checked at start-up). */
+import { Type, type Static } from '@sinclair/typebox';
+import { DTYPES } from '../dtype.js';
+import { oneOf, type OptionsRule } from '../engine-options.js';
 
-export type TranslationFamily = 'marian' | 'nllb' | 'm2m100';
+export const TRANSLATION_FAMILIES = ['marian', 'nllb', 'm2m100'] as const;
+export type TranslationFamily = (typeof TRANSLATION_FAMILIES)[number];
 
+const LanguageCode = Type.String({ pattern: '^[a-z]{2,3}(-[a-z0-9]+)*$' });
 
-export interface TranslationEngineOptions {
-  family: TranslationFamily;
-  dtype: Dtype;
-  /** Marian pairs only. */
-  source?: string;
-  target?: string;
-  batchSize: number;
-  maxUnitChars: number;
-  threads?: number;
-}
+export const TranslationEngineOptions = Type.Object(
+  {
+    family: oneOf(TRANSLATION_FAMILIES),
+    /** Which ONNX files: "fp32" → *.onnx, "q8" → *_quantized.onnx. */
+    dtype: oneOf(DTYPES, { default: 'fp32' }),
+    /** Marian pairs only: the pair's short language codes. */
+    source: Type.Optional(LanguageCode),
+    target: Type.Optional(LanguageCode),
+    /** Sentences per generate call. */
+    batchSize: Type.Integer({ minimum: 1, default: 8 }),
+    /** Longer sentences are cut into units of at most this many characters. */
+    maxUnitChars: Type.Integer({ minimum: 1, default: 400 }),
+    /** onnxruntime intra-op threads. */
+    threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+  },
+  { additionalProperties: false },
+);
 
-export class TranslationOptionError extends Error {
-  override name = 'TranslationOptionError';
-}
+export type TranslationEngineOptions = Static<typeof TranslationEngineOptions>;
 
-export function translationOptions(entry: ManifestEntry): TranslationEngineOptions {
-  const options = entry.options ?? {};
-  const where = `models.json "${entry.id}": options`;
-  const family = options.family;
-  if (family !== 'marian' && family !== 'nllb' && family !== 'm2m100') {
-    throw new TranslationOptionError(`${where}.family must be "marian", "nllb" or "m2m100"`);
-  }
-  const count = (name: string, fallback: number | undefined): number | undefined => {
-    const value = options[name] ?? fallback;
-    if (value !== undefined && (!Number.isInteger(value) || (value as number) < 1)) {
-      throw new TranslationOptionError(`${where}.${name} must be a positive integer`);
-    }
-    return value as number | undefined;
-  };
-  const dtype = options.dtype ?? 'fp32';
-  if (!isDtype(dtype)) {
-    throw new TranslationOptionError(`${where}.dtype must be one of ${DTYPES.join(', ')}`);
-  }
-  const result: TranslationEngineOptions = {
-    family,
-    dtype,
-    batchSize: count('batchSize', 8) as number,
-    maxUnitChars: count('maxUnitChars', 400) as number,
-  };
-  const threads = count('threads', undefined);
-  if (threads !== undefined) result.threads = threads;
-  if (family === 'marian') {
-    for (const name of ['source', 'target'] as const) {
-      const value = options[name];
-      if (typeof value !== 'string' || !/^[a-z]{2,3}(-[a-z0-9]+)*$/.test(value)) {
-        throw new TranslationOptionError(`${where}.${name} must be a short language code for a Marian pair`);
-      }
-      result[name] = value;
-    }
-  }
-  return result;
-}
+/** A Marian model is one pair, so it must say which; multilingual families take every code. */
+export const translationOptionsRule: OptionsRule<TranslationEngineOptions> = (options) => {
+  if (options.family !== 'marian') return undefined;
+  const missing = (['source', 'target'] as const).find((name) => options[name] === undefined);
+  return missing ? `options.${missing} is required for a Marian pair (a short language code such as "en")` : undefined;
+};

@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PayloadTooLargeError, UndecodableAudioError, ValidationError } from '../../../src/errors.js';
-import type { ManifestEntry } from '../../../src/inference/manifest.js';
-import { AsrOptionsError, readAsrOptions } from '../../../src/inference/speech-to-text/asr-options.js';
+import { ManifestError, type ManifestEntry } from '../../../src/inference/manifest.js';
 import { transformersAsrEngine } from '../../../src/inference/speech-to-text/transformers-asr-engine.js';
 import { whisperLanguageCode } from '../../../src/inference/speech-to-text/whisper-languages.js';
 import { toTranscript } from '../../../src/inference/speech-to-text/whisper-output.js';
@@ -88,19 +87,22 @@ describe('transformers-asr engine (random-weight Whisper fixture in a worker)', 
   });
 });
 
-describe('readAsrOptions', () => {
+describe('transformers-asr options', () => {
+  const readAsrOptions = (entry: ManifestEntry) => transformersAsrEngine.options.read(entry);
+
   it('fills defaults: fp32, 30 s windows with 5 s stride, at least one thread', () => {
     const options = readAsrOptions({ ...ENTRY, options: undefined });
     expect(options).to.include({ dtype: 'fp32', chunkLengthSeconds: 30, strideSeconds: 5 });
-    expect(options.threads).to.be.at.least(1);
+    expect(options).to.include({ fastFeatures: true, threadNice: 10 });
+    expect(options.threads).to.equal(undefined); // the engine uses all cores but one
     expect(options.multilingual).to.equal(undefined);
   });
 
   it('rejects invalid values with the option named', () => {
-    expect(() => readAsrOptions({ ...ENTRY, options: { chunkLengthSeconds: -1 } })).to.throw(AsrOptionsError, /chunkLengthSeconds/);
-    expect(() => readAsrOptions({ ...ENTRY, options: { strideSeconds: 20 } })).to.throw(AsrOptionsError, /strideSeconds/);
-    expect(() => readAsrOptions({ ...ENTRY, options: { multilingual: 'yes' } })).to.throw(AsrOptionsError, /multilingual/);
-    expect(() => readAsrOptions({ ...ENTRY, options: { dtype: 8 } })).to.throw(AsrOptionsError, /dtype/);
+    expect(() => readAsrOptions({ ...ENTRY, options: { chunkLengthSeconds: -1 } })).to.throw(ManifestError, /options\.chunkLengthSeconds/);
+    expect(() => readAsrOptions({ ...ENTRY, options: { strideSeconds: 20 } })).to.throw(ManifestError, /options\.strideSeconds/);
+    expect(() => readAsrOptions({ ...ENTRY, options: { multilingual: 'yes' } })).to.throw(ManifestError, /options\.multilingual/);
+    expect(() => readAsrOptions({ ...ENTRY, options: { dtype: 8 } })).to.throw(ManifestError, /options\.dtype/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ClassifierOptionError } from '../../../src/inference/text-classification/classifier-options.js';
+import { ManifestError } from '../../../src/inference/manifest.js';
 import type { Classifier } from '../../../src/inference/types.js';
 import { embeddingClassifier as engine } from '../../../src/inference/text-classification/embedding-classifier.js';
 import { startBatchModel } from '../../../src/inference/text-classification/load-transformers-model.js';
@@ -98,7 +98,7 @@ describe('embedding-classifier engine (minilm-random fixture)', () => {
       const narrow = { weights: [[1, 2], [3, 4]], bias: [0, 0] };
       let error: unknown;
       await engine.load(entry(ID, 'embedding-classifier', { labels: LABELS, head: narrow }), fixtureContext(ID)).catch((e: unknown) => (error = e));
-      expect(error).to.be.instanceOf(ClassifierOptionError);
+      expect(error).to.be.instanceOf(ManifestError);
       expect(String(error)).to.match(/expects 2-value embeddings, the model gives 32/);
     });
   });
@@ -106,7 +106,7 @@ describe('embedding-classifier engine (minilm-random fixture)', () => {
 
 /** The fixture's unit sentence embedding of one text, from the same worker code the engine uses. */
 async function embedding(text: string): Promise<Float32Array> {
-  const model = await startBatchModel(entry(ID, 'embedding-classifier'), fixtureContext(ID), 'feature-extraction');
+  const model = await startBatchModel(ID, engine.options.read(entry(ID, 'embedding-classifier')), fixtureContext(ID), 'feature-extraction');
   try {
     return (await model.forward([text]))[0]!;
   } finally {

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { MPEGDecoder } from 'mpg123-decoder';
 import type { PcmAudio } from '../../../src/audio/pcm-audio.js';
-import type { Synthesizer } from '../../../src/inference/types.js';
+import type { PcmSynthesizer } from '../../../src/inference/types.js';
 import { speechBytes } from '../../../src/inference/text-to-speech/speech-bytes.js';
 import { createSpeechEncoder, type SpeechEncoder } from '../../../src/inference/text-to-speech/speech-encoder.js';
 
 /** Stands in for a model so this file tests encoding and streaming only (the engines have their own tests). */
-function toneSynthesizer(sentenceSeconds: number[], failAfter = Infinity): Synthesizer {
+function toneSynthesizer(sentenceSeconds: number[], failAfter = Infinity): PcmSynthesizer {
   const sampleRate = 22050;
   return {
     sampleRate,
@@ -81,7 +81,7 @@ describe('speechBytes', () => {
      */
     function slowSynthesizer(sentences: number, sentenceMs: number) {
       const seen: { signal?: AbortSignal; spoken: number } = { spoken: 0 };
-      const synthesizer: Synthesizer = {
+      const synthesizer: PcmSynthesizer = {
         sampleRate: 22050,
         async *synthesize(_text, options = {}): AsyncGenerator<PcmAudio> {
           seen.signal = options.signal;

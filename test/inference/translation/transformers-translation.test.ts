@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { ManifestEntry } from '../../../src/inference/manifest.js';
 import { NLLB_CODES } from '../../../src/inference/translation/language-codes.js';
-import { transformersTranslationEngine, translationOptions } from '../../../src/inference/translation/transformers-translation-engine.js';
+import { transformersTranslationEngine } from '../../../src/inference/translation/transformers-translation-engine.js';
 import type { Translator } from '../../../src/inference/types.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/models/', import.meta.url));
@@ -106,6 +106,7 @@ describe('transformers-translation engine (random-weight fixtures)', () => {
   });
 
   it('checks manifest options', () => {
+    const translationOptions = (checked: ManifestEntry) => transformersTranslationEngine.options.read(checked);
     expect(() => translationOptions(entry('x', { family: 'nllb', dtype: 'q9' }))).to.throw(/dtype/);
     expect(() => translationOptions(entry('x', { family: 'gpt' }))).to.throw(/family/);
     expect(() => translationOptions(entry('x', { family: 'marian', source: 'en' }))).to.throw(/target/);

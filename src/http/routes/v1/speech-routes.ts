@@ -13,8 +13,7 @@ import type { Context } from 'koa';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import type { ModelRegistry } from '../../../inference/model-registry.js';
-import { speechBytes, SPEECH_MEDIA_TYPES, type SpeechFormat } from '../../../inference/text-to-speech/speech-bytes.js';
-import { createSpeechEncoder, type SpeechEncoder } from '../../../inference/text-to-speech/speech-encoder.js';
+import { SPEECH_MEDIA_TYPES, type SpeechFormat } from '../../../inference/types.js';
 import { jsonBody } from '../../body-parsers.js';
 import { optionalEnum, optionalNumber, optionalString, requireObject, requireString, type JsonObject } from '../../validation.js';
 import type { V1RouteDeps } from '../v1-router.js';
@@ -51,15 +50,12 @@ export type SpeechResponder = (ctx: Context, request: SpeechRequest) => Promise<
 
 /** Shared by /v1/text-to-speech and the OpenAI-style /v1/audio/speech (one per app). */
 export function createSpeechResponder(deps: { models: ModelRegistry }): SpeechResponder {
-  // One encoder worker, started on first use and stopped when idle.
-  const encoder: SpeechEncoder = createSpeechEncoder();
   return async (ctx, request) => {
     const synthesizer = await deps.models.get(request.model, 'text-to-speech');
-    const chunks = speechBytes(synthesizer, request.input, {
+    const chunks = synthesizer.speak(request.input, {
       voice: request.voice,
       speed: request.speed,
       format: request.format,
-      encoder,
       signal: requestSignal(ctx),
     });
     // Pull the first chunk before committing to a status: until then errors are plain JSON.

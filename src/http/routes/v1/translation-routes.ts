@@ -1,7 +1,5 @@
 import type Router from '@koa/router';
 import { ValidationError } from '../../../errors.js';
-import { resolveLanguage } from '../../../inference/translation/language-codes.js';
-import type { Translator } from '../../../inference/types.js';
 import { jsonBody } from '../../body-parsers.js';
 import { optionalString, requireObject, requireString } from '../../validation.js';
 import type { V1RouteDeps } from '../v1-router.js';
@@ -21,27 +19,12 @@ export function translationRoutes(router: Router, { models, limits, admit }: V1R
     const source = optionalString(body, 'source_language');
     const sourceCode = source === undefined ? undefined : languageCode(source, 'source_language');
 
+    // The translator maps `es-MX` / `spa` to its own `es`, or answers 400 listing what it supports.
     const translator = await models.get(modelId, 'translation');
-    const targetLanguage = supported(translator.targetLanguages, target, 'target_language', modelId);
-    const sourceLanguage =
-      sourceCode === undefined ? undefined : supported(sourceLanguages(translator), sourceCode, 'source_language', modelId);
     ctx.body = {
-      translation: await translator.translate(text, { targetLanguage, ...(sourceLanguage ? { sourceLanguage } : {}), signal: requestSignal(ctx) }),
+      translation: await translator.translate(text, { targetLanguage: target, ...(sourceCode ? { sourceLanguage: sourceCode } : {}), signal: requestSignal(ctx) }),
     };
   });
-}
-
-function sourceLanguages(translator: Translator): readonly string[] {
-  return translator.sourceLanguages ?? translator.targetLanguages;
-}
-
-/** Maps `es-MX` / `spa` to the model's `es`, or answers 400 listing what the model supports. */
-function supported(languages: readonly string[], code: string, field: string, modelId: string): string {
-  const language = resolveLanguage(code, languages);
-  if (language === undefined) {
-    throw new ValidationError(`"${field}" ${code} is not supported by ${modelId}; supported: ${languages.join(', ')}`);
-  }
-  return language;
 }
 
 function languageCode(value: string, field: string): string {
