@@ -4,7 +4,7 @@ import { MPEGDecoder } from 'mpg123-decoder';
 import type { Engine } from '../../src/inference/engine.js';
 import { ENGINES } from '../../src/inference/engines.js';
 import { readManifest, type Manifest } from '../../src/inference/manifest.js';
-import type { Synthesizer } from '../../src/inference/types.js';
+import type { PcmSynthesizer } from '../../src/inference/types.js';
 import { normalizeTranscript } from '../../scripts/eval/lib/normalize-transcript.js';
 import { wordErrors } from '../../scripts/eval/lib/wer.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -25,7 +25,7 @@ const MANIFEST: Manifest = {
 const failsMidStream: Engine<'text-to-speech'> = {
   tasks: ['text-to-speech'],
   isInstalled: async () => true,
-  load: async (): Promise<Synthesizer> => ({
+  load: async (): Promise<PcmSynthesizer> => ({
     sampleRate: 16000,
     async *synthesize() {
       yield { samples: new Float32Array(16000).fill(0.1), sampleRate: 16000 };
