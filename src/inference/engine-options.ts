@@ -46,7 +46,7 @@ export function engineOptions<S extends TObject>(schema: S, rule?: OptionsRule<S
 export const NO_OPTIONS = engineOptions(Type.Object({}, { additionalProperties: false }));
 
 /** One of a few strings, checked with `enum` so the error lists them. */
-export function oneOf<const T extends readonly string[]>(values: T, options: { default?: T[number] } = {}) {
+export function stringEnum<const T extends readonly string[]>(values: T, options: { default?: T[number] } = {}) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 

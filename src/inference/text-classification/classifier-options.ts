@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { DTYPES } from '../dtype.js';
-import { oneOf, type OptionsRule } from '../engine-options.js';
+import { stringEnum, type OptionsRule } from '../engine-options.js';
 import type { MicroBatcherOptions } from './micro-batcher.js';
 
 /** A label and the sentences that describe it (embedding prototypes, or NLI hypotheses). */
@@ -31,7 +31,7 @@ const LabelOption = Type.Union(
 /** maxWaitMs 0: measured here, a 2 ms wait cost ~20 % at one client and bought nothing at 8 or 32. */
 const sharedOptions = {
   /** Picks the weight file, e.g. q8 → onnx/model_quantized.onnx as hub repos ship it. */
-  dtype: oneOf(DTYPES, { default: 'fp32' }),
+  dtype: stringEnum(DTYPES, { default: 'fp32' }),
   /** Another installed model's folder holding the weights (minilm-sentiment and minilm-topics share MiniLM). */
   baseModel: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]*$' })),
   labels: Type.Optional(Type.Array(LabelOption, { minItems: 1 })),

@@ -1,7 +1,7 @@
 /** Manifest options of the `transformers-translation` engine (TypeBox schema, checked at start-up). */
 import { Type, type Static } from '@sinclair/typebox';
 import { DTYPES } from '../dtype.js';
-import { oneOf, type OptionsRule } from '../engine-options.js';
+import { stringEnum, type OptionsRule } from '../engine-options.js';
 
 export const TRANSLATION_FAMILIES = ['marian', 'nllb', 'm2m100'] as const;
 export type TranslationFamily = (typeof TRANSLATION_FAMILIES)[number];
@@ -10,9 +10,9 @@ const LanguageCode = Type.String({ pattern: '^[a-z]{2,3}(-[a-z0-9]+)*$' });
 
 export const TranslationEngineOptions = Type.Object(
   {
-    family: oneOf(TRANSLATION_FAMILIES),
+    family: stringEnum(TRANSLATION_FAMILIES),
     /** Which ONNX files: "fp32" → *.onnx, "q8" → *_quantized.onnx. */
-    dtype: oneOf(DTYPES, { default: 'fp32' }),
+    dtype: stringEnum(DTYPES, { default: 'fp32' }),
     /** Marian pairs only: the pair's short language codes. */
     source: Type.Optional(LanguageCode),
     target: Type.Optional(LanguageCode),
