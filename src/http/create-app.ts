@@ -66,7 +66,7 @@ export function createApp(deps: AppDeps): Koa {
         { prefix: '/users', router: createUsersRouter(createUserStore(deps.db), deps.config.limits) },
         { prefix: '/v1', router: createV1Router({ models: deps.models, limits: deps.config.limits }) },
       ],
-      createRootRouter(),
+      createRootRouter(deps.config.limits),
     ),
   );
   return app;

@@ -2,8 +2,6 @@
  * The human docs page at /docs, rendered once from the OpenAPI document so the two cannot
  * disagree. Self-contained HTML with inline CSS: the server is offline, so nothing is fetched.
  */
-import { openApiDocument } from './openapi.js';
-
 type Json = Record<string, any>;
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
@@ -40,6 +38,11 @@ function constraints(schema: Json): string {
   for (const [key, label] of [['minLength', 'min length'], ['maxLength', 'max length'], ['minimum', 'min'], ['maximum', 'max'], ['minItems', 'min items'], ['maxItems', 'max items'], ['default', 'default']]) {
     if (schema[key!] !== undefined) parts.push(`${label} ${escape(schema[key!])}`);
   }
+  // The rules JSON Schema cannot say (schema-types.ts).
+  if (schema['x-not-blank']) parts.push('not blank');
+  if (schema['x-no-control-characters']) parts.push('one line, no control characters');
+  if (schema['x-too-large-status'] === 413) parts.push('over max length: 413');
+  if (schema.pattern) parts.push(`pattern <code>${escape(schema.pattern)}</code>`);
   return parts.join('; ');
 }
 
@@ -130,5 +133,3 @@ ${schemas.map(([name, schema]) => `<section id="${anchor(name)}"><h3>${escape(na
 </body></html>
 `;
 }
-
-export const docsPage = renderDocsPage(openApiDocument as Json);

@@ -1,102 +1,167 @@
 /**
- * Small guards for request bodies. Each returns a typed value or throws a ValidationError
- * that names the field, so clients learn exactly what to fix.
+ * Request validation: the TypeBox schemas declared beside each route (built with
+ * schema-types.ts) are compiled once per app by Ajv, and Ajv's errors are phrased here, in one
+ * place, the way clients read them: one message naming the first field that is wrong.
  */
-import { PayloadTooLargeError, ValidationError } from '../errors.js';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { AppError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import { KEYWORDS } from './schema-types.js';
 
-export type JsonObject = Record<string, unknown>;
+export type Validate<T extends TSchema> = (input: unknown) => Static<T>;
 
-export function requireObject(body: unknown): JsonObject {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ValidationError('Request body must be a JSON object');
-  }
-  return body as JsonObject;
-}
-
-export interface StringRule {
-  /** Over this many characters (Unicode code points, see characterCount) → 400 (or 413 with `tooLargeStatus`). */
-  maxLength?: number;
-  tooLargeStatus?: 400 | 413;
-  /** Whitespace-only counts as empty. Defaults to true. */
-  nonEmpty?: boolean;
-  /**
-   * Refuse every control character (C0, DEL, C1), tabs and line breaks included: for one-line
-   * fields such as names and addresses. Free text (translation, speech input) keeps its line breaks.
-   */
-  noControlCharacters?: boolean;
-}
-
-export function requireString(body: JsonObject, field: string, rule: StringRule = {}): string {
-  const value = body[field];
-  if (value === undefined || value === null) throw new ValidationError(`"${field}" is required`);
-  return checkString(value, field, rule);
-}
-
-export function optionalString(body: JsonObject, field: string, rule: StringRule = {}): string | undefined {
-  const value = body[field];
-  return value === undefined || value === null ? undefined : checkString(value, field, rule);
-}
-
-export function optionalNumber(body: JsonObject, field: string, range: { min: number; max: number }): number | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isFinite(number) || number < range.min || number > range.max) {
-    throw new ValidationError(`"${field}" must be a number between ${range.min} and ${range.max}`);
-  }
-  return number;
-}
-
-export function optionalEnum<T extends string>(body: JsonObject, field: string, allowed: readonly T[]): T | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw new ValidationError(`"${field}" must be one of: ${allowed.join(', ')}`);
-  }
-  return value as T;
-}
-
-export function optionalStringArray(
-  body: JsonObject,
-  field: string,
-  limits: { maxItems: number; maxLength: number },
-): string[] | undefined {
-  const value = body[field];
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || value.length === 0 || value.length > limits.maxItems) {
-    throw new ValidationError(`"${field}" must be an array of 1 to ${limits.maxItems} strings`);
-  }
-  return value.map((item, index) => checkString(item, `${field}[${index}]`, { maxLength: limits.maxLength }));
+export interface RequestValidator {
+  /** Compiles once; the returned function checks a body and returns it typed, or throws a 400/413. */
+  compile<T extends TSchema>(schema: T): Validate<T>;
 }
 
 /** A UTF-16 unit that is half of no pair. JSON can carry one ("\ud800"); UTF-8 cannot store it. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
-function checkString(value: unknown, field: string, rule: StringRule): string {
-  if (typeof value !== 'string') throw new ValidationError(`"${field}" must be a string`);
-  // Stored or encoded, a lone surrogate becomes U+FFFD: what was sent would not be what is kept.
-  const surrogate = LONE_SURROGATE.exec(value);
-  if (surrogate) {
-    throw new ValidationError(`"${field}" is not valid Unicode: it contains the unpaired surrogate ${codePointName(surrogate[0])}`);
+/** One per app: Ajv keeps every schema it compiled, and schemas carry the app's limits. */
+export function createRequestValidator(): RequestValidator {
+  // allErrors: the message reports the first field in schema order, as a reader checks them,
+  // not whichever keyword Ajv happens to evaluate first.
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true });
+  ajv.addKeyword({
+    keyword: KEYWORDS.wellFormed,
+    type: 'string',
+    schemaType: 'boolean',
+    // Stored or encoded, a lone surrogate becomes U+FFFD: what was sent would not be what is kept.
+    validate: (on: boolean, data: string) => !on || !LONE_SURROGATE.test(data),
+  });
+  ajv.addKeyword({ keyword: KEYWORDS.notBlank, type: 'string', schemaType: 'boolean', validate: (on: boolean, data: string) => !on || data.trim() !== '' });
+  ajv.addKeyword({
+    keyword: KEYWORDS.noControlCharacters,
+    type: 'string',
+    schemaType: 'boolean',
+    validate: (on: boolean, data: string) => !on || !CONTROL_CHARACTER.test(data),
+  });
+  // Annotations: read when phrasing an error, and shown in the document.
+  for (const keyword of [KEYWORDS.tooLargeStatus, KEYWORDS.invalidMessage, KEYWORDS.missingHint]) ajv.addKeyword({ keyword });
+
+  return {
+    compile<T extends TSchema>(schema: T): Validate<T> {
+      const validate = ajv.compile(schema);
+      const numberFields = Object.entries(propertiesOf(schema))
+        .filter(([, field]) => field.type === 'number')
+        .map(([name]) => name);
+      return (input) => {
+        const body = normalise(input, numberFields);
+        if (validate(body)) return body as Static<T>;
+        throw toAppError(validate.errors ?? [], schema);
+      };
+    },
+  };
+}
+
+/**
+ * What the hand-written guards always allowed, kept for clients that rely on it: a top-level
+ * `null` means the field was not sent, and a number may come as a numeric string ("1.5").
+ */
+function normalise(input: unknown, numberFields: readonly string[]): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (value === null) continue;
+    body[name] = numberFields.includes(name) && typeof value === 'string' && value.trim() !== '' ? numberOr(value) : value;
   }
-  if ((rule.nonEmpty ?? true) && value.trim() === '') throw new ValidationError(`"${field}" must not be empty`);
-  // `length` never undercounts code points, so only strings over the limit by it need counting.
-  if (rule.maxLength !== undefined && value.length > rule.maxLength) {
-    const characters = characterCount(value);
-    if (characters > rule.maxLength) {
-      const message = `"${field}" is ${characters} characters; the limit is ${rule.maxLength}`;
-      throw rule.tooLargeStatus === 413 ? new PayloadTooLargeError(message) : new ValidationError(message);
+  return body;
+}
+
+function numberOr(text: string): unknown {
+  const number = Number(text);
+  return Number.isFinite(number) ? number : text;
+}
+
+type JsonSchema = Record<string, any>;
+
+function propertiesOf(schema: JsonSchema): Record<string, JsonSchema> {
+  return (schema.properties ?? {}) as Record<string, JsonSchema>;
+}
+
+/** Earlier ranks are reported first within a field: the order the hand-written guards checked. */
+const KEYWORD_RANK: Record<string, number> = {
+  required: 0,
+  type: 1,
+  [KEYWORDS.wellFormed]: 2,
+  [KEYWORDS.notBlank]: 3,
+  maxLength: 4,
+  minLength: 4,
+  [KEYWORDS.noControlCharacters]: 5,
+};
+
+interface Located {
+  error: ErrorObject;
+  /** Top-level property name; '' for the body itself. */
+  field: string;
+  /** Array index inside the field, or -1 for the field itself. */
+  item: number;
+}
+
+function locate(error: ErrorObject): Located {
+  if (error.keyword === 'required') return { error, field: String(error.params.missingProperty), item: -1 };
+  const [field = '', item] = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+  return { error, field, item: item === undefined ? -1 : Number(item) };
+}
+
+/** The first error by field order in the schema, then by item, then by KEYWORD_RANK. */
+function toAppError(errors: readonly ErrorObject[], schema: JsonSchema): AppError {
+  const order = Object.keys(propertiesOf(schema));
+  const fieldIndex = (field: string) => (field === '' ? -1 : order.indexOf(field) === -1 ? order.length : order.indexOf(field));
+  const rank = (located: Located) => [fieldIndex(located.field), located.item, KEYWORD_RANK[located.error.keyword] ?? 9];
+  const first = errors.map(locate).sort((a, b) => compareTuples(rank(a), rank(b)))[0];
+  if (!first) return new ValidationError('Request body is invalid');
+  return phrase(first, schema);
+}
+
+function compareTuples(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+function phrase({ error, field, item }: Located, schema: JsonSchema): AppError {
+  if (field === '') return new ValidationError('Request body must be a JSON object');
+  const fieldSchema = propertiesOf(schema)[field] ?? {};
+  const name = item === -1 ? `"${field}"` : `"${field}[${item}]"`;
+  const valueSchema: JsonSchema = (item === -1 ? fieldSchema : fieldSchema.items) ?? {};
+  const value = String(error.data);
+
+  if (error.keyword === 'required') {
+    const hint = fieldSchema[KEYWORDS.missingHint];
+    return new ValidationError(`${name} is required${hint ? `: ${hint}` : ''}`);
+  }
+  if (valueSchema.type === 'number') {
+    return new ValidationError(`${name} must be a number between ${valueSchema.minimum} and ${valueSchema.maximum}`);
+  }
+  if (Array.isArray(valueSchema.enum)) return new ValidationError(`${name} must be one of: ${valueSchema.enum.join(', ')}`);
+  if (valueSchema.type === 'array' && item === -1) {
+    return new ValidationError(`${name} must be an array of ${valueSchema.minItems ?? 0} to ${valueSchema.maxItems} strings`);
+  }
+  switch (error.keyword) {
+    case 'type':
+      return new ValidationError(`${name} must be a ${valueSchema.type}`);
+    case KEYWORDS.wellFormed:
+      return new ValidationError(`${name} is not valid Unicode: it contains the unpaired surrogate ${codePointName(LONE_SURROGATE.exec(value)![0])}`);
+    case KEYWORDS.notBlank:
+      return new ValidationError(`${name} must not be empty`);
+    case 'maxLength': {
+      const message = `${name} is ${characterCount(value)} characters; the limit is ${valueSchema.maxLength}`;
+      return valueSchema[KEYWORDS.tooLargeStatus] === 413 ? new PayloadTooLargeError(message) : new ValidationError(message);
     }
+    case KEYWORDS.noControlCharacters:
+      return new ValidationError(`${name} must not contain control characters (found ${codePointName(CONTROL_CHARACTER.exec(value)![0])})`);
   }
-  const control = rule.noControlCharacters ? CONTROL_CHARACTER.exec(value) : null;
-  if (control) throw new ValidationError(`"${field}" must not contain control characters (found ${codePointName(control[0])})`);
-  return value;
+  const custom = valueSchema[KEYWORDS.invalidMessage];
+  if (custom) return new ValidationError(`${name} ${custom}`);
+  return new ValidationError(`${name} is invalid`);
 }
 
 /**
  * Characters as limits count them: Unicode code points, so "é" and "😀" are one each, where
- * `length` counts UTF-16 units and an emoji as two. (A flag or a family emoji is several code points.)
+ * `length` counts UTF-16 units and an emoji as two. (A flag or a family emoji is several code
+ * points.) Ajv's maxLength counts the same way.
  */
 export function characterCount(text: string): number {
   let count = 0;

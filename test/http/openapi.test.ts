@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import { ERROR_CODES } from '../../src/errors.js';
 import { createApp } from '../../src/http/create-app.js';
-import { openApiDocument } from '../../src/http/openapi.js';
 import { createLogger } from '../../src/logger.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { buildOpenApiDocument } from '../../src/http/openapi.js';
+import { createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
 import { registeredRoutes } from '../helpers/registered-routes.js';
 
 type Json = Record<string, any>;
-const doc = openApiDocument as Json;
+/** The document of the app under test, as served (set in the first `before`). */
+let doc: Json;
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 
 /** Every operation in the document as [METHOD, path, operation]. */
@@ -20,15 +21,42 @@ describe('OpenAPI document', () => {
   let app: TestApp;
   before(async () => {
     app = await createTestApp();
+    doc = (await app.request.get('/openapi.json')).body;
   });
   after(() => app.close());
 
-  it('is served at /openapi.json as OpenAPI 3.1 JSON', async () => {
+  it('is served at /openapi.json as OpenAPI 3.1 JSON, built from the limits the app was created with', async () => {
     const res = await app.request.get('/openapi.json');
     expect(res.status).to.equal(200);
     expect(res.headers['content-type']).to.match(/^application\/json/);
     expect(res.body.openapi).to.equal('3.1.0');
-    expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(doc)));
+    expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument(app.config.limits))));
+  });
+
+  it('documents the limits of the app it describes, not the defaults', async () => {
+    const limits = { maxJsonBytes: 3 * 1024 * 1024, maxAudioBytes: 7 * 1024 * 1024, maxClassificationChars: 1234, maxTranslationChars: 2345, maxSpeechInputChars: 345 };
+    const other = await createTestApp({ limits });
+    try {
+      const custom = (await other.request.get('/openapi.json')).body as Json;
+      const schema = (name: string) => custom.components.schemas[name];
+      expect(schema('ClassificationRequest').properties.query.maxLength).to.equal(1234);
+      expect(schema('TranslationRequest').properties.text.maxLength).to.equal(2345);
+      expect(schema('SpeechRequest').properties.input).to.include({ maxLength: 345, 'x-too-large-status': 413 });
+      expect(custom.paths['/v1/classifications'].post.responses['413'].description).to.include('3 MB');
+      expect(custom.paths['/v1/transcriptions'].post.requestBody.description).to.include('7 MB');
+      expect(custom.paths['/v1/text-to-speech'].post.responses['413'].description).to.include('345 characters');
+      const docs = (await other.request.get('/docs')).text;
+      expect(docs).to.include('max length 1234');
+      // And the validator enforces what the document says.
+      const res = await other.request
+        .post('/v1/text-to-speech')
+        .set('Authorization', `Bearer ${TEST_API_KEY}`)
+        .send({ model: 'any', input: 'a'.repeat(346) });
+      expect(res.status).to.equal(413);
+      expect(res.body.error.message).to.equal('"input" is 346 characters; the limit is 345');
+    } finally {
+      await other.close();
+    }
   });
 
   it('documents every route registered in the app', () => {
@@ -37,7 +65,7 @@ describe('OpenAPI document', () => {
     expect(routes.length).to.be.greaterThan(10);
     const documented = new Set(operations().map(([method, path]) => `${method} ${path}`));
     const missing = routes.map(({ method, path }) => `${method} ${path}`).filter((route) => !documented.has(route));
-    expect(missing, 'routes missing from src/http/openapi.ts').to.deep.equal([]);
+    expect(missing, 'routes that declare no Operation').to.deep.equal([]);
     const registered = new Set(routes.map(({ method, path }) => `${method} ${path}`));
     const extra = [...documented].filter((route) => !registered.has(route));
     expect(extra, 'documented routes that the app does not serve').to.deep.equal([]);
@@ -101,6 +129,7 @@ describe('GET /docs', () => {
   let app: TestApp;
   before(async () => {
     app = await createTestApp();
+    doc = (await app.request.get('/openapi.json')).body;
   });
   after(() => app.close());
 

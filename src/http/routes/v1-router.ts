@@ -2,13 +2,15 @@ import Router from '@koa/router';
 import type { Limits } from '../../config/load-config.js';
 import type { ModelRegistry } from '../../inference/model-registry.js';
 import { createAdmission, type Admission } from '../admission.js';
-import { classificationRoutes } from './v1/classification-routes.js';
-import { modelRoutes } from './v1/model-routes.js';
-import { openaiAudioRoutes } from './v1/openai-audio-routes.js';
-import { openaiSpeechRoutes } from './v1/openai-speech-routes.js';
-import { createSpeechResponder, speechRoutes, type SpeechResponder } from './v1/speech-routes.js';
-import { transcriptionRoutes } from './v1/transcription-routes.js';
-import { translationRoutes } from './v1/translation-routes.js';
+import type { Operation } from '../operation.js';
+import { createRequestValidator, type RequestValidator } from '../validation.js';
+import { classificationOperations, classificationRoutes } from './v1/classification-routes.js';
+import { modelOperations, modelRoutes } from './v1/model-routes.js';
+import { openAiAudioOperations, openaiAudioRoutes } from './v1/openai-audio-routes.js';
+import { openAiSpeechOperations, openaiSpeechRoutes } from './v1/openai-speech-routes.js';
+import { createSpeechResponder, speechOperations, speechRoutes, type SpeechResponder } from './v1/speech-routes.js';
+import { transcriptionOperations, transcriptionRoutes } from './v1/transcription-routes.js';
+import { translationOperations, translationRoutes } from './v1/translation-routes.js';
 
 export interface V1Deps {
   models: ModelRegistry;
@@ -20,14 +22,34 @@ export interface V1RouteDeps extends V1Deps {
   admit: Admission;
   /** Answers both speech routes, so they share one MP3 encoder worker. */
   speak: SpeechResponder;
+  /** Compiles each route's request schema once, when the router is built. */
+  validator: RequestValidator;
 }
 
 export function createV1Router(options: V1Deps): Router {
-  const deps: V1RouteDeps = { ...options, admit: createAdmission(options.limits.maxPendingRequests), speak: createSpeechResponder(options) };
+  const deps: V1RouteDeps = {
+    ...options,
+    admit: createAdmission(options.limits.maxPendingRequests),
+    speak: createSpeechResponder(options),
+    validator: createRequestValidator(),
+  };
   // The API key is checked before routing, in createApp (see api-boundary.ts).
   const router = new Router({ prefix: '/v1', sensitive: true });
   for (const addRoutes of [modelRoutes, classificationRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {
     addRoutes(router, deps);
   }
   return router;
+}
+
+/** What the routes above declare about themselves, for /openapi.json. */
+export function v1Operations(limits: Limits): Operation[] {
+  return [
+    ...modelOperations(),
+    ...classificationOperations(limits),
+    ...translationOperations(limits),
+    ...transcriptionOperations(limits),
+    ...speechOperations(limits),
+    ...openAiSpeechOperations(limits),
+    ...openAiAudioOperations(limits),
+  ];
 }

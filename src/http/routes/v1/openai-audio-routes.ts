@@ -3,26 +3,65 @@
  * `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored.
  */
 import type Router from '@koa/router';
+import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
+import type { Limits } from '../../../config/load-config.js';
 import type { Transcript } from '../../../inference/types.js';
-import { optionalEnum } from '../../validation.js';
+import type { Operation } from '../../operation.js';
+import { StringEnum } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { audioUploadReader } from './audio-upload.js';
 import { toSrt, toWebVtt } from './subtitle-formats.js';
-import { toTranscriptionRequest } from './transcription-request.js';
+import { fileField, toTranscriptionRequest, transcriptionFields, transcriptionFieldsParser, transcriptionOperation } from './transcription-request.js';
 import { requestSignal } from '../../request-signal.js';
 
 export const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
-export function openaiAudioRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
+const openAiFields = {
+  ...transcriptionFields,
+  response_format: Type.Optional(StringEnum(RESPONSE_FORMATS, { description: 'Answer format.', default: 'json' })),
+};
+const OpenAITranscriptionForm = Type.Object(
+  {
+    file: fileField,
+    ...openAiFields,
+    prompt: Type.Optional(Type.String({ description: 'Accepted for compatibility; ignored.' })),
+    temperature: Type.Optional(Type.Number({ description: 'Accepted for compatibility; ignored.' })),
+  },
+  { $id: 'OpenAITranscriptionForm' },
+);
+const OpenAITranscription = Type.Object({ text: Type.String() }, { $id: 'OpenAITranscription' });
+const TranscriptSegment = Type.Object(
+  {
+    id: Type.Integer(),
+    seek: Type.Optional(Type.Integer()),
+    start: Type.Number({ description: 'Seconds from the start of the audio.' }),
+    end: Type.Number({ description: 'Seconds from the start of the audio.' }),
+    text: Type.String(),
+  },
+  { $id: 'TranscriptSegment' },
+);
+const OpenAIVerboseTranscription = Type.Object(
+  {
+    task: Type.String({ description: '`transcribe` or `translate`.' }),
+    language: Type.String({ description: 'Spoken language code.' }),
+    duration: Type.Number({ description: 'Seconds of audio.' }),
+    text: Type.String(),
+    segments: Type.Array(TranscriptSegment),
+  },
+  { $id: 'OpenAIVerboseTranscription' },
+);
+
+export function openaiAudioRoutes(router: Router, { models, limits, admit, validator }: V1RouteDeps): void {
   const readAudioUpload = audioUploadReader(limits.maxAudioBytes);
+  const parseFields = transcriptionFieldsParser(validator, openAiFields);
   const handler = (task: 'transcribe' | 'translate') => async (ctx: Context) => {
     const upload = await readAudioUpload(ctx);
-    const format = optionalEnum(upload.fields, 'response_format', RESPONSE_FORMATS) ?? 'json';
     // /audio/translations always translates into English, whatever `task` says.
-    const fields = task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload;
-    const request = toTranscriptionRequest(fields, limits, { segments: format !== 'json' && format !== 'text' });
+    const fields = parseFields(task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload);
+    const format = fields.response_format ?? 'json';
+    const request = toTranscriptionRequest(upload, fields, limits, { segments: format !== 'json' && format !== 'text' });
     const transcriber = await models.get(request.modelId, 'speech-to-text');
     const transcript = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
     respond(ctx, format, transcript, request.options.task ?? 'transcribe');
@@ -30,6 +69,35 @@ export function openaiAudioRoutes(router: Router, { models, limits, admit }: V1R
   router.post('/audio/transcriptions', admit('speech-to-text'), handler('transcribe'));
   router.post('/audio/translations', admit('speech-to-text'), handler('translate'));
 }
+
+export const openAiAudioOperations = (limits: Limits): Operation[] => {
+  const ok = {
+    description: 'By `response_format`: `json` (default) `{text}`; `verbose_json` adds task, language, duration and segments; `text` the plain transcript; `srt` / `vtt` subtitles.',
+    content: {
+      'application/json': { schema: { oneOf: [OpenAITranscription, OpenAIVerboseTranscription] } },
+      'text/plain': { schema: { type: 'string' } },
+      'text/vtt': { schema: { type: 'string' } },
+    },
+  };
+  return [
+    transcriptionOperation(
+      '/v1/audio/transcriptions',
+      'Transcribe audio (OpenAI form)',
+      'OpenAI-compatible, for the official SDKs: multipart/form-data with `file` and `model`; `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored. A raw audio body with `?model=` works too.',
+      OpenAITranscriptionForm,
+      ok,
+      limits,
+    ),
+    transcriptionOperation(
+      '/v1/audio/translations',
+      'Translate speech into English text (OpenAI form)',
+      'Like POST /v1/audio/transcriptions, but always with task `translate`: the transcript is in English. Needs a multilingual model; an English-only model answers 400.',
+      OpenAITranscriptionForm,
+      ok,
+      limits,
+    ),
+  ];
+};
 
 function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, task: string): void {
   switch (format) {

@@ -14,8 +14,10 @@ import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import type { ModelRegistry } from '../../../inference/model-registry.js';
 import { SPEECH_MEDIA_TYPES, type SpeechFormat } from '../../../inference/types.js';
+import { Type, type Static } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
-import { optionalEnum, optionalNumber, optionalString, requireObject, requireString, type JsonObject } from '../../validation.js';
+import { JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, megabytes, V1_COMMON_ERRORS, type Json, type Operation } from '../../operation.js';
+import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { requestSignal } from '../../request-signal.js';
 
@@ -30,21 +32,54 @@ export interface SpeechRequest {
   format: SpeechFormat;
 }
 
+/** The fields of both speech routes; the OpenAI alias differs only in what it says about them. */
+export const speechRequestFields = (limits: Limits, formatDescription: string, voiceDescription: string) => ({
+  model: Text('Text-to-speech model id.', { maxLength: 200 }),
+  input: Text('The text to speak.', { maxLength: limits.maxSpeechInputChars, tooLargeStatus: 413 }),
+  voice: Type.Optional(Text(voiceDescription, { maxLength: 100 })),
+  speed: Type.Optional(NumberIn(SPEED_RANGE, { default: 1 })),
+  response_format: Type.Optional(StringEnum(SPEECH_FORMATS, { description: formatDescription, default: 'mp3' })),
+});
+
+export const speechRequest = (limits: Limits) =>
+  Type.Object(speechRequestFields(limits, 'Audio format.', 'Voice or speaker name, where the model has several.'), { $id: 'SpeechRequest' });
+
 export function speechRoutes(router: Router, deps: V1RouteDeps): void {
+  const parse = deps.validator.compile(speechRequest(deps.limits));
   router.post('/text-to-speech', deps.admit('text-to-speech'), jsonBody(deps.limits.maxJsonBytes), (ctx) =>
-    deps.speak(ctx, parseSpeechRequest(requireObject(ctx.request.body), deps.limits)),
+    deps.speak(ctx, toSpeechRequest(parse(ctx.request.body))),
   );
 }
 
-export function parseSpeechRequest(body: JsonObject, limits: Limits): SpeechRequest {
+export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>): SpeechRequest {
+  const { model, input, voice, speed, response_format } = body;
+  return { model, input, voice, speed, format: response_format ?? 'mp3' };
+}
+
+/** The operation of both speech routes, from their request schema. */
+export function speechOperation(path: string, summary: string, description: string, request: ReturnType<typeof speechRequest>, limits: Limits): Operation {
+  const audio = (type: string): Json => ({ schema: { type: 'string', contentMediaType: type } });
   return {
-    model: requireString(body, 'model', { maxLength: 200 }),
-    input: requireString(body, 'input', { maxLength: limits.maxSpeechInputChars, tooLargeStatus: 413 }),
-    voice: optionalString(body, 'voice', { maxLength: 100 }),
-    speed: optionalNumber(body, 'speed', SPEED_RANGE),
-    format: optionalEnum(body, 'response_format', SPEECH_FORMATS) ?? 'mp3',
+    method: 'post',
+    path,
+    tags: ['text to speech'],
+    summary,
+    description,
+    secured: true,
+    requestBody: jsonRequest(request),
+    responses: {
+      '200': { description: 'The spoken audio, streamed. MP3 unless `response_format` is `wav`.', content: { 'audio/mpeg': audio('audio/mpeg'), 'audio/wav': audio('audio/wav') } },
+      '400': jsonBody400(),
+      ...V1_COMMON_ERRORS,
+      '413': jsonError(`The body is over ${megabytes(limits.maxJsonBytes)} or \`input\` is over ${limits.maxSpeechInputChars} characters.`, ['payload_too_large']),
+      '415': JSON_ONLY_415,
+    },
   };
 }
+
+export const speechOperations = (limits: Limits): Operation[] => [
+  speechOperation('/v1/text-to-speech', 'Speak a text', 'Synthesises `input` and streams the audio as it is produced.', speechRequest(limits), limits),
+];
 
 export type SpeechResponder = (ctx: Context, request: SpeechRequest) => Promise<void>;
 

@@ -1,11 +1,21 @@
 /**
- * Turns an AudioUpload into what a Transcriber takes, validating the parameters the two
- * speech-to-text route files share.
+ * The parameters both speech-to-text route files share: one schema that validates them (from the
+ * form, query string or X- headers, see audio-upload.ts) and documents the form and the
+ * parameters; and the step that turns a checked upload into what a Transcriber takes.
  */
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
-import { ValidationError } from '../../../errors.js';
 import type { EncodedAudio, TranscribeOptions } from '../../../inference/types.js';
+import { jsonError, V1_COMMON_ERRORS, megabytes, type Json, type Operation } from '../../operation.js';
+import { StringEnum, Text } from '../../schema-types.js';
+import type { RequestValidator } from '../../validation.js';
 import type { AudioUpload } from './audio-upload.js';
+
+export const transcriptionFields = {
+  model: Text('Speech-to-text model id (required).', { missingHint: 'pass ?model=, an X-Model header, or a multipart "model" field' }),
+  language: Type.Optional(Text('Spoken language as a short code such as `en`; detected when omitted (multilingual models).', { maxLength: 32 })),
+  task: Type.Optional(StringEnum(['transcribe', 'translate'] as const, { description: '`transcribe` (default) or `translate` (into English, Whisper models).' })),
+};
 
 export interface TranscriptionRequest {
   modelId: string;
@@ -13,22 +23,63 @@ export interface TranscriptionRequest {
   options: TranscribeOptions;
 }
 
-const TASKS = ['transcribe', 'translate'] as const;
+export type TranscriptionFields = Static<TObject<typeof transcriptionFields>>;
 
-export function toTranscriptionRequest(upload: AudioUpload, limits: Limits, extra: TranscribeOptions = {}): TranscriptionRequest {
-  const modelId = upload.fields.model;
-  if (!modelId) {
-    throw new ValidationError('"model" is required: pass ?model=, an X-Model header, or a multipart "model" field');
-  }
-  const task = upload.fields.task;
-  if (task !== undefined && !(TASKS as readonly string[]).includes(task)) {
-    throw new ValidationError('"task" must be "transcribe" or "translate"');
-  }
-  const language = upload.fields.language;
-  if (language !== undefined && language.length > 32) throw new ValidationError('"language" is too long');
+/** Compiles the fields schema once; the returned function checks an upload's fields. */
+export function transcriptionFieldsParser<P extends typeof transcriptionFields & TProperties>(validator: RequestValidator, fields: P) {
+  const parse = validator.compile(Type.Object(fields));
+  return (upload: AudioUpload) => parse(upload.fields) as Static<TObject<P>>;
+}
+
+export function toTranscriptionRequest(upload: AudioUpload, fields: TranscriptionFields, limits: Limits, extra: TranscribeOptions = {}): TranscriptionRequest {
   return {
-    modelId,
+    modelId: fields.model,
     audio: { bytes: upload.bytes, contentType: upload.contentType, maxSeconds: limits.maxAudioSeconds },
-    options: { language, task: task as TranscribeOptions['task'], ...extra },
+    options: { language: fields.language, task: fields.task, ...extra },
   };
 }
+
+const AUDIO_BODY_TYPES = ['audio/mpeg', 'audio/wav', 'audio/flac', 'audio/ogg'];
+
+/** Each field may come as `?name=` or an `X-Name` header with a raw audio body. */
+function audioParameters(): Json[] {
+  return Object.entries(transcriptionFields).flatMap(([name, schema]) => {
+    const header = `X-${name[0]!.toUpperCase()}${name.slice(1)}`;
+    const { description, ...rest } = schema as unknown as Json;
+    return [
+      { name, in: 'query', required: false, description, schema: rest },
+      { name: header, in: 'header', required: false, description: `Same as the \`${name}\` query parameter.`, schema: rest },
+    ];
+  });
+}
+
+/** The operation of a speech-to-text route; `form` is its multipart schema, `ok` its 200. */
+export function transcriptionOperation(path: string, summary: string, description: string, form: Json, ok: Json, limits: Limits): Operation {
+  return {
+    method: 'post',
+    path,
+    tags: ['speech to text'],
+    summary,
+    description,
+    secured: true,
+    parameters: audioParameters(),
+    requestBody: {
+      required: true,
+      description: `The audio file, at most ${megabytes(limits.maxAudioBytes)}.`,
+      content: {
+        ...Object.fromEntries(AUDIO_BODY_TYPES.map((type) => [type, { schema: { type: 'string', contentMediaType: type } }])),
+        'multipart/form-data': { schema: form },
+      },
+    },
+    responses: {
+      '200': ok,
+      '400': jsonError('Missing model, invalid field, undecodable audio or a model of another task.', ['invalid_request', 'undecodable_audio', 'wrong_model_task']),
+      ...V1_COMMON_ERRORS,
+      '413': jsonError(`The audio is larger than ${megabytes(limits.maxAudioBytes)} or longer than ${limits.maxAudioSeconds / 60} minutes.`, ['payload_too_large']),
+      '415': jsonError('The Content-Type is neither a supported audio type nor multipart/form-data.', ['unsupported_media_type']),
+    },
+  };
+}
+
+/** The multipart `file` part, as a form schema property. */
+export const fileField = Type.String({ description: 'The audio file (MP3, WAV, FLAC, Ogg).', contentMediaType: 'application/octet-stream' });

@@ -5,17 +5,33 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
+import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
+import type { Limits } from '../../../config/load-config.js';
+import { jsonResponse, type Operation } from '../../operation.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { audioUploadReader } from './audio-upload.js';
-import { toTranscriptionRequest } from './transcription-request.js';
+import { fileField, toTranscriptionRequest, transcriptionFields, transcriptionFieldsParser, transcriptionOperation } from './transcription-request.js';
 import { requestSignal } from '../../request-signal.js';
 
-export function transcriptionRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
+const TranscriptionForm = Type.Object({ file: fileField, ...transcriptionFields }, { $id: 'TranscriptionForm' });
+const Transcript = Type.Object(
+  {
+    id: Type.String({ description: 'Transcript id.' }),
+    object: Type.Literal('transcript'),
+    created: Type.Integer({ description: 'Unix time in seconds.' }),
+    model: Type.String({ description: 'The model used.' }),
+    transcript: Type.String({ description: 'The transcribed text.' }),
+  },
+  { $id: 'Transcript' },
+);
+
+export function transcriptionRoutes(router: Router, { models, limits, admit, validator }: V1RouteDeps): void {
   const readAudioUpload = audioUploadReader(limits.maxAudioBytes);
+  const parseFields = transcriptionFieldsParser(validator, transcriptionFields);
   const handler = async (ctx: Context) => {
     const upload = await readAudioUpload(ctx);
-    const request = toTranscriptionRequest(upload, limits);
+    const request = toTranscriptionRequest(upload, parseFields(upload), limits);
     const transcriber = await models.get(request.modelId, 'speech-to-text');
     const result = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
     ctx.body = {
@@ -29,3 +45,18 @@ export function transcriptionRoutes(router: Router, { models, limits, admit }: V
   router.post('/transcriptions', admit('speech-to-text'), handler);
   router.post('/completions', admit('speech-to-text'), handler);
 }
+
+export const transcriptionOperations = (limits: Limits): Operation[] => {
+  const ok = jsonResponse('The transcript.', Transcript);
+  return [
+    transcriptionOperation(
+      '/v1/transcriptions',
+      'Transcribe audio (JavaScript client form)',
+      'Send the audio as the raw body (`audio/mpeg`, or WAV, FLAC, Ogg) with the model in `?model=` or `X-Model`, or as multipart/form-data with `file` and `model`. Identical to POST /v1/completions.',
+      TranscriptionForm,
+      ok,
+      limits,
+    ),
+    transcriptionOperation('/v1/completions', 'Transcribe audio (raw request form)', 'Identical to POST /v1/transcriptions; SPEC names both paths.', TranscriptionForm, ok, limits),
+  ];
+};

@@ -1,33 +1,66 @@
 import type Router from '@koa/router';
+import { Type } from '@sinclair/typebox';
+import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
-import { optionalString, requireObject, requireString } from '../../validation.js';
+import { JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type Operation } from '../../operation.js';
+import { Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { requestSignal } from '../../request-signal.js';
 
-const LANGUAGE_CODE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/;
+const LANGUAGE_CODE = { pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$', invalidMessage: 'must be a short language code such as "es"' };
 
-export function translationRoutes(router: Router, { models, limits, admit }: V1RouteDeps): void {
+export const translationRequest = (limits: Limits) =>
+  Type.Object(
+    {
+      model: Text('Translation model id; equals the `{model}` path segment.'),
+      text: Text('The text to translate.', { maxLength: limits.maxTranslationChars }),
+      target_language: Text(
+        'Short language code such as `es`; regional and three-letter forms (`es-MX`, `spa`) map to the model’s code. An unsupported language is a 400 listing the supported ones.',
+        LANGUAGE_CODE,
+      ),
+      source_language: Type.Optional(
+        Text('Short language code; optional (the model’s own source language, or detection, is used without it).', LANGUAGE_CODE),
+      ),
+    },
+    { $id: 'TranslationRequest' },
+  );
+
+const TranslationResult = Type.Object({ translation: Type.String() }, { $id: 'TranslationResult' });
+
+export function translationRoutes(router: Router, { models, limits, admit, validator }: V1RouteDeps): void {
+  const parse = validator.compile(translationRequest(limits));
   router.post('/engines/:model/translate', admit('translation'), jsonBody(limits.maxJsonBytes), async (ctx) => {
-    const body = requireObject(ctx.request.body);
-    const modelId = requireString(body, 'model');
-    if (modelId !== ctx.params.model) {
-      throw new ValidationError(`"model" in the body (${modelId}) must equal the model in the path (${ctx.params.model})`);
+    const body = parse(ctx.request.body);
+    if (body.model !== ctx.params.model) {
+      throw new ValidationError(`"model" in the body (${body.model}) must equal the model in the path (${ctx.params.model})`);
     }
-    const text = requireString(body, 'text', { maxLength: limits.maxTranslationChars });
-    const target = languageCode(requireString(body, 'target_language'), 'target_language');
-    const source = optionalString(body, 'source_language');
-    const sourceCode = source === undefined ? undefined : languageCode(source, 'source_language');
-
     // The translator maps `es-MX` / `spa` to its own `es`, or answers 400 listing what it supports.
-    const translator = await models.get(modelId, 'translation');
-    ctx.body = {
-      translation: await translator.translate(text, { targetLanguage: target, ...(sourceCode ? { sourceLanguage: sourceCode } : {}), signal: requestSignal(ctx) }),
+    // The translator maps `es-MX` / `spa` to its own `es`, or answers 400 listing what it supports.
+    const translator = await models.get(body.model, 'translation');
+    const languages = {
+      targetLanguage: body.target_language.toLowerCase(),
+      ...(body.source_language ? { sourceLanguage: body.source_language.toLowerCase() } : {}),
     };
+    ctx.body = { translation: await translator.translate(body.text, { ...languages, signal: requestSignal(ctx) }) };
   });
 }
 
-function languageCode(value: string, field: string): string {
-  if (!LANGUAGE_CODE.test(value)) throw new ValidationError(`"${field}" must be a short language code such as "es"`);
-  return value.toLowerCase();
-}
+export const translationOperations = (limits: Limits): Operation[] => [
+  {
+    method: 'post',
+    path: '/v1/engines/{model}/translate',
+    tags: ['translation'],
+    summary: 'Translate a text',
+    secured: true,
+    parameters: [{ name: 'model', in: 'path', required: true, description: 'Translation model id; must equal `model` in the body.', schema: { type: 'string' } }],
+    requestBody: jsonRequest(translationRequest(limits)),
+    responses: {
+      '200': jsonResponse('The translation.', TranslationResult),
+      '400': jsonBody400(', path and body models differ, an unsupported language'),
+      ...V1_COMMON_ERRORS,
+      '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}.`, ['payload_too_large']),
+      '415': JSON_ONLY_415,
+    },
+  },
+];

@@ -1,0 +1,76 @@
+/**
+ * How a route describes itself for /openapi.json: method, path, summary, request and response
+ * schemas (the same TypeBox objects the route validates with) and the error codes of each
+ * status. openapi.ts assembles the document from these declarations; nothing else describes a route.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
+import { StringEnum } from './schema-types.js';
+
+export type Json = Record<string, unknown>;
+
+export interface Operation {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** OpenAPI spelling: `/users/{id}`. */
+  path: string;
+  tags: readonly string[];
+  summary: string;
+  description?: string;
+  /** Needs `Authorization: Bearer <key>` (every /v1 operation). */
+  secured?: boolean;
+  parameters?: readonly Json[];
+  requestBody?: Json;
+  responses: Record<string, Json>;
+}
+
+/** Error bodies of area B. Named schemas (`$id`) become components of the document. */
+export const ErrorDetail = Type.Object(
+  {
+    message: Type.String({ description: 'What went wrong and, where possible, how to fix it.' }),
+    type: StringEnum(['invalid_request_error', 'authentication_error', 'not_found_error', 'service_unavailable_error', 'server_error'], {
+      description: 'Broad class, OpenAI style.',
+    }),
+    code: StringEnum(Object.keys(ERROR_CODES) as ErrorCode[], { description: 'Stable machine-readable code; see the error code table.' }),
+  },
+  { $id: 'ErrorDetail' },
+);
+export const ErrorBody = Type.Object({ error: ErrorDetail }, { $id: 'Error', description: 'The body of every area B error.' });
+
+const MiB = 1024 * 1024;
+export const megabytes = (bytes: number) => `${bytes / MiB} MB`;
+const codeList = (codes: readonly ErrorCode[]) => codes.map((code) => `\`${code}\``).join(', ');
+
+export const jsonRequest = (schema: TSchema, description?: string): Json => ({
+  required: true,
+  ...(description ? { description } : {}),
+  content: { 'application/json': { schema } },
+});
+
+export const jsonResponse = (description: string, schema: TSchema | Json): Json => ({ description, content: { 'application/json': { schema } } });
+
+/** Area B errors: `{"error": {"message", "type", "code"}}` with the codes this response can carry. */
+export function jsonError(summary: string, codes: readonly ErrorCode[]): Json {
+  return { description: `${summary} Codes: ${codeList(codes)}.`, 'x-error-codes': codes, content: { 'application/json': { schema: ErrorBody } } };
+}
+
+/** Area A errors: short plain text. The codes are for reference; the body has none. */
+export function textError(description: string, example: string, codes: readonly ErrorCode[]): Json {
+  return { description, 'x-error-codes': codes, content: { 'text/plain': { schema: { type: 'string' }, example } } };
+}
+
+/** The errors every inference route can answer, whatever its body. */
+export const V1_COMMON_ERRORS: Record<string, Json> = {
+  '401': jsonError('Missing, malformed, unknown or revoked API key. The response carries `WWW-Authenticate: Bearer`.', ['unauthorized']),
+  '404': jsonError('The model id is not in the manifest (GET /v1/models lists them).', ['model_not_found']),
+  '500': jsonError('Unexpected server error; details are in the server log under the X-Request-Id of the response.', ['internal_error']),
+  '503': jsonError(
+    'The model is known but not installed (the message names the install command), failed to load, or failed while answering (retrying usually works; the reason is in the server log); or too many requests of this task are already in progress or queued (`server_busy`, with a `Retry-After` header in seconds).',
+    ['model_not_installed', 'model_unavailable', 'inference_failed', 'server_busy'],
+  ),
+};
+
+export const JSON_ONLY_415 = jsonError('The body is not sent as application/json.', ['unsupported_media_type']);
+
+/** The 400 of a JSON inference route: what the validator and the model lookup answer. */
+export const jsonBody400 = (extra = '') =>
+  jsonError(`Malformed JSON, a missing or invalid field${extra}, or a model of another task.`, ['invalid_request', 'invalid_json', 'wrong_model_task']);
