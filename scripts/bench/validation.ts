@@ -56,7 +56,9 @@ const codePoints = (text: string) => {
 };
 /** The rules of one Text field, for libraries without custom keywords. */
 const textOk = (value: string, maxLength: number, oneLine = false) =>
-  !LONE_SURROGATE.test(value) && value.trim() !== '' && codePoints(value) <= maxLength && !(oneLine && CONTROL.test(value));
+  // The same shortcut as ours: `length` never undercounts code points.
+
+  !LONE_SURROGATE.test(value) && value.trim() !== '' && (value.length <= maxLength || codePoints(value) <= maxLength) && !(oneLine && CONTROL.test(value));
 
 function ours(): Contender {
   const validator = createRequestValidator();
