@@ -34,6 +34,8 @@ export interface ModelRegistryOptions {
   manifest: Manifest;
   modelsDir: string;
   engines: Readonly<Record<string, Engine>>;
+  /** Makes the one speech encoder all voices share (on first use); tests pass their own. */
+  createSpeechEncoder?: () => SpeechEncoder;
 }
 
 export class ModelRegistry {
@@ -44,10 +46,12 @@ export class ModelRegistry {
   readonly #loaded = new Set<string>();
   /** One MP3/WAV encoder for every voice; its worker starts on first use and stops when idle. */
   #speechEncoder: SpeechEncoder | undefined;
+  readonly #createSpeechEncoder: () => SpeechEncoder;
 
   constructor(options: ModelRegistryOptions) {
     this.#modelsDir = options.modelsDir;
     this.#engines = options.engines;
+    this.#createSpeechEncoder = options.createSpeechEncoder ?? createSpeechEncoder;
     for (const entry of options.manifest.models) checkEntry(entry, this.#engines);
     this.#entries = new Map(options.manifest.models.map((entry) => [entry.id, entry]));
   }
@@ -97,7 +101,7 @@ export class ModelRegistry {
     }
     try {
       const model = await engine.load(entry, context);
-      return taskModel(entry.task, model, entry.id, { speechEncoder: () => (this.#speechEncoder ??= createSpeechEncoder()) });
+      return taskModel(entry.task, model, entry.id, { speechEncoder: () => (this.#speechEncoder ??= this.#createSpeechEncoder()) });
     } catch (error) {
       throw new ModelUnavailableError(entry.id, (error as Error).message);
     }

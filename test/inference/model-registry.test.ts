@@ -7,6 +7,7 @@ import { defineEngine, INSTALL_MARKER, type Engine } from '../../src/inference/e
 import { ENGINES } from '../../src/inference/engines.js';
 import { ManifestError, readManifest, type Manifest, type ManifestEntry } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
+import { createSpeechEncoder, type SpeechEncoder } from '../../src/inference/text-to-speech/speech-encoder.js';
 import type { Classifier, Translator } from '../../src/inference/types.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -321,6 +322,24 @@ describe('the models ModelRegistry hands out', () => {
     const mp3 = await collect('mp3');
     expect(mp3.length).to.be.greaterThan(100);
     expect(mp3.subarray(0, 3).toString('latin1') === 'ID3' || (mp3[0] === 0xff && (mp3[1]! & 0xe0) === 0xe0)).to.equal(true);
+  });
+
+  it('shares one speech encoder among its voices and disposes it on close', async () => {
+    const made: string[] = [];
+    const counting = (): SpeechEncoder => {
+      const encoder = createSpeechEncoder();
+      made.push('made');
+      return { ...encoder, dispose: async () => (made.push('disposed'), encoder.dispose()) };
+    };
+    const models = ['one', 'two'].map((id) => entry(id, { task: 'text-to-speech', engine: 'tone' }));
+    for (const id of ['one', 'two']) install(modelsDir, id);
+    const voices = new ModelRegistry({ manifest: { models }, modelsDir, engines: { tone }, createSpeechEncoder: counting });
+    for (const id of ['one', 'two']) {
+      for await (const _chunk of (await voices.get(id, 'text-to-speech')).speak('Hi.', { format: 'wav' }));
+    }
+    expect(made).to.deep.equal(['made']);
+    await voices.close();
+    expect(made).to.deep.equal(['made', 'disposed']);
   });
 
   it('gives translators the client’s language codes to resolve', async () => {
