@@ -1,6 +1,6 @@
 /**
- * The only code that touches transformers.js tensors: run a model on tokenizer output and read
- * its outputs back as plain arrays, so the engines stay free of HF shapes.
+ * Where the classification engines touch transformers.js tensors: run a model on tokenizer output
+ * and read its outputs back as plain arrays, so the engines stay free of HF shapes.
  */
 import { Tensor, type PreTrainedModel } from '@huggingface/transformers';
 
