@@ -155,7 +155,8 @@ function phrase({ error, field, item }: Located, schema: JsonSchema): AppError {
   const fieldSchema = propertiesOf(schema)[field] ?? {};
   const name = item === -1 ? `"${field}"` : `"${field}[${item}]"`;
   const valueSchema: JsonSchema = (item === -1 ? fieldSchema : fieldSchema.items) ?? {};
-  const value = String(error.data);
+  // Only string rules read the value; String() of a client's object can throw ({"toString": ""}).
+  const value = typeof error.data === 'string' ? error.data : '';
 
   if (error.keyword === 'required') {
     const hint = fieldSchema[KEYWORDS.missingHint];

@@ -301,3 +301,21 @@ describe('/users', () => {
     expect(res.headers.allow).to.match(/PUT/);
   });
 });
+
+describe('users: field values that are objects', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await createTestApp();
+  });
+  after(() => app.close());
+
+  // Found by the fuzz suite: phrasing the error called String() on the client's object, which
+  // throws for {"toString": ""}, and the client got a 500.
+  it('answers 400 for an object whose toString is not a function', async () => {
+    for (const name of [{ toString: '' }, { toString: null, valueOf: 1 }, { [Symbol.toPrimitive]: 1 }]) {
+      const res = await app.request.post('/users').send({ name, email: 'a@b.co' });
+      expect(res.status).to.equal(400);
+      expect(res.text).to.equal('"name" must be a string');
+    }
+  });
+});
