@@ -59,9 +59,12 @@ export function slowClientGuard(timeouts: ClientTimeouts): Middleware {
       lastBytesWritten: socket.bytesWritten,
       lastWriteAt: now,
     };
-    // Left to the sweep to drop, not removed when the response closes: an unread body may
-    // still be arriving after an early answer.
     watches.add(watch);
+    // Most requests end here, with nothing left to watch. One answered early (401, 413) may
+    // still have a body arriving, which the sweep keeps watching until it ends.
+    ctx.res.once('finish', () => {
+      if (ctx.req.complete) watches.delete(watch);
+    });
     sweeper ??= setInterval(sweep, period).unref();
     await next();
   };
