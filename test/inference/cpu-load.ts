@@ -3,6 +3,7 @@
  * cancelled model work really stopped: CPU time, unlike wall-clock time, does not depend on
  * how busy the shared test machine is.
  */
+import { expect } from 'chai';
 
 /** Cores busy over a window of `windowMs`: 1 means one core busy all the time. */
 export async function coresBusyOver(windowMs: number): Promise<number> {
@@ -33,4 +34,20 @@ export async function cpuUntilIdle(options: { idleCores?: number; windowMs?: num
   while (!settled && Date.now() < deadline) settled = (await coresBusyOver(windowMs)) < idleCores;
   const used = process.cpuUsage(before);
   return { cpuSeconds: (used.user + used.system) / 1e6, settled };
+}
+
+/**
+ * Lets the calls start, then aborts each controller with a reason of its own, and checks that
+ * every call rejected with exactly its reason within 5 s (so a call that ignored the abort,
+ * or finished anyway, fails the test instead of hanging it).
+ */
+export async function abortEachAfter(startedMs: number, controllers: readonly AbortController[], outcomes: readonly Promise<unknown>[]): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, startedMs));
+  const reasons = controllers.map((controller, index) => {
+    const reason = new Error(`client ${index} went away`);
+    controller.abort(reason);
+    return reason;
+  });
+  const deadline = new Promise((resolve) => setTimeout(() => resolve('still running after 5 s'), 5_000).unref());
+  for (const [index, outcome] of outcomes.entries()) expect(await Promise.race([outcome, deadline])).to.equal(reasons[index]);
 }

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { speechBytes } from '../../../src/inference/text-to-speech/speech-bytes.js';
 import { createSpeechEncoder } from '../../../src/inference/text-to-speech/speech-encoder.js';
 import { WorkerSynthesizer } from '../../../src/inference/text-to-speech/worker-synthesizer.js';
-import { coresBusyOver, cpuUntilIdle } from '../cpu-load.js';
+import { abortEachAfter, coresBusyOver, cpuUntilIdle } from '../cpu-load.js';
 
 const MODEL_DIR = new URL('../../../models/piper-en_US-joe-medium/', import.meta.url).pathname;
 
@@ -45,15 +45,7 @@ describe('piper-en_US-joe-medium (real weights)', function () {
       }
     });
     const outcomes = requests.map((request) => request.then(() => 'finished', (error: unknown) => error));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const reasons = controllers.map((controller, index) => {
-      const reason = new Error(`client ${index} went away`);
-      controller.abort(reason);
-      return reason;
-    });
-
-    const deadline = new Promise((resolve) => setTimeout(() => resolve('still running after 5 s'), 5_000).unref());
-    for (const [index, outcome] of outcomes.entries()) expect(await Promise.race([outcome, deadline])).to.equal(reasons[index]);
+    await abortEachAfter(300, controllers, outcomes);
 
     // What still runs is at most the sentence each worker was busy with; without cancellation
     // the eight requests would have minutes of synthesis left.
