@@ -49,12 +49,12 @@ export function createApp(deps: AppDeps): Koa {
     }),
   );
 
-  // Before any router, so unknown /v1 paths (404) and wrong methods (405) need a key too, and
-  // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
-  // model without a key.
-  // Before the key check: a client that never finishes its headers' body cannot hold a slot.
+  // First, so a body that stalls or trickles is cut off whichever middleware is reading it.
   app.use(slowClientGuard(deps.config.limits.timeouts));
 
+  // Before any router, so unknown /v1 paths (404) and wrong methods (405) need a key too, and
+  // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
+  // model without a key. Admission comes after it, so a client without a key holds no slot.
   const requireKey = requireApiKey(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }));
   const isApi = rememberRecentPaths(isApiPath);
   app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
