@@ -16,11 +16,12 @@ import { ValidationError } from '../../errors.js';
 import { defineEngine } from '../engine.js';
 import { ManifestError } from '../manifest.js';
 import type { Classifier } from '../types.js';
-import { EmbeddingClassifierOptions, batchOptions, describeLabels, embeddingRule, labelSpecs } from './classifier-options.js';
+import { EmbeddingClassifierOptions, describeLabels, embeddingRule, labelSpecs } from './classifier-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
-import { startBatchModel, weightsInstalled } from './load-transformers-model.js';
+import { weightsInstalled } from './load-transformers-model.js';
 import { headConfidences, headWidth, linearHead } from './linear-head.js';
-import { SentenceEmbedder, centroid, dot } from './sentence-embedder.js';
+import { centroid, dot } from './sentence-embedder.js';
+import { acquireSentenceEmbedder } from './shared-embedders.js';
 
 /** Request-supplied label names whose embeddings are kept, so repeated label sets cost nothing. */
 const LABEL_CACHE_SIZE = 1024;
@@ -45,16 +46,18 @@ export const embeddingClassifier = defineEngine({
     const { temperature } = options;
     const specs = labelSpecs(options) ?? [];
     const head = linearHead(options.head);
-    const embedder = new SentenceEmbedder(await startBatchModel(entry.id, options, context, 'feature-extraction'), batchOptions(options));
+    // Entries on the same base model share one embedder (shared-embedders.ts); dispose releases ours.
+    const lease = await acquireSentenceEmbedder(entry.id, options, context);
+    const embedder = lease.value;
 
     // With a head, one label name is embedded only to check the head fits this model's width.
     const texts = head ? specs.slice(0, 1).map((spec) => spec.label) : specs.flatMap((spec) => spec.descriptions);
     const vectors = await embedder.embedAll(texts).catch(async (error: unknown) => {
-      await embedder.dispose();
+      await lease.release();
       throw error;
     });
     if (head && vectors[0] && vectors[0].length !== headWidth(head)) {
-      await embedder.dispose();
+      await lease.release();
       throw new ManifestError(
         `model "${entry.id}": options.head expects ${headWidth(head)}-value embeddings, the model gives ${vectors[0].length}`,
       );
@@ -94,7 +97,7 @@ export const embeddingClassifier = defineEngine({
         const similarities = prototypes.map((prototype) => dot(query, prototype.direction));
         return sortedLabels(prototypes.map((p) => p.label), softmax(similarities, temperature));
       },
-      dispose: () => embedder.dispose(),
+      dispose: () => lease.release(),
     };
   },
 });

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { ManifestError } from '../../../src/inference/manifest.js';
 import type { Classifier } from '../../../src/inference/types.js';
 import { embeddingClassifier as engine } from '../../../src/inference/text-classification/embedding-classifier.js';
+import { BatchModel } from '../../../src/inference/text-classification/batch-model.js';
 import { startBatchModel } from '../../../src/inference/text-classification/load-transformers-model.js';
+import { runningSentenceEmbedders } from '../../../src/inference/text-classification/shared-embedders.js';
 import { entry, expectGivingUpLeavesOthersAnswered, fixtureContext, sum } from './fixture-models.js';
 
 const ID = 'minilm-random';
@@ -101,6 +103,74 @@ describe('embedding-classifier engine (minilm-random fixture)', () => {
       expect(error).to.be.instanceOf(ManifestError);
       expect(String(error)).to.match(/expects 2-value embeddings, the model gives 32/);
     });
+  });
+});
+
+describe('embedding classifiers on one base model (minilm-random fixture)', () => {
+  // maxBatchSize 7 keeps these apart from the classifiers loaded by the other suites.
+  const onBase = (id: string, options: Record<string, unknown> = {}) =>
+    entry(id, 'embedding-classifier', { baseModel: ID, labels: LABELS, maxBatchSize: 7, ...options });
+  let started: number;
+  let disposed: number;
+  const start = BatchModel.start;
+  const dispose = BatchModel.prototype.dispose;
+  beforeEach(() => {
+    started = disposed = 0;
+    BatchModel.start = (...args) => (started++, start.apply(BatchModel, args));
+    BatchModel.prototype.dispose = function (this: BatchModel) {
+      disposed++;
+      return dispose.call(this);
+    };
+  });
+  afterEach(() => {
+    BatchModel.start = start;
+    BatchModel.prototype.dispose = dispose;
+  });
+
+  it('share one set of workers, which ends when the last of them is disposed', async () => {
+    const running = runningSentenceEmbedders();
+    const [sentiment, topics] = await Promise.all([
+      engine.load(onBase('sentiment-on-base'), fixtureContext('sentiment-on-base')),
+      engine.load(onBase('topics-on-base', { labels: ['sports', 'politics', 'weather'] }), fixtureContext('topics-on-base')),
+    ]);
+    expect(started).to.equal(1);
+    expect(runningSentenceEmbedders()).to.equal(running + 1);
+    expect((await sentiment.classify('good')).length).to.equal(2);
+    expect((await topics.classify('good')).length).to.equal(3);
+
+    await sentiment.dispose();
+    expect(disposed).to.equal(0);
+    expect((await topics.classify('terrible film')).map((l) => l.label)).to.have.members(['sports', 'politics', 'weather']);
+
+    await topics.dispose();
+    expect(disposed).to.equal(1);
+    expect(runningSentenceEmbedders()).to.equal(running);
+  });
+
+  it('gives the same answers shared as alone', async () => {
+    const alone = await engine.load(onBase('alone'), fixtureContext('alone'));
+    const expected = await alone.classify('a gorgeous , witty , seductive movie');
+    const other = await engine.load(onBase('other', { labels: ['x', 'y'] }), fixtureContext('other'));
+    expect(started).to.equal(1);
+    expect(await alone.classify('a gorgeous , witty , seductive movie')).to.deep.equal(expected);
+    await Promise.all([alone.dispose(), other.dispose()]);
+  });
+
+  it('start their own workers when their layout differs', async () => {
+    const a = await engine.load(onBase('a'), fixtureContext('a'));
+    const b = await engine.load(onBase('b', { maxBatchSize: 5 }), fixtureContext('b'));
+    expect(started).to.equal(2);
+    await Promise.all([a.dispose(), b.dispose()]);
+    expect(disposed).to.equal(2);
+  });
+
+  it('releases the shared workers when a load fails after starting them', async () => {
+    const running = runningSentenceEmbedders();
+    const narrow = { weights: [[1, 2], [3, 4]], bias: [0, 0] };
+    const error = await engine.load(onBase('narrow', { head: narrow }), fixtureContext('narrow')).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ManifestError);
+    expect(disposed).to.equal(1);
+    expect(runningSentenceEmbedders()).to.equal(running);
   });
 });
 
