@@ -72,7 +72,7 @@ export class ModelWorker<Api extends WorkerApi<Api>> {
       const callOptions: CallOptions = { ...options, timeoutMs: remaining };
       return await (thread.call as (method: M, payload: unknown, options: CallOptions) => Promise<ResultOf<Api, M>>)(method, payload, callOptions);
     } catch (error) {
-      throw this.#asModelFailure(error, thread, signal);
+      throw this.#asModelFailure(error, thread, signal, { method, timeoutMs });
     } finally {
       this.#release();
     }
@@ -114,10 +114,16 @@ export class ModelWorker<Api extends WorkerApi<Api>> {
     return next;
   }
 
-  #asModelFailure(error: unknown, thread: WorkerClient<Api> | undefined, signal: AbortSignal | undefined): unknown {
+  #asModelFailure(
+    error: unknown,
+    thread: WorkerClient<Api> | undefined,
+    signal: AbortSignal | undefined,
+    call: { method: string; timeoutMs: number | undefined },
+  ): unknown {
     if (signal?.aborted && error === signal.reason) return error;
     const { modelId } = this.#options;
-    if (error instanceof CallTimeoutError) return new InferenceFailedError(modelId, error.message);
+    // The thread was given what was left of the deadline; the client is told the deadline itself.
+    if (error instanceof CallTimeoutError) return new InferenceFailedError(modelId, new CallTimeoutError(call.method, call.timeoutMs ?? 0).message);
     if (thread && !thread.alive) return new InferenceFailedError(modelId, (error as Error).message);
     return error;
   }
