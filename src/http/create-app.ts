@@ -42,10 +42,12 @@ export function createApp(deps: AppDeps): Koa {
     });
   });
 
+  // One reading of the path decides both the error format and the key check (api-boundary.ts).
+  const isApi = rememberRecentPaths(isApiPath);
   app.use(
     errorMiddleware({
       logger,
-      formatFor: (ctx) => (isApiPath(ctx.path) ? 'json' : 'text'),
+      formatFor: (ctx) => (isApi(ctx.path) ? 'json' : 'text'),
     }),
   );
 
@@ -56,7 +58,6 @@ export function createApp(deps: AppDeps): Koa {
   // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
   // model without a key. Admission comes after it, so a client without a key holds no slot.
   const requireKey = requireApiKey(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }));
-  const isApi = rememberRecentPaths(isApiPath);
   app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
 
   // One router per request, picked by the first path segment (router-tree.ts).
