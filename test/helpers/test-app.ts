@@ -30,6 +30,8 @@ export interface TestAppOptions {
   limits?: Partial<Limits>;
   /** Reuse an existing database file (restart tests). */
   databasePath?: string;
+  /** How long a write waits for another process's lock (openDatabase's option). */
+  busyDeadlineMs?: number;
 }
 
 export interface TestApp {
@@ -57,7 +59,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   });
   const config: Config = { ...loaded, limits: { ...loaded.limits, ...options.limits } };
   configureRuntime({ modelsDir });
-  const db = await openDatabase(databasePath);
+  const db = await openDatabase(databasePath, options.busyDeadlineMs === undefined ? {} : { busyDeadlineMs: options.busyDeadlineMs });
   const models = new ModelRegistry({
     manifest: options.manifest ?? { models: [] },
     modelsDir,

@@ -2,30 +2,19 @@
  * Another process (the keys CLI, a sqlite3 shell) holding the SQLite write lock must not stall
  * the server: better-sqlite3 is synchronous, so a busy_timeout would block the event loop.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import { expect } from 'chai';
-import type { Kysely } from 'kysely';
-import supertest from 'supertest';
-import { loadConfig } from '../../src/config/load-config.js';
-import { createApp } from '../../src/http/create-app.js';
-import { ENGINES } from '../../src/inference/engines.js';
-import { ModelRegistry } from '../../src/inference/model-registry.js';
-import { createLogger } from '../../src/logger.js';
-import type { Database } from '../../src/users/database.js';
-import { openDatabase } from '../../src/users/open-database.js';
+import type supertest from 'supertest';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** Far below the old 5 s busy_timeout, far above any scheduling noise. */
 const STALL_LIMIT_MS = 500;
 const DEADLINE_MS = 1_500;
 
 describe('/users while another process holds the database write lock', () => {
-  let dir: string;
-  let db: Kysely<Database>;
+  let app: TestApp;
   let request: supertest.Agent;
   let otherProcess: SQLite.Database;
   let loopDelay: IntervalHistogram;
@@ -39,13 +28,9 @@ describe('/users while another process holds the database write lock', () => {
   const maxLoopStallMs = () => loopDelay.max / 1e6;
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'lis-test-'));
-    const databasePath = join(dir, 'app.db');
-    const config = loadConfig({ DATABASE_URL: `sqlite:${databasePath}`, MODELS_DIR: join(dir, 'models'), LOG_LEVEL: 'silent' });
-    db = await openDatabase(databasePath, { busyDeadlineMs: DEADLINE_MS });
-    const models = new ModelRegistry({ manifest: { models: [] }, modelsDir: config.modelsDir, engines: ENGINES });
-    request = supertest.agent(createApp({ db, models, config, logger: createLogger('silent') }).callback());
-    otherProcess = new SQLite(databasePath);
+    app = await createTestApp({ busyDeadlineMs: DEADLINE_MS });
+    request = app.request;
+    otherProcess = new SQLite(app.databasePath);
     otherProcess.exec('BEGIN IMMEDIATE');
     loopDelay = monitorEventLoopDelay({ resolution: 10 });
     loopDelay.enable();
@@ -54,8 +39,7 @@ describe('/users while another process holds the database write lock', () => {
     loopDelay.disable();
     if (otherProcess.inTransaction) otherProcess.exec('ROLLBACK');
     otherProcess.close();
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    await app.close();
   });
 
   it('keeps answering while a write waits, and the write succeeds once the lock is released', async () => {
@@ -76,7 +60,7 @@ describe('/users while another process holds the database write lock', () => {
     expect(post.result.status, post.result.text).to.equal(201);
     expect(post.ms).to.be.at.least(300).and.below(DEADLINE_MS);
     expect(maxLoopStallMs()).to.be.below(STALL_LIMIT_MS);
-    expect(await db.selectFrom('users').select(['name', 'email']).execute()).to.deep.equal([ann]);
+    expect(await app.db.selectFrom('users').select(['name', 'email']).execute()).to.deep.equal([ann]);
   });
 
   it('answers 503 in plain text with Retry-After when the lock outlives the deadline, and writes nothing', async () => {
@@ -102,7 +86,7 @@ describe('/users while another process holds the database write lock', () => {
     expect(maxLoopStallMs()).to.be.below(STALL_LIMIT_MS);
 
     otherProcess.exec('ROLLBACK');
-    expect(await db.selectFrom('users').selectAll().execute()).to.deep.equal([created.body]);
+    expect(await app.db.selectFrom('users').selectAll().execute()).to.deep.equal([created.body]);
     expect((await request.post('/users').send({ name: 'Bob', email: 'bob@example.org' })).status).to.equal(201);
   });
 });
