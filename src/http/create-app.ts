@@ -8,8 +8,9 @@ import { createLogger, type Logger } from '../logger.js';
 import type { Database } from '../users/database.js';
 import { createUserStore } from '../users/user-store.js';
 import { isApiPath } from './api-boundary.js';
+import { constantResponder, type ConstantResponse } from './constant-responses.js';
 import { clientDisconnected, errorMiddleware } from './error-middleware.js';
-import { createRootRouter } from './routes/root-router.js';
+import { createRootRouter, rootResponses } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
 import { routerTree } from './router-tree.js';
@@ -22,10 +23,30 @@ export interface AppDeps {
   logger?: Logger;
 }
 
+/**
+ * A Koa app whose request listener answers the small constant routes itself
+ * (constant-responses.ts); everything else is Koa's. `callback()` is what `listen()`, the
+ * server and the tests' HTTP clients all use, so every caller gets both paths.
+ */
+class InferenceApp extends Koa {
+  readonly #answerConstant: ReturnType<typeof constantResponder>;
+
+  constructor(constants: Readonly<Record<string, ConstantResponse>>) {
+    super();
+    this.#answerConstant = constantResponder(constants);
+  }
+
+  override callback(): ReturnType<Koa['callback']> {
+    const handle = super.callback();
+    return (req, res) => (this.#answerConstant(req, res) ? Promise.resolve() : handle(req, res));
+  }
+}
+
 /** Builds the Koa application from its dependencies; opens no port and reads no globals. */
 export function createApp(deps: AppDeps): Koa {
   const logger = deps.logger ?? createLogger(deps.config.logLevel);
-  const app = new Koa();
+  const constants = rootResponses(deps.config.limits);
+  const app = new InferenceApp(constants);
   // The router's 405 answers and koa-body's errors all pass through the same mapper.
   app.silent = true;
   // Errors after the response has started (a TTS stream failing mid-way) cannot reach the
@@ -67,7 +88,7 @@ export function createApp(deps: AppDeps): Koa {
         { prefix: '/users', router: createUsersRouter(createUserStore(deps.db), deps.config.limits) },
         { prefix: '/v1', router: createV1Router({ models: deps.models, limits: deps.config.limits }) },
       ],
-      createRootRouter(deps.config.limits),
+      createRootRouter(constants),
     ),
   );
   return app;
