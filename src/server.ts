@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   // Deliberate values (README "Security and limits"); the body and response checks are in
   // slow-client-guard.ts, these bound what happens before the app sees a request.
   const { timeouts } = config.limits;
+  server.on('upgrade', app.realtime.upgrade);
   server.headersTimeout = timeouts.headersMs;
   server.requestTimeout = timeouts.requestMs;
   server.keepAliveTimeout = timeouts.keepAliveMs;
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info('shutting down', { signal });
+    app.realtime.close();
     const force = setTimeout(() => {
       logger.warn('in-flight requests did not finish in time; closing connections');
       server.closeAllConnections();

@@ -39,6 +39,8 @@ export interface Limits {
    */
   readonly maxPendingRequests: Readonly<Record<Task, number>>;
   readonly timeouts: ClientTimeouts;
+  /** Live transcription over WebSocket (/v1/realtime). */
+  readonly realtime: RealtimeLimits;
 }
 
 /**
@@ -61,6 +63,22 @@ export interface ClientTimeouts {
   readonly responseStallMs: number;
 }
 
+/** Bounds of live transcription sessions (src/http/realtime). */
+export interface RealtimeLimits {
+  /** Open sessions at once; the next is closed at once with a reason. */
+  readonly maxSessions: number;
+  /** Largest WebSocket message (an append of base64 audio). */
+  readonly maxMessageBytes: number;
+  /** Audio held uncommitted (manual commit mode); more is refused with an error event. */
+  readonly maxBufferSeconds: number;
+  /** A server-VAD turn longer than this is cut and transcribed, so a monologue still gets text. */
+  readonly maxTurnSeconds: number;
+  /** Committed turns waiting for transcription before the session stops reading the socket. */
+  readonly maxPendingItems: number;
+  /** A session that sends nothing for this long is closed. */
+  readonly idleMs: number;
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -79,6 +97,15 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
     'text-to-speech': 32,
     translation: 64,
     'text-classification': 256,
+  }),
+  realtime: Object.freeze({
+    maxSessions: 8,
+    // An append of 1 MiB of base64 is ~16 s of 24-kHz PCM16; OpenAI's own cap is 15 MiB.
+    maxMessageBytes: 1024 * 1024,
+    maxBufferSeconds: 120,
+    maxTurnSeconds: 30,
+    maxPendingItems: 4,
+    idleMs: 60_000,
   }),
   timeouts: Object.freeze({
     headersMs: 15_000,

@@ -14,7 +14,9 @@ import { createRootRouter, rootResponses } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
 import { routerTree } from './router-tree.js';
+import { createRealtimeEndpoint, type RealtimeEndpoint } from './realtime/realtime-endpoint.js';
 import { slowClientGuard } from './slow-client-guard.js';
+import { createRequestValidator } from './validation.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -28,8 +30,10 @@ export interface AppDeps {
  * (constant-responses.ts); everything else is Koa's. `callback()` is what `listen()`, the
  * server and the tests' HTTP clients all use, so every caller gets both paths.
  */
-class InferenceApp extends Koa {
+export class InferenceApp extends Koa {
   readonly #answerConstant: ReturnType<typeof constantResponder>;
+  /** WebSocket upgrades (`/v1/realtime`): the HTTP server's `upgrade` listener, and its close. */
+  realtime!: RealtimeEndpoint;
 
   constructor(constants: Readonly<Record<string, ConstantResponse>>) {
     super();
@@ -43,7 +47,7 @@ class InferenceApp extends Koa {
 }
 
 /** Builds the Koa application from its dependencies; opens no port and reads no globals. */
-export function createApp(deps: AppDeps): Koa {
+export function createApp(deps: AppDeps): InferenceApp {
   const logger = deps.logger ?? createLogger(deps.config.logLevel);
   const constants = rootResponses(deps.config.limits);
   const app = new InferenceApp(constants);
@@ -78,7 +82,8 @@ export function createApp(deps: AppDeps): Koa {
   // Before any router, so unknown /v1 paths (404) and wrong methods (405) need a key too, and
   // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
   // model without a key. Admission comes after it, so a client without a key holds no slot.
-  const requireKey = requireApiKey(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }));
+  const keys = createKeyStore(deps.db, { staticKeys: deps.config.apiKeys });
+  const requireKey = requireApiKey(keys);
   app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
 
   // One router per request, picked by the first path segment (router-tree.ts).
@@ -91,6 +96,14 @@ export function createApp(deps: AppDeps): Koa {
       createRootRouter(constants),
     ),
   );
+  app.realtime = createRealtimeEndpoint({
+    keys,
+    transcriber: (modelId) => deps.models.get(modelId, 'speech-to-text'),
+    openAudio: (options) => deps.models.openLiveAudio(options),
+    validator: createRequestValidator(),
+    limits: deps.config.limits.realtime,
+    logger,
+  });
   return app;
 }
 

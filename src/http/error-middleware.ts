@@ -166,7 +166,7 @@ function messageOf(error: unknown, fallback: string): string {
   return typeof message === 'string' && message !== '' ? message : fallback;
 }
 
-function errorType(status: number): string {
+export function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 404) return 'not_found_error';
   if (status === 413 || status === 415 || status === 400 || status === 408 || status === 409 || status === 405 || status === 501) {

@@ -16,7 +16,8 @@ import { NO_OPTIONS } from './engine-options.js';
 import { ManifestError, type Manifest, type ManifestEntry } from './manifest.js';
 import { taskModel } from './task-models.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
-import type { Disposable, ModelForTask, Task } from './types.js';
+import { LiveAudio } from './live-audio/live-audio.js';
+import type { Disposable, LiveAudioStream, ModelForTask, Task } from './types.js';
 
 export interface ModelInfo {
   id: string;
@@ -47,6 +48,8 @@ export class ModelRegistry {
   /** One MP3/WAV encoder for every voice; its worker starts on first use and stops when idle. */
   #speechEncoder: SpeechEncoder | undefined;
   readonly #createSpeechEncoder: () => SpeechEncoder;
+  /** The worker behind realtime sessions' audio; starts with the first session. */
+  #liveAudio: LiveAudio | undefined;
 
   constructor(options: ModelRegistryOptions) {
     this.#modelsDir = options.modelsDir;
@@ -83,6 +86,15 @@ export class ModelRegistry {
     return (await load) as ModelForTask[T];
   }
 
+  /**
+   * A stream for a realtime session's audio: PCM16 at `inputSampleRate` → 16 kHz, with speech
+   * probabilities from the voice-activity model when `detectSpeech`.
+   */
+  openLiveAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
+    this.#liveAudio ??= new LiveAudio({});
+    return this.#liveAudio.open(options);
+  }
+
   async close(): Promise<void> {
     const loads = [...this.#loads.values()];
     this.#loads.clear();
@@ -91,6 +103,9 @@ export class ModelRegistry {
     const encoder = this.#speechEncoder;
     this.#speechEncoder = undefined;
     await encoder?.dispose();
+    const liveAudio = this.#liveAudio;
+    this.#liveAudio = undefined;
+    await liveAudio?.dispose();
   }
 
   async #load(entry: ManifestEntry): Promise<Disposable> {

@@ -89,6 +89,17 @@ export interface Transcriber extends Disposable {
   transcribe(audio: PcmAudio | EncodedAudio, options?: TranscribeOptions): Promise<Transcript>;
 }
 
+/** Live audio as a realtime session receives it, on its way to a Transcriber. */
+export interface LiveAudioStream {
+  /**
+   * PCM16 little-endian mono bytes at the stream's input rate (any length of whole samples) →
+   * the same audio at 16 kHz, and a speech probability for each 512-sample frame completed so
+   * far (none when the stream was opened without speech detection).
+   */
+  push(pcm16: Uint8Array): Promise<{ samples: Float32Array; speechProbabilities: Float32Array }>;
+  close(): Promise<void>;
+}
+
 export interface SynthesizeOptions extends Cancellable {
   voice?: string;
   /** 1 is normal speed, 2 twice as fast. */

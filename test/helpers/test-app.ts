@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Koa from 'koa';
+import type { InferenceApp } from '../../src/http/create-app.js';
 import type { Kysely } from 'kysely';
 import supertest from 'supertest';
 import { loadConfig, type Config, type Limits } from '../../src/config/load-config.js';
@@ -37,7 +37,7 @@ export interface TestAppOptions {
 export interface TestApp {
   request: supertest.Agent;
   /** The Koa app itself, for tests that need a real listening server (connection reuse). */
-  app: Koa;
+  app: InferenceApp;
   db: Kysely<Database>;
   models: ModelRegistry;
   config: Config;
