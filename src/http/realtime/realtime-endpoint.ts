@@ -20,6 +20,7 @@ import type { LiveAudioStream, Transcriber } from '../../inference/types.js';
 import type { Logger } from '../../logger.js';
 import { isApiPath } from '../api-boundary.js';
 import { errorType } from '../error-middleware.js';
+import { jsonError, V1_COMMON_ERRORS, type Operation } from '../operation.js';
 import type { RequestValidator, Validate } from '../validation.js';
 import { CLIENT_EVENTS, type ClientEvent, type ClientEventType } from './realtime-events.js';
 import { TranscriptionSession } from './transcription-session.js';
@@ -173,4 +174,39 @@ function refuse(socket: Duplex, status: number, format: 'json' | 'text', message
     ...(status === 401 ? [`WWW-Authenticate: ${BEARER_CHALLENGE}`] : []),
   ];
   socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** The upgrade, for /openapi.json (the events themselves are the OpenAI Realtime API's). */
+export function realtimeOperations(limits: RealtimeLimits): Operation[] {
+  return [
+    {
+      method: 'get',
+      path: REALTIME_PATH,
+      tags: ['speech'],
+      summary: 'Live transcription over WebSocket (OpenAI Realtime API, transcription sessions)',
+      description: [
+        'Upgrade to a WebSocket with `?intent=transcription` (and optionally `&model=<speech-to-text model id>`). The key goes in',
+        '`Authorization: Bearer <key>` or, from browsers, as the subprotocol `openai-insecure-api-key.<key>` next to `realtime`.',
+        'Client events: `transcription_session.update` (`input_audio_transcription.model|language`, `turn_detection`: `null` or',
+        '`{"type": "server_vad", threshold, prefix_padding_ms, silence_duration_ms}`), `input_audio_buffer.append` (base64 PCM16,',
+        '24 kHz mono), `input_audio_buffer.commit`, `input_audio_buffer.clear`. Server events: `transcription_session.created|updated`,',
+        '`input_audio_buffer.speech_started|speech_stopped|committed|cleared`, `conversation.item.created`,',
+        '`conversation.item.input_audio_transcription.delta|completed|failed`, `error`.',
+        `Bounds: ${limits.maxSessions} sessions at once (the next is closed with code 1013 and a reason), messages of at most`,
+        `${limits.maxMessageBytes} bytes (close 1009), ${limits.maxBufferSeconds} s of uncommitted audio, turns cut at ${limits.maxTurnSeconds} s,`,
+        `${limits.maxPendingItems} turns awaiting transcription before the socket stops being read, closed after ${limits.idleMs / 1000} s without events.`,
+      ].join(' '),
+      secured: true,
+      parameters: [
+        { name: 'intent', in: 'query', required: true, schema: { type: 'string', enum: ['transcription'] } },
+        { name: 'model', in: 'query', required: false, description: 'Speech-to-text model id (or set it in a session update).', schema: { type: 'string' } },
+      ],
+      responses: {
+        '101': { description: 'Switched to the WebSocket protocol; the server sends `transcription_session.created`.' },
+        '400': jsonError('The `intent` is not `transcription`.', ['invalid_request']),
+        '401': V1_COMMON_ERRORS['401']!,
+        '404': jsonError('No WebSocket endpoint at this /v1 path.', ['not_found']),
+      },
+    },
+  ];
 }

@@ -3,6 +3,7 @@ import type { Limits } from '../../config/load-config.js';
 import type { ModelRegistry } from '../../inference/model-registry.js';
 import { createAdmission, type Admission } from '../admission.js';
 import type { Operation } from '../operation.js';
+import { realtimeOperations } from '../realtime/realtime-endpoint.js';
 import { createRequestValidator, type RequestValidator } from '../validation.js';
 import { classificationOperations, classificationRoutes } from './v1/classification-routes.js';
 import { modelOperations, modelRoutes } from './v1/model-routes.js';
@@ -51,5 +52,6 @@ export function v1Operations(limits: Limits): Operation[] {
     ...speechOperations(limits),
     ...openAiSpeechOperations(limits),
     ...openAiAudioOperations(limits),
+    ...realtimeOperations(limits.realtime),
   ];
 }
