@@ -21,6 +21,8 @@ export interface Config {
    */
   readonly manifestPath: string;
   readonly logLevel: LogLevel;
+  /** Browser origins allowed to call the API (CORS_ORIGINS); empty turns CORS off, `'*'` allows any. */
+  readonly corsOrigins: readonly string[] | '*';
   readonly limits: Limits;
 }
 
@@ -128,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     modelsDir: nonEmpty('MODELS_DIR', env.MODELS_DIR ?? 'models'),
     manifestPath: nonEmpty('MODELS_MANIFEST', env.MODELS_MANIFEST ?? 'models/models.json'),
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
     limits: DEFAULT_LIMITS,
   });
 }
@@ -164,6 +167,24 @@ function parseApiKeys(value: string): string[] {
     }
   }
   return keys;
+}
+
+/** `*`, or a comma-separated list of origins as browsers send them: `scheme://host[:port]`. */
+function parseCorsOrigins(value: string): readonly string[] | '*' {
+  if (value.trim() === '*') return '*';
+  const origins = value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin) {
+      throw new ConfigError(`CORS_ORIGINS entries must be origins such as https://app.example.org or http://localhost:5173 (no path or trailing slash), got "${origin}"`);
+    }
+  }
+  return Object.freeze(origins);
 }
 
 function parseLogLevel(value: string): LogLevel {

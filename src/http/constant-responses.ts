@@ -9,7 +9,7 @@
  * (api-boundary.ts), there is no body to read or guard, and the body is small enough to leave in
  * one write, so the slow-client guard has nothing to watch.
  *
- * Only exact `GET`/`HEAD` requests without a body take this path; any other spelling (a query
+ * Only exact `GET`/`HEAD` requests without a body or an Origin take this path; any other spelling (a query
  * string, a body, another method) goes through Koa and the same router, which serves the same
  * table (root-router.ts), so both paths answer alike (test/http/constant-responses.test.ts).
  */
@@ -50,7 +50,8 @@ export function constantResponder(
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const answer = answers.get(req.url ?? '');
-    if (answer === undefined || hasBody(req)) return false;
+    // A browser's cross-origin request goes through Koa, where CORS answers it (cors.ts).
+    if (answer === undefined || hasBody(req) || req.headers.origin !== undefined) return false;
     // As the error middleware does for every other response (Node joins repeated headers).
     const incoming = req.headers['x-request-id'];
     const requestId = (typeof incoming === 'string' && incoming.slice(0, 128)) || randomUUID();

@@ -9,6 +9,7 @@ import type { Database } from '../users/database.js';
 import { createUserStore } from '../users/user-store.js';
 import { isApiPath } from './api-boundary.js';
 import { constantResponder, type ConstantResponse } from './constant-responses.js';
+import { corsMiddleware } from './cors.js';
 import { clientDisconnected, errorMiddleware } from './error-middleware.js';
 import { createRootRouter, rootResponses } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
@@ -66,6 +67,10 @@ export function createApp(deps: AppDeps): InferenceApp {
       error,
     });
   });
+
+  // First, so preflights are answered before the key check (cors.ts).
+  const cors = corsMiddleware(deps.config.corsOrigins);
+  if (cors) app.use(cors);
 
   // One reading of the path decides both the error format and the key check (api-boundary.ts).
   const isApi = rememberRecentPaths(isApiPath);

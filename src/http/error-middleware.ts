@@ -15,6 +15,7 @@ import {
   type ErrorCode,
 } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { isCorsHeader } from './cors.js';
 
 export type ErrorFormat = 'text' | 'json';
 
@@ -87,8 +88,9 @@ export function clientDisconnected(ctx: Context, error: unknown): boolean {
 
 function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
   // Headers set by the failed handler (e.g. Content-Disposition) must not describe the error body.
+  // CORS headers too: without them a browser page cannot read the error.
   const keep = { requestId: ctx.response.get('X-Request-Id'), allow: ctx.response.get('Allow') };
-  ctx.res.getHeaderNames().forEach((name) => ctx.res.removeHeader(name));
+  ctx.res.getHeaderNames().forEach((name) => isCorsHeader(name) || ctx.res.removeHeader(name));
   ctx.set('X-Request-Id', keep.requestId);
   if (keep.allow) ctx.set('Allow', keep.allow);
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
