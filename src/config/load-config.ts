@@ -23,6 +23,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Browser origins allowed to call the API (CORS_ORIGINS); empty turns CORS off, `'*'` allows any. */
   readonly corsOrigins: readonly string[] | '*';
+  /** Translation model ids the LibreTranslate API tries first for a pair (LIBRETRANSLATE_MODELS). */
+  readonly libreTranslateModels: readonly string[];
   readonly limits: Limits;
 }
 
@@ -131,6 +133,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     manifestPath: nonEmpty('MODELS_MANIFEST', env.MODELS_MANIFEST ?? 'models/models.json'),
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
+    libreTranslateModels: Object.freeze((env.LIBRETRANSLATE_MODELS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')),
     limits: DEFAULT_LIMITS,
   });
 }

@@ -14,6 +14,8 @@ import { clientDisconnected, errorMiddleware } from './error-middleware.js';
 import { createRootRouter, rootResponses } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
+import { LIBRETRANSLATE_PATHS, libreTranslateRoutes } from './routes/libretranslate-routes.js';
+import { createAdmission } from './admission.js';
 import { routerTree } from './router-tree.js';
 import { createRealtimeEndpoint, type RealtimeEndpoint } from './realtime/realtime-endpoint.js';
 import { slowClientGuard } from './slow-client-guard.js';
@@ -77,7 +79,7 @@ export function createApp(deps: AppDeps): InferenceApp {
   app.use(
     errorMiddleware({
       logger,
-      formatFor: (ctx) => (isApi(ctx.path) ? 'json' : 'text'),
+      formatFor: (ctx) => (isApi(ctx.path) ? 'json' : LIBRETRANSLATE_PATHS.has(ctx.path) ? 'message' : 'text'),
     }),
   );
 
@@ -91,14 +93,25 @@ export function createApp(deps: AppDeps): InferenceApp {
   const requireKey = requireApiKey(keys);
   app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
 
+  const admit = createAdmission(deps.config.limits.maxPendingRequests);
+  const rootRouter = createRootRouter(constants);
+  libreTranslateRoutes(rootRouter, {
+    models: deps.models,
+    keys,
+    admit,
+    validator: createRequestValidator(),
+    limits: deps.config.limits,
+    preferredModels: deps.config.libreTranslateModels,
+  });
+
   // One router per request, picked by the first path segment (router-tree.ts).
   app.use(
     routerTree(
       [
         { prefix: '/users', router: createUsersRouter(createUserStore(deps.db), deps.config.limits) },
-        { prefix: '/v1', router: createV1Router({ models: deps.models, limits: deps.config.limits }) },
+        { prefix: '/v1', router: createV1Router({ models: deps.models, limits: deps.config.limits, admit }) },
       ],
-      createRootRouter(constants),
+      rootRouter,
     ),
   );
   app.realtime = createRealtimeEndpoint({

@@ -17,7 +17,8 @@ import {
 import type { Logger } from '../logger.js';
 import { isCorsHeader } from './cors.js';
 
-export type ErrorFormat = 'text' | 'json';
+/** `text`: area A; `json`: the /v1 error object; `message`: `{"error": "…"}` (the LibreTranslate API). */
+export type ErrorFormat = 'text' | 'json' | 'message';
 
 interface MappedError {
   status: number;
@@ -103,6 +104,8 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
   ctx.status = error.status;
   if (format === 'json') {
     ctx.body = { error: { message: error.message, type: errorType(error.status), code: error.code } };
+  } else if (format === 'message') {
+    ctx.body = { error: error.message };
   } else {
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = error.message;

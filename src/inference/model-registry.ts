@@ -17,7 +17,8 @@ import { ManifestError, type Manifest, type ManifestEntry } from './manifest.js'
 import { taskModel } from './task-models.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
 import { LiveAudio } from './live-audio/live-audio.js';
-import type { Disposable, LiveAudioStream, ModelForTask, Task } from './types.js';
+import { languageCandidates } from './translation/detect-language.js';
+import type { Disposable, LanguageGuess, LiveAudioStream, ModelForTask, Task } from './types.js';
 
 export interface ModelInfo {
   id: string;
@@ -84,6 +85,11 @@ export class ModelRegistry {
       );
     }
     return (await load) as ModelForTask[T];
+  }
+
+  /** Languages `text` may be in, most likely first (empty if nothing matches); cheap, no model. */
+  identifyLanguage(text: string): LanguageGuess[] {
+    return languageCandidates(text);
   }
 
   /**

@@ -45,6 +45,12 @@ export interface TranslateOptions extends Cancellable {
   sourceLanguage?: string;
 }
 
+/** A guess at the language of a text: a short code and a confidence in percent. */
+export interface LanguageGuess {
+  language: string;
+  confidence: number;
+}
+
 export interface Translator extends Disposable {
   /** Short codes (`es`, `fr`, …) this model can translate into. */
   readonly targetLanguages: readonly string[];

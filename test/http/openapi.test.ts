@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ERROR_CODES } from '../../src/errors.js';
+import { LIBRETRANSLATE_PATHS } from '../../src/http/routes/libretranslate-routes.js';
 import { REALTIME_PATH } from '../../src/http/realtime/realtime-endpoint.js';
 import { createApp } from '../../src/http/create-app.js';
 import { createLogger } from '../../src/logger.js';
@@ -94,12 +95,14 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents area A errors as plain text and area B errors as the JSON error object', () => {
+  it('documents area A errors as plain text, area B errors as the JSON error object, LibreTranslate ones as {"error"}', () => {
     for (const [method, path, op] of operations()) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (Number(status) < 400) continue;
         const types = Object.keys(response.content ?? {});
-        expect(types, `${method} ${path} ${status}`).to.deep.equal(path.startsWith('/v1/') ? ['application/json'] : ['text/plain']);
+        const json = path.startsWith('/v1/') || LIBRETRANSLATE_PATHS.has(path);
+        expect(types, `${method} ${path} ${status}`).to.deep.equal(json ? ['application/json'] : ['text/plain']);
+        if (LIBRETRANSLATE_PATHS.has(path)) expect(response.content['application/json'].schema.required).to.deep.equal(['error']);
         if (path.startsWith('/v1/')) expect(response.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Error' });
       }
     }

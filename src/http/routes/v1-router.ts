@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Limits } from '../../config/load-config.js';
 import type { ModelRegistry } from '../../inference/model-registry.js';
-import { createAdmission, type Admission } from '../admission.js';
+import type { Admission } from '../admission.js';
 import type { Operation } from '../operation.js';
 import { realtimeOperations } from '../realtime/realtime-endpoint.js';
 import { createRequestValidator, type RequestValidator } from '../validation.js';
@@ -16,6 +16,8 @@ import { translationOperations, translationRoutes } from './v1/translation-route
 export interface V1Deps {
   models: ModelRegistry;
   limits: Limits;
+  /** Shared with the other routers that run models (one bound per task for the whole app). */
+  admit: Admission;
 }
 
 export interface V1RouteDeps extends V1Deps {
@@ -30,7 +32,6 @@ export interface V1RouteDeps extends V1Deps {
 export function createV1Router(options: V1Deps): Router {
   const deps: V1RouteDeps = {
     ...options,
-    admit: createAdmission(options.limits.maxPendingRequests),
     speak: createSpeechResponder(options),
     validator: createRequestValidator(),
   };
