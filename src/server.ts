@@ -49,7 +49,14 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info('shutting down', { signal });
+    logger.info('shutting down', { signal, drainDelayMs: config.shutdownDelayMs });
+    // /readyz answers 503 at once; new requests are still served for the drain delay, so a load
+    // balancer that probes every few seconds takes this replica out before it stops listening.
+    app.beginDraining();
+    setTimeout(() => close(), config.shutdownDelayMs);
+  };
+
+  const close = () => {
     app.realtime.close();
     const force = setTimeout(() => {
       logger.warn('in-flight requests did not finish in time; closing connections');

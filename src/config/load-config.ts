@@ -23,6 +23,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Browser origins allowed to call the API (CORS_ORIGINS); empty turns CORS off, `'*'` allows any. */
   readonly corsOrigins: readonly string[] | '*';
+  /** After SIGTERM, keep serving this long with /readyz at 503 before closing (SHUTDOWN_DELAY_SECONDS). */
+  readonly shutdownDelayMs: number;
   /** Translation model ids the LibreTranslate API tries first for a pair (LIBRETRANSLATE_MODELS). */
   readonly libreTranslateModels: readonly string[];
   readonly limits: Limits;
@@ -133,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     manifestPath: nonEmpty('MODELS_MANIFEST', env.MODELS_MANIFEST ?? 'models/models.json'),
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
+    shutdownDelayMs: parseSeconds('SHUTDOWN_DELAY_SECONDS', env.SHUTDOWN_DELAY_SECONDS ?? '0', 300) * 1000,
     libreTranslateModels: Object.freeze((env.LIBRETRANSLATE_MODELS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')),
     limits: DEFAULT_LIMITS,
   });
@@ -188,6 +191,14 @@ function parseCorsOrigins(value: string): readonly string[] | '*' {
     }
   }
   return Object.freeze(origins);
+}
+
+function parseSeconds(name: string, value: string, max: number): number {
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0 || seconds > max) {
+    throw new ConfigError(`${name} must be a number of seconds from 0 to ${max}, got "${value}"`);
+  }
+  return seconds;
 }
 
 function parseLogLevel(value: string): LogLevel {

@@ -16,6 +16,7 @@ import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
 import { LIBRETRANSLATE_PATHS, libreTranslateRoutes } from './routes/libretranslate-routes.js';
 import { createAdmission } from './admission.js';
+import { healthRoutes, type Readiness } from './routes/health-routes.js';
 import { routerTree } from './router-tree.js';
 import { createRealtimeEndpoint, type RealtimeEndpoint } from './realtime/realtime-endpoint.js';
 import { slowClientGuard } from './slow-client-guard.js';
@@ -37,6 +38,16 @@ export class InferenceApp extends Koa {
   readonly #answerConstant: ReturnType<typeof constantResponder>;
   /** WebSocket upgrades (`/v1/realtime`): the HTTP server's `upgrade` listener, and its close. */
   realtime!: RealtimeEndpoint;
+  readonly #readiness = { draining: false };
+
+  get readiness(): Readiness {
+    return this.#readiness;
+  }
+
+  /** From now on /readyz answers 503, so a load balancer stops sending new requests. */
+  beginDraining(): void {
+    this.#readiness.draining = true;
+  }
 
   constructor(constants: Readonly<Record<string, ConstantResponse>>) {
     super();
@@ -95,6 +106,7 @@ export function createApp(deps: AppDeps): InferenceApp {
 
   const admit = createAdmission(deps.config.limits.maxPendingRequests);
   const rootRouter = createRootRouter(constants);
+  healthRoutes(rootRouter, { db: deps.db, readiness: app.readiness });
   libreTranslateRoutes(rootRouter, {
     models: deps.models,
     keys,

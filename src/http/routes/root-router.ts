@@ -7,11 +7,16 @@ import { jsonResponse, type Operation } from '../operation.js';
 
 export const GREETING = 'Hello from the local inference server. See /docs for the API.';
 
-/** What `/`, `/openapi.json` and `/docs` answer: built once, from the limits this app was created with. */
+/**
+ * What `/`, `/openapi.json`, `/docs` and the liveness probes (health-routes.ts) answer: built
+ * once, from the limits this app was created with.
+ */
 export function rootResponses(limits: Limits): Record<string, ConstantResponse> {
   const document = buildOpenApiDocument(limits);
   return {
     '/': { contentType: 'text/plain; charset=utf-8', body: GREETING },
+    '/health': { contentType: 'text/plain; charset=utf-8', body: 'OK' },
+    '/healthz': { contentType: 'text/plain; charset=utf-8', body: 'ok' },
     '/openapi.json': { contentType: 'application/json; charset=utf-8', body: JSON.stringify(document) },
     '/docs': { contentType: 'text/html; charset=utf-8', body: renderDocsPage(document) },
   };
