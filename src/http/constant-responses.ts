@@ -41,6 +41,8 @@ const MAX_FAST_BODY_BYTES = 4_096;
  */
 export function constantResponder(
   responses: Readonly<Record<string, ConstantResponse>>,
+  /** Told of each answer, for the metrics and the access log (metrics.ts). */
+  answered: (request: { method: string; path: string; requestId: string; authorization: string | undefined }) => void = () => {},
 ): (req: Request, res: Response) => boolean {
   const answers = new Map<string, { contentType: string; body: Buffer }>();
   for (const [path, { contentType, body }] of Object.entries(responses)) {
@@ -62,6 +64,7 @@ export function constantResponder(
     });
     // Node sends no body for HEAD by itself.
     res.end(answer.body);
+    answered({ method: req.method, path: req.url!, requestId, authorization: req.headers.authorization });
     return true;
   };
 }

@@ -8,8 +8,10 @@ import { createLogger, type Logger } from '../logger.js';
 import type { Database } from '../users/database.js';
 import { createUserStore } from '../users/user-store.js';
 import { isApiPath } from './api-boundary.js';
-import { constantResponder, type ConstantResponse } from './constant-responses.js';
+import { constantResponder } from './constant-responses.js';
 import { corsMiddleware } from './cors.js';
+import { AppMetrics, keyLabel, observeRequests } from './metrics.js';
+import { metricsRoute } from './routes/metrics-route.js';
 import { clientDisconnected, errorMiddleware } from './error-middleware.js';
 import { createRootRouter, rootResponses } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
@@ -49,9 +51,9 @@ export class InferenceApp extends Koa {
     this.#readiness.draining = true;
   }
 
-  constructor(constants: Readonly<Record<string, ConstantResponse>>) {
+  constructor(answerConstant: ReturnType<typeof constantResponder>) {
     super();
-    this.#answerConstant = constantResponder(constants);
+    this.#answerConstant = answerConstant;
   }
 
   override callback(): ReturnType<Koa['callback']> {
@@ -64,7 +66,13 @@ export class InferenceApp extends Koa {
 export function createApp(deps: AppDeps): InferenceApp {
   const logger = deps.logger ?? createLogger(deps.config.logLevel);
   const constants = rootResponses(deps.config.limits);
-  const app = new InferenceApp(constants);
+  const metrics = new AppMetrics(deps.models);
+  const app = new InferenceApp(
+    constantResponder(constants, ({ method, path, requestId, authorization }) => {
+      metrics.record(method, path, 200, 0);
+      logger.info('request', { method, route: path, status: 200, ms: 0, requestId, key: keyLabel(authorization ?? '') });
+    }),
+  );
   // The router's 405 answers and koa-body's errors all pass through the same mapper.
   app.silent = true;
   // Errors after the response has started (a TTS stream failing mid-way) cannot reach the
@@ -81,7 +89,10 @@ export function createApp(deps: AppDeps): InferenceApp {
     });
   });
 
-  // First, so preflights are answered before the key check (cors.ts).
+  // Outermost: sees every request's final status and how long its response took.
+  app.use(observeRequests(metrics, logger));
+
+  // Before the error handler, so preflights are answered before the key check (cors.ts).
   const cors = corsMiddleware(deps.config.corsOrigins);
   if (cors) app.use(cors);
 
@@ -104,9 +115,10 @@ export function createApp(deps: AppDeps): InferenceApp {
   const requireKey = requireApiKey(keys);
   app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
 
-  const admit = createAdmission(deps.config.limits.maxPendingRequests);
+  const admit = createAdmission(deps.config.limits.maxPendingRequests, metrics.admission);
   const rootRouter = createRootRouter(constants);
   healthRoutes(rootRouter, { db: deps.db, readiness: app.readiness });
+  metricsRoute(rootRouter, { metrics, requireKey });
   libreTranslateRoutes(rootRouter, {
     models: deps.models,
     keys,

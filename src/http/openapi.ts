@@ -7,6 +7,7 @@ import type { Limits } from '../config/load-config.js';
 import { ERROR_CODES } from '../errors.js';
 import type { Json, Operation } from './operation.js';
 import { healthOperations } from './routes/health-routes.js';
+import { metricsOperations } from './routes/metrics-route.js';
 import { libreTranslateOperations } from './routes/libretranslate-routes.js';
 import { rootOperations } from './routes/root-router.js';
 import { usersOperations } from './routes/users-router.js';
@@ -15,7 +16,7 @@ import { v1Operations } from './routes/v1-router.js';
 export function buildOpenApiDocument(limits: Limits): Json {
   const components: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of [...rootOperations(), ...healthOperations(), ...usersOperations(limits), ...v1Operations(limits), ...libreTranslateOperations(limits)]) {
+  for (const operation of [...rootOperations(), ...healthOperations(), ...metricsOperations(), ...usersOperations(limits), ...v1Operations(limits), ...libreTranslateOperations(limits)]) {
     const { method, path, secured, ...described } = operation;
     paths[path] ??= {};
     paths[path][method] = toPlainJson({ ...described, ...(secured ? { security: [{ bearerAuth: [] }] } : {}) }, components);

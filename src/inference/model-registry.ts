@@ -32,6 +32,13 @@ export interface ModelInfo {
   [extra: string]: unknown;
 }
 
+export interface LoadEvent {
+  modelId: string;
+  task: Task;
+  seconds: number;
+  ok: boolean;
+}
+
 export interface ModelRegistryOptions {
   manifest: Manifest;
   modelsDir: string;
@@ -49,6 +56,7 @@ export class ModelRegistry {
   /** One MP3/WAV encoder for every voice; its worker starts on first use and stops when idle. */
   #speechEncoder: SpeechEncoder | undefined;
   readonly #createSpeechEncoder: () => SpeechEncoder;
+  readonly #loadListeners = new Set<(event: LoadEvent) => void>();
   /** The worker behind realtime sessions' audio; starts with the first session. */
   #liveAudio: LiveAudio | undefined;
 
@@ -76,7 +84,7 @@ export class ModelRegistry {
 
     let load = this.#loads.get(id);
     if (!load) {
-      load = this.#load(entry);
+      load = this.#timedLoad(entry);
       this.#loads.set(id, load);
       // A failed load is forgotten so that installing the model fixes it without a restart.
       load.then(
@@ -85,6 +93,12 @@ export class ModelRegistry {
       );
     }
     return (await load) as ModelForTask[T];
+  }
+
+  /** Calls `listener` after each model load attempt; returns the function that stops it. */
+  onLoad(listener: (event: LoadEvent) => void): () => void {
+    this.#loadListeners.add(listener);
+    return () => this.#loadListeners.delete(listener);
   }
 
   /** Languages `text` may be in, most likely first (empty if nothing matches); cheap, no model. */
@@ -112,6 +126,22 @@ export class ModelRegistry {
     const liveAudio = this.#liveAudio;
     this.#liveAudio = undefined;
     await liveAudio?.dispose();
+  }
+
+  async #timedLoad(entry: ManifestEntry): Promise<Disposable> {
+    const started = performance.now();
+    const report = (ok: boolean) => {
+      const event = { modelId: entry.id, task: entry.task, seconds: (performance.now() - started) / 1000, ok };
+      for (const listener of this.#loadListeners) listener(event);
+    };
+    try {
+      const model = await this.#load(entry);
+      report(true);
+      return model;
+    } catch (error) {
+      report(false);
+      throw error;
+    }
   }
 
   async #load(entry: ManifestEntry): Promise<Disposable> {

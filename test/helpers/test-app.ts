@@ -15,7 +15,7 @@ import { ENGINES } from '../../src/inference/engines.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import type { Database } from '../../src/users/database.js';
 import { openDatabase } from '../../src/users/open-database.js';
 
@@ -32,6 +32,8 @@ export interface TestAppOptions {
   databasePath?: string;
   /** How long a write waits for another process's lock (openDatabase's option). */
   busyDeadlineMs?: number;
+  /** The app's logger (default: silent). */
+  logger?: Logger;
 }
 
 export interface TestApp {
@@ -65,7 +67,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     modelsDir,
     engines: options.engines ?? ENGINES,
   });
-  const app = createApp({ db, models, config, logger: createLogger('silent') });
+  const app = createApp({ db, models, config, logger: options.logger ?? createLogger('silent') });
   return {
     request: supertest.agent(app.callback()),
     app,

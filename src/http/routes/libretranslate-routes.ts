@@ -158,6 +158,7 @@ export const libreTranslateOperations = (limits: Limits): Operation[] => {
       method: 'post',
       path: '/translate',
       tags: ['libretranslate'],
+      secured: true,
       summary: 'Translate (LibreTranslate API)',
       description: `\`q\` is a text or an array of up to ${MAX_BATCH}; \`source\` may be \`auto\`. The model is the installed translation model for the pair.`,
       requestBody: form(TranslateBody(limits)),
@@ -173,6 +174,7 @@ export const libreTranslateOperations = (limits: Limits): Operation[] => {
       method: 'get',
       path: '/languages',
       tags: ['libretranslate'],
+      secured: true,
       summary: 'Languages of the installed translation models (LibreTranslate API; POST also accepted)',
       responses: {
         '200': jsonResponse('`[{code, name, targets}]`', { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' }, targets: { type: 'array', items: { type: 'string' } } } } }),
@@ -183,6 +185,7 @@ export const libreTranslateOperations = (limits: Limits): Operation[] => {
       method: 'post',
       path: '/languages',
       tags: ['libretranslate'],
+      secured: true,
       summary: 'Same as GET /languages, for clients that POST their api_key',
       responses: { '200': jsonResponse('As GET.', { type: 'array' }), ...errors },
     },
@@ -190,6 +193,7 @@ export const libreTranslateOperations = (limits: Limits): Operation[] => {
       method: 'post',
       path: '/detect',
       tags: ['libretranslate'],
+      secured: true,
       summary: 'Detect the language of a text (LibreTranslate API)',
       requestBody: form(DetectBody(limits)),
       responses: {

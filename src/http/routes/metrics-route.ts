@@ -1,0 +1,29 @@
+/**
+ * `GET /metrics` in the Prometheus text format. It needs an API key like the models do (scrape
+ * configs take a bearer token): model ids, traffic and load figures are not for everyone.
+ */
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { AppMetrics } from '../metrics.js';
+import { textError, type Operation } from '../operation.js';
+
+export function metricsRoute(router: Router, deps: { metrics: AppMetrics; requireKey: Middleware }): void {
+  router.get('/metrics', deps.requireKey, async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
+}
+
+export const metricsOperations = (): Operation[] => [
+  {
+    method: 'get',
+    path: '/metrics',
+    tags: ['service'],
+    summary: 'Prometheus metrics (requests, latency, admission, model loads, process)',
+    secured: true,
+    responses: {
+      '200': { description: 'Prometheus text exposition format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } },
+      '401': textError('Missing or invalid API key.', 'Missing Authorization header: send "Authorization: Bearer <API_KEY>"', ['unauthorized']),
+    },
+  },
+];
