@@ -58,6 +58,9 @@ export interface TranscribeOptions extends Cancellable {
   task?: 'transcribe' | 'translate';
   /** Ask for timestamped segments (verbose_json). */
   segments?: boolean;
+  /** Transcribe only the speech Silero VAD finds; absent: on for audio over 30 s when the VAD model is installed. */
+  vadFilter?: boolean;
+  vad?: VadOptions;
 }
 
 export interface TranscriptSegment {

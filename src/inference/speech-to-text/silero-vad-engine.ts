@@ -16,12 +16,11 @@ import type { DetectSpeechOptions, SpeechRegion, VoiceActivityDetector } from '.
 import { ModelWorker } from '../worker/model-worker.js';
 import { workerModule } from '../worker/worker-api.js';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE } from './speech-timestamps.js';
+import { DEFAULT_VAD_MODEL } from './vad-request.js';
 import type { VadApi, VadWorkerInit } from './vad-worker-protocol.js';
 
 const VAD_WORKER = workerModule<VadApi, VadWorkerInit>(import.meta.url, './vad-worker');
 
-/** The manifest id speech-to-text looks for when a request asks for (or defaults to) `vad_filter`. */
-export const DEFAULT_VAD_MODEL = 'silero-vad-v6';
 
 export const SileroVadOptions = Type.Object(
   {

@@ -169,6 +169,11 @@ export class SpeechTimestampsMap {
     return roundTo(this.#silenceBefore[index] as number + time, this.#timePrecision);
   }
 
+  /** Where region `index` starts in the joined audio, in seconds. */
+  joinedStart(index: number): number {
+    return index === 0 ? 0 : (this.#chunkEndSample[index - 1] as number) / this.#sampleRate;
+  }
+
   chunkIndex(time: number, isEnd = false): number {
     const sample = Math.trunc(time * this.#sampleRate);
     if (isEnd) {
