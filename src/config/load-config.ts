@@ -103,6 +103,8 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
     'text-to-speech': 32,
     translation: 64,
     'text-classification': 256,
+    // No route serves it directly yet (speech-to-text runs it in its own worker).
+    'voice-activity-detection': 16,
   }),
   realtime: Object.freeze({
     maxSessions: 8,

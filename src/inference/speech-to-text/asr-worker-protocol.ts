@@ -3,6 +3,7 @@ import type { PcmAudio } from '../../audio/pcm-audio.js';
 import type { EncodedAudio, Transcript } from '../types.js';
 import type { CallContext } from '../worker/worker-api.js';
 import type { Dtype } from './asr-options.js';
+import type { VadFilterRequest } from './vad-filter.js';
 
 export interface AsrWorkerInit {
   /** transformers.js resolves `modelId` under this folder (env.localModelPath). */
@@ -14,6 +15,8 @@ export interface AsrWorkerInit {
   fastFeatures: boolean;
   /** Linux nice value for the worker thread (0 = normal priority). */
   nice: number;
+  /** Silero VAD's onnx file for `vad_filter`; absent when it is not installed. */
+  vadModelFile?: string;
 }
 
 export interface AsrRequest {
@@ -27,6 +30,8 @@ export interface AsrRequest {
   chunkLengthSeconds: number;
   strideSeconds: number;
   maxNewTokens?: number;
+  /** Absent: no VAD filter. */
+  vad?: VadFilterRequest;
 }
 
 export type AsrResponse = Transcript;

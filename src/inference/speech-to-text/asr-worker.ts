@@ -15,6 +15,7 @@ import { serveWorker } from '../worker/serve-worker.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
 import type { AsrApi, AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
+import { silentTranscript, VadFilter } from './vad-filter.js';
 import { whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { toTranscript, type WhisperOutput } from './whisper-output.js';
@@ -42,16 +43,22 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   })) as unknown as AsrPipeline;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
+  const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
 
   /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
   const transcribe = async (request: AsrRequest, signal: AbortSignal): Promise<AsrResponse> => {
-    const audio = await toModelInput(request.audio, sampleRate);
+    const decoded = await toModelInput(request.audio, sampleRate);
     signal.throwIfAborted();
+    // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
+    const speech = await vadFilter?.speechOnly(decoded, sampleRate, request.vad, signal);
+    if (speech?.samples.length === 0) return silentTranscript(decoded.length / sampleRate, { language: request.language, segments: request.segments });
+    const audio = speech?.samples ?? decoded;
     const duration = audio.length / sampleRate;
     const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
     signal.throwIfAborted();
     const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
-    return toTranscript(output, { duration, language, segments: request.segments });
+    const transcript = toTranscript(output, { duration, language, segments: request.segments });
+    return speech ? speech.restore(transcript) : transcript;
   };
 
   return {
@@ -64,7 +71,10 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
       // cancelled while it waits is never decoded.
       return serial(() => transcribe(request, signal));
     },
-    dispose: () => asr.dispose(),
+    dispose: async () => {
+      await vadFilter?.dispose();
+      await asr.dispose();
+    },
   };
 });
 

@@ -7,7 +7,9 @@ import type { V1RouteDeps } from '../v1-router.js';
 const ModelInfo = Type.Object(
   {
     id: Type.String({ description: 'Model id to pass as `model`.' }),
-    task: StringEnum(['text-classification', 'translation', 'speech-to-text', 'text-to-speech'], { description: 'Which endpoint serves it.' }),
+    task: StringEnum(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection'], {
+      description: 'Which endpoint serves it (voice-activity-detection: the `vad_filter` of speech-to-text).',
+    }),
     engine: Type.String({ description: 'Engine that runs it.' }),
     description: Type.Optional(Type.String({ description: 'What the model is.' })),
     license: Type.Optional(Type.String({ description: 'License of the weights.' })),
