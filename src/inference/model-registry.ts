@@ -17,6 +17,8 @@ import { ManifestError, type Manifest, type ManifestEntry } from './manifest.js'
 import { taskModel } from './task-models.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
 import { LiveAudio } from './live-audio/live-audio.js';
+import { vadModelFile } from './speech-to-text/silero-vad-engine.js';
+import { DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND } from './speech-to-text/vad-request.js';
 import { languageCandidates } from './translation/detect-language.js';
 import type { Disposable, LanguageGuess, LiveAudioStream, ModelForTask, Task } from './types.js';
 
@@ -110,8 +112,15 @@ export class ModelRegistry {
    * A stream for a realtime session's audio: PCM16 at `inputSampleRate` → 16 kHz, with speech
    * probabilities from the voice-activity model when `detectSpeech`.
    */
-  openLiveAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
-    this.#liveAudio ??= new LiveAudio({});
+  async openLiveAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
+    if (!this.#liveAudio) {
+      const vadModelPath = await vadModelFile(this.#modelsDir);
+      if (options.detectSpeech && vadModelPath === undefined) {
+        throw new ModelNotInstalledError(DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND);
+      }
+      // Checked again: another session may have started it while the file was looked up.
+      this.#liveAudio ??= new LiveAudio({ vadModelPath });
+    }
     return this.#liveAudio.open(options);
   }
 

@@ -196,6 +196,7 @@ async function pcm16At24k(file: string): Promise<Buffer> {
 
 describe('realtime transcription with the real whisper-tiny.en', () => {
   const whisper = realModel('whisper-tiny.en');
+  const vad = realModel('silero-vad-v6');
   let app: TestApp;
   let server: Server;
   let base: string;
@@ -203,7 +204,7 @@ describe('realtime transcription with the real whisper-tiny.en', () => {
   before(async function () {
     // Real weights are not committed; `npm run test-models` installs them.
     if (!whisper || !existsSync(join(SPEECH_DIR, 'en_jfk.wav'))) this.skip();
-    app = await createTestApp({ manifest: { models: [whisper] }, modelsDir: REAL_MODELS_DIR });
+    app = await createTestApp({ manifest: { models: [whisper!, ...(vad ? [vad] : [])] }, modelsDir: REAL_MODELS_DIR });
     ({ server, url: base } = await listen(app));
   });
   after(async () => {
@@ -228,6 +229,50 @@ describe('realtime transcription with the real whisper-tiny.en', () => {
     expect(String(completed.transcript).toLowerCase()).to.include('ask not what your country can do for you');
     const delta = client.events.find((event) => event.type === 'conversation.item.input_audio_transcription.delta');
     expect(delta?.item_id).to.equal(committed.item_id);
+    client.ws.close();
+  });
+
+  it('cuts turns with server VAD (Silero) from audio sent at real-time pace, and transcribes each', async function () {
+    if (!vad) this.skip();
+    this.timeout(90_000);
+    const client = await connect(`${base}/v1/realtime?intent=transcription&model=whisper-tiny.en`, withKey);
+    await client.next('transcription_session.created');
+    const speech = await pcm16At24k('en_jfk.wav');
+    const silence = Buffer.alloc(24_000 * 2 * 1.5);
+    // Two utterances with 1.5 s of silence after each, in 100-ms appends at real-time pace.
+    const stream = Buffer.concat([silence.subarray(0, 48_000), speech, silence, speech, silence]);
+    for (let at = 0; at < stream.length; at += 4_800) {
+      client.send({ type: 'input_audio_buffer.append', audio: stream.subarray(at, at + 4_800).toString('base64') });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const completed = async (n: number) => {
+      while (client.events.filter((event) => event.type === 'conversation.item.input_audio_transcription.completed').length < n) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    // The last turn ends 1.5 s after the audio; its transcript follows.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const turnsSoFar = client.events.filter((event) => event.type === 'input_audio_buffer.speech_stopped').length;
+    await completed(turnsSoFar);
+    // Every turn: started → stopped → committed → completed, under one item id, in order.
+    const turns = client.events.filter((event) => event.type === 'input_audio_buffer.speech_started');
+    expect(turns.length).to.be.within(2, 8);
+    for (const turn of turns) {
+      const of = (type: string) => client.events.findIndex((event) => event.type === type && event.item_id === turn.item_id);
+      const order = ['input_audio_buffer.speech_started', 'input_audio_buffer.speech_stopped', 'input_audio_buffer.committed', 'conversation.item.input_audio_transcription.completed'].map(of);
+      expect(order.every((index, i) => index >= 0 && (i === 0 || index > order[i - 1]!)), JSON.stringify(order)).to.equal(true);
+    }
+    const first = turns[0]!;
+    // Speech begins after the first second of silence (within a frame or two, plus the clip's own lead-in).
+    expect(first.audio_start_ms).to.be.within(1_000, 1_700);
+    // Whatever the turns, the words of both utterances all arrive, in order.
+    const text = client.events
+      .filter((event) => event.type === 'conversation.item.input_audio_transcription.completed')
+      .map((event) => String(event.transcript))
+      .join(' ')
+      .toLowerCase()
+      .replace(/[^a-z ]/g, '');
+    expect(text.match(/ask not what your country can do for you/g)?.length).to.equal(2);
     client.ws.close();
   });
 });

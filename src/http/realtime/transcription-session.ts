@@ -47,7 +47,7 @@ export class TranscriptionSession {
   readonly #deps: SessionDeps;
   readonly #abort = new AbortController();
   #settings: Settings;
-  #audio: Promise<LiveAudioStream> | undefined;
+  #audio: { stream: Promise<LiveAudioStream>; detectsSpeech: boolean } | undefined;
   #detector: TurnDetector | null = null;
   /** 16-kHz audio not yet committed; `#bufferStart` is its first sample's index in the stream. */
   #buffer: Float32Array[] = [];
@@ -81,9 +81,7 @@ export class TranscriptionSession {
   /** Ends the session: queued and running transcriptions stop, the audio worker stream closes. */
   async close(): Promise<void> {
     this.#abort.abort(new Error('realtime session closed'));
-    const audio = this.#audio;
-    this.#audio = undefined;
-    if (audio) await (await audio.catch(() => undefined))?.close();
+    await this.#closeAudio();
   }
 
   sendError(code: string, message: string, eventId?: string): void {
@@ -233,9 +231,24 @@ export class TranscriptionSession {
     this.#paused = busy;
   }
 
-  #openAudio(): Promise<LiveAudioStream> {
-    this.#audio ??= this.#deps.openAudio({ inputSampleRate: 24_000, detectSpeech: true });
-    return this.#audio;
+  /** The audio stream, with speech detection exactly when server VAD is on (reopened if that changed). */
+  async #openAudio(): Promise<LiveAudioStream> {
+    const detectSpeech = this.#settings.turnDetection !== null;
+    if (this.#audio?.detectsSpeech !== detectSpeech) {
+      await this.#closeAudio();
+      const stream = this.#deps.openAudio({ inputSampleRate: 24_000, detectSpeech });
+      this.#audio = { stream, detectsSpeech: detectSpeech };
+      // Opening fails when server VAD is asked for and its model is not installed: the error
+      // event says so, and the next append tries again.
+      stream.catch(() => (this.#audio = undefined));
+    }
+    return this.#audio!.stream;
+  }
+
+  async #closeAudio(): Promise<void> {
+    const audio = this.#audio;
+    this.#audio = undefined;
+    if (audio) await (await audio.stream.catch(() => undefined))?.close();
   }
 
   #newDetector(): TurnDetector | null {

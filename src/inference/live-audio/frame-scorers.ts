@@ -1,7 +1,8 @@
 /**
- * Where live streams get their speech detector: one Silero VAD model per worker, a fresh
- * recurrent state per stream. Without a model file, no stream can detect speech.
+ * Where live streams get their speech detector: one Silero VAD session per worker, a fresh
+ * recurrent state per stream (SileroVad.openStream). Without a model file, no stream can detect speech.
  */
+import { SileroVad } from '../speech-to-text/silero-vad.js';
 import type { FrameScorer } from './live-audio-converter.js';
 import type { LiveAudioWorkerInit } from './live-audio-protocol.js';
 
@@ -12,5 +13,6 @@ export interface FrameScorers {
 
 export async function loadFrameScorers(init: LiveAudioWorkerInit): Promise<FrameScorers> {
   if (init.vadModelPath === undefined) return { open: () => undefined, dispose: async () => {} };
-  throw new Error('Silero VAD is not wired yet');
+  const vad = await SileroVad.load(init.vadModelPath);
+  return { open: () => vad.openStream(), dispose: () => vad.dispose() };
 }

@@ -8,8 +8,8 @@ import { StreamingResampler } from '../../audio/streaming-resampler.js';
 export const LIVE_SAMPLE_RATE = 16_000;
 export const VAD_FRAME_SAMPLES = 512;
 
-/** Speech probability of each successive 512-sample frame of one stream (stateful). */
-export type FrameScorer = (frame: Float32Array) => Promise<number>;
+/** Speech probabilities of the next whole 512-sample frames of one stream (stateful, in order). */
+export type FrameScorer = (frames: Float32Array) => Promise<Float32Array>;
 
 export class LiveAudioConverter {
   readonly #resampler: StreamingResampler | undefined;
@@ -30,19 +30,20 @@ export class LiveAudioConverter {
   }
 
   async #scoreFrames(samples: Float32Array, score: FrameScorer): Promise<Float32Array> {
-    const frames = Math.floor((this.#partialLength + samples.length) / VAD_FRAME_SAMPLES);
-    const probabilities = new Float32Array(frames);
-    let read = 0;
-    for (let frame = 0; frame < frames; frame++) {
-      const needed = VAD_FRAME_SAMPLES - this.#partialLength;
-      this.#partialFrame.set(samples.subarray(read, read + needed), this.#partialLength);
-      read += needed;
-      this.#partialLength = 0;
-      probabilities[frame] = await score(this.#partialFrame);
+    const available = this.#partialLength + samples.length;
+    const whole = available - (available % VAD_FRAME_SAMPLES);
+    if (whole === 0) {
+      this.#partialFrame.set(samples, this.#partialLength);
+      this.#partialLength = available;
+      return new Float32Array(0);
     }
-    this.#partialFrame.set(samples.subarray(read), this.#partialLength);
-    this.#partialLength += samples.length - read;
-    return probabilities;
+    const frames = new Float32Array(whole);
+    frames.set(this.#partialFrame.subarray(0, this.#partialLength));
+    const used = whole - this.#partialLength;
+    frames.set(samples.subarray(0, used), this.#partialLength);
+    this.#partialFrame.set(samples.subarray(used));
+    this.#partialLength = samples.length - used;
+    return score(frames);
   }
 }
 

@@ -68,6 +68,33 @@ export class SileroVad {
     return speechChunksFromProbs(await this.speechProbs(samples, signal), samples.length, options);
   }
 
+  /**
+   * Scores a live stream whose 512-sample frames arrive over many calls (realtime sessions):
+   * the LSTM state and the 64-sample context carry from one call to the next, so the
+   * probabilities equal one `speechProbs` pass over the whole stream.
+   */
+  openStream(): (frames: Float32Array) => Promise<Float32Array> {
+    let h: ort.Tensor = new ort.Tensor('float32', new Float32Array(STATE_SIZE), [...STATE_SHAPE]);
+    let c: ort.Tensor = new ort.Tensor('float32', new Float32Array(STATE_SIZE), [...STATE_SHAPE]);
+    let context = new Float32Array(CONTEXT_SAMPLES);
+    return async (frames) => {
+      const count = Math.floor(frames.length / VAD_FRAME_SAMPLES);
+      if (count === 0) return new Float32Array(0);
+      const row = CONTEXT_SAMPLES + VAD_FRAME_SAMPLES;
+      const rows = new Float32Array(count * row);
+      for (let k = 0; k < count; k++) {
+        const frame = frames.subarray(k * VAD_FRAME_SAMPLES, (k + 1) * VAD_FRAME_SAMPLES);
+        rows.set(context, k * row);
+        rows.set(frame, k * row + CONTEXT_SAMPLES);
+        context = frame.slice(VAD_FRAME_SAMPLES - CONTEXT_SAMPLES);
+      }
+      const result = await this.#session.run({ input: new ort.Tensor('float32', rows, [count, row]), h, c });
+      h = result.hn as ort.Tensor;
+      c = result.cn as ort.Tensor;
+      return Float32Array.from((result.speech_probs as ort.Tensor).data as Float32Array);
+    };
+  }
+
   async dispose(): Promise<void> {
     await this.#session.release();
   }

@@ -16,9 +16,9 @@ describe('LiveAudioConverter', () => {
 
   it('scores each complete 512-sample frame once, carrying partial frames across pushes', async () => {
     const scored: number[] = [];
-    const converter = new LiveAudioConverter(16_000, async (frame) => {
-      scored.push(frame[0]!);
-      return 0.25;
+    const converter = new LiveAudioConverter(16_000, async (frames) => {
+      for (let at = 0; at < frames.length; at += 512) scored.push(frames[at]!);
+      return new Float32Array(frames.length / 512).fill(0.25);
     });
     const first = await converter.push(pcm16(Array.from({ length: 700 }, (_, i) => i)));
     expect(first.samples.length).to.equal(700);
