@@ -20,7 +20,7 @@ async function main(): Promise<void> {
 
   const db = await openDatabase(config.databasePath);
   const manifest = await readManifest(config.manifestPath);
-  const models = new ModelRegistry({ manifest, modelsDir: config.modelsDir, engines: ENGINES });
+  const models = new ModelRegistry({ manifest, modelsDir: config.modelsDir, engines: ENGINES, aliasOverrides: config.modelAliases });
   const app = createApp({ db, models, config, logger });
 
   let stopping = false;

@@ -25,6 +25,8 @@ export interface Config {
   readonly corsOrigins: readonly string[] | '*';
   /** After SIGTERM, keep serving this long with /readyz at 503 before closing (SHUTDOWN_DELAY_SECONDS). */
   readonly shutdownDelayMs: number;
+  /** Model aliases pinned to one model each (MODEL_ALIASES="whisper-1=whisper-tiny.en,tts-1=…"). */
+  readonly modelAliases: Readonly<Record<string, string>>;
   /** Translation model ids the LibreTranslate API tries first for a pair (LIBRETRANSLATE_MODELS). */
   readonly libreTranslateModels: readonly string[];
   readonly limits: Limits;
@@ -137,6 +139,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     manifestPath: nonEmpty('MODELS_MANIFEST', env.MODELS_MANIFEST ?? 'models/models.json'),
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
+    modelAliases: parseAliases(env.MODEL_ALIASES ?? ''),
     shutdownDelayMs: parseSeconds('SHUTDOWN_DELAY_SECONDS', env.SHUTDOWN_DELAY_SECONDS ?? '0', 300) * 1000,
     libreTranslateModels: Object.freeze((env.LIBRETRANSLATE_MODELS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')),
     limits: DEFAULT_LIMITS,
@@ -193,6 +196,16 @@ function parseCorsOrigins(value: string): readonly string[] | '*' {
     }
   }
   return Object.freeze(origins);
+}
+
+function parseAliases(value: string): Readonly<Record<string, string>> {
+  const aliases: Record<string, string> = {};
+  for (const pair of value.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+    const match = /^([A-Za-z0-9._-]+)=([A-Za-z0-9._-]+)$/.exec(pair);
+    if (!match) throw new ConfigError(`MODEL_ALIASES entries must look like alias=model-id, got "${pair}"`);
+    aliases[match[1]!] = match[2]!;
+  }
+  return Object.freeze(aliases);
 }
 
 function parseSeconds(name: string, value: string, max: number): number {

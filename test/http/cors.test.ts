@@ -61,4 +61,5 @@ describe('CORS', () => {
     }
     expect(loadConfig({}).corsOrigins).to.deep.equal([]);
   });
+
 });

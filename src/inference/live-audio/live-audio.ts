@@ -21,6 +21,10 @@ export class LiveAudio {
     this.#init = init;
   }
 
+  get canDetectSpeech(): boolean {
+    return this.#init.vadModelPath !== undefined;
+  }
+
   async open(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
     const worker = await this.#start();
     const streamId = this.#nextStreamId++;
