@@ -160,10 +160,18 @@ function nonEmpty(name: string, value: string): string {
 }
 
 function parseDatabaseUrl(value: string): string {
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError(`DATABASE_URL is not a valid postgres:// URL: "${value.replace(/:[^:@/]*@/, ':***@')}"`);
+    }
+    return value;
+  }
   const match = /^sqlite:(.+)$/.exec(value);
   if (!match?.[1]) {
     throw new ConfigError(
-      `DATABASE_URL must look like "sqlite:<path>" (or "sqlite::memory:"), got "${value}"`,
+      `DATABASE_URL must look like "sqlite:<path>", "sqlite::memory:" or "postgres://user@host:5432/db", got "${value}"`,
     );
   }
   // Accept the URL spelling sqlite:///abs/path as well as sqlite:relative/path.

@@ -11,22 +11,28 @@ import { createKeyStore, type KeyStore } from '../../src/auth/key-store.js';
 import { ConflictError, NotFoundError } from '../../src/errors.js';
 import type { Database } from '../../src/users/database.js';
 import { openDatabase } from '../../src/users/open-database.js';
+import { freshPostgresSchema, testDatabaseKinds } from '../helpers/test-databases.js';
 
-describe('createKeyStore', () => {
+for (const database of testDatabaseKinds()) {
+describe(`createKeyStore (${database})`, () => {
   let dir: string;
   let db: Kysely<Database>;
   let clock: Date;
   let keys: KeyStore;
+  let dropSchema: (() => Promise<void>) | undefined;
   const STATIC = 'static-key-0123456789';
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lis-test-'));
-    db = await openDatabase(join(dir, 'app.db'));
+    const postgres = database === 'postgres' ? await freshPostgresSchema() : undefined;
+    dropSchema = postgres?.drop;
+    db = await openDatabase(postgres?.url ?? join(dir, 'app.db'));
     clock = new Date('2026-01-01T00:00:00.000Z');
     keys = createKeyStore(db, { staticKeys: [STATIC], now: () => clock });
   });
   afterEach(async () => {
     await db.destroy();
+    await dropSchema?.();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -107,18 +113,26 @@ describe('createKeyStore', () => {
     const lastUsed = async () =>
       (await db.selectFrom('api_keys').select('last_used_at').where('id', '=', info.id).executeTakeFirstOrThrow()).last_used_at;
 
+    // The write happens in the background (on PostgreSQL, on another pooled connection): wait for it, bounded.
+    const becomes = async (expected: string) => {
+      for (let tries = 0; tries < 200 && (await lastUsed()) !== expected; tries++) await sleep(10);
+      expect(await lastUsed()).to.equal(expected);
+    };
+
     clock = new Date('2026-01-01T00:00:10.000Z');
     await keys.verify(key);
-    expect(await lastUsed()).to.equal('2026-01-01T00:00:10.000Z');
+    await becomes('2026-01-01T00:00:10.000Z');
     clock = new Date('2026-01-01T00:00:50.000Z');
     await keys.verify(key);
+    await sleep(50);
     expect(await lastUsed()).to.equal('2026-01-01T00:00:10.000Z');
     clock = new Date('2026-01-01T00:01:11.000Z');
     await keys.verify(key);
-    expect(await lastUsed()).to.equal('2026-01-01T00:01:11.000Z');
+    await becomes('2026-01-01T00:01:11.000Z');
   });
 
-  describe('while another process (the keys CLI) holds the database write lock', () => {
+  // SQLite only: PostgreSQL has no database-wide write lock for another process to hold.
+  if (database === 'sqlite') describe('while another process (the keys CLI) holds the database write lock', () => {
     let locked: Kysely<Database>;
     let lockedKeys: KeyStore;
     let otherProcess: SQLite.Database;
@@ -166,3 +180,4 @@ describe('createKeyStore', () => {
     });
   });
 });
+}

@@ -16,4 +16,9 @@ describe('loadConfig: the service settings', () => {
     for (const bad of ['-1', 'soon', '', '301']) expect(() => loadConfig({ SHUTDOWN_DELAY_SECONDS: bad }), bad).to.throw(/SHUTDOWN_DELAY_SECONDS/);
     expect(loadConfig({ LIBRETRANSLATE_MODELS: 'opus-mt-en-es, apertium-eng-spa' }).libreTranslateModels).to.deep.equal(['opus-mt-en-es', 'apertium-eng-spa']);
   });
+
+  it('takes a postgres:// DATABASE_URL, which must parse (the password is not echoed)', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }).databasePath).to.equal('postgres://postgres@127.0.0.1:5432/test');
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://user:secret@[bad' })).to.throw(/not a valid postgres:\/\/ URL: "postgres:\/\/user:\*\*\*@\[bad"/);
+  });
 });

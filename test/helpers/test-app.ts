@@ -16,6 +16,7 @@ import type { Manifest } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
 import { createLogger, type Logger } from '../../src/logger.js';
+import { freshPostgresSchema, type TestDatabaseKind } from './test-databases.js';
 import type { Database } from '../../src/users/database.js';
 import { openDatabase } from '../../src/users/open-database.js';
 
@@ -34,6 +35,8 @@ export interface TestAppOptions {
   busyDeadlineMs?: number;
   /** The app's logger (default: silent). */
   logger?: Logger;
+  /** `postgres`: a fresh schema on TEST_POSTGRES_URL (test-databases.ts) instead of a SQLite file. */
+  database?: TestDatabaseKind;
 }
 
 export interface TestApp {
@@ -50,10 +53,11 @@ export interface TestApp {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'lis-test-'));
-  const databasePath = options.databasePath ?? join(dir, 'app.db');
+  const postgres = options.database === 'postgres' ? await freshPostgresSchema() : undefined;
+  const databasePath = postgres?.url ?? options.databasePath ?? join(dir, 'app.db');
   const modelsDir = options.modelsDir ?? join(dir, 'models');
   const loaded = loadConfig({
-    DATABASE_URL: `sqlite:${databasePath}`,
+    DATABASE_URL: postgres ? databasePath : `sqlite:${databasePath}`,
     MODELS_DIR: modelsDir,
     API_KEYS: TEST_API_KEY,
     LOG_LEVEL: 'silent',
@@ -78,6 +82,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     async close({ keepFiles = false } = {}) {
       await models.close();
       await db.destroy();
+      await postgres?.drop();
       if (!keepFiles) rmSync(dir, { recursive: true, force: true });
     },
   };
