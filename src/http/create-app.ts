@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps): InferenceApp {
   const app = new InferenceApp(
     constantResponder(constants, ({ method, path, requestId, authorization }) => {
       metrics.record(method, path, 200, 0);
-      logger.info('request', { method, route: path, status: 200, ms: 0, requestId, key: keyLabel(authorization ?? '') });
+      if (logger.enabled('info')) logger.info('request', { method, route: path, status: 200, ms: 0, requestId, key: keyLabel(authorization ?? '') });
     }),
   );
   // The router's 405 answers and koa-body's errors all pass through the same mapper.

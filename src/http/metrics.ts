@@ -47,11 +47,20 @@ export class AppMetrics {
     rejected: (task) => this.#rejected.inc({ task }),
   };
 
+  /** prom-client hashes a label object on every call; one child per label set is kept instead. */
+  readonly #series = new Map<string, { requests: ReturnType<Counter['labels']>; duration: ReturnType<Histogram['labels']> }>();
+
   /** Counts one finished request; `route` is the matched route pattern, if any. */
   record(method: string, route: string | undefined, status: number, seconds: number): void {
-    const labels = { method, route: route ?? UNMATCHED, status: String(status) };
-    this.#requests.inc(labels);
-    this.#duration.observe(labels, seconds);
+    const name = route ?? UNMATCHED;
+    const key = `${method} ${status} ${name}`;
+    let series = this.#series.get(key);
+    if (!series) {
+      series = { requests: this.#requests.labels(method, name, String(status)), duration: this.#duration.labels(method, name, String(status)) };
+      this.#series.set(key, series);
+    }
+    series.requests.inc();
+    series.duration.observe(seconds);
   }
 }
 
@@ -67,6 +76,7 @@ export function observeRequests(metrics: AppMetrics, logger: Logger): Middleware
       const route = (ctx as { _matchedRoute?: string })._matchedRoute;
       // A response cut off by the client never finished: logged with the status it was given.
       metrics.record(ctx.method, route, ctx.status, seconds);
+      if (!logger.enabled('info')) return;
       logger.info('request', {
         method: ctx.method,
         route: route ?? UNMATCHED,
