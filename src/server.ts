@@ -4,6 +4,7 @@
  * database and models are closed).
  */
 import { createServer } from 'node:http';
+import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createApp } from './http/create-app.js';
 import { ENGINES } from './inference/engines.js';
@@ -21,7 +22,11 @@ async function main(): Promise<void> {
   const db = await openDatabase(config.databasePath);
   const manifest = await readManifest(config.manifestPath);
   const models = new ModelRegistry({ manifest, modelsDir: config.modelsDir, engines: ENGINES, aliasOverrides: config.modelAliases });
-  const app = createApp({ db, models, config, logger });
+  // Rate limits shared by replicas. If Redis is down, requests of keys with a limit fail (500,
+  // logged) rather than pass unlimited; keys without a limit are not affected.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  redis?.on('error', (error) => logger.warn('redis connection error', { error: error.message }));
+  const app = createApp({ db, models, config, logger, redis });
 
   let stopping = false;
   const handle = app.callback();
@@ -64,6 +69,8 @@ async function main(): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(async () => {
+      await app.dispose();
+      redis?.disconnect();
       await models.close();
       await db.destroy();
       logger.info('stopped');

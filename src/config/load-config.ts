@@ -23,6 +23,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Browser origins allowed to call the API (CORS_ORIGINS); empty turns CORS off, `'*'` allows any. */
   readonly corsOrigins: readonly string[] | '*';
+  /** Redis for what replicas share (per-key rate limits), REDIS_URL; undefined: counted in-process. */
+  readonly redisUrl: string | undefined;
   /** After SIGTERM, keep serving this long with /readyz at 503 before closing (SHUTDOWN_DELAY_SECONDS). */
   readonly shutdownDelayMs: number;
   /** Model aliases pinned to one model each (MODEL_ALIASES="whisper-1=whisper-tiny.en,tts-1=…"). */
@@ -140,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
     modelAliases: parseAliases(env.MODEL_ALIASES ?? ''),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
     shutdownDelayMs: parseSeconds('SHUTDOWN_DELAY_SECONDS', env.SHUTDOWN_DELAY_SECONDS ?? '0', 300) * 1000,
     libreTranslateModels: Object.freeze((env.LIBRETRANSLATE_MODELS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')),
     limits: DEFAULT_LIMITS,
@@ -204,6 +207,12 @@ function parseCorsOrigins(value: string): readonly string[] | '*' {
     }
   }
   return Object.freeze(origins);
+}
+
+function parseRedisUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (!/^rediss?:\/\/[^\s]+$/.test(value)) throw new ConfigError(`REDIS_URL must look like redis://host:6379, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
+  return value;
 }
 
 function parseAliases(value: string): Readonly<Record<string, string>> {

@@ -1,5 +1,7 @@
 import Koa from 'koa';
 import type { Kysely } from 'kysely';
+import type { Redis } from 'ioredis';
+import { KeyAccess } from '../auth/key-access.js';
 import { createKeyStore } from '../auth/key-store.js';
 import { requireApiKey } from '../auth/require-api-key.js';
 import type { Config } from '../config/load-config.js';
@@ -22,6 +24,7 @@ import { healthRoutes, type Readiness } from './routes/health-routes.js';
 import { routerTree } from './router-tree.js';
 import { createRealtimeEndpoint, type RealtimeEndpoint } from './realtime/realtime-endpoint.js';
 import { slowClientGuard } from './slow-client-guard.js';
+import { scopedModels } from './scoped-models.js';
 import { createRequestValidator } from './validation.js';
 
 export interface AppDeps {
@@ -29,6 +32,10 @@ export interface AppDeps {
   models: ModelRegistry;
   config: Config;
   logger?: Logger;
+  /** Shared per-key rate-limit counts across replicas (REDIS_URL); in-process counts without it. */
+  redis?: Redis;
+  /** Namespace of the rate-limit counts in Redis: deployments sharing one Redis set their own. */
+  rateLimitPrefix?: string;
 }
 
 /**
@@ -44,6 +51,17 @@ export class InferenceApp extends Koa {
 
   get readiness(): Readiness {
     return this.#readiness;
+  }
+
+  #access!: KeyAccess;
+
+  /** Writes what is still buffered (API key usage); call after the server has stopped. */
+  async dispose(): Promise<void> {
+    await this.#access?.close();
+  }
+
+  set access(access: KeyAccess) {
+    this.#access = access;
   }
 
   /** From now on /readyz answers 503, so a load balancer stops sending new requests. */
@@ -111,17 +129,20 @@ export function createApp(deps: AppDeps): InferenceApp {
   // Before any router, so unknown /v1 paths (404) and wrong methods (405) need a key too, and
   // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
   // model without a key. Admission comes after it, so a client without a key holds no slot.
-  const keys = createKeyStore(deps.db, { staticKeys: deps.config.apiKeys });
-  const requireKey = requireApiKey(keys);
+  const access = new KeyAccess(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }), { redis: deps.redis, prefix: deps.rateLimitPrefix, logger });
+  app.access = access;
+  const requireKey = requireApiKey(access);
+  // What routes see of the registry: the key's model list is checked and its usage counted.
+  const models = scopedModels(deps.models, access);
   app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
 
   const admit = createAdmission(deps.config.limits.maxPendingRequests, metrics.admission);
   const rootRouter = createRootRouter(constants);
   healthRoutes(rootRouter, { db: deps.db, readiness: app.readiness });
-  metricsRoute(rootRouter, { metrics, requireKey });
+  metricsRoute(rootRouter, { metrics, requireKey, access });
   libreTranslateRoutes(rootRouter, {
-    models: deps.models,
-    keys,
+    models,
+    access,
     admit,
     validator: createRequestValidator(),
     limits: deps.config.limits,
@@ -133,15 +154,15 @@ export function createApp(deps: AppDeps): InferenceApp {
     routerTree(
       [
         { prefix: '/users', router: createUsersRouter(createUserStore(deps.db), deps.config.limits) },
-        { prefix: '/v1', router: createV1Router({ models: deps.models, limits: deps.config.limits, admit }) },
+        { prefix: '/v1', router: createV1Router({ models, limits: deps.config.limits, admit }) },
       ],
       rootRouter,
     ),
   );
   app.realtime = createRealtimeEndpoint({
-    keys,
-    transcriber: (modelId) => deps.models.get(modelId, 'speech-to-text'),
-    openAudio: (options) => deps.models.openLiveAudio(options),
+    access,
+    transcriber: (modelId) => models.get(modelId, 'speech-to-text'),
+    openAudio: (options) => models.openLiveAudio(options),
     validator: createRequestValidator(),
     limits: deps.config.limits.realtime,
     logger,

@@ -50,6 +50,25 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('api_keys').execute();
     },
   },
+  '2026-11-23-003-api-key-policy': {
+    async up(db: Kysely<any>) {
+      // One column per statement: SQLite's ALTER TABLE adds one at a time.
+      const add = (column: string, type: 'integer' | 'text' | 'real', build?: (col: ColumnDefinitionBuilder) => ColumnDefinitionBuilder) =>
+        db.schema.alterTable('api_keys').addColumn(column, type, build ?? ((col) => col)).execute();
+      await add('rpm', 'integer');
+      await add('models', 'text');
+      await add('expires_at', 'text');
+      await add('admin', 'integer', (col) => col.notNull().defaultTo(0));
+      await add('requests', 'integer', (col) => col.notNull().defaultTo(0));
+      await add('audio_seconds', 'real', (col) => col.notNull().defaultTo(0));
+      await add('characters', 'integer', (col) => col.notNull().defaultTo(0));
+    },
+    async down(db: Kysely<any>) {
+      for (const column of ['rpm', 'models', 'expires_at', 'admin', 'requests', 'audio_seconds', 'characters']) {
+        await db.schema.alterTable('api_keys').dropColumn(column).execute();
+      }
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

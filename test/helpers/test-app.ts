@@ -15,6 +15,7 @@ import { ENGINES } from '../../src/inference/engines.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
+import type { Redis } from 'ioredis';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { freshPostgresSchema, type TestDatabaseKind } from './test-databases.js';
 import type { Database } from '../../src/users/database.js';
@@ -35,6 +36,8 @@ export interface TestAppOptions {
   busyDeadlineMs?: number;
   /** The app's logger (default: silent). */
   logger?: Logger;
+  /** Redis for shared rate limits (a unique namespace per app is used). */
+  redis?: Redis;
   /** `postgres`: a fresh schema on TEST_POSTGRES_URL (test-databases.ts) instead of a SQLite file. */
   database?: TestDatabaseKind;
 }
@@ -71,7 +74,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     modelsDir,
     engines: options.engines ?? ENGINES,
   });
-  const app = createApp({ db, models, config, logger: options.logger ?? createLogger('silent') });
+  const app = createApp({
+    db,
+    models,
+    config,
+    logger: options.logger ?? createLogger('silent'),
+    redis: options.redis,
+    rateLimitPrefix: `test-${databasePath}`,
+  });
   return {
     request: supertest.agent(app.callback()),
     app,
@@ -80,6 +90,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     config,
     databasePath,
     async close({ keepFiles = false } = {}) {
+      await app.dispose();
       await models.close();
       await db.destroy();
       await postgres?.drop();

@@ -13,9 +13,10 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { KeyVerifier } from '../../auth/key-store.js';
+import type { KeyAccess } from '../../auth/key-access.js';
+import type { KeyPolicy } from '../../auth/key-store.js';
 import type { RealtimeLimits } from '../../config/load-config.js';
-import { BEARER_CHALLENGE, ValidationError } from '../../errors.js';
+import { BEARER_CHALLENGE, RateLimitedError, ValidationError } from '../../errors.js';
 import type { LiveAudioStream, Transcriber } from '../../inference/types.js';
 import type { Logger } from '../../logger.js';
 import { isApiPath } from '../api-boundary.js';
@@ -33,7 +34,7 @@ const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 const CLOSE = { normal: 1000, goingAway: 1001, tryAgainLater: 1013 } as const;
 
 export interface RealtimeEndpointDeps {
-  keys: KeyVerifier;
+  access: KeyAccess;
   transcriber(modelId: string): Promise<Transcriber>;
   openAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream>;
   validator: RequestValidator;
@@ -68,7 +69,15 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     if (key === undefined) {
       return refuse(socket, 401, 'json', 'Missing API key: send "Authorization: Bearer <API_KEY>" or the subprotocol "openai-insecure-api-key.<API_KEY>"', 'unauthorized');
     }
-    if (!(await deps.keys.verify(key))) return refuse(socket, 401, 'json', 'Invalid or revoked API key', 'unauthorized');
+    let policy: KeyPolicy | undefined;
+    try {
+      policy = await deps.access.authorize(key);
+    } catch (error) {
+      if (error instanceof RateLimitedError) return refuse(socket, 429, 'json', error.message, error.code, error.headers);
+      throw error;
+    }
+    if (!policy) return refuse(socket, 401, 'json', 'Invalid, expired or revoked API key', 'unauthorized');
+    const session = policy;
     if (url.pathname !== REALTIME_PATH) return refuse(socket, 404, 'json', `No WebSocket endpoint at ${url.pathname}`, 'not_found');
     const intent = url.searchParams.get('intent');
     if (intent !== 'transcription') {
@@ -79,11 +88,11 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
         ws.close(CLOSE.tryAgainLater, `Too many realtime sessions (${deps.limits.maxSessions} open); retry later`);
         return;
       }
-      serve(ws, url.searchParams.get('model') ?? undefined);
+      serve(ws, url.searchParams.get('model') ?? undefined, session);
     });
   };
 
-  const serve = (ws: WebSocket, model: string | undefined) => {
+  const serve = (ws: WebSocket, model: string | undefined, policy: KeyPolicy) => {
     sessions.add(ws);
     const send = (event: { type: string }) => {
       if (ws.readyState !== ws.OPEN) return;
@@ -107,7 +116,8 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       stillActive();
       const event = readEvent(data, isBinary);
       if ('error' in event) session.sendError(event.code, event.error, event.eventId);
-      else void session.handle(event);
+      // As this key: its model list and usage apply to every turn the event leads to.
+      else void deps.access.run(policy, () => session.handle(event));
     });
     ws.on('error', (error) => deps.logger.info('realtime connection error', { session: session.id, error: error.message }));
     ws.on('close', () => {
@@ -162,7 +172,7 @@ function presentedKey(req: IncomingMessage): string | undefined {
 }
 
 /** An HTTP answer on a socket that asked to upgrade, in the area's error format. */
-function refuse(socket: Duplex, status: number, format: 'json' | 'text', message: string, code = 'not_found'): void {
+function refuse(socket: Duplex, status: number, format: 'json' | 'text', message: string, code = 'not_found', extraHeaders: Readonly<Record<string, string>> = {}): void {
   if (!socket.writable) return void socket.destroy();
   // The body every other /v1 error has (error-middleware.ts).
   const body = format === 'json' ? JSON.stringify({ error: { message, type: errorType(status), code } }) : message;
@@ -172,6 +182,7 @@ function refuse(socket: Duplex, status: number, format: 'json' | 'text', message
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
     ...(status === 401 ? [`WWW-Authenticate: ${BEARER_CHALLENGE}`] : []),
+    ...Object.entries(extraHeaders).map(([name, value]) => `${name}: ${value}`),
   ];
   socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
 }

@@ -10,10 +10,10 @@
 import type Router from '@koa/router';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
-import type { KeyVerifier } from '../../auth/key-store.js';
+import type { KeyAccess } from '../../auth/key-access.js';
 import type { Limits } from '../../config/load-config.js';
 import { AppError, ValidationError } from '../../errors.js';
-import type { ModelRegistry } from '../../inference/model-registry.js';
+import type { Models } from '../scoped-models.js';
 import type { Admission } from '../admission.js';
 import { formOrJsonBody } from '../body-parsers.js';
 import { jsonResponse, type Json, type Operation } from '../operation.js';
@@ -27,8 +27,8 @@ export const LIBRETRANSLATE_PATHS: ReadonlySet<string> = new Set(['/translate', 
 const MAX_BATCH = 64;
 
 export interface LibreTranslateDeps {
-  models: ModelRegistry;
-  keys: KeyVerifier;
+  models: Models;
+  access: KeyAccess;
   admit: Admission;
   validator: RequestValidator;
   limits: Limits;
@@ -65,7 +65,7 @@ export function libreTranslateRoutes(router: Router, deps: LibreTranslateDeps): 
   const parseTranslate = deps.validator.compile(TranslateBody(limits));
   const parseDetect = deps.validator.compile(DetectBody(limits));
   const body = formOrJsonBody(limits.maxJsonBytes);
-  const requireKey = libreTranslateKey(deps.keys);
+  const requireKey = libreTranslateKey(deps.access);
   const pairs = new LanguagePairs(models, deps.preferredModels);
 
   // The key may be in the body, so the body (bounded, and cut off if it trickles) is read first;
@@ -120,7 +120,7 @@ function checkedTranslate(ctx: Context, parse: (input: unknown) => TranslateBody
 }
 
 /** As LibreTranslate: texts over 40 characters on their own, shorter ones by the whole request. */
-function detectEach(models: ModelRegistry, texts: readonly string[]): Guess[] {
+function detectEach(models: Models, texts: readonly string[]): Guess[] {
   const overall = models.identifyLanguage(texts.join('\n'))[0];
   return texts.map((text) => {
     const guess = (text.length > 40 ? models.identifyLanguage(text)[0] : undefined) ?? overall;
@@ -130,14 +130,15 @@ function detectEach(models: ModelRegistry, texts: readonly string[]): Guess[] {
 }
 
 /** The key from `Authorization: Bearer`, or `api_key` in the body or query string. */
-function libreTranslateKey(keys: KeyVerifier): Middleware {
+function libreTranslateKey(access: KeyAccess): Middleware {
   return async (ctx, next) => {
     const bearer = /^Bearer +(\S+) *$/i.exec(ctx.get('Authorization'))?.[1];
     const fromBody = (ctx.request.body as Record<string, unknown> | undefined)?.api_key;
     const key = bearer ?? (typeof fromBody === 'string' ? fromBody : undefined) ?? (typeof ctx.query.api_key === 'string' ? ctx.query.api_key : undefined);
     if (!key) throw new AppError(400, 'unauthorized', 'Please send an API key: the api_key field or "Authorization: Bearer <API_KEY>"');
-    if (!(await keys.verify(key))) throw new AppError(403, 'unauthorized', 'Invalid API key');
-    await next();
+    const policy = await access.authorize(key);
+    if (!policy) throw new AppError(403, 'unauthorized', 'Invalid API key');
+    await access.run(policy, next);
   };
 }
 

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Limits } from '../../config/load-config.js';
-import type { ModelRegistry } from '../../inference/model-registry.js';
+import type { Models } from '../scoped-models.js';
 import type { Admission } from '../admission.js';
 import type { Operation } from '../operation.js';
 import { realtimeOperations } from '../realtime/realtime-endpoint.js';
@@ -14,7 +14,7 @@ import { transcriptionOperations, transcriptionRoutes } from './v1/transcription
 import { translationOperations, translationRoutes } from './v1/translation-routes.js';
 
 export interface V1Deps {
-  models: ModelRegistry;
+  models: Models;
   limits: Limits;
   /** Shared with the other routers that run models (one bound per task for the whole app). */
   admit: Admission;

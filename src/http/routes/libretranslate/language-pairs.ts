@@ -5,7 +5,8 @@
  * points a client at a model it cannot use.
  */
 import { ValidationError } from '../../../errors.js';
-import type { ModelInfo, ModelRegistry } from '../../../inference/model-registry.js';
+import type { ModelInfo } from '../../../inference/model-registry.js';
+import type { Models } from '../../scoped-models.js';
 import type { Translator } from '../../../inference/types.js';
 
 const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language' });
@@ -17,10 +18,10 @@ interface PairModel {
 }
 
 export class LanguagePairs {
-  readonly #models: ModelRegistry;
+  readonly #models: Models;
   readonly #preferred: readonly string[];
 
-  constructor(models: ModelRegistry, preferred: readonly string[]) {
+  constructor(models: Models, preferred: readonly string[]) {
     this.#models = models;
     this.#preferred = preferred;
   }
