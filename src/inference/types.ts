@@ -58,6 +58,12 @@ export interface TranscribeOptions extends Cancellable {
   task?: 'transcribe' | 'translate';
   /** Ask for timestamped segments (verbose_json). */
   segments?: boolean;
+  /**
+   * Called with each group of segments as soon as it is final, in order, before the transcript
+   * resolves (text as decoded, with its leading space). Audio of one window may report nothing
+   * before the end.
+   */
+  onSegments?: (segments: TranscriptSegment[]) => void;
 }
 
 export interface TranscriptSegment {

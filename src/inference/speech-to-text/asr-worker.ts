@@ -13,15 +13,21 @@ import type { EncodedAudio } from '../types.js';
 import { abortStreamer } from '../abort-streamer.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
-import type { AsrApi, AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
+import type { CallContext } from '../worker/worker-api.js';
+import type { AsrApi, AsrProgress, AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
 import { whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { toTranscript, type WhisperOutput } from './whisper-output.js';
+import { decodeLongForm, segmentsText, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
+import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
+import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
 interface AsrPipeline extends LanguageIdPipeline {
   (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
+  model: LanguageIdPipeline['model'] & WhisperSeq2Seq & { generation_config: WhisperGenerationConfig | null };
+  tokenizer: { get_vocab(): Map<string, number>; decode(ids: number[], options?: { skip_special_tokens?: boolean }): string };
   processor: LanguageIdPipeline['processor'] & {
     feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } };
   };
@@ -42,31 +48,54 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   })) as unknown as AsrPipeline;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
+  const longForm = longFormModel(asr);
 
   /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
-  const transcribe = async (request: AsrRequest, signal: AbortSignal): Promise<AsrResponse> => {
+  const transcribe = async (request: AsrRequest, { signal, progress }: Pick<CallContext<AsrProgress>, 'signal' | 'progress'>): Promise<AsrResponse> => {
     const audio = await toModelInput(request.audio, sampleRate);
     signal.throwIfAborted();
     const duration = audio.length / sampleRate;
     const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
     signal.throwIfAborted();
+    if (longForm && duration > request.chunkLengthSeconds) {
+      // Over one window: openai's sequential decode, always with timestamps, whatever the
+      // response format (without them each window's text stops early).
+      const startTokens = whisperStartTokens(asr.model.generation_config ?? {}, { language, task: request.task });
+      const onSegments = (fresh: DecodedSegment[]) => progress({ segments: fresh });
+      const segments = await decodeLongForm(audio, longForm, { startTokens, signal, sampleRate, maxTokensPerWindow: request.maxNewTokens, onSegments });
+      const chunks = segments.map((segment) => ({ timestamp: [segment.start, segment.end] as [number, number], text: segment.text }));
+      return toTranscript({ text: segmentsText(segments), chunks }, { duration, language, segments: request.segments });
+    }
     const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
     return toTranscript(output, { duration, language, segments: request.segments });
   };
 
   return {
-    transcribe: async (request, { signal, serial }) => {
+    transcribe: async (request, context) => {
       // Empty or unrecognisable uploads fail at once; the full decode waits its turn, so the
       // queue holds compressed bytes (≤ 25 MB) rather than decoded audio (up to ~115 MB).
       if ('bytes' in request.audio) probeAudio(request.audio.bytes, request.audio.contentType);
       // One transcription at a time: the model's threads already use the cores we give it, and
       // interleaved requests would only hold more decoded audio in memory at once. A request
       // cancelled while it waits is never decoded.
-      return serial(() => transcribe(request, signal));
+      return context.serial(() => transcribe(request, context));
     },
     dispose: () => asr.dispose(),
   };
 });
+
+/** The long-form decoder over this pipeline's model, or undefined if the model has no timestamp tokens. */
+function longFormModel(asr: AsrPipeline): LongFormModel | undefined {
+  const config = asr.model.generation_config ?? {};
+  const tokens = whisperSpecialTokens(config, asr.tokenizer.get_vocab());
+  if (!tokens) return undefined;
+  return {
+    features: async (pcm) => (await asr.processor(pcm)).input_features,
+    decoder: new WhisperWindowDecoder(asr.model, tokens),
+    tokens,
+    detokenize: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: true }),
+  };
+}
 
 async function toModelInput(audio: PcmAudio | EncodedAudio, sampleRate: number): Promise<Float32Array> {
   if ('bytes' in audio) {
