@@ -86,7 +86,7 @@ export type Reply<T> = T | Transferable<T> | Promise<T | Transferable<T>>;
 
 /** What `serveWorker`'s setup returns: one function per Api method, plus an optional clean-up. */
 export type WorkerImplementation<Api> = {
-  [M in MethodName<Api>]: (payload: PayloadOf<Api, M>, context: CallContext) => Reply<ResultOf<Api, M>>;
+  [M in MethodName<Api>]: (payload: PayloadOf<Api, M>, context: CallContext<ProgressOf<Api, M>>) => Reply<ResultOf<Api, M>>;
 } & {
   /** Frees what the worker holds (ONNX sessions) before its thread ends. */
   dispose?(): unknown;
