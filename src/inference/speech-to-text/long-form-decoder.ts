@@ -23,7 +23,7 @@ export interface DecodedSegment {
 export interface LongFormModel {
   /** Log-mel input features [1, mel, 3000] of up to 30 s of PCM (zero-padded). */
   features(pcm: Float32Array): Promise<Tensor>;
-  decoder: WhisperWindowDecoder;
+  decoder: Pick<WhisperWindowDecoder, 'encode' | 'decode'>;
   tokens: WhisperSpecialTokens;
   /** Text of text tokens (no timestamps or markers among them). */
   detokenize(ids: number[]): string;
