@@ -15,12 +15,19 @@ export const transcriptionFields = {
   model: Text('Speech-to-text model id (required).', { missingHint: 'pass ?model=, an X-Model header, or a multipart "model" field' }),
   language: Type.Optional(Text('Spoken language as a short code such as `en`; detected when omitted (multilingual models).', { maxLength: 32 })),
   task: Type.Optional(StringEnum(['transcribe', 'translate'] as const, { description: '`transcribe` (default) or `translate` (into English, Whisper models).' })),
+  stream: Type.Optional(
+    StringEnum(['true', 'false'] as const, {
+      description: '`true`: answer `text/event-stream` with `transcript.text.delta` events as the audio is transcribed, then `transcript.text.done`.',
+    }),
+  ),
 };
 
 export interface TranscriptionRequest {
   modelId: string;
   audio: EncodedAudio;
   options: TranscribeOptions;
+  /** Answer with server-sent events (transcription-stream.ts). */
+  stream: boolean;
 }
 
 export type TranscriptionFields = Static<TObject<typeof transcriptionFields>>;
@@ -36,6 +43,7 @@ export function toTranscriptionRequest(upload: AudioUpload, fields: Transcriptio
     modelId: fields.model,
     audio: { bytes: upload.bytes, contentType: upload.contentType, maxSeconds: limits.maxAudioSeconds },
     options: { language: fields.language, task: fields.task, ...extra },
+    stream: fields.stream === 'true',
   };
 }
 

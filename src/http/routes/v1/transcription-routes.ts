@@ -13,6 +13,7 @@ import type { V1RouteDeps } from '../v1-router.js';
 import { audioUploadReader } from './audio-upload.js';
 import { fileField, toTranscriptionRequest, transcriptionFields, transcriptionFieldsParser, transcriptionOperation } from './transcription-request.js';
 import { requestSignal } from '../../request-signal.js';
+import { respondWithTranscriptEvents, transcriptEventStream } from './transcription-stream.js';
 
 const TranscriptionForm = Type.Object({ file: fileField, ...transcriptionFields }, { $id: 'TranscriptionForm' });
 const Transcript = Type.Object(
@@ -33,6 +34,7 @@ export function transcriptionRoutes(router: Router, { models, limits, admit, val
     const upload = await readAudioUpload(ctx);
     const request = toTranscriptionRequest(upload, parseFields(upload), limits);
     const transcriber = await models.get(request.modelId, 'speech-to-text');
+    if (request.stream) return respondWithTranscriptEvents(ctx, transcriber, request.audio, request.options);
     const result = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
     ctx.body = {
       id: `trsc_${randomUUID().replaceAll('-', '')}`,
@@ -47,7 +49,8 @@ export function transcriptionRoutes(router: Router, { models, limits, admit, val
 }
 
 export const transcriptionOperations = (limits: Limits): Operation[] => {
-  const ok = jsonResponse('The transcript.', Transcript);
+  const transcript = jsonResponse('The transcript.', Transcript);
+  const ok = { ...transcript, description: 'The transcript; with `stream=true`, its text as server-sent events.', content: { ...(transcript.content as object), ...transcriptEventStream } };
   return [
     transcriptionOperation(
       '/v1/transcriptions',
