@@ -95,7 +95,7 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
       }
     });
 
-    it('transcribes audio longer than one 30 s Whisper window (chunked with stride)', async () => {
+    it('transcribes audio longer than one 30 s Whisper window (sequential long-form windows)', async () => {
       const res = await app.request
         .post('/v1/audio/transcriptions')
         .set('Authorization', bearer())
@@ -360,7 +360,7 @@ describe('speech to text with the real whisper-tiny.en', () => {
     expect(res.body.transcript.toLowerCase().replace(/[^a-z ]/g, '')).to.include('ask not what your country can do for you');
   });
 
-  it('transcribes 44 s (jfk four times) across 30 s windows without losing or doubling the overlap', async () => {
+  it('transcribes 44 s (jfk four times) across 30 s windows without losing or doubling a sentence at the window edge', async () => {
     const jfk = new WaveFile(speech('en_jfk.wav')).getSamples(false, Float32Array) as unknown as Float32Array;
     const four = new Float32Array(jfk.length * 4);
     for (let i = 0; i < 4; i++) four.set(jfk, i * jfk.length);

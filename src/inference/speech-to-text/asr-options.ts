@@ -19,9 +19,12 @@ export const AsrOptions = Type.Object(
     }),
     /** Whether `language`/`task` may be set; read from generation_config.json when absent. */
     multilingual: Type.Optional(Type.Boolean()),
-    /** Audio longer than one Whisper window is cut into windows of this length… */
+    /**
+     * Audio longer than this is decoded window by window with openai/whisper's long-form algorithm
+     * (long-form-decoder.ts); only a model without timestamp tokens is cut into windows of this length…
+     */
     chunkLengthSeconds: Type.Number({ exclusiveMinimum: 0, default: 30 }),
-    /** …overlapping by this much on each side, and the overlaps are merged by token alignment. */
+    /** …overlapping by this much on each side, merged by token alignment (that fallback only). */
     strideSeconds: Type.Number({ exclusiveMinimum: 0, default: 5 }),
     /** onnxruntime intra-op threads; all cores but one when absent (see defaultThreads). */
     threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
