@@ -9,9 +9,20 @@ import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 
+/** An onnxruntime-node tensor, as the sessions take and give them. */
+interface OrtTensor {
+  data: unknown;
+  dims: readonly number[];
+}
+type OrtTensorClass = new (type: string, data: unknown, dims: readonly number[]) => OrtTensor;
+interface OrtSession {
+  inputNames: readonly string[];
+  run(feeds: Record<string, unknown>): Promise<Record<string, OrtTensor>>;
+}
+
 /** The parts of a transformers.js WhisperForConditionalGeneration this uses. */
 export interface WhisperSeq2Seq {
-  sessions: Record<string, { run(feeds: Record<string, unknown>): Promise<Record<string, unknown>> }>;
+  sessions: Record<string, OrtSession>;
   forward(inputs: Record<string, unknown>): Promise<DecoderOutputs>;
 }
 
@@ -67,46 +78,52 @@ export class WhisperWindowDecoder {
     const sotIndex = prompt.length + Math.max(0, request.startTokens.indexOf(sot));
     const random = request.random ?? Math.random;
 
-    let outputs = await this.#step(request.audioFeatures, initial, undefined);
-    const vocab = outputs.logits.dims[2]!;
+    // The first pass (prompt and start tokens, empty cache) through transformers.js, which builds
+    // the empty cache; then one token per step straight on the ONNX session, which costs ~10% less
+    // CPU per step than transformers.js's wrapping of inputs and outputs.
+    const first = await this.#model.forward({
+      encoder_outputs: request.audioFeatures,
+      decoder_input_ids: new Tensor('int64', BigInt64Array.from(initial, (id) => BigInt(id)), [1, initial.length]),
+    });
+    const vocab = first.logits.dims[2]!;
     let noSpeechProb = 0;
     if (noSpeech !== undefined) {
-      const atSot = (outputs.logits.data as Float32Array).subarray(sotIndex * vocab, (sotIndex + 1) * vocab);
+      const atSot = (first.logits.data as Float32Array).subarray(sotIndex * vocab, (sotIndex + 1) * vocab);
       noSpeechProb = Math.exp(logSoftmaxAt(atSot, noSpeech));
     }
-    let past = this.#cache(outputs, undefined);
+    const past: Record<string, OrtTensor> = {};
+    for (const [name, tensor] of Object.entries(first)) {
+      if (name.startsWith('present')) past[name.replace('present', 'past_key_values')] = (tensor as unknown as { ort_tensor: OrtTensor }).ort_tensor;
+    }
+    const audio = (request.audioFeatures as unknown as { ort_tensor: OrtTensor }).ort_tensor;
+    const OrtTensor = audio.constructor as OrtTensorClass;
+    const session = this.#model.sessions.decoder_model_merged!;
+    let last = { data: first.logits.data as Float32Array, rows: first.logits.dims[1]! };
     const sampled: number[] = [];
     let sumLogProb = 0;
     for (;;) {
       request.signal.throwIfAborted();
-      const rows = outputs.logits.dims[1]!;
-      const logits = (outputs.logits.data as Float32Array).slice((rows - 1) * vocab, rows * vocab);
+      const logits = last.data.slice((last.rows - 1) * vocab, last.rows * vocab);
       applyTimestampRules(logits, sampled, this.#tokens, { maxInitialTimestampIndex: request.maxInitialTimestampIndex });
       const token = request.temperature > 0 ? sample(logits, request.temperature, random) : argmax(logits);
       sumLogProb += logSoftmaxAt(logits, token);
       if (token === eot) break;
       sampled.push(token);
       if (sampled.length >= request.maxTokens) break;
-      outputs = await this.#step(request.audioFeatures, [token], past);
-      past = this.#cache(outputs, past);
+      const feeds: Record<string, unknown> = {
+        ...past,
+        input_ids: new OrtTensor('int64', BigInt64Array.of(BigInt(token)), [1, 1]),
+        encoder_hidden_states: audio,
+        use_cache_branch: new OrtTensor('bool', Uint8Array.of(1), [1]),
+      };
+      const outputs = await session.run(Object.fromEntries(session.inputNames.map((name) => [name, feeds[name]])));
+      // The self-attention cache grows by this token; the cross-attention one stays the first pass's.
+      for (const [name, tensor] of Object.entries(outputs)) {
+        if (name.startsWith('present') && !name.includes('encoder')) past[name.replace('present', 'past_key_values')] = tensor;
+      }
+      last = { data: outputs.logits!.data as Float32Array, rows: outputs.logits!.dims[1]! };
     }
     return { tokens: sampled, avgLogProb: sumLogProb / (sampled.length + 1), noSpeechProb };
-  }
-
-  #step(audioFeatures: Tensor, ids: readonly number[], past: Record<string, Tensor> | undefined): Promise<DecoderOutputs> {
-    const decoderInputIds = new Tensor('int64', BigInt64Array.from(ids, (id) => BigInt(id)), [1, ids.length]);
-    return this.#model.forward({ encoder_outputs: audioFeatures, decoder_input_ids: decoderInputIds, past_key_values: past });
-  }
-
-  /** The next step's cache: the decoder's new self-attention keys/values, the first step's cross-attention ones. */
-  #cache(outputs: Record<string, Tensor>, past: Record<string, Tensor> | undefined): Record<string, Tensor> {
-    const cache: Record<string, Tensor> = {};
-    for (const [name, tensor] of Object.entries(outputs)) {
-      if (!name.startsWith('present')) continue;
-      const pastName = name.replace('present', 'past_key_values');
-      cache[pastName] = past && name.includes('encoder') ? past[pastName]! : tensor;
-    }
-    return cache;
   }
 }
 
