@@ -14,6 +14,8 @@ export interface AsrWorkerInit {
   fastFeatures: boolean;
   /** Linux nice value for the worker thread (0 = normal priority). */
   nice: number;
+  /** onnxruntime's CPU memory arena on (faster reuse) or off (lower peak RSS). */
+  memoryArena?: boolean;
 }
 
 export interface AsrRequest {
