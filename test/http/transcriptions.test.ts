@@ -371,7 +371,8 @@ describe('speech to text with the real whisper-tiny.en', () => {
       .send(Buffer.from(wavBytes(Float32Array.from(four, (x) => x / 32768))));
     expect(res.status, res.text).to.equal(200);
     const text = res.body.transcript.toLowerCase().replace(/[^a-z ]/g, '');
-    const count = text.split('ask not what your country').length - 1;
+    // ("ask" may come back as "asked" once the earlier text is the prompt; the sentence is what counts.)
+    const count = text.split('what your country can do for you').length - 1;
     expect(count, text).to.equal(4);
   });
 });

@@ -42,6 +42,8 @@ export interface LongFormOptions {
   maxInitialTimestampIndex?: number;
   /** Called with each window's new segments as soon as they are final. */
   onSegments?: (segments: DecodedSegment[]) => void;
+  /** Sampling at fallback temperatures: a fixed-seed generator by default, so a file always gives the same text. */
+  random?: () => number;
 }
 
 /** Past this temperature the prompt is dropped: the text so far led the model astray (openai: 0.5). */
@@ -57,6 +59,7 @@ export async function decodeLongForm(audio: Float32Array, model: LongFormModel, 
   const history: number[] = [];
   let promptStart = 0;
   let seek = 0;
+  const random = options.random ?? seededRandom(0x5eed);
   while (seek < totalFrames) {
     options.signal.throwIfAborted();
     const windowFrames = Math.min(WINDOW_FRAMES, totalFrames - seek);
@@ -65,7 +68,7 @@ export async function decodeLongForm(audio: Float32Array, model: LongFormModel, 
     const audioFeatures = await decoder.encode(await model.features(pcm));
     options.signal.throwIfAborted();
     const prompt = options.conditionOnPreviousText === false ? [] : history.slice(promptStart);
-    const { result, temperature } = await decodeWithFallback(model, options, { audioFeatures, prompt });
+    const { result, temperature } = await decodeWithFallback(model, { ...options, random }, { audioFeatures, prompt });
     if (isNoSpeech(result, options.thresholds ?? DEFAULT_THRESHOLDS)) {
       seek += windowFrames;
       continue;
@@ -103,6 +106,7 @@ async function decodeWithFallback(
       maxTokens: options.maxTokensPerWindow ?? 224,
       maxInitialTimestampIndex: options.maxInitialTimestampIndex ?? 50,
       signal: options.signal,
+      random: options.random,
     });
     last = { result, temperature };
     const text = model.detokenize(result.tokens.filter((id) => id < model.tokens.eot));
@@ -114,6 +118,18 @@ async function decodeWithFallback(
 /** The transcript text of segments, as openai joins them. */
 export function segmentsText(segments: readonly DecodedSegment[]): string {
   return segments.map((segment) => segment.text).join('').trim();
+}
+
+/** mulberry32: small, fast, and plenty for drawing tokens. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }
 
 function round(seconds: number): number {
