@@ -2,7 +2,7 @@
  * Long files, ours vs faster-whisper on the same Whisper tiny.en weights, same threads, same
  * nice value, same samples (run by `npm run bench:speech` after the short-clip bench, or alone):
  *
- *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1]
+ *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off]
  *
  * The long files: every English clip of the shared speech set (EVAL_SPEECH_DIR) decoded once to
  * 16 kHz mono by the product's decoder, joined in file order with 1.5 s of digital silence
@@ -52,6 +52,8 @@ export interface LongSpeechBenchOptions {
   threads: number;
   dtype: string;
   rounds: number;
+  /** Our side's `memoryArena` option (manifest default when absent). */
+  memoryArena?: boolean;
 }
 
 const root = resolve('.');
@@ -61,11 +63,12 @@ const thisFile = fileURLToPath(import.meta.url);
 
 /** Returns false when a goal was missed. */
 export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promise<boolean> {
-  const { threads, dtype, rounds } = options;
+  const { threads, dtype, rounds, memoryArena } = options;
   const decoded = await decodeClipsOnce(await readSpeechClips());
   const nice = transformersAsrEngine.options.read({ id: MODEL_ID, task: 'speech-to-text', engine: 'transformers-asr', description: '', license: '' }).threadNice;
   console.log(`\nlong-file bench: ${MODEL_ID}, ${decoded.length} English clips from ${speechDir()} joined with ${GAP_SECONDS} s silences`);
-  console.log(`threads ${threads}, nice ${nice}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}, vad off`);
+  const arena = memoryArena === undefined ? '' : `, our memoryArena ${memoryArena ? 'on' : 'off'}`;
+  console.log(`threads ${threads}, nice ${nice}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}, vad off${arena}`);
   const dir = await mkdtemp(join(tmpdir(), 'long-speech-'));
   let passed = true;
   try {
@@ -75,7 +78,7 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
       await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
       const sides = { ours: [] as SideResult[], fwDefault: [] as SideResult[], fwGreedy: [] as SideResult[] };
       for (let round = 0; round < rounds; round++) {
-        sides.ours.push(await runOurs(file, { threads, dtype }));
+        sides.ours.push(await runOurs(file, { threads, dtype, memoryArena }));
         sides.fwDefault.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5 }));
         sides.fwGreedy.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 1 }));
       }
@@ -117,8 +120,9 @@ function report(audio: LongSpeech, minutes: number, sides: Record<'ours' | 'fwDe
   return wallRatio <= GOAL_RATIO && werOk;
 }
 
-async function runOurs(file: string, options: { threads: number; dtype: string }): Promise<SideResult> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', thisFile, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype], {
+async function runOurs(file: string, options: { threads: number; dtype: string; memoryArena?: boolean }): Promise<SideResult> {
+  const arena = options.memoryArena === undefined ? [] : ['--memory-arena', options.memoryArena ? 'on' : 'off'];
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', thisFile, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena], {
     maxBuffer: 16 * 1024 * 1024,
     timeout: 60 * 60_000,
   });
@@ -147,10 +151,10 @@ async function runFasterWhisper(file: string, options: { threads: number; dtype:
 }
 
 /** Child process: our side on one file; prints one JSON line. */
-async function oursChild(file: string, threads: number, dtype: string): Promise<void> {
+async function oursChild(file: string, threads: number, dtype: string, memoryArena: boolean | undefined): Promise<void> {
   const bytes = await readFile(file);
   const samples = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
-  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads } });
+  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
   try {
     await transcriber.transcribe({ samples: samples.slice(0, WARM_UP_SECONDS * 16_000), sampleRate: 16_000 });
     const started = performance.now();
@@ -181,14 +185,16 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       threads: { type: 'string', default: String(defaultThreads()) },
       dtype: { type: 'string', default: 'fp32' },
       rounds: { type: 'string', default: '1' },
+      'memory-arena': { type: 'string' },
     },
   });
+  const memoryArena = args['memory-arena'] === undefined ? undefined : args['memory-arena'] === 'on';
   if (args.ours) {
-    await oursChild(args.ours, Number(args.threads), args.dtype!);
+    await oursChild(args.ours, Number(args.threads), args.dtype!, memoryArena);
   } else {
     if (!BASELINE_PRECISION[args.dtype!]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
     const minutes = args.minutes!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
-    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))) });
+    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena });
     if (!passed) process.exitCode = 1;
   }
 }

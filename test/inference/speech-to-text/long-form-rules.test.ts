@@ -1,7 +1,7 @@
 /** The pure parts of long-form decoding: segment splitting, timestamp rules, fallback decisions. */
 import { expect } from 'chai';
 import { compressionRatio, isNoSpeech, needsFallback } from '../../../src/inference/speech-to-text/decode-quality.js';
-import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
+import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
 import { applyTimestampRules } from '../../../src/inference/speech-to-text/whisper-timestamp-rules.js';
 import { splitWindow } from '../../../src/inference/speech-to-text/whisper-window-segments.js';
 
@@ -96,5 +96,28 @@ describe('fallback decisions', () => {
     expect(isNoSpeech({ avgLogProb: -1.5, noSpeechProb: 0.9 })).to.equal(true);
     expect(isNoSpeech({ avgLogProb: -0.2, noSpeechProb: 0.9 })).to.equal(false);
     expect(isNoSpeech({ avgLogProb: -1.5, noSpeechProb: 0.3 })).to.equal(false);
+  });
+});
+
+describe('whisperSpecialTokens / whisperStartTokens', () => {
+  const vocab = new Map([
+    ['<|startofprev|>', 50360],
+    ['<|startoflm|>', 50359],
+    ['<|nocaptions|>', 50361],
+  ]);
+  const english = { decoder_start_token_id: 50257, eos_token_id: 50256, no_timestamps_token_id: 50362, suppress_tokens: [1, 2], begin_suppress_tokens: [220, 50256] };
+
+  it('reads the ids from the generation config and tokenizer, and suppresses every marker that is no text', () => {
+    const tokens = whisperSpecialTokens(english, vocab)!;
+    expect(tokens).to.include({ eot: 50256, sot: 50257, sotPrev: 50360, noSpeech: 50361, noTimestamps: 50362, timestampBegin: 50363 });
+    expect(tokens.suppress).to.have.members([1, 2, 50257, 50360, 50359, 50361]);
+    expect(whisperSpecialTokens({ ...english, no_timestamps_token_id: undefined }, vocab), 'no timestamp tokens').to.equal(undefined);
+  });
+
+  it('starts English-only models with <|startoftranscript|> alone, multilingual ones with language and task', () => {
+    expect(whisperStartTokens(english, {})).to.deep.equal([50257]);
+    const multilingual = { ...english, decoder_start_token_id: 50258, lang_to_id: { '<|en|>': 50259, '<|es|>': 50262 }, task_to_id: { transcribe: 50359, translate: 50358 } };
+    expect(whisperStartTokens(multilingual, { language: 'es', task: 'translate' })).to.deep.equal([50258, 50262, 50358]);
+    expect(whisperStartTokens(multilingual, {})).to.deep.equal([50258, 50259, 50359]);
   });
 });
