@@ -78,9 +78,9 @@ export class WhisperWindowDecoder {
     const sotIndex = prompt.length + Math.max(0, request.startTokens.indexOf(sot));
     const random = request.random ?? Math.random;
 
-    // The first pass (prompt and start tokens, empty cache) through transformers.js, which builds
-    // the empty cache; then one token per step straight on the ONNX session, which costs ~10% less
-    // CPU per step than transformers.js's wrapping of inputs and outputs.
+    // The first pass (prompt and start tokens, empty cache) goes through transformers.js, which
+    // builds the empty cache; then one token per step straight on the ONNX session, skipping
+    // transformers.js's wrapping of every input and output (~1 ms of a ~12 ms step, measured here).
     const first = await this.#model.forward({
       encoder_outputs: request.audioFeatures,
       decoder_input_ids: new Tensor('int64', BigInt64Array.from(initial, (id) => BigInt(id)), [1, initial.length]),
