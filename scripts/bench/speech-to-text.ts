@@ -10,7 +10,10 @@
  *    en_jfk.mp3 to /v1/transcriptions back to back for --seconds. Goal: p99 < 20 ms.
  *
  *   tsx scripts/bench/speech-to-text.ts [--dtype fp32|q8] [--threads N] [--rounds 2] [--seconds 20]
- *                                       [--skip-baseline] [--skip-server]
+ *                                       [--skip-baseline] [--skip-server] [--skip-long] [--long-minutes 2,8]
+ *
+ * 3. Long files (2 and 8 minutes built from the same clips): scripts/bench/long-speech.ts, which
+ *    says how the files are built; WER, wall, CPU and peak RSS against faster-whisper's long-form decode.
  *
  * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python; faster-whisper==1.2.1
  * is pip-installed there when missing), WHEEL_CACHE (default .cache/wheels, holds the wheel test-models
@@ -32,6 +35,7 @@ import { loadTranscriber, modelsDir } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
 import { corpusWer, wordErrors } from '../eval/lib/wer.js';
+import { runLongSpeechBench } from './long-speech.js';
 
 const MODEL_ID = 'whisper-tiny.en';
 const FASTER_WHISPER = 'faster-whisper==1.2.1';
@@ -51,6 +55,8 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '20' },
     'skip-baseline': { type: 'boolean', default: false },
     'skip-server': { type: 'boolean', default: false },
+    'skip-long': { type: 'boolean', default: false },
+    'long-minutes': { type: 'string', default: '2,8' },
   },
 });
 const dtype = args.dtype!;
@@ -76,6 +82,11 @@ console.log(`threads ${threads}, rounds ${rounds}, ours dtype ${dtype} vs faster
 
 if (!args['skip-baseline']) await compareWithBaseline();
 if (!args['skip-server']) await serverLatency();
+if (!args['skip-long']) {
+  await ensureBaseline(); // the long-file table needs faster-whisper too
+  const minutes = args['long-minutes']!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
+  if (!(await runLongSpeechBench({ minutes, threads, dtype, rounds: 1 }))) failed = true;
+}
 if (failed) process.exitCode = 1;
 
 /**

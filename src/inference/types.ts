@@ -67,6 +67,12 @@ export interface TranscribeOptions extends Cancellable {
   /** Transcribe only the speech Silero VAD finds; absent: on for audio over 30 s when the VAD model is installed. */
   vadFilter?: boolean;
   vad?: VadOptions;
+  /**
+   * Called with each group of segments as soon as it is final, in order, before the transcript
+   * resolves (text as decoded, with its leading space). Audio of one window may report nothing
+   * before the end.
+   */
+  onSegments?: (segments: TranscriptSegment[]) => void;
 }
 
 export interface TranscriptSegment {

@@ -7,6 +7,10 @@ the same already-decoded 16 kHz mono clips, with the same thread count and greed
 
 Clips are raw little-endian float32 PCM at 16 kHz. Prints one JSON object on stdout.
 Needs `pip install faster-whisper` in the tools venv (it brings the ctranslate2 wheel).
+
+With --long (scripts/bench/long-speech.ts): faster-whisper's own long-form decode instead, with
+timestamps and the previous text as prompt, `vad_filter` off, beam size --beam-size (its default
+is 5), and the process's peak RSS in the output.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import time
 import zipfile
 from pathlib import Path
@@ -47,6 +52,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--nice", type=int, default=0, help="run at this nice value, as the product's ASR worker does")
+    parser.add_argument("--long", action="store_true", help="long-form decode (timestamps, previous text as prompt)")
+    parser.add_argument("--beam-size", type=int, default=5, help="with --long: faster-whisper's default 5, or 1 for greedy")
     parser.add_argument("clips", nargs="+", type=Path)
     args = parser.parse_args()
 
@@ -61,13 +68,17 @@ def main() -> None:
     audio = [np.fromfile(path, dtype="<f4") for path in args.clips]
 
     def transcribe(samples: np.ndarray) -> str:
+        if args.long:
+            # faster-whisper's defaults (temperature fallback, condition_on_previous_text) minus VAD.
+            segments, _ = model.transcribe(samples, language="en", beam_size=args.beam_size, vad_filter=False)
+            return "".join(segment.text for segment in segments).strip()
         # Greedy, one pass, no timestamps, no VAD: what the product's transformers.js pipeline does.
         segments, _ = model.transcribe(samples, language="en", beam_size=1, best_of=1, temperature=0.0,
                                        without_timestamps=True, condition_on_previous_text=False,
                                        vad_filter=False)
         return "".join(segment.text for segment in segments).strip()
 
-    transcribe(audio[0])  # warm-up, as the product side gets one
+    transcribe(audio[0][: 16000 * 5] if args.long else audio[0])  # warm-up, as the product side gets one
     clips = [{"file": path.name, "seconds": 0.0, "cpu_seconds": 0.0, "text": ""} for path in args.clips]
     for _ in range(args.rounds):
         for clip, samples in zip(clips, audio):
@@ -85,6 +96,7 @@ def main() -> None:
         "total_seconds": sum(clip["seconds"] for clip in clips),
         "total_cpu_seconds": sum(clip["cpu_seconds"] for clip in clips),
         "clips": clips,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }))
 
 

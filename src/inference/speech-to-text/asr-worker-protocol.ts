@@ -1,6 +1,6 @@
 /** What the main thread and asr-worker.ts exchange (structured-cloneable data only). */
 import type { PcmAudio } from '../../audio/pcm-audio.js';
-import type { EncodedAudio, Transcript } from '../types.js';
+import type { EncodedAudio, Transcript, TranscriptSegment } from '../types.js';
 import type { CallContext } from '../worker/worker-api.js';
 import type { Dtype } from './asr-options.js';
 import type { VadFilterRequest } from './vad-filter.js';
@@ -17,6 +17,8 @@ export interface AsrWorkerInit {
   nice: number;
   /** Silero VAD's onnx file for `vad_filter`; absent when it is not installed. */
   vadModelFile?: string;
+  /** onnxruntime's CPU memory arena on (faster reuse) or off (lower peak RSS). */
+  memoryArena?: boolean;
 }
 
 export interface AsrRequest {
@@ -36,7 +38,12 @@ export interface AsrRequest {
 
 export type AsrResponse = Transcript;
 
+/** Reported while a long transcription runs: the segments just decoded (seconds, text as decoded). */
+export interface AsrProgress {
+  segments: TranscriptSegment[];
+}
+
 /** The methods asr-worker.ts serves. */
 export interface AsrApi {
-  transcribe(request: AsrRequest, context: CallContext): Promise<AsrResponse>;
+  transcribe(request: AsrRequest, context: CallContext<AsrProgress>): Promise<AsrResponse>;
 }

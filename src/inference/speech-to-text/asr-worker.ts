@@ -13,16 +13,22 @@ import type { EncodedAudio } from '../types.js';
 import { abortStreamer } from '../abort-streamer.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
-import type { AsrApi, AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
+import type { CallContext } from '../worker/worker-api.js';
+import type { AsrApi, AsrProgress, AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
 import { silentTranscript, VadFilter } from './vad-filter.js';
 import { whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { toTranscript, type WhisperOutput } from './whisper-output.js';
+import { decodeLongForm, segmentsText, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
+import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
+import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
 interface AsrPipeline extends LanguageIdPipeline {
   (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
+  model: LanguageIdPipeline['model'] & WhisperSeq2Seq & { generation_config: WhisperGenerationConfig | null };
+  tokenizer: { get_vocab(): Map<string, number>; decode(ids: number[], options?: { skip_special_tokens?: boolean }): string };
   processor: LanguageIdPipeline['processor'] & {
     feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } };
   };
@@ -39,14 +45,15 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const asr = (await pipeline('automatic-speech-recognition', init.modelId, {
     dtype: init.dtype as never,
     device: 'cpu',
-    session_options: { intraOpNumThreads: init.threads, interOpNumThreads: 1 },
+    session_options: { intraOpNumThreads: init.threads, interOpNumThreads: 1, enableCpuMemArena: init.memoryArena ?? true },
   })) as unknown as AsrPipeline;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
+  const longForm = longFormModel(asr);
 
   /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
-  const transcribe = async (request: AsrRequest, signal: AbortSignal): Promise<AsrResponse> => {
+  const transcribe = async (request: AsrRequest, { signal, progress }: Pick<CallContext<AsrProgress>, 'signal' | 'progress'>): Promise<AsrResponse> => {
     const decoded = await toModelInput(request.audio, sampleRate);
     signal.throwIfAborted();
     // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
@@ -56,20 +63,31 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     const duration = audio.length / sampleRate;
     const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
     signal.throwIfAborted();
+    if (longForm && duration > request.chunkLengthSeconds) {
+      // Over one window: openai's sequential decode, always with timestamps, whatever the
+      // response format (without them each window's text stops early).
+      const startTokens = whisperStartTokens(asr.model.generation_config ?? {}, { language, task: request.task });
+      const onSegments = (fresh: DecodedSegment[]) => progress({ segments: fresh });
+      const segments = await decodeLongForm(audio, longForm, { startTokens, signal, sampleRate, maxTokensPerWindow: request.maxNewTokens, onSegments });
+      const chunks = segments.map((segment) => ({ timestamp: [segment.start, segment.end] as [number, number], text: segment.text }));
+      const transcript = toTranscript({ text: segmentsText(segments), chunks }, { duration, language, segments: request.segments });
+      // Times of the speech-only audio back on the upload's own timeline.
+      return speech ? speech.restore(transcript) : transcript;
+    }
     const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
     const transcript = toTranscript(output, { duration, language, segments: request.segments });
     return speech ? speech.restore(transcript) : transcript;
   };
 
   return {
-    transcribe: async (request, { signal, serial }) => {
+    transcribe: async (request, context) => {
       // Empty or unrecognisable uploads fail at once; the full decode waits its turn, so the
       // queue holds compressed bytes (≤ 25 MB) rather than decoded audio (up to ~115 MB).
       if ('bytes' in request.audio) probeAudio(request.audio.bytes, request.audio.contentType);
       // One transcription at a time: the model's threads already use the cores we give it, and
       // interleaved requests would only hold more decoded audio in memory at once. A request
       // cancelled while it waits is never decoded.
-      return serial(() => transcribe(request, signal));
+      return context.serial(() => transcribe(request, context));
     },
     dispose: async () => {
       await vadFilter?.dispose();
@@ -77,6 +95,19 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     },
   };
 });
+
+/** The long-form decoder over this pipeline's model, or undefined if the model has no timestamp tokens. */
+function longFormModel(asr: AsrPipeline): LongFormModel | undefined {
+  const config = asr.model.generation_config ?? {};
+  const tokens = whisperSpecialTokens(config, asr.tokenizer.get_vocab());
+  if (!tokens) return undefined;
+  return {
+    features: async (pcm) => (await asr.processor(pcm)).input_features,
+    decoder: new WhisperWindowDecoder(asr.model, tokens),
+    tokens,
+    detokenize: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: true }),
+  };
+}
 
 async function toModelInput(audio: PcmAudio | EncodedAudio, sampleRate: number): Promise<Float32Array> {
   if ('bytes' in audio) {

@@ -20,7 +20,16 @@ export const transformersAsrEngine = defineEngine({
 
   async load(entry: ManifestEntry, context: EngineContext, options: AsrOptions): Promise<Transcriber> {
     const multilingual = options.multilingual ?? (await readIsMultilingual(context.modelDir));
-    const init: AsrWorkerInit = { modelsDir: context.modelsDir, modelId: entry.id, dtype: options.dtype, threads: options.threads ?? defaultThreads(), fastFeatures: options.fastFeatures, nice: options.threadNice, vadModelFile: await vadModelFile(context.modelsDir) };
+    const init: AsrWorkerInit = {
+      modelsDir: context.modelsDir,
+      modelId: entry.id,
+      dtype: options.dtype,
+      threads: options.threads ?? defaultThreads(),
+      fastFeatures: options.fastFeatures,
+      nice: options.threadNice,
+      memoryArena: options.memoryArena,
+      vadModelFile: await vadModelFile(context.modelsDir),
+    };
     return WhisperTranscriber.start(init, { ...options, modelId: entry.id, multilingual });
   },
 

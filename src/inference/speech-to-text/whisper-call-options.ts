@@ -2,9 +2,10 @@
 import type { AsrRequest } from './asr-worker-protocol.js';
 
 /**
- * Audio longer than one window is transcribed in `chunkLengthSeconds` windows that overlap
- * by `strideSeconds` on each side; transformers.js merges the overlaps by aligning tokens.
- * Shorter audio is one (zero-padded) window, where chunking would only add work.
+ * Audio of one window goes to the pipeline as one (zero-padded) window. Longer audio normally
+ * takes the long-form decoder (long-form-decoder.ts) instead; only a model without timestamp
+ * tokens falls back to transformers.js's chunking here: `chunkLengthSeconds` windows overlapping
+ * by `strideSeconds` on each side, merged by aligning tokens (which loses words without timestamps).
  */
 export function whisperCallOptions(request: AsrRequest, durationSeconds: number): Record<string, unknown> {
   const options: Record<string, unknown> = { return_timestamps: request.segments };

@@ -46,7 +46,12 @@ export class WhisperTranscriber implements Transcriber {
       maxNewTokens: this.#options.maxNewTokens,
       vad: vadFilterRequest(options, this.#vadInstalled),
     };
-    const transcript = await this.#worker.call('transcribe', request, { transfer: ownedBuffers(audio), signal: options.signal });
+    const { onSegments } = options;
+    const transcript = await this.#worker.call('transcribe', request, {
+      transfer: ownedBuffers(audio),
+      signal: options.signal,
+      onProgress: onSegments && ((progress) => onSegments(progress.segments)),
+    });
     // English-only models are English by construction; multilingual ones report what was detected.
     return { ...transcript, language: transcript.language ?? 'en' };
   }

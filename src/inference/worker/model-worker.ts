@@ -9,7 +9,7 @@
  */
 import { InferenceFailedError } from '../../errors.js';
 import { abortable } from '../abortable.js';
-import type { CallArgs, CallOptions, MethodName, ResultOf, WorkerApi, WorkerModule } from './worker-api.js';
+import type { CallArgs, CallOptions, MethodName, ProgressOf, ResultOf, WorkerApi, WorkerModule } from './worker-api.js';
 import { CallTimeoutError, WorkerClient } from './worker-client.js';
 
 export interface ModelWorkerOptions<Init> {
@@ -69,8 +69,8 @@ export class ModelWorker<Api extends WorkerApi<Api>> {
       // A restart takes seconds; a caller that gives up meanwhile is answered at once.
       thread = await withDeadline(abortable(this.#live(), signal), method, timeoutMs);
       const remaining = timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - startedAt));
-      const callOptions: CallOptions = { ...options, timeoutMs: remaining };
-      return await (thread.call as (method: M, payload: unknown, options: CallOptions) => Promise<ResultOf<Api, M>>)(method, payload, callOptions);
+      const callOptions: CallOptions<ProgressOf<Api, M>> = { ...options, timeoutMs: remaining };
+      return await (thread.call as (method: M, payload: unknown, options: CallOptions<ProgressOf<Api, M>>) => Promise<ResultOf<Api, M>>)(method, payload, callOptions);
     } catch (error) {
       throw this.#asModelFailure(error, thread, signal, { method, timeoutMs });
     } finally {

@@ -7,11 +7,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SerialQueue } from './serial-queue.js';
 import { toWireError } from './wire-error.js';
 import type { CallContext, WorkerApi, WorkerImplementation } from './worker-api.js';
-import { Transferable, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
+import { Transferable, type WorkerProgress, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
 
 export type { CallContext } from './worker-api.js';
 
-type AnyMethod = (payload: unknown, context: CallContext) => unknown;
+type AnyMethod = (payload: unknown, context: CallContext<unknown>) => unknown;
 
 export function serveWorker<Api extends WorkerApi<Api>, Init = undefined>(
   setup: (init: Init) => Promise<WorkerImplementation<Api>> | WorkerImplementation<Api>,
@@ -68,7 +68,12 @@ export function serveWorker<Api extends WorkerApi<Api>, Init = undefined>(
         void answer(request.id, (signal) => {
           const method = request.method !== 'dispose' && Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
           if (!method) throw new Error(`worker has no method "${request.method}"`);
-          const context: CallContext = { signal, serial: (job) => queue.run(async () => job(), signal) };
+          const progress = (event: unknown) => {
+            if (signal.aborted) return; // the caller has stopped listening
+            const message: WorkerProgress = { type: 'progress', id: request.id, event };
+            port.postMessage(message);
+          };
+          const context: CallContext<unknown> = { signal, serial: (job) => queue.run(async () => job(), signal), progress };
           return method(request.payload, context);
         });
       }

@@ -14,8 +14,11 @@
  */
 import type { Transferable } from './worker-protocol.js';
 
-/** What a worker method gets besides its payload. */
-export interface CallContext {
+/**
+ * What a worker method gets besides its payload. `Progress` is what the method may report
+ * before its answer (e.g. each transcribed segment); `never` for a method that reports nothing.
+ */
+export interface CallContext<Progress = never> {
   /**
    * Aborts when the caller cancels this call (its client went away, or its deadline passed).
    * Long methods check it between their steps.
@@ -27,6 +30,11 @@ export interface CallContext {
    * gives its place to the next one instead of running for nobody.
    */
   serial<T>(job: () => Promise<T> | T): Promise<T>;
+  /**
+   * Sends `event` (structured-cloneable) to the caller's `onProgress`, in order and before the
+   * answer. Dropped once the call is cancelled, or when the caller gave no `onProgress`.
+   */
+  progress(event: Progress): void;
 }
 
 /**
@@ -46,7 +54,10 @@ export type PayloadOf<Api, M extends MethodName<Api>> = Method<Api, M>['args'] e
 
 export type ResultOf<Api, M extends MethodName<Api>> = Method<Api, M>['result'];
 
-export interface CallOptions {
+/** What `Api[M]` reports through `context.progress`; `never` when its context has no Progress type. */
+export type ProgressOf<Api, M extends MethodName<Api>> = Method<Api, M>['args'] extends [unknown, CallContext<infer P>] ? P : never;
+
+export interface CallOptions<Progress = unknown> {
   /** Buffers moved to the worker instead of copied; the caller loses access to them. */
   transfer?: readonly ArrayBuffer[];
   /**
@@ -60,20 +71,22 @@ export interface CallOptions {
    * let go of the call soon after (stuck in native code) is terminated and replaced.
    */
   timeoutMs?: number;
+  /** Receives the method's progress events (see CallContext.progress), on the caller's thread. */
+  onProgress?: (event: Progress) => void;
 }
 
 /** The arguments of `call(method, …)`: the payload may be left out only where it is optional. */
 export type CallArgs<Api, M extends MethodName<Api>> =
   undefined extends PayloadOf<Api, M>
-    ? [payload?: PayloadOf<Api, M>, options?: CallOptions]
-    : [payload: PayloadOf<Api, M>, options?: CallOptions];
+    ? [payload?: PayloadOf<Api, M>, options?: CallOptions<ProgressOf<Api, M>>]
+    : [payload: PayloadOf<Api, M>, options?: CallOptions<ProgressOf<Api, M>>];
 
 /** What a method may answer on the worker side: its result, possibly with buffers to move. */
 export type Reply<T> = T | Transferable<T> | Promise<T | Transferable<T>>;
 
 /** What `serveWorker`'s setup returns: one function per Api method, plus an optional clean-up. */
 export type WorkerImplementation<Api> = {
-  [M in MethodName<Api>]: (payload: PayloadOf<Api, M>, context: CallContext) => Reply<ResultOf<Api, M>>;
+  [M in MethodName<Api>]: (payload: PayloadOf<Api, M>, context: CallContext<ProgressOf<Api, M>>) => Reply<ResultOf<Api, M>>;
 } & {
   /** Frees what the worker holds (ONNX sessions) before its thread ends. */
   dispose?(): unknown;

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { fromWireError } from './wire-error.js';
 import type { CallArgs, CallOptions, MethodName, ResultOf, WorkerApi, WorkerModule } from './worker-api.js';
-import type { WorkerRequest, WorkerResponse, WorkerStartup } from './worker-protocol.js';
+import type { WorkerMessage, WorkerRequest, WorkerStartup } from './worker-protocol.js';
 
 export interface SpawnOptions<Init> {
   /** Passed to the worker's setup function (must be structured-cloneable). */
@@ -42,6 +42,7 @@ interface Pending {
   reject(error: unknown): void;
   /** Stops listening to the call's signal and clears its deadline. */
   release(): void;
+  onProgress?: (event: unknown) => void;
 }
 
 export class WorkerClient<Api extends WorkerApi<Api>> {
@@ -59,7 +60,7 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
     this.#worker = worker;
     this.#name = name;
     this.#stuckGraceMs = stuckGraceMs;
-    worker.on('message', (message: WorkerResponse) => this.#settle(message));
+    worker.on('message', (message: WorkerMessage) => ('type' in message ? this.#progress(message.id, message.event) : this.#settle(message)));
     worker.on('error', (error) => this.#fail(error));
     worker.on('exit', (code) => this.#fail(new Error(`${name} worker exited (code ${code})`)));
   }
@@ -122,9 +123,9 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
     await this.#worker.terminate();
   }
 
-  #send(method: string, payload: unknown, options: CallOptions): Promise<unknown> {
+  #send(method: string, payload: unknown, options: CallOptions<never>): Promise<unknown> {
     if (this.#gone) return Promise.reject(this.#gone);
-    const { transfer = [], signal, timeoutMs } = options;
+    const { transfer = [], signal, timeoutMs, onProgress } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
     // An empty buffer gains nothing from a move, and a detached one (moved by an earlier call)
@@ -140,11 +141,20 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
         signal?.removeEventListener('abort', onAbort);
         clearTimeout(deadline);
       };
-      this.#pending.set(id, { resolve, reject, release });
+      this.#pending.set(id, { resolve, reject, release, onProgress: onProgress as ((event: unknown) => void) | undefined });
     });
   }
 
-  #settle(message: WorkerResponse): void {
+  /** Progress of a call still pending; a listener that throws does not break the channel. */
+  #progress(id: number, event: unknown): void {
+    try {
+      this.#pending.get(id)?.onProgress?.(event);
+    } catch (error) {
+      this.#cancel(id, error);
+    }
+  }
+
+  #settle(message: Exclude<WorkerMessage, { type: 'progress' }>): void {
     const overdue = this.#overdue.get(message.id);
     if (overdue) {
       clearTimeout(overdue);

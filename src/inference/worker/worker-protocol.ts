@@ -34,6 +34,15 @@ export type WorkerResponse =
   | { id: number; ok: true; result: unknown }
   | { id: number; ok: false; error: WireError };
 
+/** A progress event of call `id` (CallContext.progress), sent before that call's response. */
+export interface WorkerProgress {
+  type: 'progress';
+  id: number;
+  event: unknown;
+}
+
+export type WorkerMessage = WorkerResponse | WorkerProgress;
+
 /** The first message a worker sends: its setup finished, or failed (and the worker will exit). */
 export type WorkerStartup = { type: 'ready' } | { type: 'failed'; error: WireError };
 

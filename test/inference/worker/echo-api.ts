@@ -29,6 +29,8 @@ export interface EchoApi {
   /** Blocks the thread for `ms` without yielding, as a long native call would. */
   block(ms: number): Promise<number>;
   seen(): Promise<Seen>;
+  /** Reports 1, 2, …, `n` as progress, then answers `n`. */
+  countTo(n: number, context: CallContext<number>): Promise<number>;
   /** Ends the worker thread, as a fatal error in native code would. */
   exit(code: number): Promise<never>;
 }

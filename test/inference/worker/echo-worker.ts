@@ -54,6 +54,10 @@ serveWorker<EchoApi, EchoInit>((init) => {
       return ms;
     },
     seen: () => seen,
+    countTo: (n, { progress }) => {
+      for (let count = 1; count <= n; count++) progress(count);
+      return n;
+    },
     exit: (code) => process.exit(code),
     dispose: () => {
       seen.disposed = true;

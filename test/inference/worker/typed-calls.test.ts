@@ -27,6 +27,9 @@ async function clientSide(worker: ModelWorker<EchoApi>, client: WorkerClient<Ech
   await client.call('nope');
   // @ts-expect-error "dispose" is reserved for the seam, not callable as a method
   await worker.call('dispose');
+  await worker.call('countTo', 2, { onProgress: (count: number) => void count });
+  // @ts-expect-error a progress listener of the wrong type: "countTo" reports numbers
+  await worker.call('countTo', 2, { onProgress: (count: string) => void count });
   void wrong;
 }
 

@@ -32,6 +32,18 @@ describe('WorkerClient', () => {
     expect(await client.call('echo', 'still answering')).to.equal('still answering');
   });
 
+  it("delivers a call's progress events in order, before its answer, to that call only", async () => {
+    const events: string[] = [];
+    const [three, two] = await Promise.all([
+      client.call('countTo', 3, { onProgress: (count) => events.push(`a${count}`) }),
+      client.call('countTo', 2, { onProgress: (count) => events.push(`b${count}`) }),
+      client.call('countTo', 4), // no listener: its events are dropped
+    ]);
+    expect([three, two]).to.deep.equal([3, 2]);
+    expect(events.filter((event) => event.startsWith('a'))).to.deep.equal(['a1', 'a2', 'a3']);
+    expect(events.filter((event) => event.startsWith('b'))).to.deep.equal(['b1', 'b2']);
+  });
+
   it('matches concurrent responses to their requests by id', async () => {
     const results = await Promise.all([client.call('slow', 60), client.call('slow', 5), client.call('echo', 'x')]);
     expect(results).to.deep.equal([60, 5, 'x']);

@@ -28,13 +28,13 @@ export const AUDIO_MEDIA_TYPES: readonly string[] = [
   'application/octet-stream',
 ];
 
-const FIELDS = ['model', 'language', 'task', 'response_format', 'vad_filter', 'min_silence_duration_ms', 'speech_pad_ms', 'vad_threshold'] as const;
+const FIELDS = ['model', 'language', 'task', 'response_format', 'stream', 'vad_filter', 'min_silence_duration_ms', 'speech_pad_ms', 'vad_threshold'] as const;
 /** The OpenAI form has a handful of fields (model, language, prompt, temperature, timestamp_granularities[] …). */
 const MAX_FORM_FIELDS = 20;
 /** A prompt is the longest field OpenAI clients send (224 tokens). */
 const MAX_FIELD_BYTES = 16 * 1024;
 type UploadField = (typeof FIELDS)[number];
-/** The header that may carry each field: X-Model, X-Language, X-Task, X-Response-Format. */
+/** The header that may carry each field: X-Model, X-Language, X-Task, X-Response-Format, X-Stream. */
 const FIELD_HEADERS = Object.fromEntries(
   FIELDS.map((name) => [name, `X-${name.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('-')}`]),
 ) as Record<UploadField, string>;

@@ -1,5 +1,5 @@
 /**
- * OpenAI-compatible POST /v1/audio/transcriptions and /v1/audio/translations, so the official SDKs work against us: multipart `file` + `model` (+ `language`, `response_format`);
+ * OpenAI-compatible POST /v1/audio/transcriptions and /v1/audio/translations, so the official SDKs work against us: multipart `file` + `model` (+ `language`, `response_format`, `stream`);
  * `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored.
  */
 import type Router from '@koa/router';
@@ -14,6 +14,8 @@ import { audioUploadReader } from './audio-upload.js';
 import { toSrt, toWebVtt } from './subtitle-formats.js';
 import { fileField, toTranscriptionRequest, transcriptionFields, transcriptionFieldsParser, transcriptionOperation } from './transcription-request.js';
 import { requestSignal } from '../../request-signal.js';
+import { ValidationError } from '../../../errors.js';
+import { respondWithTranscriptEvents, transcriptEventStream } from './transcription-stream.js';
 
 export const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
@@ -62,7 +64,11 @@ export function openaiAudioRoutes(router: Router, { models, limits, admit, valid
     const fields = parseFields(task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload);
     const format = fields.response_format ?? 'json';
     const request = toTranscriptionRequest(upload, fields, limits, { segments: format !== 'json' && format !== 'text' });
+    if (request.stream && format !== 'json' && format !== 'text') {
+      throw new ValidationError(`"stream" works with "response_format" json or text (events carry text only); got "${format}"`);
+    }
     const transcriber = await models.get(request.modelId, 'speech-to-text');
+    if (request.stream) return respondWithTranscriptEvents(ctx, transcriber, request.audio, request.options);
     const transcript = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
     respond(ctx, format, transcript, request.options.task ?? 'transcribe');
   };
@@ -72,11 +78,13 @@ export function openaiAudioRoutes(router: Router, { models, limits, admit, valid
 
 export const openAiAudioOperations = (limits: Limits): Operation[] => {
   const ok = {
-    description: 'By `response_format`: `json` (default) `{text}`; `verbose_json` adds task, language, duration and segments; `text` the plain transcript; `srt` / `vtt` subtitles.',
+    description:
+      'By `response_format`: `json` (default) `{text}`; `verbose_json` adds task, language, duration and segments; `text` the plain transcript; `srt` / `vtt` subtitles. With `stream=true` (json or text): `text/event-stream` of `transcript.text.delta` events as segments are decoded, then `transcript.text.done`.',
     content: {
       'application/json': { schema: { oneOf: [OpenAITranscription, OpenAIVerboseTranscription] } },
       'text/plain': { schema: { type: 'string' } },
       'text/vtt': { schema: { type: 'string' } },
+      ...transcriptEventStream,
     },
   };
   return [

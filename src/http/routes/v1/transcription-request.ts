@@ -23,12 +23,19 @@ export const transcriptionFields = {
   min_silence_duration_ms: Type.Optional(NumberIn({ min: 0, max: 60_000 }, { description: 'VAD: a pause shorter than this does not end a stretch of speech (default 2000).' })),
   speech_pad_ms: Type.Optional(NumberIn({ min: 0, max: 10_000 }, { description: 'VAD: each stretch of speech is widened by this much on both sides (default 400).' })),
   vad_threshold: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, description: 'VAD: a 32 ms frame whose speech probability is at least this is speech (default 0.5).' })),
+  stream: Type.Optional(
+    StringEnum(['true', 'false'] as const, {
+      description: '`true`: answer `text/event-stream` with `transcript.text.delta` events as the audio is transcribed, then `transcript.text.done`.',
+    }),
+  ),
 };
 
 export interface TranscriptionRequest {
   modelId: string;
   audio: EncodedAudio;
   options: TranscribeOptions;
+  /** Answer with server-sent events (transcription-stream.ts). */
+  stream: boolean;
 }
 
 export type TranscriptionFields = Static<TObject<typeof transcriptionFields>>;
@@ -44,6 +51,7 @@ export function toTranscriptionRequest(upload: AudioUpload, fields: Transcriptio
     modelId: fields.model,
     audio: { bytes: upload.bytes, contentType: upload.contentType, maxSeconds: limits.maxAudioSeconds },
     options: { language: fields.language, task: fields.task, ...vadOptions(fields), ...extra },
+    stream: fields.stream === 'true',
   };
 }
 

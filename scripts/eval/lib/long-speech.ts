@@ -1,0 +1,73 @@
+/**
+ * Long test audio built from the shared English speech clips: the clips decoded to 16-kHz mono,
+ * in file order, repeated until the target length, with a fixed silence between consecutive
+ * clips. Nothing is written to disk; the joined reference is the clips' references in the
+ * same order. Used by the long-form tests and by scripts/bench/long-speech.ts.
+ */
+import { decodeAudio } from '../../../src/audio/decode-audio.js';
+import { resample } from '../../../src/audio/resample.js';
+import type { SpeechClip } from './speech-clips.js';
+
+export const LONG_SPEECH_RATE = 16_000;
+
+export interface PlacedClip {
+  file: string;
+  reference: string;
+  /** Seconds from the start of the long audio. */
+  start: number;
+  end: number;
+}
+
+export interface LongSpeech {
+  samples: Float32Array;
+  sampleRate: number;
+  clips: PlacedClip[];
+  /** All references, in order, space-separated. */
+  reference: string;
+}
+
+export interface LongSpeechOptions {
+  /** Stop adding clips once the audio is at least this long. */
+  targetSeconds: number;
+  /** Silence between clips. */
+  gapSeconds: number;
+}
+
+/** Decodes each clip once; `clips` as readSpeechClips returns them (duplicates such as en_jfk.mp3 are skipped). */
+export async function decodeClipsOnce(clips: readonly SpeechClip[]): Promise<Array<{ file: string; reference: string; samples: Float32Array }>> {
+  const seen = new Set<string>();
+  const decoded: Array<{ file: string; reference: string; samples: Float32Array }> = [];
+  for (const clip of clips) {
+    const stem = clip.file.replace(/\.[^.]+$/, '');
+    if (seen.has(stem)) continue;
+    seen.add(stem);
+    const samples = clip.pcm
+      ? resample(clip.pcm.samples, clip.pcm.sampleRate, LONG_SPEECH_RATE)
+      : (await decodeAudio(clip.bytes!, { maxSeconds: 600, sampleRate: LONG_SPEECH_RATE })).samples;
+    decoded.push({ file: clip.file, reference: clip.reference, samples });
+  }
+  return decoded;
+}
+
+export function joinClips(decoded: ReadonlyArray<{ file: string; reference: string; samples: Float32Array }>, options: LongSpeechOptions): LongSpeech {
+  if (decoded.length === 0) throw new Error('no clips to join');
+  const gap = Math.round(options.gapSeconds * LONG_SPEECH_RATE);
+  const target = options.targetSeconds * LONG_SPEECH_RATE;
+  const order: typeof decoded[number][] = [];
+  let length = 0;
+  for (let index = 0; length < target; index++) {
+    const clip = decoded[index % decoded.length]!;
+    length += (order.length > 0 ? gap : 0) + clip.samples.length;
+    order.push(clip);
+  }
+  const samples = new Float32Array(length);
+  const clips: PlacedClip[] = [];
+  let offset = 0;
+  for (const clip of order) {
+    if (clips.length > 0) offset += gap;
+    samples.set(clip.samples, offset);
+    clips.push({ file: clip.file, reference: clip.reference, start: offset / LONG_SPEECH_RATE, end: (offset + clip.samples.length) / LONG_SPEECH_RATE });
+    offset += clip.samples.length;
+  }
+  return { samples, sampleRate: LONG_SPEECH_RATE, clips, reference: order.map((clip) => clip.reference).join(' ') };
+}
