@@ -12,7 +12,7 @@
 export type LoneRunSide = 'solo' | 'single-thread';
 
 /** One lone request in this many goes to the side currently believed slower. */
-export const EXPLORE_EVERY = 16;
+export const EXPLORE_EVERY = 32;
 /** Weight of the newest latency in a side's moving average. */
 const SMOOTHING = 0.2;
 
