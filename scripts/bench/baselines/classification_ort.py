@@ -7,7 +7,8 @@ Python service does without micro-batching. onnxruntime releases the GIL inside 
 concurrent clients do overlap.
 
 Usage: python classification_ort.py <model_dir> <manifest> <model_id> <texts_file> <threads> <requests> <concurrency>...
-Prints one JSON line: {"results": [{"concurrency": c, "requests": n, "seconds": s, "texts_per_s": r}], "top": [...]}.
+Prints one JSON line: {"results": [{"concurrency": c, "requests": n, "seconds": s, "texts_per_s": r, "latencies_ms": [...]}],
+"top": [...]}, latencies_ms holding each request's time by request index (request i classifies text i mod the text count).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def main() -> None:
     for concurrency in levels:
         counter = iter(range(requests))
         lock = threading.Lock()
+        latencies = [0.0] * requests
 
         def client() -> None:
             while True:
@@ -78,7 +80,9 @@ def main() -> None:
                     index = next(counter, None)
                 if index is None:
                     return
+                sent = time.perf_counter()
                 classify(texts[index % len(texts)])
+                latencies[index] = (time.perf_counter() - sent) * 1000
 
         started = time.perf_counter()
         workers = [threading.Thread(target=client) for _ in range(concurrency)]
@@ -87,7 +91,9 @@ def main() -> None:
         for worker in workers:
             worker.join()
         seconds = time.perf_counter() - started
-        results.append({"concurrency": concurrency, "requests": requests, "seconds": seconds, "texts_per_s": requests / seconds})
+        results.append(
+            {"concurrency": concurrency, "requests": requests, "seconds": seconds, "texts_per_s": requests / seconds, "latencies_ms": latencies}
+        )
     top = [classify(text)[0][0] for text in texts[:20]]
     print(json.dumps({"results": results, "top": top}))
 
