@@ -7,12 +7,16 @@ Python service does without micro-batching. onnxruntime releases the GIL inside 
 concurrent clients do overlap.
 
 Usage: python classification_ort.py <model_dir> <manifest> <model_id> <texts_file> <threads> <requests> <concurrency>...
-Prints one JSON line: {"results": [{"concurrency": c, "requests": n, "seconds": s, "texts_per_s": r}], "top": [...]}.
+Prints one JSON line: {"results": [{"concurrency": c, "requests": n, "seconds": s, "texts_per_s": r, "latencies_ms": [...]}],
+"top": [...]}, latencies_ms holding each request's time by request index (request i classifies text i mod the text count).
+With FASTEST_TEXTS=k and FASTEST_RUNS=n in the environment it also prints "fastest_ms": for each of the first
+k texts, its fastest of n one-at-a-time classifications.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -71,6 +75,7 @@ def main() -> None:
     for concurrency in levels:
         counter = iter(range(requests))
         lock = threading.Lock()
+        latencies = [0.0] * requests
 
         def client() -> None:
             while True:
@@ -78,7 +83,9 @@ def main() -> None:
                     index = next(counter, None)
                 if index is None:
                     return
+                sent = time.perf_counter()
                 classify(texts[index % len(texts)])
+                latencies[index] = (time.perf_counter() - sent) * 1000
 
         started = time.perf_counter()
         workers = [threading.Thread(target=client) for _ in range(concurrency)]
@@ -87,9 +94,21 @@ def main() -> None:
         for worker in workers:
             worker.join()
         seconds = time.perf_counter() - started
-        results.append({"concurrency": concurrency, "requests": requests, "seconds": seconds, "texts_per_s": requests / seconds})
+        results.append(
+            {"concurrency": concurrency, "requests": requests, "seconds": seconds, "texts_per_s": requests / seconds, "latencies_ms": latencies}
+        )
     top = [classify(text)[0][0] for text in texts[:20]]
-    print(json.dumps({"results": results, "top": top}))
+    output = {"results": results, "top": top}
+    fastest_texts, fastest_runs = int(os.environ.get("FASTEST_TEXTS", 0)), int(os.environ.get("FASTEST_RUNS", 0))
+    if fastest_texts and fastest_runs:  # see scripts/bench/classification-lone.ts
+        fastest = [float("inf")] * fastest_texts
+        for _ in range(fastest_runs):
+            for index, text in enumerate(texts[:fastest_texts]):
+                sent = time.perf_counter()
+                classify(text)
+                fastest[index] = min(fastest[index], (time.perf_counter() - sent) * 1000)
+        output["fastest_ms"] = fastest
+    print(json.dumps(output))
 
 
 if __name__ == "__main__":

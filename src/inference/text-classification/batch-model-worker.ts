@@ -23,11 +23,24 @@ function pack(rows: Float32Array[]): ForwardResult {
   return { data, width };
 }
 
+/**
+ * onnxruntime-node session options (`extra` holds ONNX Runtime session config entries). A spinning
+ * pool stops spinning when its run ends, so it does not hold cores while the session is idle.
+ */
+function sessionOptionsFor(threads: number, spinning: boolean) {
+  const spin = spinning ? '1' : '0';
+  return {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    extra: { session: { intra_op: { allow_spinning: spin }, force_spinning_stop: '1' } },
+  };
+}
+
 serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
   const Model = init.head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
-  const sessionOptions = init.threads ? { session_options: { intraOpNumThreads: init.threads, interOpNumThreads: 1 } } : {};
+  const sessionOptions = init.threads ? { session_options: sessionOptionsFor(init.threads, init.spinning ?? false) } : {};
   const [tokenizer, model] = await Promise.all([
     AutoTokenizer.from_pretrained(init.dir),
     Model.from_pretrained(init.dir, { dtype: init.dtype, ...sessionOptions }),

@@ -4,10 +4,17 @@
  * pooled sentence embeddings) from the least busy worker. If a worker dies (e.g. out of memory),
  * its batch rejects with 503 inference_failed and the next call on that slot starts a fresh one,
  * so one crash does not leave the model failing until a restart.
+ *
+ * Optionally one more worker holds a "solo" session whose intra-op threads span every core: it
+ * serves only lone requests (one text while nothing else runs), where one-thread sessions would
+ * leave cores idle. Under load the one-thread workers run side by side, which uses the cores
+ * better than threads inside one run. Whether the solo session is really faster for a lone
+ * request depends on what else the machine is doing; LoneRunChooser decides by measured latency.
  */
 import { ModelWorker } from '../worker/model-worker.js';
 import type { WorkerModule } from '../worker/worker-api.js';
 import { BATCH_MODEL_WORKER, type BatchModelApi, type BatchModelInit, type ForwardRequest, type ModelFacts } from './batch-model-protocol.js';
+import { LoneRunChooser } from './lone-run-chooser.js';
 
 interface Slot {
   worker: ModelWorker<BatchModelApi>;
@@ -15,13 +22,23 @@ interface Slot {
   busy: number;
 }
 
+export interface BatchModelLayout {
+  /** Workers serving every batch, each a session with `init.threads` intra-op threads. */
+  workers: number;
+  /** Intra-op threads of the solo session; 0 or absent: no solo worker. */
+  soloThreads?: number;
+}
+
 export class BatchModel {
   readonly facts: ModelFacts;
   readonly #slots: Slot[];
+  readonly #solo: Slot | undefined;
+  readonly #chooser = new LoneRunChooser();
   #disposed = false;
 
-  private constructor(slots: Slot[], facts: ModelFacts) {
+  private constructor(slots: Slot[], solo: Slot | undefined, facts: ModelFacts) {
     this.#slots = slots;
+    this.#solo = solo;
     this.facts = facts;
   }
 
@@ -29,17 +46,22 @@ export class BatchModel {
   static async start(
     init: BatchModelInit,
     name: string,
-    workers = 1,
+    layout: BatchModelLayout = { workers: 1 },
     module: WorkerModule<BatchModelApi, BatchModelInit> = BATCH_MODEL_WORKER,
   ): Promise<BatchModel> {
     const options = { init, modelId: name, name: `classification:${name}` };
-    const started = await Promise.allSettled(Array.from({ length: workers }, () => ModelWorker.start(module, options)));
+    const inits = Array.from({ length: layout.workers }, () => options);
+    if (layout.soloThreads) {
+      inits.push({ ...options, init: { ...init, threads: layout.soloThreads, spinning: true }, name: `classification:${name}:solo` });
+    }
+    const started = await Promise.allSettled(inits.map((workerOptions) => ModelWorker.start(module, workerOptions)));
     const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     try {
       const failed = started.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
       const facts = await (running[0] as ModelWorker<BatchModelApi>).call('facts');
-      return new BatchModel(running.map((worker) => ({ worker, busy: 0 })), facts);
+      const slots = running.map((worker) => ({ worker, busy: 0 }));
+      return new BatchModel(slots.slice(0, layout.workers), slots[layout.workers], facts);
     } catch (error) {
       await Promise.all(running.map((worker) => worker.dispose()));
       throw error;
@@ -48,19 +70,40 @@ export class BatchModel {
 
   async forward(texts: string[], pairs?: string[]): Promise<Float32Array[]> {
     if (this.#disposed) throw new Error('model was disposed');
-    const slot = this.#slots.reduce((best, candidate) => (candidate.busy < best.busy ? candidate : best));
+    const request: ForwardRequest = pairs ? { texts, pairs } : { texts };
+    if (texts.length === 1 && this.#solo && this.#idle()) return this.#forwardLone(request, this.#solo);
+    return this.#forwardOn(this.#leastBusy(), request);
+  }
+
+  /** One text while nothing else runs: on the solo session or a one-thread one, whichever is faster now. */
+  async #forwardLone(request: ForwardRequest, solo: Slot): Promise<Float32Array[]> {
+    const side = this.#chooser.choose();
+    const started = performance.now();
+    const rows = await this.#forwardOn(side === 'solo' ? solo : this.#leastBusy(), request);
+    this.#chooser.record(side, performance.now() - started);
+    return rows;
+  }
+
+  async #forwardOn(slot: Slot, request: ForwardRequest): Promise<Float32Array[]> {
     slot.busy++;
     try {
-      const request: ForwardRequest = pairs ? { texts, pairs } : { texts };
       const { data, width } = await slot.worker.call('forward', request);
-      return Array.from({ length: texts.length }, (_, row) => data.subarray(row * width, (row + 1) * width));
+      return Array.from({ length: request.texts.length }, (_, row) => data.subarray(row * width, (row + 1) * width));
     } finally {
       slot.busy--;
     }
   }
 
+  #idle(): boolean {
+    return this.#slots.every((slot) => slot.busy === 0) && this.#solo?.busy === 0;
+  }
+
+  #leastBusy(): Slot {
+    return this.#slots.reduce((best, candidate) => (candidate.busy < best.busy ? candidate : best));
+  }
+
   async dispose(): Promise<void> {
     this.#disposed = true;
-    await Promise.all(this.#slots.map((slot) => slot.worker.dispose()));
+    await Promise.all([...this.#slots, ...(this.#solo ? [this.#solo] : [])].map((slot) => slot.worker.dispose()));
   }
 }

@@ -33,7 +33,7 @@ export function startBatchModel(
   context: EngineContext,
   head: ModelHead,
 ): Promise<BatchModel> {
-  const { workers, threads } = workerLayout(options);
+  const { workers, threads, soloThreads } = workerLayout(options);
   const init = {
     modelsDir: resolve(context.modelsDir),
     dir: weightsDir(options, context),
@@ -42,5 +42,5 @@ export function startBatchModel(
     threads,
     maxBatchSize: options.maxBatchSize,
   };
-  return BatchModel.start(init, modelId, workers);
+  return BatchModel.start(init, modelId, { workers, soloThreads });
 }
