@@ -1,8 +1,7 @@
 /**
  * Piper's text front end: sentence → espeak-ng IPA → phoneme ids for one voice. It runs in its
  * own worker (phonemizer-worker.ts) so the next sentence is phonemised while ORT synthesises
- * the current one: the npm `phonemizer` is espeak-ng compiled to JavaScript (wasm2js), about
- * 10–25 ms per sentence here against ~2 ms for Piper's native espeak.
+ * the current one (espeak-ng in WASM: a few ms per sentence, and ~1 s to load).
  */
 import { readFile } from 'node:fs/promises';
 import { espeakPhonemes } from './espeak-phonemes.js';
@@ -19,8 +18,8 @@ export class PiperPhonemizer {
   static async load(configPath: string): Promise<PiperPhonemizer> {
     const config = parsePiperVoiceConfig(JSON.parse(await readFile(configPath, 'utf8')), configPath);
     const phonemizer = new PiperPhonemizer(config);
-    // The JS build of espeak is several times slower on its first calls (JIT warm-up, and it
-    // rejects an unsupported espeak voice here): pay that at load time, not on a request.
+    // espeak's first calls are several times slower (WASM tier-up), and an unsupported espeak
+    // voice is rejected here: pay both at load time, not on a request.
     for (let i = 0; i < 3; i++) await phonemizer.ids('Warm up the phonemizer, once or twice. Thank you!');
     return phonemizer;
   }
