@@ -8,6 +8,15 @@ import { espeakPhonemes } from './espeak-phonemes.js';
 import { parsePiperVoiceConfig, type PiperVoiceConfig } from './piper-voice-config.js';
 import { phonemeIds } from './piper-phoneme-ids.js';
 
+/** Varied enough (numbers, abbreviations, names, clause marks) to take espeak's code paths hot. */
+const WARM_UP = [
+  'Warm up the phonemizer, once or twice. Thank you!',
+  'On 12 May 2024 at 7:30 pm, Dr. Smith paid $1,250.75 for 3.5 kg of apples; was it 25% more?',
+  "I'm sure the U.S. team's coach, Mr. O'Neill, didn't say: \"Let's go\" — or did he?",
+  'Quickly, the brave young explorers journeyed through the misty mountains and frozen valleys.',
+];
+const WARM_UP_ROUNDS = 6;
+
 export class PiperPhonemizer {
   readonly #config: PiperVoiceConfig;
 
@@ -20,7 +29,7 @@ export class PiperPhonemizer {
     const phonemizer = new PiperPhonemizer(config);
     // espeak's first calls are several times slower (WASM tier-up), and an unsupported espeak
     // voice is rejected here: pay both at load time, not on a request.
-    for (let i = 0; i < 3; i++) await phonemizer.ids('Warm up the phonemizer, once or twice. Thank you!');
+    for (let i = 0; i < WARM_UP_ROUNDS; i++) for (const text of WARM_UP) await phonemizer.ids(text);
     return phonemizer;
   }
 
