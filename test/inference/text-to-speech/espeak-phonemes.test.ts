@@ -21,6 +21,11 @@ describe('espeakPhonemes (espeak-ng WASM)', () => {
     });
   }
 
+  it("speaks other espeak voices as Piper's espeak does", async () => {
+    expect(await espeakPhonemes('La energía y el río.', 'es')).to.equal('la ˌeneɾxˈiʲa iʲ el rˈiʲo.');
+    expect(await espeakPhonemes('Die Familie ist hier.', 'de')).to.equal('diː famˈiːlɪʲə ɪst hˈiːɾ.');
+  });
+
   it('keeps a question mark', async () => {
     expect(await espeakPhonemes('How are you?', 'en-us')).to.match(/juː\?$/);
   });
