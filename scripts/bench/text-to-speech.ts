@@ -4,9 +4,10 @@
  *
  * 1. Warm speed against a baseline: the product (manifest → ENGINES → synthesis worker → MP3
  *    encoder worker) vs the piper-tts Python package that the `piper` CLI runs (same .onnx and
- *    .onnx.json, ORT default threads on both sides), sentence by sentence and interleaved (the
- *    machine is shared). Ours includes MP3 encoding; Piper's includes writing WAV. Compared per
- *    second of audio produced. Goal: ratio ours/piper ≤ 1.1.
+ *    .onnx.json, ORT default thread count on both sides), sentence by sentence and interleaved
+ *    (the machine is shared), each side's time per sentence the best of the rounds (what is left
+ *    of background load is then the same for both). Ours includes MP3 encoding; Piper's
+ *    includes writing WAV. Compared per second of audio produced. Goal: ratio ours/piper ≤ 1.0.
  * 2. For reference, the `piper` CLI's wall clock over all sentences (`-i file -d dir`: process
  *    start, Python imports and voice load included).
  * 0. MP3 encoders on the same synthesised speech: @breezystack/lamejs (pure JS) vs
@@ -14,7 +15,7 @@
  * 3. Time to first streamed byte: a real server (`tsx src/server.ts`, 127.0.0.1), POST
  *    /v1/text-to-speech per sentence, after one warm-up request. Goal: median < 300 ms.
  *
- *   tsx scripts/bench/text-to-speech.ts [--voice piper-en_US-joe-medium] [--rounds 1] [--limit N]
+ *   tsx scripts/bench/text-to-speech.ts [--voice piper-en_US-joe-medium] [--rounds 3] [--limit N]
  *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server]
  *
  * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python; piper-tts==1.8.0
@@ -37,14 +38,14 @@ import { modelsDir } from '../eval/lib/load-transcriber.js';
 import { readTtsSentences, ttsDir } from '../eval/lib/tts-sentences.js';
 import { PiperProcess } from './baselines/piper-process.js';
 
-const GOAL_RATIO = 1.1;
+const GOAL_RATIO = 1.0;
 const GOAL_TTFB_MS = 300;
 const PIPER_TTS = 'piper-tts==1.8.0';
 
 const { values: args } = parseArgs({
   options: {
     voice: { type: 'string', default: 'piper-en_US-joe-medium' },
-    rounds: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '3' },
     limit: { type: 'string' },
     'ttfb-requests': { type: 'string', default: '20' },
     'skip-baseline': { type: 'boolean', default: false },
@@ -85,9 +86,10 @@ try {
     piper = await PiperProcess.start(python, onnx);
   }
 
-  // Sentence by sentence, alternating who goes first, so both sides see the same background load.
-  const ours = new Array<number>(sentences.length).fill(0);
-  const theirs = new Array<number>(sentences.length).fill(0);
+  // Sentence by sentence, alternating who goes first, so both sides see the same background load;
+  // per sentence and side, the best round counts.
+  const ours = new Array<number>(sentences.length).fill(Infinity);
+  const theirs = new Array<number>(sentences.length).fill(Infinity);
   let mp3Bytes = 0;
   let piperSamples = 0;
   for (let round = 0; round < rounds; round++) {
@@ -95,12 +97,12 @@ try {
       const timeOurs = async () => {
         const started = performance.now();
         mp3Bytes += await speak(text);
-        ours[index]! += (performance.now() - started) / 1000;
+        ours[index] = Math.min(ours[index]!, (performance.now() - started) / 1000);
       };
       const timePiper = async () => {
         if (!piper) return;
         const { seconds, samples } = await piper.speak(text);
-        theirs[index]! += seconds;
+        theirs[index] = Math.min(theirs[index]!, seconds);
         piperSamples += samples;
       };
       if ((index + round) % 2 === 0) {
@@ -114,17 +116,17 @@ try {
   }
   // CLI-style: the whole file as one input (ours: one streamed MP3; Piper: `-i file` into one WAV),
   // alternating who goes first per round.
-  let oursFile = 0;
-  let piperFile = 0;
+  let oursFile = Infinity;
+  let piperFile = Infinity;
   if (piper) {
     for (let round = 0; round < rounds; round++) {
       const timeOurs = async () => {
         const started = performance.now();
         await speak(sentences.join('\n'));
-        oursFile += (performance.now() - started) / 1000;
+        oursFile = Math.min(oursFile, (performance.now() - started) / 1000);
       };
       const timePiper = async () => {
-        piperFile += (await piper!.speak(`@file ${sentencesFile}`)).seconds;
+        piperFile = Math.min(piperFile, (await piper!.speak(`@file ${sentencesFile}`)).seconds);
       };
       if (round % 2 === 0) {
         await timeOurs();
@@ -139,28 +141,28 @@ try {
   const oursTotal = ours.reduce((a, b) => a + b, 0);
   // 64 kbit/s CBR: bytes → seconds of audio, near enough for a real-time factor.
   const audioSeconds = (mp3Bytes * 8) / 64_000 / rounds;
-  console.log(`ours: load ${loadSeconds.toFixed(2)} s; ${oursTotal.toFixed(2)} s for ${rounds} × ${sentences.length} sentences incl. MP3 (≈${audioSeconds.toFixed(0)} s of audio, RTF ${(oursTotal / rounds / audioSeconds).toFixed(3)})`);
+  console.log(`ours: load ${loadSeconds.toFixed(2)} s; ${oursTotal.toFixed(2)} s for ${sentences.length} sentences (best of ${rounds} rounds each) incl. MP3 (≈${audioSeconds.toFixed(0)} s of audio, RTF ${(oursTotal / audioSeconds).toFixed(3)})`);
 
   if (piper) {
     piper.stop();
     const piperTotal = theirs.reduce((a, b) => a + b, 0);
     const piperAudio = piperSamples / piper.sampleRate / rounds;
-    console.log(`piper (python): load ${piper.loadSeconds.toFixed(2)} s; ${piperTotal.toFixed(2)} s incl. WAV (${piperAudio.toFixed(0)} s of audio, RTF ${(piperTotal / rounds / piperAudio).toFixed(3)})\n`);
+    console.log(`piper (python): load ${piper.loadSeconds.toFixed(2)} s; ${piperTotal.toFixed(2)} s (best of ${rounds} rounds each) incl. WAV (${piperAudio.toFixed(0)} s of audio, RTF ${(piperTotal / piperAudio).toFixed(3)})\n`);
     console.log(`${'#'.padStart(3)} ${'ours ms'.padStart(8)} ${'piper ms'.padStart(9)}  ratio`);
     for (const [index, seconds] of ours.entries()) {
       console.log(`${String(index + 1).padStart(3)} ${(seconds * 1000).toFixed(0).padStart(8)} ${(theirs[index]! * 1000).toFixed(0).padStart(9)}  ${(seconds / theirs[index]!).toFixed(2)}`);
     }
     // Per second of audio, since the two renderings of a sentence differ slightly in length.
     const ratio = oursTotal / audioSeconds / (piperTotal / piperAudio);
-    console.log(`\nwarm total: ours ${oursTotal.toFixed(2)} s (incl. MP3), piper ${piperTotal.toFixed(2)} s (incl. WAV); per second of audio ours/piper = ${ratio.toFixed(3)}× (goal ≤ ${GOAL_RATIO}×): ${ratio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`);
+    console.log(`\nwarm total, best of ${rounds} rounds per sentence: ours ${oursTotal.toFixed(2)} s (incl. MP3), piper ${piperTotal.toFixed(2)} s (incl. WAV); per second of audio ours/piper = ${ratio.toFixed(3)}× (goal ≤ ${GOAL_RATIO}×): ${ratio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`);
     if (ratio > GOAL_RATIO) failed = true;
     const fileRatio = oursFile / piperFile;
-    console.log(`whole file as one input (CLI -i style): ours ${oursFile.toFixed(2)} s (one MP3 stream), piper ${piperFile.toFixed(2)} s (one WAV) → ratio ${fileRatio.toFixed(3)}× (goal ≤ ${GOAL_RATIO}×): ${fileRatio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`);
+    console.log(`whole file as one input (CLI -i style), best of ${rounds}: ours ${oursFile.toFixed(2)} s (one MP3 stream), piper ${piperFile.toFixed(2)} s (one WAV) → ratio ${fileRatio.toFixed(3)}× (goal ≤ ${GOAL_RATIO}×): ${fileRatio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`);
 
     const cliStarted = performance.now();
     await run(join(python, '..', 'piper'), ['-m', onnx, '-i', sentencesFile, '-d', join(work, 'wav')]);
     const cliSeconds = (performance.now() - cliStarted) / 1000;
-    console.log(`cold wall clock, all sentences once: piper CLI ${cliSeconds.toFixed(2)} s (process start + load + WAV files); ours load ${loadSeconds.toFixed(2)} s + ${(oursTotal / rounds).toFixed(2)} s (in process, measured above)`);
+    console.log(`cold wall clock, all sentences once: piper CLI ${cliSeconds.toFixed(2)} s (process start + load + WAV files); ours load ${loadSeconds.toFixed(2)} s + ${oursTotal.toFixed(2)} s (in process, measured above)`);
   }
 
   if (!args['skip-server']) {

@@ -1,24 +1,26 @@
 /**
- * Text → espeak-ng IPA with the `phonemizer` package (no system espeak). Despite its "WASM"
- * billing, its dist is espeak-ng compiled to plain JavaScript (wasm2js): correct, but ~10–25 ms
- * per sentence, which is why Piper voices phonemise in their own worker.
- *
- * That package returns one string per espeak clause and drops the punctuation, which Piper
- * voices were trained with (it shapes pauses and intonation). We put it back: when the
- * sentence has as many clause marks as espeak found clauses, each clause gets its mark;
- * otherwise clauses are joined with commas and the sentence keeps its final mark.
+ * Text → espeak-ng IPA as Piper feeds its voices, with espeak-ng in WebAssembly (no system
+ * espeak). espeak reports one phoneme string per clause and drops the punctuation, which Piper
+ * voices were trained with (it shapes pauses and intonation); Piper's espeak build returns each
+ * clause's mark and writes "clause, clause; clause." We put the marks back from the text: when
+ * it has as many clause marks as espeak found clauses, each clause gets its mark; otherwise
+ * clauses are joined with commas and the last keeps the text's final mark. Like Piper, text
+ * without a final mark gets none.
  */
-import { phonemize } from 'phonemizer';
+import { loadEspeakNg } from './espeak-ng-wasm.js';
 
-const CLAUSE_MARK = /([,;:.!?])(?=\s|$)/g;
+/** A clause mark (closing quotes or brackets may follow it) before a space or the end. An em dash ends a clause as a semicolon does. */
+const CLAUSE_MARK = /(?:([,;:.!?])["'”’)\]]*|\s(—))(?=\s|$)/g;
+const FINAL_MARK = /([.!?])["'”’)\]]*$/;
 
 export async function espeakPhonemes(sentence: string, voice: string): Promise<string> {
-  const clauses = (await phonemize(sentence, voice)).map((clause) => clause.trim()).filter((clause) => clause !== '');
+  const clauses = (await loadEspeakNg()).clauses(sentence, voice).filter((clause) => clause !== '');
   if (clauses.length === 0) return '';
-  const marks = [...sentence.trim().matchAll(CLAUSE_MARK)].map((match) => match[1] as string);
-  const finalMark = /[.!?]$/.test(sentence.trim()) ? (sentence.trim().slice(-1) as string) : '.';
+  const text = sentence.trim();
+  const marks = [...text.matchAll(CLAUSE_MARK)].map((match) => (match[1] ?? ';') as string);
   if (marks.length === clauses.length) {
     return clauses.map((clause, index) => clause + marks[index]).join(' ');
   }
+  const finalMark = FINAL_MARK.exec(text)?.[1] ?? '';
   return clauses.map((clause, index) => clause + (index === clauses.length - 1 ? finalMark : ',')).join(' ');
 }

@@ -45,12 +45,15 @@ export class PiperVoice implements SentenceSynthesizer {
     const onnxFile = options.onnxFile ?? (await findOnnx(modelDir));
     const configPath = join(modelDir, `${onnxFile}.json`);
     const config = parsePiperVoiceConfig(JSON.parse(await readFile(configPath, 'utf8')), configPath);
-    // ORT's defaults measured ~20 % faster here than explicit thread settings (interleaved runs
-    // of the joe voice on 2 cores), and they are what the piper CLI uses.
-    const session = await ort.InferenceSession.create(
-      join(modelDir, onnxFile),
-      options.threads ? { intraOpNumThreads: options.threads } : {},
-    );
+    const session = await ort.InferenceSession.create(join(modelDir, onnxFile), {
+      // ORT's default thread count (the piper CLI's too) measured ~20 % faster here than explicit
+      // settings. Its idle threads spin, though, which on a busy machine (this server's other
+      // workers, other processes) takes cores from the threads doing the work: without spinning,
+      // ORT alone ran the joe voice 15–35 % faster than with it (interleaved best-of-6 A/B
+      // against piper-tts at load average 7–13 on 2 cores).
+      ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
+      extra: { session: { 'intra_op.allow_spinning': '0', 'inter_op.allow_spinning': '0' } },
+    });
     for (const name of ['input', 'input_lengths', 'scales']) {
       if (!session.inputNames.includes(name)) throw new Error(`${onnxFile} is not a Piper voice: no "${name}" input`);
     }

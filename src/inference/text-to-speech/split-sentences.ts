@@ -25,14 +25,17 @@ export function splitSentences(text: string, maxChars = DEFAULT_MAX_SENTENCE_CHA
 function splitParagraph(paragraph: string): string[] {
   const out: string[] = [];
   // A terminator run (.!? plus closing quotes/brackets), then whitespace, ends a sentence
-  // unless the word before it is a known abbreviation or a single initial ("J. Smith").
+  // unless the word before it is a known abbreviation or a single initial ("J. Smith"), or, as
+  // espeak-ng (Piper's sentence splitter) decides, a period is followed by a lower-case word
+  // ("I.B.M. but moved").
   const boundary = /([.!?…]+["'”’)\]]*)\s+/gu;
   let start = 0;
   for (let match = boundary.exec(paragraph); match; match = boundary.exec(paragraph)) {
     const end = match.index + (match[1] as string).length;
     const before = paragraph.slice(start, match.index);
     const lastWord = /([\p{L}.]+)$/u.exec(before)?.[1] ?? '';
-    const isAbbreviation = match[1] === '.' && (ABBREVIATIONS.has(lastWord.toLowerCase()) || /^\p{Lu}$/u.test(lastWord));
+    const isAbbreviation =
+      match[1] === '.' && (ABBREVIATIONS.has(lastWord.toLowerCase()) || /^\p{Lu}$/u.test(lastWord) || /^\p{Ll}/u.test(paragraph.slice(boundary.lastIndex)));
     if (isAbbreviation) continue;
     out.push(paragraph.slice(start, end).trim());
     start = boundary.lastIndex;

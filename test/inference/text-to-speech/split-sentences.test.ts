@@ -18,6 +18,13 @@ describe('splitSentences', () => {
     ]);
   });
 
+  it('does not split at a period followed by a lower-case word, as espeak-ng does not', () => {
+    expect(splitSentences('I used to work at I.B.M. but moved to the U.S. later in life. Then I left.')).to.deep.equal([
+      'I used to work at I.B.M. but moved to the U.S. later in life.',
+      'Then I left.',
+    ]);
+  });
+
   it('keeps decimals and closing quotes together', () => {
     expect(splitSentences('It rose 0.23 points. "Really?" she asked.')).to.deep.equal([
       'It rose 0.23 points.',
