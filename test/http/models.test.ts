@@ -47,14 +47,20 @@ const WITH_ALIASES: Manifest = {
   },
 };
 
+/** A models folder where only `sst2` is installed. */
+function modelsDirWithSst2(): string {
+  const modelsDir = mkdtempSync(join(tmpdir(), 'lis-models-'));
+  mkdirSync(join(modelsDir, 'sst2'));
+  writeFileSync(join(modelsDir, 'sst2', INSTALL_MARKER), '{}');
+  return modelsDir;
+}
+
 describe('GET /v1/models', () => {
   let app: TestApp;
   let modelsDir: string;
 
   before(async () => {
-    modelsDir = mkdtempSync(join(tmpdir(), 'lis-models-'));
-    mkdirSync(join(modelsDir, 'sst2'));
-    writeFileSync(join(modelsDir, 'sst2', INSTALL_MARKER), '{}');
+    modelsDir = modelsDirWithSst2();
     app = await createTestApp({ manifest: MANIFEST, modelsDir, engines: { scripted: engine } });
   });
   after(async () => {
@@ -123,9 +129,7 @@ describe('model aliases and GET /v1/models/{id}', () => {
   let app: TestApp;
   let modelsDir: string;
   before(async () => {
-    modelsDir = mkdtempSync(join(tmpdir(), 'lis-models-'));
-    mkdirSync(join(modelsDir, 'sst2'));
-    writeFileSync(join(modelsDir, 'sst2', INSTALL_MARKER), '{}');
+    modelsDir = modelsDirWithSst2();
     app = await createTestApp({ manifest: WITH_ALIASES, modelsDir, engines: { scripted: engine, 'scripted-mt': translationEngine } });
   });
   after(async () => {
