@@ -1,9 +1,12 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createKeyStore } from '../../src/auth/key-store.js';
-import type { Engine } from '../../src/inference/engine.js';
+import { INSTALL_MARKER, type Engine } from '../../src/inference/engine.js';
 import type { Manifest } from '../../src/inference/manifest.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 
 const engine: Engine<'text-classification'> = {
   tasks: ['text-classification'],
@@ -14,12 +17,8 @@ const MANIFEST: Manifest = {
   aliases: { 'gpt-class': { task: 'text-classification', prefer: ['allowed'] } },
 };
 
-async function withInstalledModels(options: Parameters<typeof createTestApp>[0] = {}): Promise<TestApp> {
-  const { mkdirSync, writeFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const { INSTALL_MARKER } = await import('../../src/inference/engine.js');
-  const { mkdtempSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
+/** An app on MANIFEST with both models installed. */
+async function withInstalledModels(options: TestAppOptions = {}): Promise<TestApp> {
   const modelsDir = mkdtempSync(join(tmpdir(), 'lis-models-'));
   for (const id of ['allowed', 'other']) {
     mkdirSync(join(modelsDir, id));
