@@ -109,6 +109,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
     'text-classification': 256,
     // No route serves it directly yet (speech-to-text runs it in its own worker).
     'voice-activity-detection': 16,
+    embeddings: 256,
   }),
   realtime: Object.freeze({
     maxSessions: 8,

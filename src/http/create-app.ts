@@ -19,6 +19,7 @@ import { createRootRouter, rootResponses } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
 import { LIBRETRANSLATE_PATHS, libreTranslateRoutes } from './routes/libretranslate-routes.js';
+import { TEI_PATHS, teiRoutes } from './routes/tei-routes.js';
 import { createAdmission } from './admission.js';
 import { healthRoutes, type Readiness } from './routes/health-routes.js';
 import { routerTree } from './router-tree.js';
@@ -119,7 +120,7 @@ export function createApp(deps: AppDeps): InferenceApp {
   app.use(
     errorMiddleware({
       logger,
-      formatFor: (ctx) => (isApi(ctx.path) ? 'json' : LIBRETRANSLATE_PATHS.has(ctx.path) ? 'message' : 'text'),
+      formatFor: (ctx) => (isApi(ctx.path) ? 'json' : LIBRETRANSLATE_PATHS.has(ctx.path) || TEI_PATHS.has(ctx.path) ? 'message' : 'text'),
     }),
   );
 
@@ -148,6 +149,8 @@ export function createApp(deps: AppDeps): InferenceApp {
     limits: deps.config.limits,
     preferredModels: deps.config.libreTranslateModels,
   });
+
+  teiRoutes(rootRouter, { models, admit, requireKey, validator: createRequestValidator(), limits: deps.config.limits });
 
   // One router per request, picked by the first path segment (router-tree.ts).
   app.use(

@@ -10,13 +10,14 @@ import { healthOperations } from './routes/health-routes.js';
 import { metricsOperations } from './routes/metrics-route.js';
 import { libreTranslateOperations } from './routes/libretranslate-routes.js';
 import { rootOperations } from './routes/root-router.js';
+import { teiOperations } from './routes/tei-routes.js';
 import { usersOperations } from './routes/users-router.js';
 import { v1Operations } from './routes/v1-router.js';
 
 export function buildOpenApiDocument(limits: Limits): Json {
   const components: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of [...rootOperations(), ...healthOperations(), ...metricsOperations(), ...usersOperations(limits), ...v1Operations(limits), ...libreTranslateOperations(limits)]) {
+  for (const operation of [...rootOperations(), ...healthOperations(), ...metricsOperations(), ...usersOperations(limits), ...v1Operations(limits), ...libreTranslateOperations(limits), ...teiOperations(limits)]) {
     const { method, path, secured, ...described } = operation;
     paths[path] ??= {};
     const responses = path.startsWith('/v1/') ? withKeyPolicy(described.responses) : described.responses;
@@ -68,9 +69,12 @@ const TAGS = [
   { name: 'users', description: 'Area A: user records.' },
   { name: 'models' },
   { name: 'classification' },
+  { name: 'embeddings' },
   { name: 'translation' },
   { name: 'speech to text' },
   { name: 'text to speech' },
+  { name: 'libretranslate', description: 'The LibreTranslate API, for its clients.' },
+  { name: 'tei', description: "Hugging Face Text Embeddings Inference's API, for its clients." },
 ];
 
 function description(limits: Limits): string {

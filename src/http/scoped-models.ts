@@ -9,12 +9,13 @@ import type { ModelForTask, Task } from '../inference/types.js';
 import { characterCount } from './validation.js';
 
 /** What the HTTP layer uses of the model registry. */
-export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'identifyLanguage' | 'openLiveAudio'>;
+export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'identifyLanguage' | 'openLiveAudio'>;
 
 export function scopedModels(registry: ModelRegistry, access: KeyAccess): Models {
   return {
     list: () => registry.list(),
     resolve: (name, task) => registry.resolve(name, task),
+    defaultModel: (task) => registry.defaultModel(task),
     identifyLanguage: (text) => registry.identifyLanguage(text),
     openLiveAudio: (options) => registry.openLiveAudio(options),
     async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
@@ -31,6 +32,7 @@ const COUNTED: Record<string, (args: unknown[], result: unknown) => { characters
   translate: ([text]) => ({ characters: characterCount(String(text)) }),
   speak: ([text]) => ({ characters: characterCount(String(text)) }),
   transcribe: (_args, result) => ({ audioSeconds: (result as { duration?: number }).duration ?? 0 }),
+  embed: ([texts]) => ({ characters: (texts as string[]).reduce((sum, text) => sum + characterCount(text), 0) }),
 };
 
 function counting<M extends object>(model: M, access: KeyAccess): M {

@@ -3,6 +3,7 @@
  * and one module under src/inference/<task>/.
  */
 import type { Engine } from './engine.js';
+import { sentenceEmbeddingEngine } from './embeddings/sentence-embedding-engine.js';
 import { sileroVadEngine } from './speech-to-text/silero-vad-engine.js';
 import { transformersAsrEngine } from './speech-to-text/transformers-asr-engine.js';
 import { piperEngine } from './text-to-speech/piper-engine.js';
@@ -23,4 +24,5 @@ export const ENGINES: Readonly<Record<string, Engine>> = Object.freeze({
   'silero-vad': sileroVadEngine,
   apertium: apertiumEngine,
   'transformers-translation': transformersTranslationEngine,
+  'sentence-embedding': sentenceEmbeddingEngine,
 });

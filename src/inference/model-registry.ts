@@ -119,6 +119,20 @@ export class ModelRegistry {
     throw first ? new ModelNotInstalledError(id, this.#installCommand(first, this.#engineFor(first))) : new UnknownModelError(id, []);
   }
 
+  /**
+   * The model a request that names none uses (TEI's /embed and /predict): the first installed
+   * model of the task, `default` ones first, then in manifest order.
+   */
+  async defaultModel(task: Task): Promise<string> {
+    const candidates = this.#candidates({ task, prefer: [] });
+    for (const candidate of candidates) {
+      if (await this.#isInstalled(candidate, this.#engineFor(candidate), this.#context(candidate))) return candidate.id;
+    }
+    const first = candidates[0];
+    if (!first) throw new UnknownModelError(`(any ${task} model)`, []);
+    throw new ModelNotInstalledError(first.id, this.#installCommand(first, this.#engineFor(first)));
+  }
+
   /** Loads (once) and returns the model, or throws the AppError the client should see. */
   async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
     const id = await this.resolve(name, task);

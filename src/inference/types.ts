@@ -4,7 +4,7 @@
  */
 import type { PcmAudio } from '../audio/pcm-audio.js';
 
-export const TASKS = Object.freeze(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection'] as const);
+export const TASKS = Object.freeze(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection', 'embeddings'] as const);
 
 export type Task = (typeof TASKS)[number];
 
@@ -189,6 +189,11 @@ export interface VoiceActivityDetector extends Disposable {
   detectSpeech(audio: PcmAudio, options?: DetectSpeechOptions): Promise<SpeechRegion[]>;
 }
 
+/** A sentence-embedding model: one unit-length vector per text. */
+export interface Embedder extends Disposable {
+  embed(texts: readonly string[], options?: Cancellable): Promise<Float32Array[]>;
+}
+
 /** What each task's engines load; the registry turns it into the model of ModelForTask. */
 export interface EngineModelForTask {
   'text-classification': Classifier;
@@ -196,6 +201,7 @@ export interface EngineModelForTask {
   'speech-to-text': Transcriber;
   'text-to-speech': PcmSynthesizer;
   'voice-activity-detection': VoiceActivityDetector;
+  embeddings: Embedder;
 }
 
 /** What the HTTP layer gets from `models.get(id, task)`. */
@@ -205,4 +211,5 @@ export interface ModelForTask {
   'speech-to-text': Transcriber;
   'text-to-speech': Synthesizer;
   'voice-activity-detection': VoiceActivityDetector;
+  embeddings: Embedder;
 }

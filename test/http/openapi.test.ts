@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { ERROR_CODES } from '../../src/errors.js';
 import { LIBRETRANSLATE_PATHS } from '../../src/http/routes/libretranslate-routes.js';
+import { TEI_PATHS } from '../../src/http/routes/tei-routes.js';
 import { REALTIME_PATH } from '../../src/http/realtime/realtime-endpoint.js';
 import { createApp } from '../../src/http/create-app.js';
 import { createLogger } from '../../src/logger.js';
@@ -90,7 +91,7 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes.bearerAuth).to.deep.include({ type: 'http', scheme: 'bearer' });
     for (const [method, path, op] of operations()) {
       const secured = JSON.stringify(op.security ?? []) === JSON.stringify([{ bearerAuth: [] }]);
-      expect(secured, `${method} ${path}`).to.equal(path.startsWith('/v1/') || path === '/metrics' || LIBRETRANSLATE_PATHS.has(path));
+      expect(secured, `${method} ${path}`).to.equal(path.startsWith('/v1/') || path === '/metrics' || LIBRETRANSLATE_PATHS.has(path) || TEI_PATHS.has(path));
       if (path.startsWith('/v1/')) expect(op.responses, `${method} ${path}`).to.have.property('401');
     }
   });
@@ -100,9 +101,9 @@ describe('OpenAPI document', () => {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (Number(status) < 400) continue;
         const types = Object.keys(response.content ?? {});
-        const json = path.startsWith('/v1/') || LIBRETRANSLATE_PATHS.has(path);
+        const json = path.startsWith('/v1/') || LIBRETRANSLATE_PATHS.has(path) || TEI_PATHS.has(path);
         expect(types, `${method} ${path} ${status}`).to.deep.equal(json ? ['application/json'] : ['text/plain']);
-        if (LIBRETRANSLATE_PATHS.has(path)) expect(response.content['application/json'].schema.required).to.deep.equal(['error']);
+        if (LIBRETRANSLATE_PATHS.has(path) || TEI_PATHS.has(path)) expect(response.content['application/json'].schema.required).to.deep.equal(['error']);
         if (path.startsWith('/v1/')) expect(response.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Error' });
       }
     }

@@ -193,7 +193,7 @@ export function realtimeOperations(limits: RealtimeLimits): Operation[] {
     {
       method: 'get',
       path: REALTIME_PATH,
-      tags: ['speech'],
+      tags: ['speech to text'],
       summary: 'Live transcription over WebSocket (OpenAI Realtime API, transcription sessions)',
       description: [
         'Upgrade to a WebSocket with `?intent=transcription` (and optionally `&model=<speech-to-text model id>`). The key goes in',

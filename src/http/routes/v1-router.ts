@@ -6,6 +6,7 @@ import type { Operation } from '../operation.js';
 import { realtimeOperations } from '../realtime/realtime-endpoint.js';
 import { createRequestValidator, type RequestValidator } from '../validation.js';
 import { classificationOperations, classificationRoutes } from './v1/classification-routes.js';
+import { embeddingsOperations, embeddingsRoutes } from './v1/embeddings-routes.js';
 import { modelOperations, modelRoutes } from './v1/model-routes.js';
 import { openAiAudioOperations, openaiAudioRoutes } from './v1/openai-audio-routes.js';
 import { openAiSpeechOperations, openaiSpeechRoutes } from './v1/openai-speech-routes.js';
@@ -37,7 +38,7 @@ export function createV1Router(options: V1Deps): Router {
   };
   // The API key is checked before routing, in createApp (see api-boundary.ts).
   const router = new Router({ prefix: '/v1', sensitive: true });
-  for (const addRoutes of [modelRoutes, classificationRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {
+  for (const addRoutes of [modelRoutes, classificationRoutes, embeddingsRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {
     addRoutes(router, deps);
   }
   return router;
@@ -48,6 +49,7 @@ export function v1Operations(limits: Limits): Operation[] {
   return [
     ...modelOperations(),
     ...classificationOperations(limits),
+    ...embeddingsOperations(limits),
     ...translationOperations(limits),
     ...transcriptionOperations(limits),
     ...speechOperations(limits),

@@ -29,7 +29,7 @@ const LabelOption = Type.Union(
 );
 
 /** maxWaitMs 0: measured here, a 2 ms wait cost ~20 % at one client and bought nothing at 8 or 32. */
-const sharedOptions = {
+export const sharedOptions = {
   /** Picks the weight file, e.g. q8 → onnx/model_quantized.onnx as hub repos ship it. */
   dtype: stringEnum(DTYPES, { default: 'fp32' }),
   /** Another installed model's folder holding the weights (minilm-sentiment and minilm-topics share MiniLM). */

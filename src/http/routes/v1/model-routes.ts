@@ -11,7 +11,7 @@ const ModelInfo = Type.Object(
     object: Type.Literal('model'),
     created: Type.Integer({ description: 'Unix time; 0 (unknown) for local models.' }),
     owned_by: Type.String(),
-    task: StringEnum(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection'], {
+    task: StringEnum(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection', 'embeddings'], {
       description: 'Which endpoint serves it (voice-activity-detection: the `vad_filter` of speech-to-text).',
     }),
     engine: Type.String({ description: 'Engine that runs it.' }),

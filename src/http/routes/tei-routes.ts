@@ -1,0 +1,117 @@
+/**
+ * Hugging Face Text Embeddings Inference's API at the root, so TEI clients (huggingface_hub's
+ * `feature_extraction`, LangChain's HuggingFaceEndpointEmbeddings, plain requests) work pointed
+ * at this server: `POST /embed` (sentence embeddings) and `POST /predict` (classification).
+ * TEI serves one model per server; here `?model=` picks one, and without it the first installed
+ * model of the task (`default` ones first) answers. The key is a Bearer key, as TEI's `--api-key`.
+ * Errors are `{"error": "…"}` (TEI adds `error_type`, which clients do not read).
+ */
+import type Router from '@koa/router';
+import { Type } from '@sinclair/typebox';
+import type { Context, Middleware } from 'koa';
+import type { Limits } from '../../config/load-config.js';
+import { ValidationError } from '../../errors.js';
+import type { Task } from '../../inference/types.js';
+import type { Admission } from '../admission.js';
+import { jsonBody } from '../body-parsers.js';
+import { jsonResponse, type Json, type Operation } from '../operation.js';
+import { requestSignal } from '../request-signal.js';
+import type { Models } from '../scoped-models.js';
+import type { RequestValidator } from '../validation.js';
+
+export const TEI_PATHS: ReadonlySet<string> = new Set(['/embed', '/predict']);
+const MAX_BATCH = 256;
+
+export interface TeiDeps {
+  models: Models;
+  admit: Admission;
+  requireKey: Middleware;
+  validator: RequestValidator;
+  limits: Limits;
+}
+
+const texts = (limits: Limits, what: string) =>
+  Type.Union([Type.String({ maxLength: limits.maxClassificationChars }), Type.Array(Type.String({ maxLength: limits.maxClassificationChars }), { minItems: 1, maxItems: MAX_BATCH })], {
+    description: `${what}: a text or an array of up to ${MAX_BATCH}.`,
+  });
+const EmbedBody = (limits: Limits) =>
+  Type.Object(
+    {
+      inputs: texts(limits, 'Texts to embed'),
+      normalize: Type.Optional(Type.Boolean({ description: 'Vectors are always unit length here; `false` is refused.' })),
+      truncate: Type.Optional(Type.Boolean({ description: 'Texts longer than the model window are always truncated here.' })),
+      prompt_name: Type.Optional(Type.String()),
+    },
+    { $id: 'TeiEmbedRequest' },
+  );
+const PredictBody = (limits: Limits) =>
+  Type.Object(
+    {
+      inputs: texts(limits, 'Texts to classify'),
+      raw_scores: Type.Optional(Type.Boolean({ description: 'Scores are always probabilities here; `true` is refused.' })),
+      truncate: Type.Optional(Type.Boolean()),
+    },
+    { $id: 'TeiPredictRequest' },
+  );
+
+export function teiRoutes(router: Router, deps: TeiDeps): void {
+  const { models, limits, admit, requireKey } = deps;
+  const parseEmbed = deps.validator.compile(EmbedBody(limits));
+  const parsePredict = deps.validator.compile(PredictBody(limits));
+  const body = jsonBody(limits.maxJsonBytes);
+  const modelFor = async (ctx: Context, task: Task) => (typeof ctx.query.model === 'string' ? ctx.query.model : models.defaultModel(task));
+
+  router.post('/embed', requireKey, admit('embeddings'), body, async (ctx) => {
+    const request = parseEmbed(ctx.request.body);
+    if (request.normalize === false) throw new ValidationError('"normalize": false is not supported: this server returns unit-length vectors');
+    const embedder = await models.get(await modelFor(ctx, 'embeddings'), 'embeddings');
+    const vectors = await embedder.embed(typeof request.inputs === 'string' ? [request.inputs] : request.inputs, { signal: requestSignal(ctx) });
+    ctx.body = vectors.map((vector) => Array.from(vector));
+  });
+
+  router.post('/predict', requireKey, admit('text-classification'), body, async (ctx) => {
+    const raw = (ctx.request.body as { inputs?: unknown })?.inputs;
+    if (Array.isArray(raw) && raw.some(Array.isArray)) throw new ValidationError('"inputs" as text pairs needs a cross-encoder, and none is served here; send texts');
+    const request = parsePredict(ctx.request.body);
+    if (request.raw_scores === true) throw new ValidationError('"raw_scores": true is not supported: scores are probabilities');
+    const classifier = await models.get(await modelFor(ctx, 'text-classification'), 'text-classification');
+    const signal = requestSignal(ctx);
+    const score = async (text: string) => (await classifier.classify(text, { signal })).map(({ label, confidence }) => ({ label, score: confidence }));
+    ctx.body = typeof request.inputs === 'string' ? await score(request.inputs) : await Promise.all(request.inputs.map(score));
+  });
+}
+
+const errorBody = (description: string): Json => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } },
+});
+
+export const teiOperations = (limits: Limits): Operation[] => {
+  const model = { name: 'model', in: 'query', required: false, description: 'Model id; default: the first installed model of the task.', schema: { type: 'string' } };
+  const errors = { '400': errorBody('An invalid body, or an option this server does not support.'), '401': errorBody('Missing or invalid Bearer key.'), '503': errorBody('No model of the task installed, or busy.') };
+  return [
+    {
+      method: 'post',
+      path: '/embed',
+      tags: ['tei'],
+      summary: 'Embed texts (TEI API)',
+      secured: true,
+      parameters: [model],
+      requestBody: { required: true, content: { 'application/json': { schema: EmbedBody(limits) } } },
+      responses: { '200': jsonResponse('One unit-length vector per input.', { type: 'array', items: { type: 'array', items: { type: 'number' } } }), ...errors },
+    },
+    {
+      method: 'post',
+      path: '/predict',
+      tags: ['tei'],
+      summary: 'Classify texts (TEI API)',
+      secured: true,
+      parameters: [model],
+      requestBody: { required: true, content: { 'application/json': { schema: PredictBody(limits) } } },
+      responses: {
+        '200': jsonResponse('`[{label, score}]` for one text, an array of those for an array.', { type: 'array' }),
+        ...errors,
+      },
+    },
+  ];
+};

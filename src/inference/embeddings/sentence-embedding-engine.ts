@@ -1,0 +1,36 @@
+/**
+ * Engine `sentence-embedding`: the `embeddings` task (OpenAI /v1/embeddings, TEI /embed) on a
+ * sentence-transformers ONNX model. It runs on the same shared embedder as the
+ * embedding-classifier entries of that base model (shared-embedders.ts), so minilm-embeddings,
+ * minilm-sentiment and minilm-topics share one set of sessions and one micro-batcher.
+ *
+ * ```json
+ * "options": { "baseModel": "all-MiniLM-L6-v2" }
+ * ```
+ */
+import { Type } from '@sinclair/typebox';
+import { defineEngine } from '../engine.js';
+import { sharedOptions } from '../text-classification/classifier-options.js';
+import { weightsInstalled } from '../text-classification/load-transformers-model.js';
+import { acquireSentenceEmbedder } from '../text-classification/shared-embedders.js';
+import type { Embedder } from '../types.js';
+
+const { labels: _labels, ...embeddingOptions } = sharedOptions;
+export const SentenceEmbeddingOptions = Type.Object(embeddingOptions, { additionalProperties: false });
+
+export const sentenceEmbeddingEngine = defineEngine({
+  tasks: ['embeddings'],
+  options: SentenceEmbeddingOptions,
+  isInstalled: weightsInstalled,
+
+  async load(entry, context, options): Promise<Embedder> {
+    const lease = await acquireSentenceEmbedder(entry.id, options, context);
+    const embedder = lease.value;
+    return {
+      // One request's texts ride in the shared micro-batches like any others; a cancelled
+      // request's texts leave them (MicroBatcher).
+      embed: (texts, { signal } = {}) => Promise.all(texts.map((text) => embedder.embed(text, signal))),
+      dispose: () => lease.release(),
+    };
+  },
+});
