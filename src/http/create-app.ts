@@ -46,23 +46,19 @@ export interface AppDeps {
  */
 export class InferenceApp extends Koa {
   readonly #answerConstant: ReturnType<typeof constantResponder>;
+  readonly #access: KeyAccess;
+  readonly #readiness = { draining: false };
   /** WebSocket upgrades (`/v1/realtime`): the HTTP server's `upgrade` listener, and its close. */
   realtime!: RealtimeEndpoint;
-  readonly #readiness = { draining: false };
+
+  constructor(answerConstant: ReturnType<typeof constantResponder>, access: KeyAccess) {
+    super();
+    this.#answerConstant = answerConstant;
+    this.#access = access;
+  }
 
   get readiness(): Readiness {
     return this.#readiness;
-  }
-
-  #access!: KeyAccess;
-
-  /** Writes what is still buffered (API key usage); call after the server has stopped. */
-  async dispose(): Promise<void> {
-    await this.#access?.close();
-  }
-
-  set access(access: KeyAccess) {
-    this.#access = access;
   }
 
   /** From now on /readyz answers 503, so a load balancer stops sending new requests. */
@@ -70,9 +66,9 @@ export class InferenceApp extends Koa {
     this.#readiness.draining = true;
   }
 
-  constructor(answerConstant: ReturnType<typeof constantResponder>) {
-    super();
-    this.#answerConstant = answerConstant;
+  /** Writes what is still buffered (API key usage); call after the server has stopped. */
+  async dispose(): Promise<void> {
+    await this.#access.close();
   }
 
   override callback(): ReturnType<Koa['callback']> {
@@ -86,11 +82,15 @@ export function createApp(deps: AppDeps): InferenceApp {
   const logger = deps.logger ?? createLogger(deps.config.logLevel);
   const constants = rootResponses(deps.config.limits);
   const metrics = new AppMetrics(deps.models);
+  const access = new KeyAccess(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }), { redis: deps.redis, prefix: deps.rateLimitPrefix, logger });
+  // One per app: Ajv keeps every schema it compiled, and schemas carry the app's limits.
+  const validator = createRequestValidator();
   const app = new InferenceApp(
     constantResponder(constants, ({ method, path, requestId, authorization }) => {
       metrics.record(method, path, 200, 0);
       if (logger.enabled('info')) logger.info('request', { method, route: path, status: 200, ms: 0, requestId, key: keyLabel(authorization ?? '') });
     }),
+    access,
   );
   // The router's 405 answers and koa-body's errors all pass through the same mapper.
   app.silent = true;
@@ -130,8 +130,6 @@ export function createApp(deps: AppDeps): InferenceApp {
   // Before any router, so unknown /v1 paths (404) and wrong methods (405) need a key too, and
   // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
   // model without a key. Admission comes after it, so a client without a key holds no slot.
-  const access = new KeyAccess(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }), { redis: deps.redis, prefix: deps.rateLimitPrefix, logger });
-  app.access = access;
   const requireKey = requireApiKey(access);
   // What routes see of the registry: the key's model list is checked and its usage counted.
   const models = scopedModels(deps.models, access);
@@ -145,19 +143,19 @@ export function createApp(deps: AppDeps): InferenceApp {
     models,
     access,
     admit,
-    validator: createRequestValidator(),
+    validator,
     limits: deps.config.limits,
     preferredModels: deps.config.libreTranslateModels,
   });
 
-  teiRoutes(rootRouter, { models, admit, requireKey, validator: createRequestValidator(), limits: deps.config.limits });
+  teiRoutes(rootRouter, { models, admit, requireKey, validator, limits: deps.config.limits });
 
   // One router per request, picked by the first path segment (router-tree.ts).
   app.use(
     routerTree(
       [
         { prefix: '/users', router: createUsersRouter(createUserStore(deps.db), deps.config.limits) },
-        { prefix: '/v1', router: createV1Router({ models, limits: deps.config.limits, admit }) },
+        { prefix: '/v1', router: createV1Router({ models, limits: deps.config.limits, admit, validator }) },
       ],
       rootRouter,
     ),
@@ -166,7 +164,7 @@ export function createApp(deps: AppDeps): InferenceApp {
     access,
     transcriber: (modelId) => models.get(modelId, 'speech-to-text'),
     openAudio: (options) => models.openLiveAudio(options),
-    validator: createRequestValidator(),
+    validator,
     limits: deps.config.limits.realtime,
     logger,
   });

@@ -4,7 +4,7 @@ import type { Models } from '../scoped-models.js';
 import type { Admission } from '../admission.js';
 import type { Operation } from '../operation.js';
 import { realtimeOperations } from '../realtime/realtime-endpoint.js';
-import { createRequestValidator, type RequestValidator } from '../validation.js';
+import type { RequestValidator } from '../validation.js';
 import { classificationOperations, classificationRoutes } from './v1/classification-routes.js';
 import { embeddingsOperations, embeddingsRoutes } from './v1/embeddings-routes.js';
 import { modelOperations, modelRoutes } from './v1/model-routes.js';
@@ -17,24 +17,24 @@ import { translationOperations, translationRoutes } from './v1/translation-route
 export interface V1Deps {
   models: Models;
   limits: Limits;
-  /** Shared with the other routers that run models (one bound per task for the whole app). */
+  /**
+   * Goes first on every inference route, before the body is read (admission.ts); shared with the
+   * other routers that run models, so each task has one bound for the whole app.
+   */
   admit: Admission;
+  /** The app's one validator: compiles each route's request schema once, when the router is built. */
+  validator: RequestValidator;
 }
 
 export interface V1RouteDeps extends V1Deps {
-  /** Goes first on every inference route, before the body is read (see admission.ts). */
-  admit: Admission;
   /** Answers both speech routes, so they share one MP3 encoder worker. */
   speak: SpeechResponder;
-  /** Compiles each route's request schema once, when the router is built. */
-  validator: RequestValidator;
 }
 
 export function createV1Router(options: V1Deps): Router {
   const deps: V1RouteDeps = {
     ...options,
     speak: createSpeechResponder(options),
-    validator: createRequestValidator(),
   };
   // The API key is checked before routing, in createApp (see api-boundary.ts).
   const router = new Router({ prefix: '/v1', sensitive: true });
