@@ -130,6 +130,24 @@ describe('vad_filter with the real whisper-tiny.en and Silero VAD v6', () => {
     expect(short.body).to.deep.equal({ text: '' });
   });
 
+  it('transcribes more than 30 s of joined speech window by window, in order, each clip at its own time', async () => {
+    // Four clips with 5 s pauses: ~47 s of speech after the filter, so two pieces of at most 30 s.
+    const gap = 5 * RATE;
+    const audio = new Float32Array(4 * jfk.length + 3 * gap);
+    for (let i = 0; i < 4; i++) audio.set(jfk, i * (jfk.length + gap));
+    const res = await transcribe(audio, { response_format: 'verbose_json' });
+    expect(res.status, res.text).to.equal(200);
+    const text = words(res.body.text);
+    expect(text.split('ask not what your country can do for you').length - 1, text).to.equal(4);
+    const segments = res.body.segments as { start: number; end: number; text: string }[];
+    for (let i = 0; i < 4; i++) {
+      const clipStart = (i * (jfk.length + gap)) / RATE;
+      const opening = segments.find((segment) => segment.start >= clipStart - 0.5 && /fellow americans/i.test(segment.text));
+      expect(opening, `clip ${i}: ${JSON.stringify(segments)}`).to.not.equal(undefined);
+      expect(opening!.start).to.be.below(clipStart + 1.5);
+    }
+  });
+
   it('keeps every word of speech around a 40 s pause, and its segments are stamped in the original time', async () => {
     const pause = 40;
     const clipSeconds = jfk.length / RATE;

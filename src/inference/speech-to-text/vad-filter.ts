@@ -6,7 +6,7 @@
  */
 import type { Transcript, VadOptions } from '../types.js';
 import { SileroVad } from './silero-vad.js';
-import { collectChunks, DEFAULT_VAD_OPTIONS, SpeechTimestampsMap, VAD_SAMPLE_RATE } from './speech-timestamps.js';
+import { collectPieces, DEFAULT_VAD_OPTIONS, SpeechTimestampsMap, VAD_SAMPLE_RATE } from './speech-timestamps.js';
 
 /** Audio longer than this is filtered unless the request says `vad_filter: false`. */
 export const VAD_DEFAULT_ABOVE_SECONDS = 30;
@@ -20,9 +20,14 @@ export interface VadFilterRequest {
 
 /** The speech-only audio and how to put its transcript back on the original time line. */
 export interface SpeechOnly {
-  samples: Float32Array;
-  /** Maps a transcript of `samples` to the original audio (times, and its duration). */
-  restore(transcript: Transcript): Transcript;
+  /**
+   * The joined speech in pieces of at most one Whisper window (30 s), as faster-whisper's batched
+   * pipeline cuts it: each is decoded as one window, so no overlap merge runs on joined speech
+   * (transformers.js's merge ran for minutes on some joined 64 s inputs). Empty: no speech.
+   */
+  pieces: Float32Array[];
+  /** One transcript from the transcripts of the pieces, in the original audio's time. */
+  restore(transcripts: readonly Transcript[]): Transcript;
 }
 
 /** Loads the VAD session on first use and runs the filter with it. */
@@ -47,20 +52,25 @@ export class VadFilter {
     const map = new SpeechTimestampsMap(chunks, sampleRate);
     const pad = (request.options.speechPadMs ?? DEFAULT_VAD_OPTIONS.speechPadMs) / 1000;
     const duration = samples.length / sampleRate;
+    const pieces = collectPieces(samples, chunks, WINDOW_SECONDS * sampleRate);
     return {
-      samples: collectChunks(samples, chunks),
-      restore: (transcript) => ({
-        ...transcript,
-        duration: roundMs(duration),
-        ...(transcript.segments
-          ? {
-              segments: transcript.segments.map((segment) => {
-                const start = map.originalTime(segment.start);
-                return { ...segment, start, end: Math.max(start, originalEnd(map, segment.start, segment.end, pad)) };
-              }),
-            }
-          : {}),
-      }),
+      pieces: pieces.map((piece) => piece.samples),
+      restore: (transcripts) => {
+        const [first] = transcripts;
+        const restored: Transcript = { text: joinTexts(transcripts.map((transcript) => transcript.text)), duration: roundMs(duration) };
+        if (first?.language) restored.language = first.language;
+        if (first?.segments) {
+          restored.segments = transcripts.flatMap((transcript, index) => {
+            const offset = (pieces[index]?.offset ?? 0) / sampleRate;
+            return (transcript.segments ?? []).map((segment) => {
+              const [joinedStart, joinedEnd] = [segment.start + offset, segment.end + offset];
+              const start = originalStart(map, joinedStart, joinedEnd, pad);
+              return { ...segment, start, end: Math.max(start, originalEnd(map, joinedStart, joinedEnd, pad)) };
+            });
+          });
+        }
+        return restored;
+      },
     };
   }
 
@@ -82,6 +92,25 @@ export function originalEnd(map: SpeechTimestampsMap, start: number, end: number
   const regionStart = map.joinedStart(index);
   if (index > map.chunkIndex(start) && end - regionStart < padSeconds) return map.originalTime(regionStart, index - 1);
   return map.originalTime(end, index);
+}
+
+/**
+ * A segment's start in the original audio; the mirror of originalEnd: a start in the trailing pad
+ * of a region, for a segment that ends in a later one, is the start of the next region (Whisper
+ * stamps a sentence's start where the previous one ended, across the silence that was cut).
+ */
+export function originalStart(map: SpeechTimestampsMap, start: number, end: number, padSeconds: number): number {
+  const index = map.chunkIndex(start);
+  const regionEnd = map.joinedStart(index + 1);
+  if (map.chunkIndex(end, true) > index && regionEnd - start < padSeconds) return map.originalTime(regionEnd, index + 1);
+  return map.originalTime(start, index);
+}
+
+/** Whisper's window: pieces of joined speech up to this long are decoded in one pass. */
+const WINDOW_SECONDS = 30;
+
+function joinTexts(texts: readonly string[]): string {
+  return texts.map((text) => text.trim()).filter(Boolean).join(' ');
 }
 
 /** What audio without speech transcribes to: nothing. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ModelNotInstalledError } from '../../../src/errors.js';
 import { SpeechTimestampsMap } from '../../../src/inference/speech-to-text/speech-timestamps.js';
-import { originalEnd, silentTranscript } from '../../../src/inference/speech-to-text/vad-filter.js';
+import { originalEnd, originalStart, silentTranscript } from '../../../src/inference/speech-to-text/vad-filter.js';
 import { vadFilterRequest } from '../../../src/inference/speech-to-text/vad-request.js';
 
 describe('vad filter pieces', () => {
@@ -18,6 +18,12 @@ describe('vad filter pieces', () => {
     // …and one that starts in the region is mapped as faster-whisper maps it.
     expect(originalEnd(map, 2.05, 2.1, 0.4)).to.equal(5.1);
     expect(originalEnd(map, 0.5, 2, 0.4)).to.equal(3);
+  });
+
+  it('starts a segment that Whisper stamps in the trailing pad of a region, and ends in the next, at the next region', () => {
+    expect(originalStart(map, 1.8, 2.5, 0.4)).to.equal(5);
+    expect(originalStart(map, 1.5, 2.5, 0.4)).to.equal(2.5);
+    expect(originalStart(map, 1.8, 1.95, 0.4)).to.equal(2.8);
   });
 
   it('answers nothing for audio without speech, with segments only when asked', () => {
