@@ -7,7 +7,9 @@
 export const ERROR_CODES = {
   invalid_request: 'The request is malformed or a field is invalid; the message names the field.',
   invalid_json: 'The body is not valid JSON.',
-  unauthorized: 'The Authorization header is missing, malformed, or the API key is unknown or revoked.',
+  unauthorized: 'The Authorization header is missing, malformed, or the API key is unknown, expired or revoked.',
+  model_not_allowed: 'The API key may not use this model (its model list is set by `keys create --models`).',
+  rate_limited: "The API key made more requests in the last minute than its limit (`keys create --rpm`); retry after the Retry-After header's seconds.",
   not_found: 'No record or route matches the path.',
   model_not_found: 'The model id is not in the manifest (GET /v1/models lists them).',
   wrong_model_task: 'The model exists but serves another task than this endpoint.',
@@ -160,6 +162,22 @@ export class InferenceFailedError extends AppError {
     readonly reason: string,
   ) {
     super(503, 'inference_failed', `Model "${modelId}" failed while answering: ${reason}`);
+  }
+}
+
+export class ModelNotAllowedError extends AppError {
+  override name = 'ModelNotAllowedError';
+  constructor(model: string, allowed: readonly string[]) {
+    super(403, 'model_not_allowed', `This API key may not use model "${model}"; it may use: ${allowed.join(', ') || 'no models'}`);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  override name = 'RateLimitedError';
+  constructor(limitPerMinute: number, retryAfterSeconds: number) {
+    super(429, 'rate_limited', `This API key is limited to ${limitPerMinute} requests per minute; retry in ${retryAfterSeconds} s`, {
+      'Retry-After': String(retryAfterSeconds),
+    });
   }
 }
 

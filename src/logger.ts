@@ -6,6 +6,8 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** Whether lines of this level are written: lets a per-request line skip building its fields. */
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -18,7 +20,7 @@ export function createLogger(
     if (RANK[at] < RANK[level]) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...serialize(fields) }));
   };
-  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error'), enabled: (at) => RANK[at] >= RANK[level] };
 }
 
 function serialize(fields: Record<string, unknown> | undefined): Record<string, unknown> {

@@ -4,6 +4,7 @@
  * database and models are closed).
  */
 import { createServer } from 'node:http';
+import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createApp } from './http/create-app.js';
 import { ENGINES } from './inference/engines.js';
@@ -20,8 +21,12 @@ async function main(): Promise<void> {
 
   const db = await openDatabase(config.databasePath);
   const manifest = await readManifest(config.manifestPath);
-  const models = new ModelRegistry({ manifest, modelsDir: config.modelsDir, engines: ENGINES });
-  const app = createApp({ db, models, config, logger });
+  const models = new ModelRegistry({ manifest, modelsDir: config.modelsDir, engines: ENGINES, aliasOverrides: config.modelAliases });
+  // Rate limits shared by replicas. If Redis is down, requests of keys with a limit fail (500,
+  // logged) rather than pass unlimited; keys without a limit are not affected.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  redis?.on('error', (error) => logger.warn('redis connection error', { error: error.message }));
+  const app = createApp({ db, models, config, logger, redis });
 
   let stopping = false;
   const handle = app.callback();
@@ -36,6 +41,7 @@ async function main(): Promise<void> {
   // Deliberate values (README "Security and limits"); the body and response checks are in
   // slow-client-guard.ts, these bound what happens before the app sees a request.
   const { timeouts } = config.limits;
+  server.on('upgrade', app.realtime.upgrade);
   server.headersTimeout = timeouts.headersMs;
   server.requestTimeout = timeouts.requestMs;
   server.keepAliveTimeout = timeouts.keepAliveMs;
@@ -48,13 +54,23 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info('shutting down', { signal });
+    logger.info('shutting down', { signal, drainDelayMs: config.shutdownDelayMs });
+    // /readyz answers 503 at once; new requests are still served for the drain delay, so a load
+    // balancer that probes every few seconds takes this replica out before it stops listening.
+    app.beginDraining();
+    setTimeout(() => close(), config.shutdownDelayMs);
+  };
+
+  const close = () => {
+    app.realtime.close();
     const force = setTimeout(() => {
       logger.warn('in-flight requests did not finish in time; closing connections');
       server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(async () => {
+      await app.dispose();
+      redis?.disconnect();
       await models.close();
       await db.destroy();
       logger.info('stopped');

@@ -3,17 +3,46 @@ import { ConflictError, NotFoundError } from '../errors.js';
 import type { ApiKeyRow, Database } from '../users/database.js';
 import { digestsEqual, displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
 
+/** What a key may do. Static API_KEYS have no limits and are admin. */
+export interface KeyPolicy {
+  /** The stored key's id; null for a static key. */
+  id: number | null;
+  /** Requests per minute; null: unlimited. */
+  rpm: number | null;
+  /** Model ids or aliases the key may use; null: every model. */
+  models: readonly string[] | null;
+  admin: boolean;
+}
+
 export interface KeyVerifier {
-  /** True when the key is a configured static key or a stored, unrevoked key. */
-  verify(key: string): Promise<boolean>;
+  /**
+   * The key's policy when it is a configured static key or a stored key that is neither revoked
+   * nor expired; undefined otherwise.
+   */
+  verify(key: string): Promise<KeyPolicy | undefined>;
 }
 
 /** What `keys list` shows: everything but the hash. */
 export type ApiKeyInfo = Omit<ApiKeyRow, 'key_hash'>;
 
+export interface NewKeyPolicy {
+  rpm?: number;
+  models?: readonly string[];
+  expiresAt?: Date;
+  admin?: boolean;
+}
+
+export interface KeyUsage {
+  requests: number;
+  audioSeconds: number;
+  characters: number;
+}
+
 export interface KeyStore extends KeyVerifier {
   /** Stores a new key's hash and returns the key itself, which exists nowhere else afterwards. */
-  create(name: string): Promise<{ key: string; info: ApiKeyInfo }>;
+  create(name: string, policy?: NewKeyPolicy): Promise<{ key: string; info: ApiKeyInfo }>;
+  /** Adds to a stored key's usage counters (one atomic update; safe across replicas). */
+  addUsage(id: number, usage: KeyUsage): Promise<void>;
   list(): Promise<ApiKeyInfo[]>;
   /** Revokes by numeric id, by the displayed prefix, or by the whole key. */
   revoke(idPrefixOrKey: string): Promise<ApiKeyInfo>;
@@ -27,7 +56,22 @@ export interface KeyStoreOptions {
   touchIntervalMs?: number;
 }
 
-const INFO_COLUMNS = ['id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'] as const;
+const INFO_COLUMNS = [
+  'id',
+  'name',
+  'prefix',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+  'rpm',
+  'models',
+  'expires_at',
+  'admin',
+  'requests',
+  'audio_seconds',
+  'characters',
+] as const;
+const STATIC_POLICY: KeyPolicy = Object.freeze({ id: null, rpm: null, models: null, admin: true });
 
 export function createKeyStore(db: Kysely<Database>, options: KeyStoreOptions): KeyStore {
   const now = options.now ?? (() => new Date());
@@ -60,21 +104,34 @@ export function createKeyStore(db: Kysely<Database>, options: KeyStoreOptions): 
       // Every static key is compared, with no early exit, so timing does not reveal which matched.
       let matched = false;
       for (const candidate of staticDigests) matched = digestsEqual(candidate, digest) || matched;
-      if (matched) return true;
+      if (matched) return STATIC_POLICY;
 
       // Looking up by hash leaks nothing useful through timing: the attacker controls the key,
       // not its digest. The stored digest is then compared in constant time all the same.
       const row = await db
         .selectFrom('api_keys')
-        .select(['id', 'key_hash', 'revoked_at'])
+        .select(['id', 'key_hash', 'revoked_at', 'expires_at', 'rpm', 'models', 'admin'])
         .where('key_hash', '=', digest.toString('hex'))
         .executeTakeFirst();
-      if (!row || row.revoked_at !== null || !digestsEqual(Buffer.from(row.key_hash, 'hex'), digest)) return false;
+      if (!row || row.revoked_at !== null || !digestsEqual(Buffer.from(row.key_hash, 'hex'), digest)) return undefined;
+      if (row.expires_at !== null && Date.parse(row.expires_at) <= now().getTime()) return undefined;
       touch(row.id);
-      return true;
+      return { id: row.id, rpm: row.rpm, models: row.models === null ? null : (JSON.parse(row.models) as string[]), admin: row.admin === 1 };
     },
 
-    async create(name) {
+    async addUsage(id, { requests, audioSeconds, characters }) {
+      await db
+        .updateTable('api_keys')
+        .set((eb) => ({
+          requests: eb('requests', '+', requests),
+          audio_seconds: eb('audio_seconds', '+', audioSeconds),
+          characters: eb('characters', '+', characters),
+        }))
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async create(name, policy = {}) {
       const key = generateApiKey();
       const info = await db
         .insertInto('api_keys')
@@ -85,6 +142,10 @@ export function createKeyStore(db: Kysely<Database>, options: KeyStoreOptions): 
           created_at: now().toISOString(),
           last_used_at: null,
           revoked_at: null,
+          rpm: policy.rpm ?? null,
+          models: policy.models ? JSON.stringify(policy.models) : null,
+          expires_at: policy.expiresAt?.toISOString() ?? null,
+          admin: policy.admin ? 1 : 0,
         })
         .returning(INFO_COLUMNS)
         .executeTakeFirstOrThrow();

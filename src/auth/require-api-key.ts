@@ -1,12 +1,12 @@
 import type { Middleware } from 'koa';
 import { BEARER_CHALLENGE, UnauthorizedError } from '../errors.js';
-import type { KeyVerifier } from './key-store.js';
+import type { KeyAccess } from './key-access.js';
 
 /**
  * Bearer-key check for the /v1 router. Mounted on the router rather than exempting paths, so
  * every /v1 route (including unknown ones) needs a key.
  */
-export function requireApiKey(keys: KeyVerifier): Middleware {
+export function requireApiKey(access: KeyAccess): Middleware {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (header === '') {
@@ -18,9 +18,9 @@ export function requireApiKey(keys: KeyVerifier): Middleware {
       throw new UnauthorizedError('Authorization header must be "Bearer <API_KEY>"', `${BEARER_CHALLENGE}, error="invalid_request"`);
     }
     // `error="invalid_token"` only when a token was actually presented (RFC 6750 §3.1).
-    if (!(await keys.verify(match[1]))) {
-      throw new UnauthorizedError('Invalid or revoked API key', `${BEARER_CHALLENGE}, error="invalid_token"`);
-    }
-    await next();
+    const policy = await access.authorize(match[1]);
+    if (!policy) throw new UnauthorizedError('Invalid, expired or revoked API key', `${BEARER_CHALLENGE}, error="invalid_token"`);
+    // The rest of the request runs as this key: its model list and usage (key-access.ts).
+    await access.run(policy, next);
   };
 }

@@ -21,6 +21,16 @@ export interface Config {
    */
   readonly manifestPath: string;
   readonly logLevel: LogLevel;
+  /** Browser origins allowed to call the API (CORS_ORIGINS); empty turns CORS off, `'*'` allows any. */
+  readonly corsOrigins: readonly string[] | '*';
+  /** Redis for what replicas share (per-key rate limits), REDIS_URL; undefined: counted in-process. */
+  readonly redisUrl: string | undefined;
+  /** After SIGTERM, keep serving this long with /readyz at 503 before closing (SHUTDOWN_DELAY_SECONDS). */
+  readonly shutdownDelayMs: number;
+  /** Model aliases pinned to one model each (MODEL_ALIASES="whisper-1=whisper-tiny.en,tts-1=…"). */
+  readonly modelAliases: Readonly<Record<string, string>>;
+  /** Translation model ids the LibreTranslate API tries first for a pair (LIBRETRANSLATE_MODELS). */
+  readonly libreTranslateModels: readonly string[];
   readonly limits: Limits;
 }
 
@@ -39,6 +49,8 @@ export interface Limits {
    */
   readonly maxPendingRequests: Readonly<Record<Task, number>>;
   readonly timeouts: ClientTimeouts;
+  /** Live transcription over WebSocket (/v1/realtime). */
+  readonly realtime: RealtimeLimits;
 }
 
 /**
@@ -61,6 +73,22 @@ export interface ClientTimeouts {
   readonly responseStallMs: number;
 }
 
+/** Bounds of live transcription sessions (src/http/realtime). */
+export interface RealtimeLimits {
+  /** Open sessions at once; the next is closed at once with a reason. */
+  readonly maxSessions: number;
+  /** Largest WebSocket message (an append of base64 audio). */
+  readonly maxMessageBytes: number;
+  /** Audio held uncommitted (manual commit mode); more is refused with an error event. */
+  readonly maxBufferSeconds: number;
+  /** A server-VAD turn longer than this is cut and transcribed, so a monologue still gets text. */
+  readonly maxTurnSeconds: number;
+  /** Committed turns waiting for transcription before the session stops reading the socket. */
+  readonly maxPendingItems: number;
+  /** A session that sends nothing for this long is closed. */
+  readonly idleMs: number;
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -79,6 +107,17 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
     'text-to-speech': 32,
     translation: 64,
     'text-classification': 256,
+    // No route serves it directly yet (speech-to-text runs it in its own worker).
+    'voice-activity-detection': 16,
+  }),
+  realtime: Object.freeze({
+    maxSessions: 8,
+    // An append of 1 MiB of base64 is ~16 s of 24-kHz PCM16; OpenAI's own cap is 15 MiB.
+    maxMessageBytes: 1024 * 1024,
+    maxBufferSeconds: 120,
+    maxTurnSeconds: 30,
+    maxPendingItems: 4,
+    idleMs: 60_000,
   }),
   timeouts: Object.freeze({
     headersMs: 15_000,
@@ -101,6 +140,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     modelsDir: nonEmpty('MODELS_DIR', env.MODELS_DIR ?? 'models'),
     manifestPath: nonEmpty('MODELS_MANIFEST', env.MODELS_MANIFEST ?? 'models/models.json'),
     logLevel: parseLogLevel(env.LOG_LEVEL ?? 'info'),
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS ?? ''),
+    modelAliases: parseAliases(env.MODEL_ALIASES ?? ''),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
+    shutdownDelayMs: parseSeconds('SHUTDOWN_DELAY_SECONDS', env.SHUTDOWN_DELAY_SECONDS ?? '0', 300) * 1000,
+    libreTranslateModels: Object.freeze((env.LIBRETRANSLATE_MODELS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')),
     limits: DEFAULT_LIMITS,
   });
 }
@@ -119,10 +163,18 @@ function nonEmpty(name: string, value: string): string {
 }
 
 function parseDatabaseUrl(value: string): string {
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError(`DATABASE_URL is not a valid postgres:// URL: "${value.replace(/:[^:@/]*@/, ':***@')}"`);
+    }
+    return value;
+  }
   const match = /^sqlite:(.+)$/.exec(value);
   if (!match?.[1]) {
     throw new ConfigError(
-      `DATABASE_URL must look like "sqlite:<path>" (or "sqlite::memory:"), got "${value}"`,
+      `DATABASE_URL must look like "sqlite:<path>", "sqlite::memory:" or "postgres://user@host:5432/db", got "${value}"`,
     );
   }
   // Accept the URL spelling sqlite:///abs/path as well as sqlite:relative/path.
@@ -137,6 +189,48 @@ function parseApiKeys(value: string): string[] {
     }
   }
   return keys;
+}
+
+/** `*`, or a comma-separated list of origins as browsers send them: `scheme://host[:port]`. */
+function parseCorsOrigins(value: string): readonly string[] | '*' {
+  if (value.trim() === '*') return '*';
+  const origins = value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || parsed.origin !== origin) {
+      throw new ConfigError(`CORS_ORIGINS entries must be origins such as https://app.example.org or http://localhost:5173 (no path or trailing slash), got "${origin}"`);
+    }
+  }
+  return Object.freeze(origins);
+}
+
+function parseRedisUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (!/^rediss?:\/\/[^\s]+$/.test(value)) throw new ConfigError(`REDIS_URL must look like redis://host:6379, got "${value.replace(/:[^:@/]*@/, ':***@')}"`);
+  return value;
+}
+
+function parseAliases(value: string): Readonly<Record<string, string>> {
+  const aliases: Record<string, string> = {};
+  for (const pair of value.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+    const match = /^([A-Za-z0-9._-]+)=([A-Za-z0-9._-]+)$/.exec(pair);
+    if (!match) throw new ConfigError(`MODEL_ALIASES entries must look like alias=model-id, got "${pair}"`);
+    aliases[match[1]!] = match[2]!;
+  }
+  return Object.freeze(aliases);
+}
+
+function parseSeconds(name: string, value: string, max: number): number {
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0 || seconds > max) {
+    throw new ConfigError(`${name} must be a number of seconds from 0 to ${max}, got "${value}"`);
+  }
+  return seconds;
 }
 
 function parseLogLevel(value: string): LogLevel {

@@ -11,26 +11,32 @@
 import type { Middleware } from 'koa';
 import { ServerBusyError } from '../errors.js';
 import type { Task } from '../inference/types.js';
+import type { AdmissionObserver } from './metrics.js';
 
 /** Seconds a refused client is asked to wait; inference requests take about this long. */
 const RETRY_AFTER_SECONDS = 1;
 
 export type Admission = (task: Task) => Middleware;
 
-export function createAdmission(maxPending: Readonly<Record<Task, number>>): Admission {
+export function createAdmission(maxPending: Readonly<Record<Task, number>>, observer?: AdmissionObserver): Admission {
   const pending = new Map<Task, number>();
+  const setPending = (task: Task, count: number) => {
+    pending.set(task, count);
+    observer?.pending(task, count);
+  };
   return (task) => async (ctx, next) => {
     const held = pending.get(task) ?? 0;
     if (held >= maxPending[task]) {
+      observer?.rejected(task);
       throw new ServerBusyError(`${held} ${task} requests are already in progress or queued; retry shortly`, RETRY_AFTER_SECONDS);
     }
-    pending.set(task, held + 1);
+    setPending(task, held + 1);
     // Both must be over: the handler (a client that hung up still has its inference queued) and
     // the response (speech keeps streaming after the handler returns). 'close' fires once, after
     // the last byte or on hang-up; a client that left during the API-key check has closed it already.
     let outstanding = 2;
     const settle = () => {
-      if (--outstanding === 0) pending.set(task, (pending.get(task) ?? 1) - 1);
+      if (--outstanding === 0) setPending(task, (pending.get(task) ?? 1) - 1);
     };
     if (ctx.res.closed) settle();
     else ctx.res.once('close', settle);

@@ -21,6 +21,17 @@ export function jsonBody(limitBytes: number): Middleware {
   };
 }
 
+/** JSON or an url-encoded form (the LibreTranslate API takes both); 415 for anything else. */
+export function formOrJsonBody(limitBytes: number): Middleware {
+  const parse = koaBody({ json: true, urlencoded: true, jsonLimit: limitBytes, formLimit: limitBytes, multipart: false, text: false });
+  return async (ctx, next) => {
+    if (!ctx.is('application/json', 'application/x-www-form-urlencoded')) {
+      throw new UnsupportedMediaTypeError('Send the body as application/json or application/x-www-form-urlencoded');
+    }
+    await parse(ctx, next);
+  };
+}
+
 export interface MultipartLimits {
   /** The one file part's name (`file` in the OpenAI form). */
   fileField: string;

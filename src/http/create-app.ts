@@ -1,5 +1,7 @@
 import Koa from 'koa';
 import type { Kysely } from 'kysely';
+import type { Redis } from 'ioredis';
+import { KeyAccess } from '../auth/key-access.js';
 import { createKeyStore } from '../auth/key-store.js';
 import { requireApiKey } from '../auth/require-api-key.js';
 import type { Config } from '../config/load-config.js';
@@ -8,24 +10,87 @@ import { createLogger, type Logger } from '../logger.js';
 import type { Database } from '../users/database.js';
 import { createUserStore } from '../users/user-store.js';
 import { isApiPath } from './api-boundary.js';
+import { constantResponder } from './constant-responses.js';
+import { corsMiddleware } from './cors.js';
+import { AppMetrics, keyLabel, observeRequests } from './metrics.js';
+import { metricsRoute } from './routes/metrics-route.js';
 import { clientDisconnected, errorMiddleware } from './error-middleware.js';
-import { createRootRouter } from './routes/root-router.js';
+import { createRootRouter, rootResponses } from './routes/root-router.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
+import { LIBRETRANSLATE_PATHS, libreTranslateRoutes } from './routes/libretranslate-routes.js';
+import { createAdmission } from './admission.js';
+import { healthRoutes, type Readiness } from './routes/health-routes.js';
 import { routerTree } from './router-tree.js';
+import { createRealtimeEndpoint, type RealtimeEndpoint } from './realtime/realtime-endpoint.js';
 import { slowClientGuard } from './slow-client-guard.js';
+import { scopedModels } from './scoped-models.js';
+import { createRequestValidator } from './validation.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
   models: ModelRegistry;
   config: Config;
   logger?: Logger;
+  /** Shared per-key rate-limit counts across replicas (REDIS_URL); in-process counts without it. */
+  redis?: Redis;
+  /** Namespace of the rate-limit counts in Redis: deployments sharing one Redis set their own. */
+  rateLimitPrefix?: string;
+}
+
+/**
+ * A Koa app whose request listener answers the small constant routes itself
+ * (constant-responses.ts); everything else is Koa's. `callback()` is what `listen()`, the
+ * server and the tests' HTTP clients all use, so every caller gets both paths.
+ */
+export class InferenceApp extends Koa {
+  readonly #answerConstant: ReturnType<typeof constantResponder>;
+  /** WebSocket upgrades (`/v1/realtime`): the HTTP server's `upgrade` listener, and its close. */
+  realtime!: RealtimeEndpoint;
+  readonly #readiness = { draining: false };
+
+  get readiness(): Readiness {
+    return this.#readiness;
+  }
+
+  #access!: KeyAccess;
+
+  /** Writes what is still buffered (API key usage); call after the server has stopped. */
+  async dispose(): Promise<void> {
+    await this.#access?.close();
+  }
+
+  set access(access: KeyAccess) {
+    this.#access = access;
+  }
+
+  /** From now on /readyz answers 503, so a load balancer stops sending new requests. */
+  beginDraining(): void {
+    this.#readiness.draining = true;
+  }
+
+  constructor(answerConstant: ReturnType<typeof constantResponder>) {
+    super();
+    this.#answerConstant = answerConstant;
+  }
+
+  override callback(): ReturnType<Koa['callback']> {
+    const handle = super.callback();
+    return (req, res) => (this.#answerConstant(req, res) ? Promise.resolve() : handle(req, res));
+  }
 }
 
 /** Builds the Koa application from its dependencies; opens no port and reads no globals. */
-export function createApp(deps: AppDeps): Koa {
+export function createApp(deps: AppDeps): InferenceApp {
   const logger = deps.logger ?? createLogger(deps.config.logLevel);
-  const app = new Koa();
+  const constants = rootResponses(deps.config.limits);
+  const metrics = new AppMetrics(deps.models);
+  const app = new InferenceApp(
+    constantResponder(constants, ({ method, path, requestId, authorization }) => {
+      metrics.record(method, path, 200, 0);
+      if (logger.enabled('info')) logger.info('request', { method, route: path, status: 200, ms: 0, requestId, key: keyLabel(authorization ?? '') });
+    }),
+  );
   // The router's 405 answers and koa-body's errors all pass through the same mapper.
   app.silent = true;
   // Errors after the response has started (a TTS stream failing mid-way) cannot reach the
@@ -42,12 +107,19 @@ export function createApp(deps: AppDeps): Koa {
     });
   });
 
+  // Outermost: sees every request's final status and how long its response took.
+  app.use(observeRequests(metrics, logger));
+
+  // Before the error handler, so preflights are answered before the key check (cors.ts).
+  const cors = corsMiddleware(deps.config.corsOrigins);
+  if (cors) app.use(cors);
+
   // One reading of the path decides both the error format and the key check (api-boundary.ts).
   const isApi = rememberRecentPaths(isApiPath);
   app.use(
     errorMiddleware({
       logger,
-      formatFor: (ctx) => (isApi(ctx.path) ? 'json' : 'text'),
+      formatFor: (ctx) => (isApi(ctx.path) ? 'json' : LIBRETRANSLATE_PATHS.has(ctx.path) ? 'message' : 'text'),
     }),
   );
 
@@ -57,19 +129,44 @@ export function createApp(deps: AppDeps): Koa {
   // Before any router, so unknown /v1 paths (404) and wrong methods (405) need a key too, and
   // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
   // model without a key. Admission comes after it, so a client without a key holds no slot.
-  const requireKey = requireApiKey(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }));
+  const access = new KeyAccess(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }), { redis: deps.redis, prefix: deps.rateLimitPrefix, logger });
+  app.access = access;
+  const requireKey = requireApiKey(access);
+  // What routes see of the registry: the key's model list is checked and its usage counted.
+  const models = scopedModels(deps.models, access);
   app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
+
+  const admit = createAdmission(deps.config.limits.maxPendingRequests, metrics.admission);
+  const rootRouter = createRootRouter(constants);
+  healthRoutes(rootRouter, { db: deps.db, readiness: app.readiness });
+  metricsRoute(rootRouter, { metrics, requireKey, access });
+  libreTranslateRoutes(rootRouter, {
+    models,
+    access,
+    admit,
+    validator: createRequestValidator(),
+    limits: deps.config.limits,
+    preferredModels: deps.config.libreTranslateModels,
+  });
 
   // One router per request, picked by the first path segment (router-tree.ts).
   app.use(
     routerTree(
       [
         { prefix: '/users', router: createUsersRouter(createUserStore(deps.db), deps.config.limits) },
-        { prefix: '/v1', router: createV1Router({ models: deps.models, limits: deps.config.limits }) },
+        { prefix: '/v1', router: createV1Router({ models, limits: deps.config.limits, admit }) },
       ],
-      createRootRouter(deps.config.limits),
+      rootRouter,
     ),
   );
+  app.realtime = createRealtimeEndpoint({
+    access,
+    transcriber: (modelId) => models.get(modelId, 'speech-to-text'),
+    openAudio: (options) => models.openLiveAudio(options),
+    validator: createRequestValidator(),
+    limits: deps.config.limits.realtime,
+    logger,
+  });
   return app;
 }
 

@@ -15,8 +15,10 @@ import {
   type ErrorCode,
 } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { isCorsHeader } from './cors.js';
 
-export type ErrorFormat = 'text' | 'json';
+/** `text`: area A; `json`: the /v1 error object; `message`: `{"error": "…"}` (the LibreTranslate API). */
+export type ErrorFormat = 'text' | 'json' | 'message';
 
 interface MappedError {
   status: number;
@@ -87,8 +89,9 @@ export function clientDisconnected(ctx: Context, error: unknown): boolean {
 
 function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
   // Headers set by the failed handler (e.g. Content-Disposition) must not describe the error body.
+  // CORS headers too: without them a browser page cannot read the error.
   const keep = { requestId: ctx.response.get('X-Request-Id'), allow: ctx.response.get('Allow') };
-  ctx.res.getHeaderNames().forEach((name) => ctx.res.removeHeader(name));
+  ctx.res.getHeaderNames().forEach((name) => isCorsHeader(name) || ctx.res.removeHeader(name));
   ctx.set('X-Request-Id', keep.requestId);
   if (keep.allow) ctx.set('Allow', keep.allow);
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
@@ -101,6 +104,8 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
   ctx.status = error.status;
   if (format === 'json') {
     ctx.body = { error: { message: error.message, type: errorType(error.status), code: error.code } };
+  } else if (format === 'message') {
+    ctx.body = { error: error.message };
   } else {
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = error.message;
@@ -166,7 +171,7 @@ function messageOf(error: unknown, fallback: string): string {
   return typeof message === 'string' && message !== '' ? message : fallback;
 }
 
-function errorType(status: number): string {
+export function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 404) return 'not_found_error';
   if (status === 413 || status === 415 || status === 400 || status === 408 || status === 409 || status === 405 || status === 501) {

@@ -5,7 +5,10 @@
  */
 import type { Limits } from '../config/load-config.js';
 import { ERROR_CODES } from '../errors.js';
-import type { Json, Operation } from './operation.js';
+import { jsonError, type Json, type Operation } from './operation.js';
+import { healthOperations } from './routes/health-routes.js';
+import { metricsOperations } from './routes/metrics-route.js';
+import { libreTranslateOperations } from './routes/libretranslate-routes.js';
 import { rootOperations } from './routes/root-router.js';
 import { usersOperations } from './routes/users-router.js';
 import { v1Operations } from './routes/v1-router.js';
@@ -13,10 +16,11 @@ import { v1Operations } from './routes/v1-router.js';
 export function buildOpenApiDocument(limits: Limits): Json {
   const components: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of [...rootOperations(), ...usersOperations(limits), ...v1Operations(limits)]) {
+  for (const operation of [...rootOperations(), ...healthOperations(), ...metricsOperations(), ...usersOperations(limits), ...v1Operations(limits), ...libreTranslateOperations(limits)]) {
     const { method, path, secured, ...described } = operation;
     paths[path] ??= {};
-    paths[path][method] = toPlainJson({ ...described, ...(secured ? { security: [{ bearerAuth: [] }] } : {}) }, components);
+    const responses = path.startsWith('/v1/') ? withKeyPolicy(described.responses) : described.responses;
+    paths[path][method] = toPlainJson({ ...described, responses, ...(secured ? { security: [{ bearerAuth: [] }] } : {}) }, components);
   }
   return {
     openapi: '3.1.0',
@@ -30,6 +34,18 @@ export function buildOpenApiDocument(limits: Limits): Json {
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
     },
     'x-error-codes': Object.entries(ERROR_CODES).map(([code, description]) => ({ code, description })),
+  };
+}
+
+/** Every /v1 operation may meet its key's rate limit; those that run a model (a 503), its model list. */
+function withKeyPolicy(responses: Record<string, Json>): Record<string, Json> {
+  return {
+    ...responses,
+    ...(responses['503'] ? { '403': jsonError('This API key may not use the model (`keys create --models`).', ['model_not_allowed']) } : {}),
+    '429': {
+      ...jsonError('This API key is over its requests per minute (`keys create --rpm`); retry after `Retry-After` seconds.', ['rate_limited']),
+      headers: { 'Retry-After': { description: 'Seconds until the key may send again.', schema: { type: 'integer' } } },
+    },
   };
 }
 

@@ -142,7 +142,21 @@ function toAppError(errors: readonly ErrorObject[], schema: JsonSchema): AppErro
   const rank = (located: Located) => [fieldIndex(located.field), located.item, KEYWORD_RANK[located.error.keyword] ?? 9];
   const first = errors.map(locate).sort((a, b) => compareTuples(rank(a), rank(b)))[0];
   if (!first) return new ValidationError('Request body is invalid');
+  if (propertiesOf(schema)[first.field]?.type === 'object') return phraseNested(errors);
   return phrase(first, schema);
+}
+
+/**
+ * A field that is itself an object (a realtime event's `session`): the deepest error is the most
+ * specific one (a union such as `null | {…}` also reports that the value is not null), named by
+ * its dotted path in Ajv's words.
+ */
+function phraseNested(errors: readonly ErrorObject[]): AppError {
+  const depth = (error: ErrorObject) => error.instancePath.split('/').length + (error.keyword === 'required' ? 1 : 0);
+  const deepest = errors.filter((error) => error.keyword !== 'anyOf').sort((a, b) => depth(b) - depth(a))[0]!;
+  const path = deepest.instancePath.split('/').slice(1);
+  if (deepest.keyword === 'required') path.push(String(deepest.params.missingProperty));
+  return new ValidationError(`"${path.join('.')}" ${deepest.keyword === 'required' ? 'is required' : deepest.message}`);
 }
 
 function compareTuples(a: number[], b: number[]): number {

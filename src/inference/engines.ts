@@ -3,6 +3,7 @@
  * and one module under src/inference/<task>/.
  */
 import type { Engine } from './engine.js';
+import { sileroVadEngine } from './speech-to-text/silero-vad-engine.js';
 import { transformersAsrEngine } from './speech-to-text/transformers-asr-engine.js';
 import { piperEngine } from './text-to-speech/piper-engine.js';
 import { transformersTtsEngine } from './text-to-speech/transformers-tts-engine.js';
@@ -19,6 +20,7 @@ export const ENGINES: Readonly<Record<string, Engine>> = Object.freeze({
   piper: piperEngine,
   'transformers-tts': transformersTtsEngine,
   'transformers-asr': transformersAsrEngine,
+  'silero-vad': sileroVadEngine,
   apertium: apertiumEngine,
   'transformers-translation': transformersTranslationEngine,
 });

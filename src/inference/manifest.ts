@@ -44,8 +44,18 @@ export interface ManifestEntry {
   options?: Record<string, unknown>;
 }
 
+/**
+ * A model name clients send by habit (`whisper-1`, `tts-1`): it stands for the first installed model
+ * of `prefer`, else any installed model of its task (`default` ones first, then manifest order).
+ */
+export interface AliasEntry {
+  task: Task;
+  prefer: string[];
+}
+
 export interface Manifest {
   models: ManifestEntry[];
+  aliases?: Record<string, AliasEntry>;
 }
 
 export class ManifestError extends Error {
@@ -84,7 +94,24 @@ export function parseManifest(raw: unknown, origin = 'manifest'): Manifest {
     if (typeof entry.engine !== 'string') throw new ManifestError(`${where}.engine must be a string`);
     if (entry.source !== undefined) checkSource(entry.source, where);
   }
-  return { models: models as ManifestEntry[] };
+  const aliases = (raw as { aliases?: unknown }).aliases;
+  if (aliases !== undefined) checkAliases(aliases, models as ManifestEntry[], origin);
+  return { models: models as ManifestEntry[], ...(aliases === undefined ? {} : { aliases: aliases as Record<string, AliasEntry> }) };
+}
+
+function checkAliases(aliases: unknown, models: readonly ManifestEntry[], origin: string): void {
+  if (typeof aliases !== 'object' || aliases === null || Array.isArray(aliases)) throw new ManifestError(`${origin}: "aliases" must be an object`);
+  const tasks = new Map(models.map((entry) => [entry.id, entry.task]));
+  for (const [name, alias] of Object.entries(aliases as Record<string, AliasEntry>)) {
+    const where = `${origin}: aliases["${name}"]`;
+    if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new ManifestError(`${where}: an alias must match [A-Za-z0-9._-]+`);
+    if (tasks.has(name)) throw new ManifestError(`${where}: a model already has this id`);
+    if (!TASKS.includes(alias?.task)) throw new ManifestError(`${where}.task must be one of ${TASKS.join(', ')}`);
+    if (!Array.isArray(alias.prefer)) throw new ManifestError(`${where}.prefer must be an array of model ids`);
+    for (const id of alias.prefer) {
+      if (tasks.get(id) !== alias.task) throw new ManifestError(`${where}.prefer: "${id}" is not a ${alias.task} model of the manifest`);
+    }
+  }
 }
 
 function checkSource(source: HuggingFaceSource, where: string): void {

@@ -13,10 +13,14 @@ import {
 } from '../errors.js';
 import { hasInstallMarker, type Engine, type EngineContext } from './engine.js';
 import { NO_OPTIONS } from './engine-options.js';
-import { ManifestError, type Manifest, type ManifestEntry } from './manifest.js';
+import { ManifestError, type AliasEntry, type Manifest, type ManifestEntry } from './manifest.js';
 import { taskModel } from './task-models.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
-import type { Disposable, ModelForTask, Task } from './types.js';
+import { LiveAudio } from './live-audio/live-audio.js';
+import { vadModelFile } from './speech-to-text/silero-vad-engine.js';
+import { DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND } from './speech-to-text/vad-request.js';
+import { languageCandidates } from './translation/detect-language.js';
+import type { Disposable, LanguageGuess, LiveAudioStream, ModelForTask, Task } from './types.js';
 
 export interface ModelInfo {
   id: string;
@@ -30,16 +34,29 @@ export interface ModelInfo {
   [extra: string]: unknown;
 }
 
+/** `owned_by` of every model, as OpenAI's model objects name their owner. */
+const OWNER = 'local-inference-server';
+
+export interface LoadEvent {
+  modelId: string;
+  task: Task;
+  seconds: number;
+  ok: boolean;
+}
+
 export interface ModelRegistryOptions {
   manifest: Manifest;
   modelsDir: string;
   engines: Readonly<Record<string, Engine>>;
   /** Makes the one speech encoder all voices share (on first use); tests pass their own. */
   createSpeechEncoder?: () => SpeechEncoder;
+  /** Aliases pinned to one model each (MODEL_ALIASES), over the manifest's `aliases`. */
+  aliasOverrides?: Readonly<Record<string, string>>;
 }
 
 export class ModelRegistry {
   readonly #entries: ReadonlyMap<string, ManifestEntry>;
+  readonly #aliases: ReadonlyMap<string, AliasEntry>;
   readonly #modelsDir: string;
   readonly #engines: Readonly<Record<string, Engine>>;
   readonly #loads = new Map<string, Promise<Disposable>>();
@@ -47,6 +64,9 @@ export class ModelRegistry {
   /** One MP3/WAV encoder for every voice; its worker starts on first use and stops when idle. */
   #speechEncoder: SpeechEncoder | undefined;
   readonly #createSpeechEncoder: () => SpeechEncoder;
+  readonly #loadListeners = new Set<(event: LoadEvent) => void>();
+  /** The worker behind realtime sessions' audio; starts with the first session. */
+  #liveAudio: LiveAudio | undefined;
 
   constructor(options: ModelRegistryOptions) {
     this.#modelsDir = options.modelsDir;
@@ -54,25 +74,59 @@ export class ModelRegistry {
     this.#createSpeechEncoder = options.createSpeechEncoder ?? createSpeechEncoder;
     for (const entry of options.manifest.models) checkEntry(entry, this.#engines);
     this.#entries = new Map(options.manifest.models.map((entry) => [entry.id, entry]));
+    const aliases = new Map(Object.entries(options.manifest.aliases ?? {}));
+    for (const [alias, id] of Object.entries(options.aliasOverrides ?? {})) {
+      const entry = this.#entries.get(id);
+      if (!entry) throw new ManifestError(`MODEL_ALIASES: ${alias}=${id} names no model of the manifest`);
+      aliases.set(alias, { task: entry.task, prefer: [id] });
+    }
+    this.#aliases = aliases;
   }
 
   ids(): string[] {
     return [...this.#entries.keys()];
   }
 
+  /** Every model of the manifest, then every alias with the model it stands for now. */
   async list(): Promise<ModelInfo[]> {
-    return Promise.all([...this.#entries.values()].map((entry) => this.#info(entry)));
+    const models = await Promise.all([...this.#entries.values()].map((entry) => this.#info(entry)));
+    const aliases = await Promise.all([...this.#aliases].map(([alias, { task }]) => this.#aliasInfo(alias, task, models)));
+    return [...models, ...aliases];
+  }
+
+  /**
+   * The model id a request for `id` uses: `id` itself for a model, or for an alias its first
+   * installed candidate. Throws the AppError the client should see: an unknown name lists only
+   * installed models, so a client is never sent to one it cannot use.
+   */
+  async resolve(id: string, task: Task): Promise<string> {
+    const entry = this.#entries.get(id);
+    if (entry) {
+      if (entry.task !== task) throw new WrongModelTaskError(id, entry.task, task);
+      return id;
+    }
+    const alias = this.#aliases.get(id);
+    if (!alias) {
+      const installed = (await this.list()).filter((info) => info.task === task && info.installed).map((info) => info.id);
+      throw new UnknownModelError(id, installed);
+    }
+    if (alias.task !== task) throw new WrongModelTaskError(id, alias.task, task);
+    const candidates = this.#candidates(alias);
+    for (const candidate of candidates) {
+      if (await this.#isInstalled(candidate, this.#engineFor(candidate), this.#context(candidate))) return candidate.id;
+    }
+    const first = candidates[0];
+    throw first ? new ModelNotInstalledError(id, this.#installCommand(first, this.#engineFor(first))) : new UnknownModelError(id, []);
   }
 
   /** Loads (once) and returns the model, or throws the AppError the client should see. */
-  async get<T extends Task>(id: string, task: T): Promise<ModelForTask[T]> {
-    const entry = this.#entries.get(id);
-    if (!entry) throw new UnknownModelError(id, this.ids().filter((known) => this.#entries.get(known)?.task === task));
-    if (entry.task !== task) throw new WrongModelTaskError(id, entry.task, task);
+  async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
+    const id = await this.resolve(name, task);
+    const entry = this.#entries.get(id)!;
 
     let load = this.#loads.get(id);
     if (!load) {
-      load = this.#load(entry);
+      load = this.#timedLoad(entry);
       this.#loads.set(id, load);
       // A failed load is forgotten so that installing the model fixes it without a restart.
       load.then(
@@ -83,6 +137,31 @@ export class ModelRegistry {
     return (await load) as ModelForTask[T];
   }
 
+  /** Calls `listener` after each model load attempt; returns the function that stops it. */
+  onLoad(listener: (event: LoadEvent) => void): () => void {
+    this.#loadListeners.add(listener);
+    return () => this.#loadListeners.delete(listener);
+  }
+
+  /** Languages `text` may be in, most likely first (empty if nothing matches); cheap, no model. */
+  identifyLanguage(text: string): LanguageGuess[] {
+    return languageCandidates(text);
+  }
+
+  /**
+   * A stream for a realtime session's audio: PCM16 at `inputSampleRate` → 16 kHz, with speech
+   * probabilities from the voice-activity model when `detectSpeech`.
+   */
+  async openLiveAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
+    if (!this.#liveAudio) {
+      const vadModelPath = await vadModelFile(this.#modelsDir);
+      // Checked again: another session may have started it while the file was looked up.
+      this.#liveAudio ??= new LiveAudio({ vadModelPath });
+    }
+    if (options.detectSpeech && !this.#liveAudio.canDetectSpeech) throw new ModelNotInstalledError(DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND);
+    return this.#liveAudio.open(options);
+  }
+
   async close(): Promise<void> {
     const loads = [...this.#loads.values()];
     this.#loads.clear();
@@ -91,6 +170,25 @@ export class ModelRegistry {
     const encoder = this.#speechEncoder;
     this.#speechEncoder = undefined;
     await encoder?.dispose();
+    const liveAudio = this.#liveAudio;
+    this.#liveAudio = undefined;
+    await liveAudio?.dispose();
+  }
+
+  async #timedLoad(entry: ManifestEntry): Promise<Disposable> {
+    const started = performance.now();
+    const report = (ok: boolean) => {
+      const event = { modelId: entry.id, task: entry.task, seconds: (performance.now() - started) / 1000, ok };
+      for (const listener of this.#loadListeners) listener(event);
+    };
+    try {
+      const model = await this.#load(entry);
+      report(true);
+      return model;
+    } catch (error) {
+      report(false);
+      throw error;
+    }
   }
 
   async #load(entry: ManifestEntry): Promise<Disposable> {
@@ -107,10 +205,41 @@ export class ModelRegistry {
     }
   }
 
+  /** An alias's candidates in order: its `prefer` list, then the task's `default` models, then the rest. */
+  #candidates(alias: AliasEntry): ManifestEntry[] {
+    const ofTask = [...this.#entries.values()].filter((entry) => entry.task === alias.task);
+    const ranked = [...ofTask.filter((entry) => entry.default === true), ...ofTask.filter((entry) => entry.default !== true)];
+    const preferred = alias.prefer.map((id) => this.#entries.get(id)!);
+    return [...preferred, ...ranked.filter((entry) => !alias.prefer.includes(entry.id))];
+  }
+
+  async #aliasInfo(alias: string, task: Task, models: readonly ModelInfo[]): Promise<ModelInfo> {
+    const target = await this.resolve(alias, task).catch(() => undefined);
+    const info = models.find((model) => model.id === target);
+    return {
+      id: alias,
+      object: 'model',
+      created: 0,
+      owned_by: OWNER,
+      task,
+      engine: info?.engine ?? 'alias',
+      description: `Alias: the best installed ${task} model${target ? ` (now ${target})` : ' (none installed)'}.`,
+      license: info?.license ?? '',
+      default: false,
+      installed: target !== undefined,
+      loaded: info?.loaded ?? false,
+      alias_of: target ?? null,
+    };
+  }
+
   async #info(entry: ManifestEntry): Promise<ModelInfo> {
     const engine = this.#engineFor(entry);
     return {
       id: entry.id,
+      object: 'model',
+      // Unknown for local files; OpenAI clients read it as a Unix time.
+      created: 0,
+      owned_by: OWNER,
       task: entry.task,
       engine: entry.engine,
       description: entry.description,

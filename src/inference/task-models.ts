@@ -20,6 +20,7 @@ const FINISH: { readonly [T in Task]: Finish<T> } = Object.freeze({
   translation: (model, modelId) => resolvingTranslator(model, modelId),
   'speech-to-text': (model) => model,
   'text-to-speech': (model, _modelId, services) => speakingSynthesizer(model, services.speechEncoder()),
+  'voice-activity-detection': (model) => model,
 });
 
 export function taskModel<T extends Task>(task: T, model: EngineModelForTask[T], modelId: string, services: TaskServices): ModelForTask[T] {

@@ -4,7 +4,7 @@
  */
 import type { PcmAudio } from '../audio/pcm-audio.js';
 
-export const TASKS = Object.freeze(['text-classification', 'translation', 'speech-to-text', 'text-to-speech'] as const);
+export const TASKS = Object.freeze(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection'] as const);
 
 export type Task = (typeof TASKS)[number];
 
@@ -45,6 +45,12 @@ export interface TranslateOptions extends Cancellable {
   sourceLanguage?: string;
 }
 
+/** A guess at the language of a text: a short code and a confidence in percent. */
+export interface LanguageGuess {
+  language: string;
+  confidence: number;
+}
+
 export interface Translator extends Disposable {
   /** Short codes (`es`, `fr`, …) this model can translate into. */
   readonly targetLanguages: readonly string[];
@@ -58,6 +64,9 @@ export interface TranscribeOptions extends Cancellable {
   task?: 'transcribe' | 'translate';
   /** Ask for timestamped segments (verbose_json). */
   segments?: boolean;
+  /** Transcribe only the speech Silero VAD finds; absent: on for audio over 30 s when the VAD model is installed. */
+  vadFilter?: boolean;
+  vad?: VadOptions;
   /**
    * Called with each group of segments as soon as it is final, in order, before the transcript
    * resolves (text as decoded, with its leading space). Audio of one window may report nothing
@@ -93,6 +102,17 @@ export interface EncodedAudio {
 
 export interface Transcriber extends Disposable {
   transcribe(audio: PcmAudio | EncodedAudio, options?: TranscribeOptions): Promise<Transcript>;
+}
+
+/** Live audio as a realtime session receives it, on its way to a Transcriber. */
+export interface LiveAudioStream {
+  /**
+   * PCM16 little-endian mono bytes at the stream's input rate (any length of whole samples) →
+   * the same audio at 16 kHz, and a speech probability for each 512-sample frame completed so
+   * far (none when the stream was opened without speech detection).
+   */
+  push(pcm16: Uint8Array): Promise<{ samples: Float32Array; speechProbabilities: Float32Array }>;
+  close(): Promise<void>;
 }
 
 export interface SynthesizeOptions extends Cancellable {
@@ -135,12 +155,47 @@ export interface Synthesizer extends PcmSynthesizer {
   speak(text: string, options: SpeakOptions): AsyncGenerator<Uint8Array, void, undefined>;
 }
 
+/**
+ * How speech regions are found (faster-whisper's VadOptions, same defaults): frames at or above
+ * `threshold` start speech, silence shorter than `minSilenceDurationMs` does not end it, and each
+ * region is widened by `speechPadMs` on both sides.
+ */
+export interface VadOptions {
+  /** Default 0.5. */
+  threshold?: number;
+  /** Default threshold − 0.15 (at least 0.01): between the two, a frame continues speech. */
+  negThreshold?: number;
+  /** Default 0: shorter regions are dropped. */
+  minSpeechDurationMs?: number;
+  /** Default unbounded: longer regions are split, at a pause when there is one. */
+  maxSpeechDurationS?: number;
+  /** Default 2000. */
+  minSilenceDurationMs?: number;
+  /** Default 400. */
+  speechPadMs?: number;
+}
+
+/** A stretch of speech, in seconds from the start of the audio. */
+export interface SpeechRegion {
+  start: number;
+  end: number;
+}
+
+export interface DetectSpeechOptions extends VadOptions, Cancellable {}
+
+/** A voice activity detection model (Silero VAD); speech-to-text also runs it inside its own worker. */
+export interface VoiceActivityDetector extends Disposable {
+  /** Speech regions, in order and apart; none for silence or noise. */
+  detectSpeech(audio: PcmAudio, options?: DetectSpeechOptions): Promise<SpeechRegion[]>;
+}
+
 /** What each task's engines load; the registry turns it into the model of ModelForTask. */
 export interface EngineModelForTask {
   'text-classification': Classifier;
   translation: Translator;
   'speech-to-text': Transcriber;
   'text-to-speech': PcmSynthesizer;
+  'voice-activity-detection': VoiceActivityDetector;
 }
 
 /** What the HTTP layer gets from `models.get(id, task)`. */
@@ -149,4 +204,5 @@ export interface ModelForTask {
   translation: Translator;
   'speech-to-text': Transcriber;
   'text-to-speech': Synthesizer;
+  'voice-activity-detection': VoiceActivityDetector;
 }

@@ -1,5 +1,5 @@
 /** Table types for Kysely. Column types describe what SQLite stores; timestamps are ISO-8601 text. */
-import type { Generated, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 export interface UserTable {
   id: Generated<number>;
@@ -19,6 +19,16 @@ export interface ApiKeyTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Requests per minute allowed; null: no limit. */
+  rpm: ColumnType<number | null, number | null | undefined, number | null>;
+  /** JSON array of the model ids (or aliases) the key may use; null: every model. */
+  models: ColumnType<string | null, string | null | undefined, string | null>;
+  expires_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1: may manage the server (metrics); static API_KEYS are always admin. */
+  admin: ColumnType<number, number | undefined, number>;
+  requests: ColumnType<number, number | undefined, number>;
+  audio_seconds: ColumnType<number, number | undefined, number>;
+  characters: ColumnType<number, number | undefined, number>;
 }
 
 export interface Database {

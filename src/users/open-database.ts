@@ -5,6 +5,7 @@ import { Kysely, Migrator } from 'kysely';
 import { BusyRetryingDialect } from './busy-retrying-dialect.js';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations.js';
+import { connectPostgres, isPostgresUrl } from './open-postgres.js';
 import { withStatementCache } from './statement-cache.js';
 
 export interface OpenDatabaseOptions {
@@ -25,7 +26,9 @@ const BUSY_DEADLINE_MS = 5_000;
  * The key CLI and the server share the file: when the other holds the write lock, a statement
  * waits for it without blocking the event loop (see BusyRetryingDialect), so busy_timeout is 0.
  */
+/** Opens and migrates the database: a SQLite file path (or `:memory:`), or a `postgres://` URL. */
 export async function openDatabase(path: string, options: OpenDatabaseOptions = {}): Promise<Kysely<Database>> {
+  if (isPostgresUrl(path)) return migrated(connectPostgres(path));
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   sqlite.pragma(`busy_timeout = ${STARTUP_BUSY_TIMEOUT_MS}`);
@@ -34,7 +37,10 @@ export async function openDatabase(path: string, options: OpenDatabaseOptions = 
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 0');
   const dialect = new BusyRetryingDialect({ database: withStatementCache(sqlite), deadlineMs: options.busyDeadlineMs ?? BUSY_DEADLINE_MS });
-  const db = new Kysely<Database>({ dialect });
+  return migrated(new Kysely<Database>({ dialect }));
+}
+
+async function migrated(db: Kysely<Database>): Promise<Kysely<Database>> {
   try {
     await migrateToLatest(db);
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { Database, UserRow } from './database.js';
+import { isPostgresUniqueViolation } from './open-postgres.js';
 
 /** A stored user record, exactly as responses return it (SPEC: "the whole stored record"). */
 export type User = UserRow;
@@ -85,8 +86,8 @@ async function withConflictMapping<T>(email: string, write: () => Promise<T>): P
   }
 }
 
-/** better-sqlite3 reports constraint failures as SqliteError with an extended result code. */
+/** better-sqlite3 reports constraint failures with an extended result code, pg with SQLSTATE 23505. */
 function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || isPostgresUniqueViolation(error);
 }

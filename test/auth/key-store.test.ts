@@ -11,22 +11,28 @@ import { createKeyStore, type KeyStore } from '../../src/auth/key-store.js';
 import { ConflictError, NotFoundError } from '../../src/errors.js';
 import type { Database } from '../../src/users/database.js';
 import { openDatabase } from '../../src/users/open-database.js';
+import { freshPostgresSchema, testDatabaseKinds } from '../helpers/test-databases.js';
 
-describe('createKeyStore', () => {
+for (const database of testDatabaseKinds()) {
+describe(`createKeyStore (${database})`, () => {
   let dir: string;
   let db: Kysely<Database>;
   let clock: Date;
   let keys: KeyStore;
+  let dropSchema: (() => Promise<void>) | undefined;
   const STATIC = 'static-key-0123456789';
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lis-test-'));
-    db = await openDatabase(join(dir, 'app.db'));
+    const postgres = database === 'postgres' ? await freshPostgresSchema() : undefined;
+    dropSchema = postgres?.drop;
+    db = await openDatabase(postgres?.url ?? join(dir, 'app.db'));
     clock = new Date('2026-01-01T00:00:00.000Z');
     keys = createKeyStore(db, { staticKeys: [STATIC], now: () => clock });
   });
   afterEach(async () => {
     await db.destroy();
+    await dropSchema?.();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -40,6 +46,13 @@ describe('createKeyStore', () => {
       created_at: '2026-01-01T00:00:00.000Z',
       last_used_at: null,
       revoked_at: null,
+      rpm: null,
+      models: null,
+      expires_at: null,
+      admin: 0,
+      requests: 0,
+      audio_seconds: 0,
+      characters: 0,
     });
     const [row] = await db.selectFrom('api_keys').selectAll().execute();
     expect(row!.key_hash).to.equal(createHash('sha256').update(key).digest('hex'));
@@ -53,12 +66,29 @@ describe('createKeyStore', () => {
   });
 
   it('verifies stored and static keys and rejects anything else', async () => {
-    const { key } = await keys.create('ci');
-    expect(await keys.verify(key)).to.equal(true);
-    expect(await keys.verify(STATIC)).to.equal(true);
+    const { key, info } = await keys.create('ci');
+    expect(await keys.verify(key)).to.deep.equal({ id: info.id, rpm: null, models: null, admin: false });
+    expect(await keys.verify(STATIC)).to.deep.equal({ id: null, rpm: null, models: null, admin: true });
     for (const wrong of ['', key.slice(0, -1), `${key}x`, key.toUpperCase(), `${STATIC}x`, STATIC.slice(1), key.slice(0, 12)]) {
-      expect(await keys.verify(wrong), wrong).to.equal(false);
+      expect(await keys.verify(wrong), wrong).to.equal(undefined);
     }
+  });
+
+  it('stores a policy (requests per minute, models, expiry, admin) and stops verifying an expired key', async () => {
+    const { key, info } = await keys.create('bot', { rpm: 60, models: ['whisper-1', 'minilm-sentiment'], expiresAt: new Date('2026-01-31T00:00:00.000Z'), admin: true });
+    expect(info).to.deep.include({ rpm: 60, models: '["whisper-1","minilm-sentiment"]', expires_at: '2026-01-31T00:00:00.000Z', admin: 1, requests: 0 });
+    expect(await keys.verify(key)).to.deep.equal({ id: info.id, rpm: 60, models: ['whisper-1', 'minilm-sentiment'], admin: true });
+    clock = new Date('2026-01-31T00:00:00.000Z');
+    expect(await keys.verify(key)).to.equal(undefined);
+  });
+
+  it('adds usage atomically', async () => {
+    const { info } = await keys.create('a');
+    await Promise.all([
+      keys.addUsage(info.id, { requests: 2, audioSeconds: 1.5, characters: 10 }),
+      keys.addUsage(info.id, { requests: 1, audioSeconds: 0.25, characters: 5 }),
+    ]);
+    expect((await keys.list())[0]).to.deep.include({ requests: 3, audio_seconds: 1.75, characters: 15 });
   });
 
   it('lists keys without their hashes', async () => {
@@ -77,7 +107,7 @@ describe('createKeyStore', () => {
     expect((await keys.revoke(String(a.info.id))).revoked_at).to.equal('2026-01-02T00:00:00.000Z');
     expect((await keys.revoke(b.info.prefix)).id).to.equal(b.info.id);
     expect((await keys.revoke(c.key)).id).to.equal(c.info.id);
-    for (const { key } of [a, b, c]) expect(await keys.verify(key)).to.equal(false);
+    for (const { key } of [a, b, c]) expect(await keys.verify(key)).to.equal(undefined);
   });
 
   it('keeps the first revocation time when a key is revoked twice', async () => {
@@ -107,18 +137,26 @@ describe('createKeyStore', () => {
     const lastUsed = async () =>
       (await db.selectFrom('api_keys').select('last_used_at').where('id', '=', info.id).executeTakeFirstOrThrow()).last_used_at;
 
+    // The write happens in the background (on PostgreSQL, on another pooled connection): wait for it, bounded.
+    const becomes = async (expected: string) => {
+      for (let tries = 0; tries < 200 && (await lastUsed()) !== expected; tries++) await sleep(10);
+      expect(await lastUsed()).to.equal(expected);
+    };
+
     clock = new Date('2026-01-01T00:00:10.000Z');
     await keys.verify(key);
-    expect(await lastUsed()).to.equal('2026-01-01T00:00:10.000Z');
+    await becomes('2026-01-01T00:00:10.000Z');
     clock = new Date('2026-01-01T00:00:50.000Z');
     await keys.verify(key);
+    await sleep(50);
     expect(await lastUsed()).to.equal('2026-01-01T00:00:10.000Z');
     clock = new Date('2026-01-01T00:01:11.000Z');
     await keys.verify(key);
-    expect(await lastUsed()).to.equal('2026-01-01T00:01:11.000Z');
+    await becomes('2026-01-01T00:01:11.000Z');
   });
 
-  describe('while another process (the keys CLI) holds the database write lock', () => {
+  // SQLite only: PostgreSQL has no database-wide write lock for another process to hold.
+  if (database === 'sqlite') describe('while another process (the keys CLI) holds the database write lock', () => {
     let locked: Kysely<Database>;
     let lockedKeys: KeyStore;
     let otherProcess: SQLite.Database;
@@ -141,7 +179,7 @@ describe('createKeyStore', () => {
       const loopDelay = monitorEventLoopDelay({ resolution: 10 });
       loopDelay.enable();
       const start = performance.now();
-      expect(await lockedKeys.verify(key)).to.equal(true);
+      expect(await lockedKeys.verify(key)).to.not.equal(undefined);
       // The lock is held for good here; a blocking wait would take the whole busy time-out (5 s).
       // 1 s leaves room for a loaded CI machine.
       expect(performance.now() - start).to.be.below(1_000);
@@ -156,13 +194,14 @@ describe('createKeyStore', () => {
     it('tries the last-use write again on the next verification when it timed out', async () => {
       const { key } = await lockedKeys.create('a');
       otherProcess.exec('BEGIN IMMEDIATE');
-      expect(await lockedKeys.verify(key)).to.equal(true);
+      expect(await lockedKeys.verify(key)).to.not.equal(undefined);
       await sleep(400); // past the 200 ms deadline: the write gave up
       otherProcess.exec('ROLLBACK');
       expect(await lastUsed()).to.equal(null);
       clock = new Date('2026-01-01T00:00:05.000Z'); // within the once-a-minute interval
-      expect(await lockedKeys.verify(key)).to.equal(true);
+      expect(await lockedKeys.verify(key)).to.not.equal(undefined);
       expect(await lastUsed()).to.equal('2026-01-01T00:00:05.000Z');
     });
   });
 });
+}

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Koa from 'koa';
+import type { InferenceApp } from '../../src/http/create-app.js';
 import type { Kysely } from 'kysely';
 import supertest from 'supertest';
 import { loadConfig, type Config, type Limits } from '../../src/config/load-config.js';
@@ -15,7 +15,9 @@ import { ENGINES } from '../../src/inference/engines.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
-import { createLogger } from '../../src/logger.js';
+import type { Redis } from 'ioredis';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { freshPostgresSchema, type TestDatabaseKind } from './test-databases.js';
 import type { Database } from '../../src/users/database.js';
 import { openDatabase } from '../../src/users/open-database.js';
 
@@ -32,12 +34,18 @@ export interface TestAppOptions {
   databasePath?: string;
   /** How long a write waits for another process's lock (openDatabase's option). */
   busyDeadlineMs?: number;
+  /** The app's logger (default: silent). */
+  logger?: Logger;
+  /** Redis for shared rate limits (a unique namespace per app is used). */
+  redis?: Redis;
+  /** `postgres`: a fresh schema on TEST_POSTGRES_URL (test-databases.ts) instead of a SQLite file. */
+  database?: TestDatabaseKind;
 }
 
 export interface TestApp {
   request: supertest.Agent;
   /** The Koa app itself, for tests that need a real listening server (connection reuse). */
-  app: Koa;
+  app: InferenceApp;
   db: Kysely<Database>;
   models: ModelRegistry;
   config: Config;
@@ -48,10 +56,11 @@ export interface TestApp {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'lis-test-'));
-  const databasePath = options.databasePath ?? join(dir, 'app.db');
+  const postgres = options.database === 'postgres' ? await freshPostgresSchema() : undefined;
+  const databasePath = postgres?.url ?? options.databasePath ?? join(dir, 'app.db');
   const modelsDir = options.modelsDir ?? join(dir, 'models');
   const loaded = loadConfig({
-    DATABASE_URL: `sqlite:${databasePath}`,
+    DATABASE_URL: postgres ? databasePath : `sqlite:${databasePath}`,
     MODELS_DIR: modelsDir,
     API_KEYS: TEST_API_KEY,
     LOG_LEVEL: 'silent',
@@ -65,7 +74,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     modelsDir,
     engines: options.engines ?? ENGINES,
   });
-  const app = createApp({ db, models, config, logger: createLogger('silent') });
+  const app = createApp({
+    db,
+    models,
+    config,
+    logger: options.logger ?? createLogger('silent'),
+    redis: options.redis,
+    rateLimitPrefix: `test-${databasePath}`,
+  });
   return {
     request: supertest.agent(app.callback()),
     app,
@@ -74,8 +90,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     config,
     databasePath,
     async close({ keepFiles = false } = {}) {
+      await app.dispose();
       await models.close();
       await db.destroy();
+      await postgres?.drop();
       if (!keepFiles) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -34,6 +34,19 @@ const MANIFEST: Manifest = {
   ],
 };
 
+/** The same models with aliases: one that prefers the missing model, one with nothing installed. */
+const translationEngine: Engine<'translation'> = {
+  tasks: ['translation'],
+  load: async () => ({ targetLanguages: ['es'], translate: async () => 'hola', dispose: async () => {} }),
+};
+const WITH_ALIASES: Manifest = {
+  models: [...MANIFEST.models, { id: 'mt-absent', task: 'translation', engine: 'scripted-mt', description: 'absent', license: 'mit', installCommand: 'npm run test-models' }],
+  aliases: {
+    'gpt-sentiment': { task: 'text-classification', prefer: ['other', 'sst2'] },
+    'nothing-here': { task: 'translation', prefer: [] },
+  },
+};
+
 describe('GET /v1/models', () => {
   let app: TestApp;
   let modelsDir: string;
@@ -58,6 +71,9 @@ describe('GET /v1/models', () => {
     expect(res.body.data).to.deep.equal([
       {
         id: 'sst2',
+        object: 'model',
+        created: 0,
+        owned_by: 'local-inference-server',
         task: 'text-classification',
         engine: 'scripted',
         description: 'English sentiment',
@@ -70,6 +86,9 @@ describe('GET /v1/models', () => {
       },
       {
         id: 'other',
+        object: 'model',
+        created: 0,
+        owned_by: 'local-inference-server',
         task: 'text-classification',
         engine: 'scripted',
         description: 'not installed',
@@ -97,5 +116,49 @@ describe('GET /v1/models', () => {
     const res = await app.request.get('/v1/models');
     expect(res.status).to.equal(401);
     expect(res.body.error.code).to.equal('unauthorized');
+  });
+});
+
+describe('model aliases and GET /v1/models/{id}', () => {
+  let app: TestApp;
+  let modelsDir: string;
+  before(async () => {
+    modelsDir = mkdtempSync(join(tmpdir(), 'lis-models-'));
+    mkdirSync(join(modelsDir, 'sst2'));
+    writeFileSync(join(modelsDir, 'sst2', INSTALL_MARKER), '{}');
+    app = await createTestApp({ manifest: WITH_ALIASES, modelsDir, engines: { scripted: engine, 'scripted-mt': translationEngine } });
+  });
+  after(async () => {
+    await app.close();
+    rmSync(modelsDir, { recursive: true, force: true });
+  });
+  const get = (path: string) => app.request.get(path).set('Authorization', bearer());
+
+  it('resolves an alias to its first installed candidate, and serves requests with it', async () => {
+    const alias = (await get('/v1/models/gpt-sentiment')).body;
+    expect(alias).to.deep.include({ id: 'gpt-sentiment', object: 'model', alias_of: 'sst2', installed: true, task: 'text-classification' });
+    const res = await app.request.post('/v1/classifications').set('Authorization', bearer()).send({ model: 'gpt-sentiment', query: 'Great!' });
+    expect(res.status).to.equal(200);
+  });
+
+  it('answers 503 naming the install command when no candidate is installed', async () => {
+    expect((await get('/v1/models/nothing-here')).body).to.deep.include({ installed: false, alias_of: null, task: 'translation' });
+    const res = await app.request
+      .post('/v1/engines/nothing-here/translate')
+      .set('Authorization', bearer())
+      .send({ model: 'nothing-here', text: 'Hello', target_language: 'es' });
+    expect(res.status).to.equal(503);
+    expect(res.body.error.code).to.equal('model_not_installed');
+    expect(res.body.error.message).to.match(/npm run test-models/);
+  });
+
+  it('lists installed models only on request, and names only installed models in a 404', async () => {
+    const installed = (await get('/v1/models?installed=true')).body.data.map((m: { id: string }) => m.id);
+    expect(installed).to.deep.equal(['sst2', 'gpt-sentiment']);
+    const unknown = await get('/v1/models/nope');
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body.error.message).to.equal('Unknown model "nope". Known models: sst2, gpt-sentiment');
+    const res = await app.request.post('/v1/classifications').set('Authorization', bearer()).send({ model: 'nope', query: 'x' });
+    expect(res.body.error.message).to.equal('Unknown model "nope". Known models: sst2, gpt-sentiment');
   });
 });

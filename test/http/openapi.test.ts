@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { ERROR_CODES } from '../../src/errors.js';
+import { LIBRETRANSLATE_PATHS } from '../../src/http/routes/libretranslate-routes.js';
+import { REALTIME_PATH } from '../../src/http/realtime/realtime-endpoint.js';
 import { createApp } from '../../src/http/create-app.js';
 import { createLogger } from '../../src/logger.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
@@ -66,7 +68,8 @@ describe('OpenAPI document', () => {
     const documented = new Set(operations().map(([method, path]) => `${method} ${path}`));
     const missing = routes.map(({ method, path }) => `${method} ${path}`).filter((route) => !documented.has(route));
     expect(missing, 'routes that declare no Operation').to.deep.equal([]);
-    const registered = new Set(routes.map(({ method, path }) => `${method} ${path}`));
+    // The WebSocket upgrade is served beside Koa's routers (realtime-endpoint.ts), not by them.
+    const registered = new Set([...routes.map(({ method, path }) => `${method} ${path}`), `GET ${REALTIME_PATH}`]);
     const extra = [...documented].filter((route) => !registered.has(route));
     expect(extra, 'documented routes that the app does not serve').to.deep.equal([]);
   });
@@ -83,21 +86,23 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('secures every /v1 operation with the bearer scheme and no area A operation', () => {
+  it('secures every operation that needs a key (/v1, /metrics, the LibreTranslate API) with the bearer scheme, and no area A operation', () => {
     expect(doc.components.securitySchemes.bearerAuth).to.deep.include({ type: 'http', scheme: 'bearer' });
     for (const [method, path, op] of operations()) {
       const secured = JSON.stringify(op.security ?? []) === JSON.stringify([{ bearerAuth: [] }]);
-      expect(secured, `${method} ${path}`).to.equal(path.startsWith('/v1/'));
+      expect(secured, `${method} ${path}`).to.equal(path.startsWith('/v1/') || path === '/metrics' || LIBRETRANSLATE_PATHS.has(path));
       if (path.startsWith('/v1/')) expect(op.responses, `${method} ${path}`).to.have.property('401');
     }
   });
 
-  it('documents area A errors as plain text and area B errors as the JSON error object', () => {
+  it('documents area A errors as plain text, area B errors as the JSON error object, LibreTranslate ones as {"error"}', () => {
     for (const [method, path, op] of operations()) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (Number(status) < 400) continue;
         const types = Object.keys(response.content ?? {});
-        expect(types, `${method} ${path} ${status}`).to.deep.equal(path.startsWith('/v1/') ? ['application/json'] : ['text/plain']);
+        const json = path.startsWith('/v1/') || LIBRETRANSLATE_PATHS.has(path);
+        expect(types, `${method} ${path} ${status}`).to.deep.equal(json ? ['application/json'] : ['text/plain']);
+        if (LIBRETRANSLATE_PATHS.has(path)) expect(response.content['application/json'].schema.required).to.deep.equal(['error']);
         if (path.startsWith('/v1/')) expect(response.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Error' });
       }
     }

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { join } from 'node:path';
 import { ERROR_CODES } from '../../src/errors.js';
 import { isApiPath } from '../../src/http/api-boundary.js';
+import { LIBRETRANSLATE_PATHS } from '../../src/http/routes/libretranslate-routes.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { fuzzRuns } from '../helpers/fuzz-runs.js';
@@ -93,6 +94,11 @@ describe('HTTP routes under random input (property)', function () {
           expect(res.headers['content-type'], where).to.match(/^application\/json/);
           expect(Object.keys(ERROR_CODES), where).to.include(res.body.error.code);
           if (res.status >= 500) expect(DOCUMENTED_503.has(res.body.error.code) && res.status === 503, where).to.equal(true);
+        } else if (LIBRETRANSLATE_PATHS.has(path)) {
+          // LibreTranslate's own error shape.
+          expect(res.headers['content-type'], where).to.match(/^application\/json/);
+          expect(res.body.error, where).to.be.a('string');
+          if (res.status >= 500) expect(res.status, where).to.equal(503);
         } else {
           expect(res.headers['content-type'], where).to.match(/^text\/plain/);
           expect(res.status, where).to.be.below(500);

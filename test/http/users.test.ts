@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { gzipSync } from 'node:zlib';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { testDatabaseKinds } from '../helpers/test-databases.js';
 
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-describe('/users', () => {
+for (const database of testDatabaseKinds()) {
+describe(`/users (${database})`, () => {
   let app: TestApp;
   const rows = () => app.db.selectFrom('users').selectAll().orderBy('id').execute();
   const create = (body: object) => app.request.post('/users').send(body);
@@ -21,7 +23,7 @@ describe('/users', () => {
   }
 
   beforeEach(async () => {
-    app = await createTestApp();
+    app = await createTestApp({ database });
   });
   afterEach(() => app.close());
 
@@ -310,3 +312,4 @@ describe('/users', () => {
     expect(res.headers.allow).to.match(/PUT/);
   });
 });
+}

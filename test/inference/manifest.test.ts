@@ -58,4 +58,15 @@ describe('model manifest', () => {
     expect(() => parseManifest({ models: [entry, entry] })).to.throw(/duplicate id "a"/);
     expect(() => parseManifest({ models: [{ ...entry, task: 'chat' }] })).to.throw(/task must be one of/);
   });
+
+  it('accepts aliases of a task whose preferred models serve it, and refuses others', () => {
+    const committed = parseManifest(JSON.parse(readFileSync('models/models.json', 'utf8')));
+    expect(committed.aliases?.['whisper-1']?.task).to.equal('speech-to-text');
+    expect(committed.aliases?.['tts-1']?.task).to.equal('text-to-speech');
+    const models = [{ id: 'm', task: 'translation', engine: 'e', description: 'd', license: 'l' }];
+    expect(() => parseManifest({ models, aliases: { 'mt-1': { task: 'translation', prefer: ['m'] } } })).not.to.throw();
+    expect(() => parseManifest({ models, aliases: { 'mt-1': { task: 'speech-to-text', prefer: ['m'] } } })).to.throw(ManifestError, /"m" is not a speech-to-text model/);
+    expect(() => parseManifest({ models, aliases: { m: { task: 'translation', prefer: [] } } })).to.throw(ManifestError, /a model already has this id/);
+    expect(() => parseManifest({ models, aliases: { 'a b': { task: 'translation', prefer: [] } } })).to.throw(ManifestError, /must match/);
+  });
 });

@@ -84,7 +84,7 @@ describe('keys CLI (scripts/keys.ts)', () => {
   });
 
   it('exits 1 naming the variable when DATABASE_URL is invalid', async () => {
-    const res = await keys(['list'], { DATABASE_URL: 'postgres://nope' });
+    const res = await keys(['list'], { DATABASE_URL: 'mysql://nope' });
     expect(res.code).to.equal(1);
     expect(res.stderr).to.match(/^Configuration error: DATABASE_URL/);
   });

@@ -35,7 +35,7 @@ describe('openDatabase', () => {
     try {
       expect(await second.selectFrom('users').select('name').execute()).to.deep.equal([{ name: 'Ann' }]);
       const migrations = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(second);
-      expect(migrations.rows.map((r) => r.name)).to.deep.equal(['2026-11-22-001-users', '2026-11-22-002-api-keys']);
+      expect(migrations.rows.map((r) => r.name)).to.deep.equal(['2026-11-22-001-users', '2026-11-22-002-api-keys', '2026-11-23-003-api-key-policy']);
     } finally {
       await second.destroy();
     }

@@ -7,21 +7,27 @@ import { ConflictError, NotFoundError } from '../../src/errors.js';
 import type { Database } from '../../src/users/database.js';
 import { openDatabase } from '../../src/users/open-database.js';
 import { createUserStore, type UserStore } from '../../src/users/user-store.js';
+import { freshPostgresSchema, testDatabaseKinds } from '../helpers/test-databases.js';
 
-describe('createUserStore', () => {
+for (const database of testDatabaseKinds()) {
+describe(`createUserStore (${database})`, () => {
   let dir: string;
   let db: Kysely<Database>;
   let users: UserStore;
   let clock: Date;
+  let dropSchema: (() => Promise<void>) | undefined;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lis-test-'));
-    db = await openDatabase(join(dir, 'app.db'));
+    const postgres = database === 'postgres' ? await freshPostgresSchema() : undefined;
+    dropSchema = postgres?.drop;
+    db = await openDatabase(postgres?.url ?? join(dir, 'app.db'));
     clock = new Date('2026-01-01T00:00:00.000Z');
     users = createUserStore(db, () => clock);
   });
   afterEach(async () => {
     await db.destroy();
+    await dropSchema?.();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -66,7 +72,7 @@ describe('createUserStore', () => {
     await sql`DROP TABLE users`.execute(db);
     const error = await failure(users.list());
     expect(error).to.be.instanceOf(Error).and.not.be.instanceOf(ConflictError);
-    expect((error as Error).message).to.match(/no such table/);
+    expect((error as Error).message).to.match(/no such table|relation "users" does not exist/);
   });
 
   it('removes a record', async () => {
@@ -75,3 +81,4 @@ describe('createUserStore', () => {
     expect(await users.list()).to.deep.equal([]);
   });
 });
+}

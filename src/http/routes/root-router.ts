@@ -1,27 +1,36 @@
 import Router from '@koa/router';
 import type { Limits } from '../../config/load-config.js';
+import type { ConstantResponse } from '../constant-responses.js';
 import { renderDocsPage } from '../docs-page.js';
 import { buildOpenApiDocument } from '../openapi.js';
 import { jsonResponse, type Operation } from '../operation.js';
 
 export const GREETING = 'Hello from the local inference server. See /docs for the API.';
 
-/** `/`, and the API description built once, from the limits this app was created with. */
-export function createRootRouter(limits: Limits): Router {
-  const document = Object.freeze(buildOpenApiDocument(limits));
-  const docsPage = renderDocsPage(document);
+/**
+ * What `/`, `/openapi.json`, `/docs` and the liveness probes (health-routes.ts) answer: built
+ * once, from the limits this app was created with.
+ */
+export function rootResponses(limits: Limits): Record<string, ConstantResponse> {
+  const document = buildOpenApiDocument(limits);
+  return {
+    '/': { contentType: 'text/plain; charset=utf-8', body: GREETING },
+    '/health': { contentType: 'text/plain; charset=utf-8', body: 'OK' },
+    '/healthz': { contentType: 'text/plain; charset=utf-8', body: 'ok' },
+    '/openapi.json': { contentType: 'application/json; charset=utf-8', body: JSON.stringify(document) },
+    '/docs': { contentType: 'text/html; charset=utf-8', body: renderDocsPage(document) },
+  };
+}
+
+/** Serves `responses` (the request listener answers the small ones first: constant-responses.ts). */
+export function createRootRouter(responses: Readonly<Record<string, ConstantResponse>>): Router {
   const router = new Router({ sensitive: true });
-  router.get('/', (ctx) => {
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = GREETING;
-  });
-  router.get('/openapi.json', (ctx) => {
-    ctx.body = document;
-  });
-  router.get('/docs', (ctx) => {
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = docsPage;
-  });
+  for (const [path, { contentType, body }] of Object.entries(responses)) {
+    router.get(path, (ctx) => {
+      ctx.type = contentType;
+      ctx.body = body;
+    });
+  }
   return router;
 }
 

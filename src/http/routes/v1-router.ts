@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import type { Limits } from '../../config/load-config.js';
-import type { ModelRegistry } from '../../inference/model-registry.js';
-import { createAdmission, type Admission } from '../admission.js';
+import type { Models } from '../scoped-models.js';
+import type { Admission } from '../admission.js';
 import type { Operation } from '../operation.js';
+import { realtimeOperations } from '../realtime/realtime-endpoint.js';
 import { createRequestValidator, type RequestValidator } from '../validation.js';
 import { classificationOperations, classificationRoutes } from './v1/classification-routes.js';
 import { modelOperations, modelRoutes } from './v1/model-routes.js';
@@ -13,8 +14,10 @@ import { transcriptionOperations, transcriptionRoutes } from './v1/transcription
 import { translationOperations, translationRoutes } from './v1/translation-routes.js';
 
 export interface V1Deps {
-  models: ModelRegistry;
+  models: Models;
   limits: Limits;
+  /** Shared with the other routers that run models (one bound per task for the whole app). */
+  admit: Admission;
 }
 
 export interface V1RouteDeps extends V1Deps {
@@ -29,7 +32,6 @@ export interface V1RouteDeps extends V1Deps {
 export function createV1Router(options: V1Deps): Router {
   const deps: V1RouteDeps = {
     ...options,
-    admit: createAdmission(options.limits.maxPendingRequests),
     speak: createSpeechResponder(options),
     validator: createRequestValidator(),
   };
@@ -51,5 +53,6 @@ export function v1Operations(limits: Limits): Operation[] {
     ...speechOperations(limits),
     ...openAiSpeechOperations(limits),
     ...openAiAudioOperations(limits),
+    ...realtimeOperations(limits.realtime),
   ];
 }

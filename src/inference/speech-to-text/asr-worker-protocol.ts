@@ -3,6 +3,7 @@ import type { PcmAudio } from '../../audio/pcm-audio.js';
 import type { EncodedAudio, Transcript, TranscriptSegment } from '../types.js';
 import type { CallContext } from '../worker/worker-api.js';
 import type { Dtype } from './asr-options.js';
+import type { VadFilterRequest } from './vad-filter.js';
 
 export interface AsrWorkerInit {
   /** transformers.js resolves `modelId` under this folder (env.localModelPath). */
@@ -16,6 +17,8 @@ export interface AsrWorkerInit {
   nice: number;
   /** onnxruntime's CPU memory arena on (faster reuse) or off (lower peak RSS). */
   memoryArena?: boolean;
+  /** Silero VAD's onnx file for `vad_filter`; absent when it is not installed. */
+  vadModelFile?: string;
 }
 
 export interface AsrRequest {
@@ -29,6 +32,8 @@ export interface AsrRequest {
   chunkLengthSeconds: number;
   strideSeconds: number;
   maxNewTokens?: number;
+  /** Absent: no VAD filter. */
+  vad?: VadFilterRequest;
 }
 
 export type AsrResponse = Transcript;

@@ -9,13 +9,14 @@ import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { resample } from '../../audio/resample.js';
 import { configureRuntime } from '../runtime.js';
-import type { EncodedAudio } from '../types.js';
+import type { EncodedAudio, Transcript } from '../types.js';
 import { abortStreamer } from '../abort-streamer.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
 import type { CallContext } from '../worker/worker-api.js';
 import type { AsrApi, AsrProgress, AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
+import { silentTranscript, VadFilter } from './vad-filter.js';
 import { whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { toTranscript, type WhisperOutput } from './whisper-output.js';
@@ -49,25 +50,32 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const longForm = longFormModel(asr);
+  const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
 
   /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
   const transcribe = async (request: AsrRequest, { signal, progress }: Pick<CallContext<AsrProgress>, 'signal' | 'progress'>): Promise<AsrResponse> => {
-    const audio = await toModelInput(request.audio, sampleRate);
+    const decoded = await toModelInput(request.audio, sampleRate);
     signal.throwIfAborted();
+    // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
+    const speech = await vadFilter?.speechOnly(decoded, sampleRate, request.vad, signal);
+    if (speech?.samples.length === 0) return silentTranscript(decoded.length / sampleRate, { language: request.language, segments: request.segments });
+    const audio = speech?.samples ?? decoded;
     const duration = audio.length / sampleRate;
     const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
     signal.throwIfAborted();
+    // Times of the speech-only audio back to the upload's (and its duration).
+    const restore = (transcript: Transcript): Transcript => (speech ? speech.restore(transcript) : transcript);
     if (longForm && duration > request.chunkLengthSeconds) {
       // Over one window: openai's sequential decode, always with timestamps, whatever the
       // response format (without them each window's text stops early).
       const startTokens = whisperStartTokens(asr.model.generation_config ?? {}, { language, task: request.task });
-      const onSegments = (fresh: DecodedSegment[]) => progress({ segments: fresh });
+      const onSegments = (fresh: DecodedSegment[]) => progress({ segments: restore({ text: '', duration, segments: fresh }).segments ?? [] });
       const segments = await decodeLongForm(audio, longForm, { startTokens, signal, sampleRate, maxTokensPerWindow: request.maxNewTokens, onSegments });
       const chunks = segments.map((segment) => ({ timestamp: [segment.start, segment.end] as [number, number], text: segment.text }));
-      return toTranscript({ text: segmentsText(segments), chunks }, { duration, language, segments: request.segments });
+      return restore(toTranscript({ text: segmentsText(segments), chunks }, { duration, language, segments: request.segments }));
     }
     const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
-    return toTranscript(output, { duration, language, segments: request.segments });
+    return restore(toTranscript(output, { duration, language, segments: request.segments }));
   };
 
   return {
@@ -80,7 +88,10 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
       // cancelled while it waits is never decoded.
       return context.serial(() => transcribe(request, context));
     },
-    dispose: () => asr.dispose(),
+    dispose: async () => {
+      await vadFilter?.dispose();
+      await asr.dispose();
+    },
   };
 });
 

@@ -10,6 +10,7 @@ import type { ManifestEntry } from '../manifest.js';
 import type { Transcriber } from '../types.js';
 import { AsrOptions, asrOptionsRule, defaultThreads } from './asr-options.js';
 import type { AsrWorkerInit } from './asr-worker-protocol.js';
+import { vadModelFile } from './silero-vad-engine.js';
 import { WhisperTranscriber } from './whisper-transcriber.js';
 
 export const transformersAsrEngine = defineEngine({
@@ -19,7 +20,7 @@ export const transformersAsrEngine = defineEngine({
 
   async load(entry: ManifestEntry, context: EngineContext, options: AsrOptions): Promise<Transcriber> {
     const multilingual = options.multilingual ?? (await readIsMultilingual(context.modelDir));
-    const init: AsrWorkerInit = { modelsDir: context.modelsDir, modelId: entry.id, dtype: options.dtype, threads: options.threads ?? defaultThreads(), fastFeatures: options.fastFeatures, nice: options.threadNice, memoryArena: options.memoryArena };
+    const init: AsrWorkerInit = { modelsDir: context.modelsDir, modelId: entry.id, dtype: options.dtype, threads: options.threads ?? defaultThreads(), fastFeatures: options.fastFeatures, nice: options.threadNice, memoryArena: options.memoryArena, vadModelFile: await vadModelFile(context.modelsDir) };
     return WhisperTranscriber.start(init, { ...options, modelId: entry.id, multilingual });
   },
 

@@ -9,6 +9,7 @@ import { ModelWorker } from '../worker/model-worker.js';
 import { workerModule } from '../worker/worker-api.js';
 import type { AsrOptions } from './asr-options.js';
 import type { AsrApi, AsrRequest, AsrWorkerInit } from './asr-worker-protocol.js';
+import { vadFilterRequest } from './vad-request.js';
 import { whisperLanguageCode } from './whisper-languages.js';
 
 const ASR_WORKER = workerModule<AsrApi, AsrWorkerInit>(import.meta.url, './asr-worker');
@@ -21,16 +22,18 @@ export interface WhisperTranscriberOptions extends AsrOptions {
 export class WhisperTranscriber implements Transcriber {
   readonly #options: WhisperTranscriberOptions;
   readonly #worker: ModelWorker<AsrApi>;
+  readonly #vadInstalled: boolean;
 
-  constructor(worker: ModelWorker<AsrApi>, options: WhisperTranscriberOptions) {
+  constructor(worker: ModelWorker<AsrApi>, options: WhisperTranscriberOptions, vadInstalled = false) {
     this.#worker = worker;
     this.#options = options;
+    this.#vadInstalled = vadInstalled;
   }
 
   /** Starts the model's ASR worker (rejects if the model cannot load there). */
   static async start(init: AsrWorkerInit, options: WhisperTranscriberOptions): Promise<WhisperTranscriber> {
     const worker = await ModelWorker.start(ASR_WORKER, { init, modelId: options.modelId, name: `asr:${options.modelId}` });
-    return new WhisperTranscriber(worker, options);
+    return new WhisperTranscriber(worker, options, init.vadModelFile !== undefined);
   }
 
   async transcribe(audio: PcmAudio | EncodedAudio, options: TranscribeOptions = {}): Promise<Transcript> {
@@ -41,6 +44,7 @@ export class WhisperTranscriber implements Transcriber {
       chunkLengthSeconds: this.#options.chunkLengthSeconds,
       strideSeconds: this.#options.strideSeconds,
       maxNewTokens: this.#options.maxNewTokens,
+      vad: vadFilterRequest(options, this.#vadInstalled),
     };
     const { onSegments } = options;
     const transcript = await this.#worker.call('transcribe', request, {

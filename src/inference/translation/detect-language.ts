@@ -38,23 +38,39 @@ const STOPWORDS: Readonly<Record<string, readonly string[]>> = {
 };
 
 export function detectLanguage(text: string): string | undefined {
+  return languageCandidates(text)[0]?.language;
+}
+
+/**
+ * Every language the text may be in, most likely first, with a confidence in percent: 90 for a
+ * script only one of our languages uses; otherwise each language's share of the common words
+ * found (two languages tied at 3 words each get 50 each). Empty when nothing matches.
+ */
+export function languageCandidates(text: string): { language: string; confidence: number }[] {
   const sample = text.slice(0, 2000);
+  const byScript = scriptLanguage(sample);
+  if (byScript) return [{ language: byScript, confidence: 90 }];
+  const scores = stopwordScores(sample);
+  const total = scores.reduce((sum, [, score]) => sum + score, 0);
+  return scores.map(([language, score]) => ({ language, confidence: Math.round((1000 * score) / total) / 10 }));
+}
+
+function scriptLanguage(sample: string): string | undefined {
   for (const [pattern, language] of SCRIPTS) if (pattern.test(sample)) return language;
   if (/[\u0600-\u06ff]/.test(sample)) return /[پچژگ]/.test(sample) ? 'fa' : 'ar';
   if (/[\u0400-\u04ff]/.test(sample)) return /[іїєґ]/i.test(sample) ? 'uk' : 'ru';
-  return byStopwords(sample);
+  return undefined;
 }
 
 const STOPWORD_SETS = Object.entries(STOPWORDS).map(([language, list]) => [language, new Set(list)] as const);
 
-/** Ties go to the language listed first (the more widely used one: "hola" is es before ca). */
-function byStopwords(text: string): string | undefined {
+/**
+ * Languages with at least one common word, by count; ties keep the order of STOPWORDS (the more
+ * widely used language first: "hola" is es before ca).
+ */
+function stopwordScores(text: string): [string, number][] {
   const words = text.toLowerCase().match(/\p{L}+/gu) ?? [];
-  let best: string | undefined;
-  let bestScore = 0;
-  for (const [language, set] of STOPWORD_SETS) {
-    const score = words.reduce((sum, word) => sum + (set.has(word) ? 1 : 0), 0);
-    if (score > bestScore) [best, bestScore] = [language, score];
-  }
-  return best;
+  return STOPWORD_SETS.map(([language, set]) => [language, words.reduce((sum, word) => sum + (set.has(word) ? 1 : 0), 0)] as [string, number])
+    .filter(([, score]) => score > 0)
+    .sort((a, b) => b[1] - a[1]);
 }

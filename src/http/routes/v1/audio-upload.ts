@@ -28,7 +28,7 @@ export const AUDIO_MEDIA_TYPES: readonly string[] = [
   'application/octet-stream',
 ];
 
-const FIELDS = ['model', 'language', 'task', 'response_format', 'stream'] as const;
+const FIELDS = ['model', 'language', 'task', 'response_format', 'stream', 'vad_filter', 'min_silence_duration_ms', 'speech_pad_ms', 'vad_threshold'] as const;
 /** The OpenAI form has a handful of fields (model, language, prompt, temperature, timestamp_granularities[] …). */
 const MAX_FORM_FIELDS = 20;
 /** A prompt is the longest field OpenAI clients send (224 tokens). */

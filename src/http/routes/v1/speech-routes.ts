@@ -12,7 +12,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
-import type { ModelRegistry } from '../../../inference/model-registry.js';
+import type { Models } from '../../scoped-models.js';
 import { SPEECH_MEDIA_TYPES, type SpeechFormat } from '../../../inference/types.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
@@ -84,7 +84,7 @@ export const speechOperations = (limits: Limits): Operation[] => [
 export type SpeechResponder = (ctx: Context, request: SpeechRequest) => Promise<void>;
 
 /** Shared by /v1/text-to-speech and the OpenAI-style /v1/audio/speech (one per app). */
-export function createSpeechResponder(deps: { models: ModelRegistry }): SpeechResponder {
+export function createSpeechResponder(deps: { models: Models }): SpeechResponder {
   return async (ctx, request) => {
     const synthesizer = await deps.models.get(request.model, 'text-to-speech');
     const chunks = synthesizer.speak(request.input, {

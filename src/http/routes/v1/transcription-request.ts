@@ -7,7 +7,7 @@ import { Type, type Static, type TObject, type TProperties } from '@sinclair/typ
 import type { Limits } from '../../../config/load-config.js';
 import type { EncodedAudio, TranscribeOptions } from '../../../inference/types.js';
 import { jsonError, V1_COMMON_ERRORS, megabytes, type Json, type Operation } from '../../operation.js';
-import { StringEnum, Text } from '../../schema-types.js';
+import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { RequestValidator } from '../../validation.js';
 import type { AudioUpload } from './audio-upload.js';
 
@@ -20,6 +20,14 @@ export const transcriptionFields = {
       description: '`true`: answer `text/event-stream` with `transcript.text.delta` events as the audio is transcribed, then `transcript.text.done`.',
     }),
   ),
+  vad_filter: Type.Optional(
+    StringEnum(['true', 'false'] as const, {
+      description: 'Transcribe only the speech Silero VAD finds (`true`) or all the audio (`false`). Default: on for audio over 30 s when the VAD model is installed. Audio without speech answers an empty transcript.',
+    }),
+  ),
+  min_silence_duration_ms: Type.Optional(NumberIn({ min: 0, max: 60_000 }, { description: 'VAD: a pause shorter than this does not end a stretch of speech (default 2000).' })),
+  speech_pad_ms: Type.Optional(NumberIn({ min: 0, max: 10_000 }, { description: 'VAD: each stretch of speech is widened by this much on both sides (default 400).' })),
+  vad_threshold: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, description: 'VAD: a 32 ms frame whose speech probability is at least this is speech (default 0.5).' })),
 };
 
 export interface TranscriptionRequest {
@@ -42,8 +50,16 @@ export function toTranscriptionRequest(upload: AudioUpload, fields: Transcriptio
   return {
     modelId: fields.model,
     audio: { bytes: upload.bytes, contentType: upload.contentType, maxSeconds: limits.maxAudioSeconds },
-    options: { language: fields.language, task: fields.task, ...extra },
+    options: { language: fields.language, task: fields.task, ...vadOptions(fields), ...extra },
     stream: fields.stream === 'true',
+  };
+}
+
+function vadOptions(fields: TranscriptionFields): Pick<TranscribeOptions, 'vadFilter' | 'vad'> {
+  const vad = { minSilenceDurationMs: fields.min_silence_duration_ms, speechPadMs: fields.speech_pad_ms, threshold: fields.vad_threshold };
+  return {
+    ...(fields.vad_filter === undefined ? {} : { vadFilter: fields.vad_filter === 'true' }),
+    ...(Object.values(vad).some((value) => value !== undefined) ? { vad } : {}),
   };
 }
 

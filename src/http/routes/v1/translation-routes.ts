@@ -36,7 +36,6 @@ export function translationRoutes(router: Router, { models, limits, admit, valid
       throw new ValidationError(`"model" in the body (${body.model}) must equal the model in the path (${ctx.params.model})`);
     }
     // The translator maps `es-MX` / `spa` to its own `es`, or answers 400 listing what it supports.
-    // The translator maps `es-MX` / `spa` to its own `es`, or answers 400 listing what it supports.
     const translator = await models.get(body.model, 'translation');
     const languages = {
       targetLanguage: body.target_language.toLowerCase(),

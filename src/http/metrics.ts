@@ -1,0 +1,102 @@
+/**
+ * Prometheus metrics (prom-client, one registry per app: no globals) and the access log: one
+ * line per request with method, route, status, duration, request id and which key was used,
+ * never the key itself.
+ */
+import type { Middleware } from 'koa';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { API_KEY_PREFIX, displayPrefix, hashApiKey } from '../auth/api-key.js';
+import type { ModelRegistry } from '../inference/model-registry.js';
+import type { Task } from '../inference/types.js';
+import type { Logger } from '../logger.js';
+
+/** Requests no route matched share one label, so random paths cannot grow the series without bound. */
+const UNMATCHED = '(unmatched)';
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+export interface AdmissionObserver {
+  pending(task: Task, count: number): void;
+  rejected(task: Task): void;
+}
+
+export class AppMetrics {
+  readonly registry = new Registry();
+  readonly #requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by method, route and status.', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly #duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request to the end of the response, by method, route and status.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #pending = new Gauge({ name: 'admission_pending_requests', help: 'Inference requests held (running, queued or uploading) by task.', labelNames: ['task'], registers: [this.registry] });
+  readonly #rejected = new Counter({ name: 'admission_rejected_total', help: 'Inference requests refused with 503 server_busy, by task.', labelNames: ['task'], registers: [this.registry] });
+  readonly #loads = new Counter({ name: 'model_loads_total', help: 'Model loads by model and outcome (loaded | failed).', labelNames: ['model', 'outcome'], registers: [this.registry] });
+  readonly #loadSeconds = new Histogram({ name: 'model_load_seconds', help: 'Time to load a model.', labelNames: ['model'], buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
+
+  constructor(models: ModelRegistry) {
+    collectDefaultMetrics({ register: this.registry });
+    models.onLoad(({ modelId, seconds, ok }) => {
+      this.#loads.inc({ model: modelId, outcome: ok ? 'loaded' : 'failed' });
+      if (ok) this.#loadSeconds.observe({ model: modelId }, seconds);
+    });
+  }
+
+  readonly admission: AdmissionObserver = {
+    pending: (task, count) => this.#pending.set({ task }, count),
+    rejected: (task) => this.#rejected.inc({ task }),
+  };
+
+  /** prom-client hashes a label object on every call; one child per label set is kept instead. */
+  readonly #series = new Map<string, { requests: ReturnType<Counter['labels']>; duration: ReturnType<Histogram['labels']> }>();
+
+  /** Counts one finished request; `route` is the matched route pattern, if any. */
+  record(method: string, route: string | undefined, status: number, seconds: number): void {
+    const name = route ?? UNMATCHED;
+    const key = `${method} ${status} ${name}`;
+    let series = this.#series.get(key);
+    if (!series) {
+      series = { requests: this.#requests.labels(method, name, String(status)), duration: this.#duration.labels(method, name, String(status)) };
+      this.#series.set(key, series);
+    }
+    series.requests.inc();
+    series.duration.observe(seconds);
+  }
+}
+
+/**
+ * Outermost middleware: times each request until its response is done (streamed speech included),
+ * then counts it and writes its access-log line.
+ */
+export function observeRequests(metrics: AppMetrics, logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    ctx.res.once('close', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+      // A response cut off by the client never finished: logged with the status it was given.
+      metrics.record(ctx.method, route, ctx.status, seconds);
+      if (!logger.enabled('info')) return;
+      logger.info('request', {
+        method: ctx.method,
+        route: route ?? UNMATCHED,
+        status: ctx.status,
+        ms: Math.round(seconds * 10_000) / 10,
+        requestId: ctx.response.get('X-Request-Id') || undefined,
+        key: keyLabel(ctx.get('Authorization')),
+        ...(ctx.res.writableFinished ? {} : { aborted: true }),
+      });
+    });
+    await next();
+  };
+}
+
+/**
+ * How the access log names a key: our generated keys by their display prefix (what `keys list`
+ * shows), any other key by a short hash, so a static key is never written, even in part.
+ */
+export function keyLabel(authorization: string): string | undefined {
+  const key = /^Bearer +(\S+)/i.exec(authorization)?.[1];
+  if (!key) return undefined;
+  return key.startsWith(API_KEY_PREFIX) ? displayPrefix(key) : `sha256:${hashApiKey(key).toString('hex').slice(0, 8)}`;
+}

@@ -1,0 +1,317 @@
+/**
+ * One live transcription session: audio arrives in `input_audio_buffer.append` events, turns are
+ * cut by server VAD (or by the client's `commit`), and each committed turn becomes an item whose
+ * transcript is sent as `conversation.item.input_audio_transcription.delta` / `.completed`.
+ *
+ * Knows nothing of WebSockets: the endpoint hands it parsed events and a `send`, so the protocol
+ * is testable on its own. Audio work (PCM16 → 16 kHz, speech probabilities) happens in a worker
+ * behind `LiveAudioStream`; transcription goes through the registry's Transcriber.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RealtimeLimits } from '../../config/load-config.js';
+import { AppError, PayloadTooLargeError, ValidationError } from '../../errors.js';
+import type { LiveAudioStream, Transcriber } from '../../inference/types.js';
+import type { ClientEvent, ClientEventType, RealtimeErrorBody, ServerEvent, SessionSettings } from './realtime-events.js';
+import { TurnDetector, type TurnDetection } from './turn-detector.js';
+
+export const SAMPLE_RATE = 16_000;
+/** Silero VAD's frame at 16 kHz: one speech probability per 512 samples. */
+const FRAME_SAMPLES = 512;
+const FRAME_MS = (FRAME_SAMPLES * 1000) / SAMPLE_RATE;
+/** OpenAI refuses to commit less than 100 ms of audio. */
+const MIN_COMMIT_MS = 100;
+
+export const DEFAULT_TURN_DETECTION: TurnDetection = Object.freeze({ threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 });
+
+export interface SessionDeps {
+  /** The session's model (from the URL's `?model=` or a session update), loaded on first use. */
+  transcriber(modelId: string): Promise<Transcriber>;
+  /** Opens the audio pipeline; speech probabilities only when `detectSpeech`. */
+  openAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream>;
+  send(event: ServerEvent): void;
+  /** Stop and resume reading the client's messages (backpressure). */
+  pause(): void;
+  resume(): void;
+  limits: RealtimeLimits;
+}
+
+interface Settings {
+  model: string | undefined;
+  language: string | undefined;
+  prompt: string | undefined;
+  turnDetection: TurnDetection | null;
+}
+
+export class TranscriptionSession {
+  readonly id = `sess_${randomUUID().replaceAll('-', '')}`;
+  readonly #deps: SessionDeps;
+  readonly #abort = new AbortController();
+  #settings: Settings;
+  #audio: { stream: Promise<LiveAudioStream>; detectsSpeech: boolean } | undefined;
+  #detector: TurnDetector | null = null;
+  /** 16-kHz audio not yet committed; `#bufferStart` is its first sample's index in the stream. */
+  #buffer: Float32Array[] = [];
+  #bufferSamples = 0;
+  #bufferStart = 0;
+  #streamSamples = 0;
+  #turnItemId: string | undefined;
+  #previousItemId: string | null = null;
+  /** Events handled one at a time, in arrival order (appends wait for the audio worker). */
+  #incoming: Promise<void> = Promise.resolve();
+  #transcriptions: Promise<void> = Promise.resolve();
+  #pendingItems = 0;
+  #paused = false;
+
+  constructor(deps: SessionDeps, initial: { model?: string }) {
+    this.#deps = deps;
+    this.#settings = { model: initial.model, language: undefined, prompt: undefined, turnDetection: DEFAULT_TURN_DETECTION };
+    this.#detector = this.#newDetector();
+  }
+
+  start(): void {
+    this.#deps.send({ type: 'transcription_session.created', session: this.#describe() });
+  }
+
+  /** Handles one checked client event after those before it. */
+  handle(event: ClientEvent): Promise<void> {
+    this.#incoming = this.#incoming.then(() => this.#dispatch(event)).catch((error: unknown) => this.#sendError(error, event.event_id));
+    return this.#incoming;
+  }
+
+  /** Ends the session: queued and running transcriptions stop, the audio worker stream closes. */
+  async close(): Promise<void> {
+    this.#abort.abort(new Error('realtime session closed'));
+    await this.#closeAudio();
+  }
+
+  sendError(code: string, message: string, eventId?: string): void {
+    this.#deps.send({ type: 'error', error: errorBody('invalid_request_error', code, message, eventId) });
+  }
+
+  async #dispatch(event: ClientEvent): Promise<void> {
+    if (this.#abort.signal.aborted) return;
+    switch (event.type as ClientEventType) {
+      case 'transcription_session.update':
+        return this.#update((event as ClientEvent<'transcription_session.update'>).session);
+      case 'input_audio_buffer.append':
+        return this.#append((event as ClientEvent<'input_audio_buffer.append'>).audio);
+      case 'input_audio_buffer.commit':
+        return this.#commitByClient(event.event_id);
+      case 'input_audio_buffer.clear':
+        this.#dropBuffer(this.#streamSamples);
+        this.#turnItemId = undefined;
+        this.#detector = this.#newDetector();
+        this.#deps.send({ type: 'input_audio_buffer.cleared' });
+        return;
+    }
+  }
+
+  #update(session: SessionSettings): void {
+    const transcription = session.input_audio_transcription;
+    if (transcription) {
+      this.#settings.model = transcription.model ?? this.#settings.model;
+      this.#settings.language = transcription.language ?? this.#settings.language;
+      this.#settings.prompt = transcription.prompt ?? this.#settings.prompt;
+    }
+    if (session.turn_detection !== undefined) {
+      const vad = session.turn_detection;
+      this.#settings.turnDetection =
+        vad === null
+          ? null
+          : {
+              threshold: vad.threshold ?? DEFAULT_TURN_DETECTION.threshold,
+              prefixPaddingMs: vad.prefix_padding_ms ?? DEFAULT_TURN_DETECTION.prefixPaddingMs,
+              silenceDurationMs: vad.silence_duration_ms ?? DEFAULT_TURN_DETECTION.silenceDurationMs,
+            };
+      // Time keeps running; only a turn in progress is forgotten (its audio stays buffered).
+      this.#detector = this.#newDetector();
+      this.#turnItemId = undefined;
+    }
+    this.#deps.send({ type: 'transcription_session.updated', session: this.#describe() });
+  }
+
+  async #append(base64: string): Promise<void> {
+    const bytes = Buffer.from(base64, 'base64');
+    if (bytes.length % 2 !== 0) throw new ValidationError('"audio" must be whole 16-bit samples (an even number of bytes)');
+    const bufferCap = this.#deps.limits.maxBufferSeconds * SAMPLE_RATE;
+    if (this.#settings.turnDetection === null && this.#bufferSamples + (bytes.length / 2) * (SAMPLE_RATE / 24_000) > bufferCap) {
+      throw new PayloadTooLargeError(`The input audio buffer holds at most ${this.#deps.limits.maxBufferSeconds} s; commit or clear it`);
+    }
+    const audio = await this.#openAudio();
+    const { samples, speechProbabilities } = await audio.push(bytes);
+    if (this.#abort.signal.aborted) return;
+    this.#buffer.push(samples);
+    this.#bufferSamples += samples.length;
+    this.#streamSamples += samples.length;
+    if (this.#detector && this.#settings.turnDetection) {
+      for (const turn of this.#detector.push(speechProbabilities)) {
+        if (turn.type === 'speech_started') this.#speechStarted(turn.atMs, this.#settings.turnDetection.prefixPaddingMs);
+        else this.#speechStopped(turn.atMs);
+      }
+      // Between turns only the prefix padding is kept.
+      if (!this.#detector.speaking) {
+        this.#dropBuffer(this.#streamSamples - msToSamples(this.#settings.turnDetection.prefixPaddingMs));
+      }
+    }
+  }
+
+  #speechStarted(atMs: number, prefixPaddingMs: number): void {
+    this.#turnItemId = newItemId();
+    this.#dropBuffer(msToSamples(Math.max(0, atMs - prefixPaddingMs)));
+    this.#deps.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: atMs, item_id: this.#turnItemId });
+  }
+
+  #speechStopped(atMs: number): void {
+    const itemId = this.#turnItemId ?? newItemId();
+    this.#turnItemId = undefined;
+    this.#deps.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: atMs, item_id: itemId });
+    this.#commit(itemId, msToSamples(atMs));
+  }
+
+  #commitByClient(eventId: string | undefined): void {
+    if (this.#bufferSamples < msToSamples(MIN_COMMIT_MS)) {
+      this.sendError('input_audio_buffer_commit_empty', `The buffer holds ${Math.round((this.#bufferSamples * 1000) / SAMPLE_RATE)} ms of audio; commit at least ${MIN_COMMIT_MS} ms`, eventId);
+      return;
+    }
+    const itemId = this.#turnItemId ?? newItemId();
+    this.#turnItemId = undefined;
+    this.#detector = this.#newDetector();
+    this.#commit(itemId, this.#streamSamples);
+  }
+
+  /** Turns the buffered audio up to stream sample `end` into an item and queues its transcription. */
+  #commit(itemId: string, end: number): void {
+    const audio = this.#takeBuffer(end);
+    const previousItemId = this.#previousItemId;
+    this.#previousItemId = itemId;
+    this.#deps.send({ type: 'input_audio_buffer.committed', previous_item_id: previousItemId, item_id: itemId });
+    this.#deps.send({
+      type: 'conversation.item.created',
+      previous_item_id: previousItemId,
+      item: { id: itemId, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] },
+    });
+    this.#pendingItems++;
+    this.#flowControl();
+    this.#transcriptions = this.#transcriptions.then(() => this.#transcribe(itemId, audio)).finally(() => {
+      this.#pendingItems--;
+      this.#flowControl();
+    });
+  }
+
+  async #transcribe(itemId: string, samples: Float32Array): Promise<void> {
+    const signal = this.#abort.signal;
+    if (signal.aborted) return;
+    try {
+      const model = this.#settings.model;
+      if (model === undefined) {
+        throw new ValidationError('No transcription model: pass ?model= on the URL or set session.input_audio_transcription.model');
+      }
+      const transcriber = await this.#deps.transcriber(model);
+      const transcript = await transcriber.transcribe({ samples, sampleRate: SAMPLE_RATE }, { language: this.#settings.language, signal });
+      const text = transcript.text.trim();
+      if (signal.aborted) return;
+      if (text !== '') this.#deps.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta: text });
+      this.#deps.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript: text });
+    } catch (error) {
+      if (signal.aborted) return;
+      const { code, message } = describeError(error);
+      this.#deps.send({
+        type: 'conversation.item.input_audio_transcription.failed',
+        item_id: itemId,
+        content_index: 0,
+        error: { type: 'transcription_error', code, message },
+      });
+    }
+  }
+
+  #flowControl(): void {
+    const busy = this.#pendingItems >= this.#deps.limits.maxPendingItems;
+    if (busy && !this.#paused) this.#deps.pause();
+    if (!busy && this.#paused) this.#deps.resume();
+    this.#paused = busy;
+  }
+
+  /** The audio stream, with speech detection exactly when server VAD is on (reopened if that changed). */
+  async #openAudio(): Promise<LiveAudioStream> {
+    const detectSpeech = this.#settings.turnDetection !== null;
+    if (this.#audio?.detectsSpeech !== detectSpeech) {
+      await this.#closeAudio();
+      const stream = this.#deps.openAudio({ inputSampleRate: 24_000, detectSpeech });
+      this.#audio = { stream, detectsSpeech: detectSpeech };
+      // Opening fails when server VAD is asked for and its model is not installed: the error
+      // event says so, and the next append tries again.
+      stream.catch(() => (this.#audio = undefined));
+    }
+    return this.#audio!.stream;
+  }
+
+  async #closeAudio(): Promise<void> {
+    const audio = this.#audio;
+    this.#audio = undefined;
+    if (audio) await (await audio.stream.catch(() => undefined))?.close();
+  }
+
+  #newDetector(): TurnDetector | null {
+    const settings = this.#settings.turnDetection;
+    return settings && new TurnDetector(settings, { frameMs: FRAME_MS, maxTurnMs: this.#deps.limits.maxTurnSeconds * 1000 });
+  }
+
+  /** Forgets buffered audio before stream sample `until`. */
+  #dropBuffer(until: number): void {
+    this.#takeBuffer(Math.max(this.#bufferStart, Math.min(until, this.#streamSamples)));
+  }
+
+  /** Removes and returns the buffered audio before stream sample `end`. */
+  #takeBuffer(end: number): Float32Array {
+    const count = Math.max(0, Math.min(end - this.#bufferStart, this.#bufferSamples));
+    const taken = new Float32Array(count);
+    let filled = 0;
+    while (filled < count) {
+      const chunk = this.#buffer[0]!;
+      const used = Math.min(chunk.length, count - filled);
+      taken.set(chunk.subarray(0, used), filled);
+      filled += used;
+      if (used === chunk.length) this.#buffer.shift();
+      else this.#buffer[0] = chunk.subarray(used);
+    }
+    this.#bufferStart += count;
+    this.#bufferSamples -= count;
+    return taken;
+  }
+
+  #describe(): Record<string, unknown> {
+    const vad = this.#settings.turnDetection;
+    return {
+      id: this.id,
+      object: 'realtime.transcription_session',
+      input_audio_format: 'pcm16',
+      input_audio_transcription: { model: this.#settings.model ?? null, language: this.#settings.language ?? null, prompt: this.#settings.prompt ?? '' },
+      turn_detection: vad && { type: 'server_vad', threshold: vad.threshold, prefix_padding_ms: vad.prefixPaddingMs, silence_duration_ms: vad.silenceDurationMs },
+    };
+  }
+
+  #sendError(error: unknown, eventId: string | undefined): void {
+    const { code, message, serverFault } = describeError(error);
+    this.#deps.send({ type: 'error', error: errorBody(serverFault ? 'server_error' : 'invalid_request_error', code, message, eventId) });
+  }
+}
+
+function describeError(error: unknown): { code: string; message: string; serverFault: boolean } {
+  if (error instanceof AppError) {
+    const serverFault = error.status >= 500;
+    return { code: error.code, message: serverFault && !error.expose ? 'Internal error' : error.message, serverFault };
+  }
+  return { code: 'internal_error', message: 'Internal error', serverFault: true };
+}
+
+export function errorBody(type: RealtimeErrorBody['type'], code: string, message: string, eventId?: string): RealtimeErrorBody {
+  return { type, code, message, param: null, event_id: eventId ?? null };
+}
+
+function newItemId(): string {
+  return `item_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+}
+
+function msToSamples(ms: number): number {
+  return Math.round((ms * SAMPLE_RATE) / 1000);
+}

@@ -1,0 +1,49 @@
+/**
+ * Probes for process managers and load balancers. `/health` and `/healthz` (liveness) are
+ * constant answers (root-router.ts serves them, before Koa: constant-responses.ts): if the
+ * event loop answers, the process is alive. `/readyz` says whether to send traffic: the database
+ * answers and every migration has run, and the server is not draining after SIGTERM.
+ */
+import type Router from '@koa/router';
+import { Migrator, type Kysely } from 'kysely';
+import type { Database } from '../../users/database.js';
+import { migrationProvider } from '../../users/migrations.js';
+import type { Operation } from '../operation.js';
+
+export interface Readiness {
+  /** Set once shutdown begins: the load balancer should stop sending new requests. */
+  readonly draining: boolean;
+}
+
+export function healthRoutes(router: Router, deps: { db: Kysely<Database>; readiness: Readiness }): void {
+  const migrator = new Migrator({ db: deps.db, provider: migrationProvider });
+  router.get('/readyz', async (ctx) => {
+    const problem = deps.readiness.draining ? 'draining: the server is shutting down' : await databaseProblem(migrator);
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.status = problem ? 503 : 200;
+    ctx.body = problem ?? 'ready';
+  });
+}
+
+async function databaseProblem(migrator: Migrator): Promise<string | undefined> {
+  try {
+    const pending = (await migrator.getMigrations()).filter((migration) => migration.executedAt === undefined);
+    return pending.length > 0 ? `database migrations not applied: ${pending.map((m) => m.name).join(', ')}` : undefined;
+  } catch {
+    return 'database unreachable';
+  }
+}
+
+const text = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
+
+export const healthOperations = (): Operation[] => [
+  { method: 'get', path: '/health', tags: ['service'], summary: 'Liveness (plain 200 "OK", as OpenAI-compatible speech servers answer)', responses: { '200': text('OK') } },
+  { method: 'get', path: '/healthz', tags: ['service'], summary: 'Liveness probe', responses: { '200': text('ok') } },
+  {
+    method: 'get',
+    path: '/readyz',
+    tags: ['service'],
+    summary: 'Readiness probe: database reachable, migrations applied, not draining',
+    responses: { '200': text('ready'), '503': { ...text('What is not ready (e.g. "draining: the server is shutting down").'), 'x-error-codes': [] } },
+  },
+];

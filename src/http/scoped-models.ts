@@ -1,0 +1,52 @@
+/**
+ * The registry as a request sees it: `get` first checks that the current API key may use the
+ * model (key-access.ts), and the model it returns adds what it processes to the key's usage
+ * (characters of text, seconds of audio). Everything else is the registry's.
+ */
+import type { KeyAccess } from '../auth/key-access.js';
+import type { ModelRegistry } from '../inference/model-registry.js';
+import type { ModelForTask, Task } from '../inference/types.js';
+import { characterCount } from './validation.js';
+
+/** What the HTTP layer uses of the model registry. */
+export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'identifyLanguage' | 'openLiveAudio'>;
+
+export function scopedModels(registry: ModelRegistry, access: KeyAccess): Models {
+  return {
+    list: () => registry.list(),
+    resolve: (name, task) => registry.resolve(name, task),
+    identifyLanguage: (text) => registry.identifyLanguage(text),
+    openLiveAudio: (options) => registry.openLiveAudio(options),
+    async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
+      const id = await registry.resolve(name, task);
+      access.checkModel(name, id);
+      return counting(await registry.get(id, task), access);
+    },
+  };
+}
+
+/** Methods whose input (text) or output (a transcript's duration) is usage. */
+const COUNTED: Record<string, (args: unknown[], result: unknown) => { characters?: number; audioSeconds?: number }> = {
+  classify: ([text]) => ({ characters: characterCount(String(text)) }),
+  translate: ([text]) => ({ characters: characterCount(String(text)) }),
+  speak: ([text]) => ({ characters: characterCount(String(text)) }),
+  transcribe: (_args, result) => ({ audioSeconds: (result as { duration?: number }).duration ?? 0 }),
+};
+
+function counting<M extends object>(model: M, access: KeyAccess): M {
+  return new Proxy(model, {
+    get(target, property) {
+      const value = Reflect.get(target, property) as unknown;
+      if (typeof value !== 'function') return value;
+      const measure = typeof property === 'string' ? COUNTED[property] : undefined;
+      // Bound to the model itself: its methods use private fields a proxy does not have.
+      if (!measure) return value.bind(target);
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        if (result instanceof Promise) return result.then((done: unknown) => (access.count(measure(args, done)), done));
+        access.count(measure(args, result));
+        return result;
+      };
+    },
+  });
+}

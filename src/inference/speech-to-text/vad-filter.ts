@@ -1,0 +1,99 @@
+/**
+ * `vad_filter` inside the ASR worker, as faster-whisper does it: Silero VAD finds the speech,
+ * the speech regions are joined end to end and only they are transcribed, and the segment times
+ * are mapped back to the original audio. Audio with no speech is not transcribed at all (Whisper
+ * invents text for silence and noise: "you you you" for 60 s of silence).
+ */
+import type { Transcript, VadOptions } from '../types.js';
+import { SileroVad } from './silero-vad.js';
+import { collectChunks, DEFAULT_VAD_OPTIONS, SpeechTimestampsMap, VAD_SAMPLE_RATE } from './speech-timestamps.js';
+
+/** Audio longer than this is filtered unless the request says `vad_filter: false`. */
+export const VAD_DEFAULT_ABOVE_SECONDS = 30;
+
+/** What an ASR request says about the filter; absent: off. */
+export interface VadFilterRequest {
+  /** true: always; false: only audio longer than VAD_DEFAULT_ABOVE_SECONDS. */
+  always: boolean;
+  options: VadOptions;
+}
+
+/** The speech-only audio and how to put its transcript back on the original time line. */
+export interface SpeechOnly {
+  samples: Float32Array;
+  /** Maps a transcript of `samples` to the original audio (times, and its duration). */
+  restore(transcript: Transcript): Transcript;
+}
+
+/** Loads the VAD session on first use and runs the filter with it. */
+export class VadFilter {
+  readonly #onnxFile: string;
+  #vad: Promise<SileroVad> | undefined;
+
+  constructor(onnxFile: string) {
+    this.#onnxFile = onnxFile;
+  }
+
+  /** The speech of 16 kHz `samples`, or undefined when the request does not filter this audio. */
+  async speechOnly(samples: Float32Array, sampleRate: number, request: VadFilterRequest | undefined, signal?: AbortSignal): Promise<SpeechOnly | undefined> {
+    if (!request || sampleRate !== VAD_SAMPLE_RATE) return undefined;
+    if (!request.always && samples.length / sampleRate <= VAD_DEFAULT_ABOVE_SECONDS) return undefined;
+    // A failed load is not kept, so a later request tries again.
+    this.#vad ??= SileroVad.load(this.#onnxFile).catch((error: unknown) => {
+      this.#vad = undefined;
+      throw error;
+    });
+    const chunks = await (await this.#vad).speechChunks(samples, request.options, signal);
+    const map = new SpeechTimestampsMap(chunks, sampleRate);
+    const pad = (request.options.speechPadMs ?? DEFAULT_VAD_OPTIONS.speechPadMs) / 1000;
+    const duration = samples.length / sampleRate;
+    return {
+      samples: collectChunks(samples, chunks),
+      restore: (transcript) => ({
+        ...transcript,
+        duration: roundMs(duration),
+        ...(transcript.segments
+          ? {
+              segments: transcript.segments.map((segment) => {
+                const start = map.originalTime(segment.start);
+                return { ...segment, start, end: Math.max(start, originalEnd(map, segment.start, segment.end, pad)) };
+              }),
+            }
+          : {}),
+      }),
+    };
+  }
+
+  async dispose(): Promise<void> {
+    const vad = this.#vad;
+    this.#vad = undefined;
+    await (await vad?.catch(() => undefined))?.dispose();
+  }
+}
+
+/**
+ * A segment's end in the original audio. Unlike faster-whisper, an end that falls in the leading
+ * pad of a later region (the silence VAD keeps around speech) ends the speech before that pad:
+ * Whisper often stamps the end of a sentence a little past it, and mapped into the next region
+ * it would stretch the segment over the whole silence that was cut.
+ */
+export function originalEnd(map: SpeechTimestampsMap, start: number, end: number, padSeconds: number): number {
+  const index = map.chunkIndex(end, true);
+  const regionStart = map.joinedStart(index);
+  if (index > map.chunkIndex(start) && end - regionStart < padSeconds) return map.originalTime(regionStart, index - 1);
+  return map.originalTime(end, index);
+}
+
+/** What audio without speech transcribes to: nothing. */
+export function silentTranscript(duration: number, options: { language?: string; segments: boolean }): Transcript {
+  return {
+    text: '',
+    duration: roundMs(duration),
+    ...(options.language ? { language: options.language } : {}),
+    ...(options.segments ? { segments: [] } : {}),
+  };
+}
+
+function roundMs(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}

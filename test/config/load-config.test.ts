@@ -1,0 +1,24 @@
+import { expect } from 'chai';
+import { loadConfig } from '../../src/config/load-config.js';
+
+describe('loadConfig: the service settings', () => {
+  it('reads MODEL_ALIASES as alias=model pairs', () => {
+    expect(loadConfig({ MODEL_ALIASES: 'whisper-1=whisper-tiny.en, tts-1=piper-en_US-joe-medium' }).modelAliases).to.deep.equal({
+      'whisper-1': 'whisper-tiny.en',
+      'tts-1': 'piper-en_US-joe-medium',
+    });
+    expect(() => loadConfig({ MODEL_ALIASES: 'whisper-1' })).to.throw(/MODEL_ALIASES/);
+  });
+
+  it('reads SHUTDOWN_DELAY_SECONDS (0 by default) and LIBRETRANSLATE_MODELS', () => {
+    expect(loadConfig({}).shutdownDelayMs).to.equal(0);
+    expect(loadConfig({ SHUTDOWN_DELAY_SECONDS: '2.5' }).shutdownDelayMs).to.equal(2500);
+    for (const bad of ['-1', 'soon', '', '301']) expect(() => loadConfig({ SHUTDOWN_DELAY_SECONDS: bad }), bad).to.throw(/SHUTDOWN_DELAY_SECONDS/);
+    expect(loadConfig({ LIBRETRANSLATE_MODELS: 'opus-mt-en-es, apertium-eng-spa' }).libreTranslateModels).to.deep.equal(['opus-mt-en-es', 'apertium-eng-spa']);
+  });
+
+  it('takes a postgres:// DATABASE_URL, which must parse (the password is not echoed)', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }).databasePath).to.equal('postgres://postgres@127.0.0.1:5432/test');
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://user:secret@[bad' })).to.throw(/not a valid postgres:\/\/ URL: "postgres:\/\/user:\*\*\*@\[bad"/);
+  });
+});

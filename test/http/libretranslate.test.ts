@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import type { Manifest } from '../../src/inference/manifest.js';
+import { bearer, createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
+
+const HAS_APERTIUM = existsSync('/usr/share/apertium/modes/eng-spa.mode');
+const MANIFEST: Manifest = {
+  models: [
+    { id: 'apertium-xxx-yyy', task: 'translation', engine: 'apertium', description: 'absent pair', license: 'GPL-3.0', options: { pair: 'xxx-yyy', source: 'xx', target: 'yy' } },
+    { id: 'apertium-eng-spa', task: 'translation', engine: 'apertium', description: 'Debian pair', license: 'GPL-3.0', options: { pair: 'eng-spa', source: 'en', target: 'es' } },
+  ],
+};
+
+describe('LibreTranslate API', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await createTestApp({ manifest: MANIFEST });
+  });
+  after(() => app.close());
+
+  it('needs a key: api_key in the body or query, or Bearer; errors as {"error": "…"}', async () => {
+    const missing = await app.request.post('/translate').send({ q: 'Hello', source: 'en', target: 'es' });
+    expect(missing.status).to.equal(400);
+    expect(missing.body.error).to.match(/API key/);
+    const wrong = await app.request.post('/translate').send({ q: 'Hello', source: 'en', target: 'es', api_key: 'not-a-key-0123456789' });
+    expect(wrong.status).to.equal(403);
+    expect(wrong.body).to.deep.equal({ error: 'Invalid API key' });
+    expect((await app.request.get('/languages')).status).to.equal(400);
+    expect((await app.request.get(`/languages?api_key=${TEST_API_KEY}`)).status).to.equal(200);
+    expect((await app.request.get('/languages').set('Authorization', bearer())).status).to.equal(200);
+    expect((await app.request.post('/languages').type('form').send({ api_key: TEST_API_KEY })).status).to.equal(200);
+  });
+
+  it('answers validation errors in LibreTranslate wording and shape', async () => {
+    const noQ = await app.request.post('/translate').set('Authorization', bearer()).send({ source: 'en', target: 'es' });
+    expect(noQ.status).to.equal(400);
+    expect(noQ.body).to.deep.equal({ error: 'Invalid request: missing q parameter' });
+    const html = await app.request.post('/translate').set('Authorization', bearer()).send({ q: '<b>x</b>', source: 'en', target: 'es', format: 'html' });
+    expect(html.body.error).to.match(/html format is not supported/);
+    const xml = await app.request.post('/translate').set('Authorization', bearer()).set('Content-Type', 'text/xml').send('<q/>');
+    expect(xml.status).to.equal(415);
+    expect(xml.body.error).to.be.a('string');
+    const tooMany = await app.request.post('/translate').set('Authorization', bearer()).send({ q: Array(65).fill('a'), source: 'en', target: 'es' });
+    expect(tooMany.status).to.equal(400);
+  });
+
+  it('lists only installed pairs under /languages', async function () {
+    if (!HAS_APERTIUM) this.skip();
+    const res = await app.request.get('/languages').set('Authorization', bearer());
+    expect(res.body).to.deep.equal([{ code: 'en', name: 'English', targets: ['es'] }]);
+  });
+
+  it('detects languages with a confidence in percent', async () => {
+    const res = await app.request.post('/detect').type('form').send({ q: 'El perro es muy grande y la casa también', api_key: TEST_API_KEY });
+    expect(res.status).to.equal(200);
+    expect(res.body[0]).to.deep.include({ language: 'es' });
+    expect(res.body[0].confidence).to.be.within(50, 100);
+  });
+
+  describe('with the Debian apertium-eng-spa pair', function () {
+    before(function () {
+      if (!HAS_APERTIUM) this.skip();
+    });
+
+    it('translates a text, a batch, a form body, and source "auto"', async () => {
+      const one = await app.request.post('/translate').send({ q: 'The dog.', source: 'en', target: 'es', api_key: TEST_API_KEY });
+      expect(one.status).to.equal(200);
+      expect(one.body).to.deep.equal({ translatedText: 'El perro.' });
+      const batch = await app.request.post('/translate').set('Authorization', bearer()).send({ q: ['The dog.', 'The house.'], source: 'en', target: 'es' });
+      expect(batch.body).to.deep.equal({ translatedText: ['El perro.', 'La casa.'] });
+      const form = await app.request.post('/translate').type('form').send({ q: 'The dog.', source: 'en', target: 'es', api_key: TEST_API_KEY });
+      expect(form.body.translatedText).to.equal('El perro.');
+      const auto = await app.request.post('/translate').set('Authorization', bearer()).send({ q: 'The dog is in the house with the cat.', source: 'auto', target: 'es' });
+      expect(auto.body.detectedLanguage).to.deep.include({ language: 'en' });
+      expect(auto.body.translatedText).to.match(/perro/);
+    });
+
+    it('says which pair is not available, naming installed languages only', async () => {
+      const res = await app.request.post('/translate').set('Authorization', bearer()).send({ q: 'El perro.', source: 'es', target: 'en' });
+      expect(res.status).to.equal(400);
+      expect(res.body.error).to.equal('English (en) is not available as a target language from Spanish (es)');
+      const unknown = await app.request.post('/translate').set('Authorization', bearer()).send({ q: 'x', source: 'zz', target: 'es' });
+      expect(unknown.body.error).to.equal('zz is not supported (installed languages: en, es)');
+    });
+  });
+});

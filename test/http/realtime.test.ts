@@ -1,0 +1,278 @@
+/**
+ * /v1/realtime?intent=transcription over a real WebSocket: the key at the upgrade, the bounds,
+ * the event protocol, and (with `npm run test-models`) live audio transcribed by whisper-tiny.en.
+ */
+import { expect } from 'chai';
+import { existsSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { decodeAudio } from '../../src/audio/decode-audio.js';
+import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
+import { REPO_ROOT, SPEECH_DIR } from '../audio/audio-test-helpers.js';
+import { createTestApp, TEST_API_KEY, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
+
+interface ServerEvent {
+  type: string;
+  event_id: string;
+  [field: string]: unknown;
+}
+
+/** A client of one session that records what the server sent. */
+class RealtimeClient {
+  readonly events: ServerEvent[] = [];
+  readonly #waiters: { test: (event: ServerEvent) => boolean; resolve: (event: ServerEvent) => void }[] = [];
+  readonly closed: Promise<{ code: number; reason: string }>;
+
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const event = JSON.parse(data.toString()) as ServerEvent;
+      this.events.push(event);
+      for (const waiter of [...this.#waiters]) {
+        if (waiter.test(event)) {
+          this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+          waiter.resolve(event);
+        }
+      }
+    });
+    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  }
+
+  send(event: Record<string, unknown>): void {
+    this.ws.send(JSON.stringify(event));
+  }
+
+  /** The next event of `type` (or one already received since `from`). */
+  next(type: string, from = 0): Promise<ServerEvent> {
+    const seen = this.events.slice(from).find((event) => event.type === type);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve) => this.#waiters.push({ test: (event) => event.type === type, resolve }));
+  }
+}
+
+async function listen(app: TestApp): Promise<{ server: Server; url: string }> {
+  const server = app.app.listen(0, '127.0.0.1');
+  server.on('upgrade', app.app.realtime.upgrade);
+  await new Promise((resolve) => server.once('listening', resolve));
+  return { server, url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function connect(url: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<RealtimeClient> {
+  const ws = new WebSocket(url, options.protocols ?? [], { headers: options.headers });
+  const client = new RealtimeClient(ws);
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(client));
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk));
+      res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, body, headers: res.headers })));
+    });
+    ws.once('error', reject);
+  });
+}
+
+const withKey = { headers: { Authorization: `Bearer ${TEST_API_KEY}` } };
+
+async function refused(url: string, options: Parameters<typeof connect>[1] = {}): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+  try {
+    const client = await connect(url, options);
+    client.ws.close();
+  } catch (error) {
+    return error as { status: number; body: string; headers: Record<string, string> };
+  }
+  throw new Error(`connected to ${url}`);
+}
+
+describe('realtime transcription sessions (WebSocket)', () => {
+  let app: TestApp;
+  let server: Server;
+  let base: string;
+
+  async function start(options: TestAppOptions = {}): Promise<void> {
+    app = await createTestApp(options);
+    ({ server, url: base } = await listen(app));
+  }
+  afterEach(async () => {
+    app?.app.realtime.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await app?.close();
+  });
+
+  it('needs a key on the upgrade, by header or by subprotocol, under every /v1 spelling', async () => {
+    await start();
+    const noKey = await refused(`${base}/v1/realtime?intent=transcription`);
+    expect(noKey.status).to.equal(401);
+    expect(JSON.parse(noKey.body).error.code).to.equal('unauthorized');
+    expect(noKey.headers['www-authenticate']).to.match(/^Bearer/);
+    expect((await refused(`${base}/v1/realtime?intent=transcription`, { headers: { Authorization: 'Bearer wrong-key-0123456789' } })).status).to.equal(401);
+    for (const spelling of ['/V1/realtime', '/v1//realtime', '/%76%31/realtime', '/users/../v1/realtime']) {
+      expect((await refused(`${base}${spelling}?intent=transcription`)).status, spelling).to.equal(401);
+    }
+    const byProtocol = await connect(`${base}/v1/realtime?intent=transcription`, { protocols: ['realtime', `openai-insecure-api-key.${TEST_API_KEY}`] });
+    expect(byProtocol.ws.protocol).to.equal('realtime');
+    expect((await byProtocol.next('transcription_session.created')).session).to.include({ object: 'realtime.transcription_session' });
+    byProtocol.ws.close();
+  });
+
+  it('refuses other paths and intents with the API error body', async () => {
+    await start();
+    const elsewhere = await refused(`${base}/v1/models`, withKey);
+    expect(elsewhere.status).to.equal(404);
+    expect(JSON.parse(elsewhere.body).error.code).to.equal('not_found');
+    const intent = await refused(`${base}/v1/realtime`, withKey);
+    expect(intent.status).to.equal(400);
+    expect(JSON.parse(intent.body).error.message).to.match(/intent=transcription/);
+    expect((await refused(`${base}/users`)).status).to.equal(404);
+  });
+
+  it('answers bad events with error events and keeps the session open', async () => {
+    await start();
+    const client = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
+    await client.next('transcription_session.created');
+    client.ws.send('not json');
+    expect(((await client.next('error')).error as { code: string }).code).to.equal('invalid_json');
+    let from = client.events.length;
+    client.send({ type: 'response.create', event_id: 'e1' });
+    const unknown = (await client.next('error', from)).error as { code: string; event_id: string };
+    expect(unknown).to.include({ code: 'unknown_event', event_id: 'e1' });
+    from = client.events.length;
+    client.send({ type: 'transcription_session.update', session: { turn_detection: { type: 'server_vad', threshold: 7 } } });
+    expect(((await client.next('error', from)).error as { message: string }).message).to.equal('"session.turn_detection.threshold" must be <= 0.95');
+    from = client.events.length;
+    client.send({ type: 'input_audio_buffer.commit', event_id: 'c1' });
+    expect((await client.next('error', from)).error).to.include({ code: 'input_audio_buffer_commit_empty', event_id: 'c1' });
+    from = client.events.length;
+    client.send({ type: 'transcription_session.update', session: { turn_detection: null, input_audio_transcription: { model: 'whisper-x', language: 'en' } } });
+    const updated = await client.next('transcription_session.updated', from);
+    expect(updated.session).to.deep.include({ turn_detection: null, input_audio_transcription: { model: 'whisper-x', language: 'en', prompt: '' } });
+    client.ws.close();
+  });
+
+  it('caps open sessions with a close reason, closes idle sessions, and bounds message size', async () => {
+    await start({ limits: { realtime: { maxSessions: 1, maxMessageBytes: 4096, maxBufferSeconds: 1, maxTurnSeconds: 30, maxPendingItems: 4, idleMs: 300 } } });
+    const first = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
+    const second = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
+    const refusedSession = await second.closed;
+    expect(refusedSession.code).to.equal(1013);
+    expect(refusedSession.reason).to.match(/Too many realtime sessions/);
+    const idle = await first.closed;
+    expect(idle.reason).to.match(/No events for 0.3 s/);
+
+    const big = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
+    big.send({ type: 'input_audio_buffer.append', audio: 'A'.repeat(8192) });
+    expect((await big.closed).code).to.equal(1009);
+  });
+
+  it('refuses audio over the buffer bound when the client commits by hand', async () => {
+    await start({ limits: { realtime: { maxSessions: 8, maxMessageBytes: 1 << 20, maxBufferSeconds: 1, maxTurnSeconds: 30, maxPendingItems: 4, idleMs: 10_000 } } });
+    const client = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
+    client.send({ type: 'transcription_session.update', session: { turn_detection: null } });
+    await client.next('transcription_session.updated');
+    const secondOfAudio = Buffer.alloc(24_000 * 2).toString('base64');
+    client.send({ type: 'input_audio_buffer.append', audio: secondOfAudio });
+    client.send({ type: 'input_audio_buffer.append', audio: secondOfAudio, event_id: 'too-much' });
+    expect((await client.next('error')).error).to.include({ code: 'payload_too_large', event_id: 'too-much' });
+    client.ws.close();
+  });
+});
+
+const REAL_MODELS_DIR = join(REPO_ROOT, 'models');
+
+function realModel(id: string): ManifestEntry | undefined {
+  const manifestPath = join(REAL_MODELS_DIR, 'models.json');
+  const entry = existsSync(manifestPath) ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models.find((model) => model.id === id) : undefined;
+  return entry && existsSync(join(REAL_MODELS_DIR, id, '.installed.json')) ? entry : undefined;
+}
+
+/** 24-kHz PCM16 of a shared clip, as a browser or SDK would send it. */
+async function pcm16At24k(file: string): Promise<Buffer> {
+  const { samples } = await decodeAudio(readFileSync(join(SPEECH_DIR, file)), { sampleRate: 24_000, maxSeconds: 120 });
+  const pcm = Buffer.alloc(samples.length * 2);
+  samples.forEach((x, i) => pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x * 32767))), i * 2));
+  return pcm;
+}
+
+describe('realtime transcription with the real whisper-tiny.en', () => {
+  const whisper = realModel('whisper-tiny.en');
+  const vad = realModel('silero-vad-v6');
+  let app: TestApp;
+  let server: Server;
+  let base: string;
+
+  before(async function () {
+    // Real weights are not committed; `npm run test-models` installs them.
+    if (!whisper || !existsSync(join(SPEECH_DIR, 'en_jfk.wav'))) this.skip();
+    app = await createTestApp({ manifest: { models: [whisper!, ...(vad ? [vad] : [])] }, modelsDir: REAL_MODELS_DIR });
+    ({ server, url: base } = await listen(app));
+  });
+  after(async () => {
+    app?.app.realtime.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await app?.close();
+  });
+
+  it('transcribes audio streamed faster than real time and committed by the client', async function () {
+    this.timeout(60_000);
+    const client = await connect(`${base}/v1/realtime?intent=transcription&model=whisper-tiny.en`, withKey);
+    client.send({ type: 'transcription_session.update', session: { turn_detection: null } });
+    await client.next('transcription_session.updated');
+    const pcm = await pcm16At24k('en_jfk.wav');
+    // 100-ms appends (4,800 bytes), as fast as the socket takes them.
+    for (let at = 0; at < pcm.length; at += 4_800) client.send({ type: 'input_audio_buffer.append', audio: pcm.subarray(at, at + 4_800).toString('base64') });
+    client.send({ type: 'input_audio_buffer.commit' });
+    const committed = await client.next('input_audio_buffer.committed');
+    const completed = await client.next('conversation.item.input_audio_transcription.completed');
+    expect(completed.item_id).to.equal(committed.item_id);
+    expect(String(completed.transcript).toLowerCase()).to.include('ask not what your country can do for you');
+    const delta = client.events.find((event) => event.type === 'conversation.item.input_audio_transcription.delta');
+    expect(delta?.item_id).to.equal(committed.item_id);
+    client.ws.close();
+  });
+
+  it('cuts turns with server VAD (Silero) from audio sent at real-time pace, and transcribes each', async function () {
+    if (!vad) this.skip();
+    this.timeout(90_000);
+    const client = await connect(`${base}/v1/realtime?intent=transcription&model=whisper-tiny.en`, withKey);
+    await client.next('transcription_session.created');
+    const speech = await pcm16At24k('en_jfk.wav');
+    const silence = Buffer.alloc(24_000 * 2 * 1.5);
+    // Two utterances with 1.5 s of silence after each, in 100-ms appends at real-time pace.
+    const stream = Buffer.concat([silence.subarray(0, 48_000), speech, silence, speech, silence]);
+    for (let at = 0; at < stream.length; at += 4_800) {
+      client.send({ type: 'input_audio_buffer.append', audio: stream.subarray(at, at + 4_800).toString('base64') });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const completed = async (n: number) => {
+      while (client.events.filter((event) => event.type === 'conversation.item.input_audio_transcription.completed').length < n) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    // The last turn ends 1.5 s after the audio; its transcript follows.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const turnsSoFar = client.events.filter((event) => event.type === 'input_audio_buffer.speech_stopped').length;
+    await completed(turnsSoFar);
+    // Every turn: started → stopped → committed → completed, under one item id, in order.
+    const turns = client.events.filter((event) => event.type === 'input_audio_buffer.speech_started');
+    expect(turns.length).to.be.within(2, 8);
+    for (const turn of turns) {
+      const of = (type: string) => client.events.findIndex((event) => event.type === type && event.item_id === turn.item_id);
+      const order = ['input_audio_buffer.speech_started', 'input_audio_buffer.speech_stopped', 'input_audio_buffer.committed', 'conversation.item.input_audio_transcription.completed'].map(of);
+      expect(order.every((index, i) => index >= 0 && (i === 0 || index > order[i - 1]!)), JSON.stringify(order)).to.equal(true);
+    }
+    const first = turns[0]!;
+    // Speech begins after the first second of silence (within a frame or two, plus the clip's own lead-in).
+    expect(first.audio_start_ms).to.be.within(1_000, 1_700);
+    // Whatever the turns, the words of both utterances all arrive, in order.
+    const text = client.events
+      .filter((event) => event.type === 'conversation.item.input_audio_transcription.completed')
+      .map((event) => String(event.transcript))
+      .join(' ')
+      .toLowerCase()
+      .replace(/[^a-z ]/g, '');
+    expect(text.match(/ask not what your country can do for you/g)?.length).to.equal(2);
+    client.ws.close();
+  });
+});

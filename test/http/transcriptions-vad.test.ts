@@ -1,0 +1,161 @@
+/**
+ * `vad_filter` over HTTP: the request fields on both transcription routes, and, with the real
+ * whisper-tiny.en and Silero VAD v6 installed (`npm run test-models`), what silence, noise and
+ * a long pause transcribe to.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { decodeAudio } from '../../src/audio/decode-audio.js';
+import { encodeWav } from '../../src/audio/encode-wav.js';
+import type { Manifest } from '../../src/inference/manifest.js';
+import { REPO_ROOT, SPEECH_DIR } from '../audio/audio-test-helpers.js';
+import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
+
+const RATE = 16_000;
+const REAL_MODELS_DIR = join(REPO_ROOT, 'models');
+const FIXTURE_MODELS = join(REPO_ROOT, 'test/fixtures/models');
+
+const wav = (samples: Float32Array) => Buffer.from(encodeWav({ samples, sampleRate: RATE }));
+
+/** Seeded, so every run sends the same noise. */
+function whiteNoise(seconds: number, amplitude: number): Float32Array {
+  const samples = new Float32Array(seconds * RATE);
+  let state = 7;
+  for (let i = 0; i < samples.length; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    samples[i] = amplitude * ((2 * state) / 2 ** 32 - 1);
+  }
+  return samples;
+}
+
+const words = (text: string) => text.toLowerCase().replace(/[^a-z ]/g, ' ').split(/\s+/).filter(Boolean).join(' ');
+
+describe('vad_filter request fields (random-weight Whisper fixture, no VAD model installed)', () => {
+  let app: TestApp;
+  before(async () => {
+    const manifest: Manifest = {
+      models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 4 } }],
+    };
+    app = await createTestApp({ manifest, modelsDir: FIXTURE_MODELS });
+  });
+  after(() => app.close());
+
+  const post = (path: string, fields: Record<string, string>) => {
+    let request = app.request.post(path).set('Authorization', bearer()).field('model', 'whisper-tiny-random');
+    for (const [name, value] of Object.entries(fields)) request = request.field(name, value);
+    return request.attach('file', wav(new Float32Array(RATE)), 'a.wav');
+  };
+
+  for (const path of ['/v1/audio/transcriptions', '/v1/transcriptions']) {
+    it(`${path}: rejects a bad vad_filter or threshold with 400 naming the field`, async () => {
+      for (const [name, value] of [
+        ['vad_filter', 'yes'],
+        ['vad_threshold', '1.5'],
+        ['min_silence_duration_ms', '-1'],
+        ['speech_pad_ms', 'lots'],
+      ] as const) {
+        const res = await post(path, { [name]: value });
+        expect(res.status, `${name}=${value}: ${res.text}`).to.equal(400);
+        expect(res.body.error.message).to.include(name);
+      }
+    });
+
+    it(`${path}: vad_filter=true without the VAD model answers 503 naming its install command; false or unset transcribes`, async () => {
+      const res = await post(path, { vad_filter: 'true' });
+      expect(res.status, res.text).to.equal(503);
+      expect(res.body.error.code).to.equal('model_not_installed');
+      expect(res.body.error.message).to.include('silero-vad-v6').and.include('scripts/test-models/silero-vad.sh');
+      expect((await post(path, { vad_filter: 'false', min_silence_duration_ms: '500', speech_pad_ms: '100', vad_threshold: '0.6' })).status).to.equal(200);
+      expect((await post(path, {})).status).to.equal(200);
+    });
+  }
+
+  it('takes the fields as query parameters and X- headers with a raw audio body', async () => {
+    const res = await app.request
+      .post('/v1/audio/transcriptions?model=whisper-tiny-random&vad_filter=true')
+      .set('Authorization', bearer())
+      .set('Content-Type', 'audio/wav')
+      .send(wav(new Float32Array(RATE)));
+    expect(res.status, res.text).to.equal(503);
+    const viaHeader = await app.request
+      .post('/v1/audio/transcriptions?model=whisper-tiny-random')
+      .set('Authorization', bearer())
+      .set('X-Vad-Threshold', '7')
+      .set('Content-Type', 'audio/wav')
+      .send(wav(new Float32Array(RATE)));
+    expect(viaHeader.status, viaHeader.text).to.equal(400);
+  });
+});
+
+describe('vad_filter with the real whisper-tiny.en and Silero VAD v6', () => {
+  let app: TestApp;
+  let jfk: Float32Array;
+
+  before(async function () {
+    const manifest = JSON.parse(readFileSync(join(REAL_MODELS_DIR, 'models.json'), 'utf8')) as Manifest;
+    const ids = ['whisper-tiny.en', 'silero-vad-v6'];
+    if (!ids.every((id) => existsSync(join(REAL_MODELS_DIR, id, '.installed.json'))) || !existsSync(join(SPEECH_DIR, 'en_jfk.wav'))) {
+      this.skip(); // `npm run test-models` installs both models; the clips are the shared ones beside the repo
+    }
+    app = await createTestApp({ manifest: { models: manifest.models.filter((model) => ids.includes(model.id)) }, modelsDir: REAL_MODELS_DIR });
+    jfk = (await decodeAudio(readFileSync(join(SPEECH_DIR, 'en_jfk.wav')), { maxSeconds: 60, sampleRate: RATE })).samples;
+  });
+  after(() => app?.close());
+
+  const transcribe = (samples: Float32Array, fields: Record<string, string> = {}) => {
+    let request = app.request.post('/v1/audio/transcriptions').set('Authorization', bearer()).field('model', 'whisper-tiny.en');
+    for (const [name, value] of Object.entries(fields)) request = request.field(name, value);
+    return request.attach('file', wav(samples), 'clip.wav');
+  };
+
+  // Without the filter whisper-tiny.en answers "you you you" for the silence and invents
+  // sentences ("I'm going to do that.") for the noise.
+  it('answers an empty transcript for 60 s of silence and of white noise (the filter is on by default past 30 s)', async () => {
+    for (const [name, samples] of [
+      ['silence', new Float32Array(60 * RATE)],
+      ['noise ±0.05', whiteNoise(60, 0.05)],
+      ['noise ±0.3', whiteNoise(60, 0.3)],
+    ] as const) {
+      const json = await transcribe(samples);
+      expect(json.status, json.text).to.equal(200);
+      expect(json.body, name).to.deep.equal({ text: '' });
+      const verbose = await transcribe(samples, { response_format: 'verbose_json' });
+      expect(verbose.body.text, name).to.equal('');
+      expect(verbose.body.segments, name).to.deep.equal([]);
+      expect(verbose.body.duration, name).to.equal(60);
+    }
+    // A short clip is filtered when asked.
+    const short = await transcribe(whiteNoise(10, 0.3), { vad_filter: 'true' });
+    expect(short.body).to.deep.equal({ text: '' });
+  });
+
+  it('keeps every word of speech around a 40 s pause, and its segments are stamped in the original time', async () => {
+    const pause = 40;
+    const clipSeconds = jfk.length / RATE;
+    const audio = new Float32Array(jfk.length * 2 + pause * RATE);
+    audio.set(jfk, 0);
+    audio.set(jfk, jfk.length + pause * RATE);
+    const res = await transcribe(audio, { response_format: 'verbose_json' });
+    expect(res.status, res.text).to.equal(200);
+    const text = words(res.body.text);
+    expect(text.split('ask not what your country can do for you').length - 1, text).to.equal(2);
+    expect(text.split('ask what you can do for your country').length - 1, text).to.equal(2);
+    expect(text, 'nothing invented for the pause').to.not.match(/\byou you\b/);
+    expect(res.body.duration).to.be.closeTo(2 * clipSeconds + pause, 0.01);
+
+    const segments = res.body.segments as { start: number; end: number; text: string }[];
+    const secondStart = clipSeconds + pause;
+    const first = segments.filter((segment) => segment.start < secondStart - 1);
+    const second = segments.filter((segment) => segment.start >= secondStart - 1);
+    expect(words(first.map((segment) => segment.text).join(' '))).to.equal(words(second.map((segment) => segment.text).join(' ')));
+    // No segment spans the pause: the first clip's end at its end, the second's start at its start.
+    expect(first.at(-1)!.end).to.be.within(clipSeconds - 1.5, clipSeconds + 0.5);
+    expect(second[0]!.start).to.be.within(secondStart - 0.5, secondStart + 1);
+    expect(second.at(-1)!.end).to.be.within(2 * clipSeconds + pause - 1.5, 2 * clipSeconds + pause + 0.01);
+    for (const [index, segment] of segments.entries()) {
+      expect(segment.end).to.be.at.least(segment.start);
+      if (index > 0) expect(segment.start).to.be.at.least(segments[index - 1]!.end - 0.01);
+    }
+  });
+});

@@ -1,0 +1,30 @@
+/** PostgreSQL specifics; the store and HTTP suites also run on it (test-databases.ts). */
+import { expect } from 'chai';
+import { sql } from 'kysely';
+import { openDatabase } from '../../src/users/open-database.js';
+import { createUserStore } from '../../src/users/user-store.js';
+import { freshPostgresSchema } from '../helpers/test-databases.js';
+
+describe('PostgreSQL', function () {
+  before(function () {
+    // `.ci/run` sets it to the PostgreSQL server on loopback.
+    if (!process.env.TEST_POSTGRES_URL) this.skip();
+  });
+
+  it('migrates once when several processes open a fresh database at the same moment', async () => {
+    const { url, drop } = await freshPostgresSchema();
+    try {
+      const replicas = await Promise.all(Array.from({ length: 4 }, () => openDatabase(url)));
+      const applied = await sql<{ count: string }>`select count(*) as count from kysely_migration`.execute(replicas[0]!);
+      expect(Number(applied.rows[0]!.count)).to.equal(3);
+      // Every replica writes through its own pool; the case-insensitive unique email holds across them.
+      await createUserStore(replicas[1]!).create({ name: 'Ann', email: 'ann@example.org' });
+      const duplicate = await createUserStore(replicas[2]!).create({ name: 'Ann', email: 'ANN@example.org' }).catch((error: unknown) => error);
+      expect((duplicate as Error).name).to.equal('ConflictError');
+      await Promise.all(replicas.map((db) => db.destroy()));
+    } finally {
+      await drop();
+    }
+  });
+
+});
