@@ -2,7 +2,7 @@
  * Long files, ours vs faster-whisper on the same Whisper tiny.en weights, same threads, same
  * nice value, same samples (run by `npm run bench:speech` after the short-clip bench, or alone):
  *
- *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off]
+ *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off] [--vad]
  *
  * The long files: every English clip of the shared speech set (EVAL_SPEECH_DIR) decoded once to
  * 16 kHz mono by the product's decoder, joined in file order with 1.5 s of digital silence
@@ -14,7 +14,9 @@
  * - ours: the product's transcriber (manifest → engine → ASR worker) on the PCM, plain json
  *   text (no timestamps asked), after a 5-s warm-up;
  * - faster-whisper default: its long-form decode with beam size 5, vad_filter off;
- * - faster-whisper greedy: the same with beam size 1 (the decoding ours does).
+ * - faster-whisper greedy: the same with beam size 1 (the decoding ours does);
+ * - with --vad, also ours with vad_filter on (Silero VAD v6, needs silero-vad-v6 installed) and
+ *   faster-whisper default with vad_filter=True (the same Silero v6 weights, its own defaults).
  * Rounds alternate the sides. Prints WER, wall and CPU seconds, peak RSS and ratios, with the
  * load average. Goal: WER ≤ faster-whisper default's, wall ≤ 1.0× it.
  */
@@ -54,6 +56,8 @@ export interface LongSpeechBenchOptions {
   rounds: number;
   /** Our side's `memoryArena` option (manifest default when absent). */
   memoryArena?: boolean;
+  /** Add both sides with their VAD filter on. */
+  vad?: boolean;
 }
 
 const root = resolve('.');
@@ -63,12 +67,12 @@ const thisFile = fileURLToPath(import.meta.url);
 
 /** Returns false when a goal was missed. */
 export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promise<boolean> {
-  const { threads, dtype, rounds, memoryArena } = options;
+  const { threads, dtype, rounds, memoryArena, vad = false } = options;
   const decoded = await decodeClipsOnce(await readSpeechClips());
   const nice = transformersAsrEngine.options.read({ id: MODEL_ID, task: 'speech-to-text', engine: 'transformers-asr', description: '', license: '' }).threadNice;
   console.log(`\nlong-file bench: ${MODEL_ID}, ${decoded.length} English clips from ${speechDir()} joined with ${GAP_SECONDS} s silences`);
   const arena = memoryArena === undefined ? '' : `, our memoryArena ${memoryArena ? 'on' : 'off'}`;
-  console.log(`threads ${threads}, nice ${nice}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}, vad off${arena}`);
+  console.log(`threads ${threads}, nice ${nice}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}; VAD off unless a row says on`);
   const dir = await mkdtemp(join(tmpdir(), 'long-speech-'));
   let passed = true;
   try {
@@ -76,11 +80,15 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
       const audio = joinClips(decoded, { targetSeconds: minutes * 60, gapSeconds: GAP_SECONDS });
       const file = join(dir, `${minutes}min.f32`);
       await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
-      const sides = { ours: [] as SideResult[], fwDefault: [] as SideResult[], fwGreedy: [] as SideResult[] };
+      const sides: Sides = { ours: [], fwDefault: [], fwGreedy: [], oursVad: [], fwVad: [] };
       for (let round = 0; round < rounds; round++) {
-        sides.ours.push(await runOurs(file, { threads, dtype, memoryArena }));
-        sides.fwDefault.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5 }));
-        sides.fwGreedy.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 1 }));
+        sides.ours.push(await runOurs(file, { threads, dtype, memoryArena, vad: false }));
+        sides.fwDefault.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: false }));
+        sides.fwGreedy.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 1, vad: false }));
+        if (vad) {
+          sides.oursVad.push(await runOurs(file, { threads, dtype, memoryArena, vad: true }));
+          sides.fwVad.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: true }));
+        }
       }
       passed = report(audio, minutes, sides) && passed;
     }
@@ -90,7 +98,9 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
   return passed;
 }
 
-function report(audio: LongSpeech, minutes: number, sides: Record<'ours' | 'fwDefault' | 'fwGreedy', SideResult[]>): boolean {
+type Sides = Record<'ours' | 'fwDefault' | 'fwGreedy' | 'oursVad' | 'fwVad', SideResult[]>;
+
+function report(audio: LongSpeech, minutes: number, sides: Sides): boolean {
   const seconds = audio.samples.length / audio.sampleRate;
   const reference = normalizeTranscript(audio.reference);
   const row = (name: string, results: SideResult[]) => {
@@ -101,6 +111,7 @@ function report(audio: LongSpeech, minutes: number, sides: Record<'ours' | 'fwDe
     return { name, wall, cpu, rss, wer };
   };
   const rows = [row('ours', sides.ours), row('faster-whisper default (beam 5)', sides.fwDefault), row('faster-whisper greedy (beam 1)', sides.fwGreedy)];
+  if (sides.oursVad.length > 0) rows.push(row('ours, vad_filter on', sides.oursVad), row('faster-whisper default, vad_filter on', sides.fwVad));
   const [ours, fwDefault] = rows as [ReturnType<typeof row>, ReturnType<typeof row>];
   const load = loadavg().map((value) => value.toFixed(2)).join(' ');
   console.log(`\n${minutes} min file (${seconds.toFixed(1)} s, ${audio.clips.length} clips, ${reference.length} reference words), load average ${load}`);
@@ -117,19 +128,27 @@ function report(audio: LongSpeech, minutes: number, sides: Record<'ours' | 'fwDe
   );
   const greedy = rows[2]!;
   console.log(`ours / faster-whisper greedy: wall ${(ours.wall / greedy.wall).toFixed(2)}×, CPU ${(ours.cpu / greedy.cpu).toFixed(2)}×`);
+  if (rows.length > 3) {
+    const [oursVad, fwVad] = [rows[3]!, rows[4]!];
+    console.log(
+      `with VAD, ours / faster-whisper: wall ${(oursVad.wall / fwVad.wall).toFixed(2)}×, CPU ${(oursVad.cpu / fwVad.cpu).toFixed(2)}×, ` +
+        `peak RSS ${(oursVad.rss / fwVad.rss).toFixed(2)}×, WER ${oursVad.wer.toFixed(3)} vs ${fwVad.wer.toFixed(3)}`,
+    );
+  }
   return wallRatio <= GOAL_RATIO && werOk;
 }
 
-async function runOurs(file: string, options: { threads: number; dtype: string; memoryArena?: boolean }): Promise<SideResult> {
+async function runOurs(file: string, options: { threads: number; dtype: string; memoryArena?: boolean; vad: boolean }): Promise<SideResult> {
   const arena = options.memoryArena === undefined ? [] : ['--memory-arena', options.memoryArena ? 'on' : 'off'];
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', thisFile, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena], {
+  const vad = options.vad ? ['--vad'] : [];
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', thisFile, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad], {
     maxBuffer: 16 * 1024 * 1024,
     timeout: 60 * 60_000,
   });
   return JSON.parse(stdout.trim().split('\n').pop()!) as SideResult;
 }
 
-async function runFasterWhisper(file: string, options: { threads: number; dtype: string; nice: number; beamSize: number }): Promise<SideResult> {
+async function runFasterWhisper(file: string, options: { threads: number; dtype: string; nice: number; beamSize: number; vad: boolean }): Promise<SideResult> {
   const { stdout } = await run(
     python,
     [
@@ -141,6 +160,7 @@ async function runFasterWhisper(file: string, options: { threads: number; dtype:
       '--nice', String(options.nice),
       '--long',
       '--beam-size', String(options.beamSize),
+      ...(options.vad ? ['--vad-filter'] : []),
       file,
     ],
     { maxBuffer: 16 * 1024 * 1024, timeout: 60 * 60_000 },
@@ -151,15 +171,15 @@ async function runFasterWhisper(file: string, options: { threads: number; dtype:
 }
 
 /** Child process: our side on one file; prints one JSON line. */
-async function oursChild(file: string, threads: number, dtype: string, memoryArena: boolean | undefined): Promise<void> {
+async function oursChild(file: string, threads: number, dtype: string, memoryArena: boolean | undefined, vadFilter: boolean): Promise<void> {
   const bytes = await readFile(file);
   const samples = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
   const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
   try {
-    await transcriber.transcribe({ samples: samples.slice(0, WARM_UP_SECONDS * 16_000), sampleRate: 16_000 });
+    await transcriber.transcribe({ samples: samples.slice(0, WARM_UP_SECONDS * 16_000), sampleRate: 16_000 }, { vadFilter });
     const started = performance.now();
     const cpu = process.cpuUsage(); // the worker thread and its onnxruntime threads are in this process
-    const { text } = await transcriber.transcribe({ samples, sampleRate: 16_000 });
+    const { text } = await transcriber.transcribe({ samples, sampleRate: 16_000 }, { vadFilter });
     const used = process.cpuUsage(cpu);
     const result: SideResult = {
       text,
@@ -186,15 +206,16 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       dtype: { type: 'string', default: 'fp32' },
       rounds: { type: 'string', default: '1' },
       'memory-arena': { type: 'string' },
+      vad: { type: 'boolean', default: false },
     },
   });
   const memoryArena = args['memory-arena'] === undefined ? undefined : args['memory-arena'] === 'on';
   if (args.ours) {
-    await oursChild(args.ours, Number(args.threads), args.dtype!, memoryArena);
+    await oursChild(args.ours, Number(args.threads), args.dtype!, memoryArena, args.vad!);
   } else {
     if (!BASELINE_PRECISION[args.dtype!]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
     const minutes = args.minutes!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
-    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena });
+    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad });
     if (!passed) process.exitCode = 1;
   }
 }

@@ -9,8 +9,8 @@ Clips are raw little-endian float32 PCM at 16 kHz. Prints one JSON object on std
 Needs `pip install faster-whisper` in the tools venv (it brings the ctranslate2 wheel).
 
 With --long (scripts/bench/long-speech.ts): faster-whisper's own long-form decode instead, with
-timestamps and the previous text as prompt, `vad_filter` off, beam size --beam-size (its default
-is 5), and the process's peak RSS in the output.
+timestamps and the previous text as prompt, `vad_filter` off unless --vad-filter, beam size
+--beam-size (its default is 5), and the process's peak RSS in the output.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ def main() -> None:
     parser.add_argument("--nice", type=int, default=0, help="run at this nice value, as the product's ASR worker does")
     parser.add_argument("--long", action="store_true", help="long-form decode (timestamps, previous text as prompt)")
     parser.add_argument("--beam-size", type=int, default=5, help="with --long: faster-whisper's default 5, or 1 for greedy")
+    parser.add_argument("--vad-filter", action="store_true", help="with --long: vad_filter=True (Silero VAD, faster-whisper's defaults)")
     parser.add_argument("clips", nargs="+", type=Path)
     args = parser.parse_args()
 
@@ -69,8 +70,8 @@ def main() -> None:
 
     def transcribe(samples: np.ndarray) -> str:
         if args.long:
-            # faster-whisper's defaults (temperature fallback, condition_on_previous_text) minus VAD.
-            segments, _ = model.transcribe(samples, language="en", beam_size=args.beam_size, vad_filter=False)
+            # faster-whisper's defaults (temperature fallback, condition_on_previous_text), VAD as asked.
+            segments, _ = model.transcribe(samples, language="en", beam_size=args.beam_size, vad_filter=args.vad_filter)
             return "".join(segment.text for segment in segments).strip()
         # Greedy, one pass, no timestamps, no VAD: what the product's transformers.js pipeline does.
         segments, _ = model.transcribe(samples, language="en", beam_size=1, best_of=1, temperature=0.0,

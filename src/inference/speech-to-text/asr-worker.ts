@@ -9,7 +9,7 @@ import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { resample } from '../../audio/resample.js';
 import { configureRuntime } from '../runtime.js';
-import type { EncodedAudio } from '../types.js';
+import type { EncodedAudio, Transcript } from '../types.js';
 import { abortStreamer } from '../abort-streamer.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
@@ -64,16 +64,16 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     const duration = audio.length / sampleRate;
     const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
     signal.throwIfAborted();
+    // Times of the joined speech back on the upload's timeline (and its duration): one transcript from offset 0.
+    const restore = (transcript: Transcript): Transcript => (speech ? speech.restore([transcript]) : transcript);
     if (longForm && duration > request.chunkLengthSeconds) {
       // Over one window: openai's sequential decode, always with timestamps, whatever the
       // response format (without them each window's text stops early).
       const startTokens = whisperStartTokens(asr.model.generation_config ?? {}, { language, task: request.task });
-      const onSegments = (fresh: DecodedSegment[]) => progress({ segments: fresh });
+      const onSegments = (fresh: DecodedSegment[]) => progress({ segments: restore({ text: '', duration, segments: fresh }).segments ?? [] });
       const segments = await decodeLongForm(audio, longForm, { startTokens, signal, sampleRate, maxTokensPerWindow: request.maxNewTokens, onSegments });
       const chunks = segments.map((segment) => ({ timestamp: [segment.start, segment.end] as [number, number], text: segment.text }));
-      const transcript = toTranscript({ text: segmentsText(segments), chunks }, { duration, language, segments: request.segments });
-      // Times of the joined speech back on the upload's own timeline (one transcript from offset 0).
-      return speech ? speech.restore([transcript]) : transcript;
+      return restore(toTranscript({ text: segmentsText(segments), chunks }, { duration, language, segments: request.segments }));
     }
     // Without the long-form decoder, each piece of speech (at most one window) is one pass.
     const pieces = speech && !longForm ? speech.pieces : [audio];
