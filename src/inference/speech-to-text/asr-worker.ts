@@ -51,17 +51,14 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     signal.throwIfAborted();
     // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
     const speech = await vadFilter?.speechOnly(decoded, sampleRate, request.vad, signal);
-    if (speech?.pieces.length === 0) return silentTranscript(decoded.length / sampleRate, { language: request.language, segments: request.segments });
-    const pieces = speech?.pieces ?? [decoded];
-    const language = request.detectLanguage ? await detectWhisperLanguage(asr, pieces[0]!, sampleRate) : request.language;
-    const transcripts = [];
-    for (const audio of pieces) {
-      signal.throwIfAborted();
-      const duration = audio.length / sampleRate;
-      const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
-      transcripts.push(toTranscript(output, { duration, language, segments: request.segments }));
-    }
-    return speech ? speech.restore(transcripts) : transcripts[0]!;
+    if (speech?.samples.length === 0) return silentTranscript(decoded.length / sampleRate, { language: request.language, segments: request.segments });
+    const audio = speech?.samples ?? decoded;
+    const duration = audio.length / sampleRate;
+    const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
+    signal.throwIfAborted();
+    const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
+    const transcript = toTranscript(output, { duration, language, segments: request.segments });
+    return speech ? speech.restore(transcript) : transcript;
   };
 
   return {
