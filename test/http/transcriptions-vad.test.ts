@@ -138,7 +138,8 @@ describe('vad_filter with the real whisper-tiny.en and Silero VAD v6', () => {
     const res = await transcribe(audio, { response_format: 'verbose_json' });
     expect(res.status, res.text).to.equal(200);
     const text = words(res.body.text);
-    expect(text.split('ask not what your country can do for you').length - 1, text).to.equal(4);
+    // tiny.en hears "ask" or "asked" from one window to the next: count the rest of the sentence.
+    expect(text.split('not what your country can do for you').length - 1, text).to.equal(4);
     const segments = res.body.segments as { start: number; end: number; text: string }[];
     const clipSeconds = jfk.length / RATE;
     const pauses = [0, 1, 2].map((i) => [(i + 1) * clipSeconds + (i * gap) / RATE, (i + 1) * (clipSeconds + gap / RATE)] as const);
@@ -160,7 +161,7 @@ describe('vad_filter with the real whisper-tiny.en and Silero VAD v6', () => {
     const res = await transcribe(audio, { response_format: 'verbose_json' });
     expect(res.status, res.text).to.equal(200);
     const text = words(res.body.text);
-    expect(text.split('ask not what your country can do for you').length - 1, text).to.equal(2);
+    expect(text.split('not what your country can do for you').length - 1, text).to.equal(2);
     expect(text.split('ask what you can do for your country').length - 1, text).to.equal(2);
     expect(text, 'nothing invented for the pause').to.not.match(/\byou you\b/);
     expect(res.body.duration).to.be.closeTo(2 * clipSeconds + pause, 0.01);
