@@ -58,14 +58,14 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     signal.throwIfAborted();
     // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
     const speech = await vadFilter?.speechOnly(decoded, sampleRate, request.vad, signal);
-    if (speech?.pieces.length === 0) return silentTranscript(decoded.length / sampleRate, { language: request.language, segments: request.segments });
+    if (speech?.samples.length === 0) return silentTranscript(decoded.length / sampleRate, { language: request.language, segments: request.segments });
     // The speech, joined (faster-whisper decodes VAD-filtered audio as one stream too).
-    const audio = speech ? joinPieces(speech.pieces) : decoded;
+    const audio = speech?.samples ?? decoded;
     const duration = audio.length / sampleRate;
     const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
     signal.throwIfAborted();
-    // Times of the joined speech back on the upload's timeline (and its duration): one transcript from offset 0.
-    const restore = (transcript: Transcript): Transcript => (speech ? speech.restore([transcript]) : transcript);
+    // Times of the joined speech back on the upload's timeline (and its duration).
+    const restore = (transcript: Transcript): Transcript => (speech ? speech.restore(transcript) : transcript);
     if (longForm && duration > request.chunkLengthSeconds) {
       // Over one window: openai's sequential decode, always with timestamps, whatever the
       // response format (without them each window's text stops early).
@@ -75,16 +75,8 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
       const chunks = segments.map((segment) => ({ timestamp: [segment.start, segment.end] as [number, number], text: segment.text }));
       return restore(toTranscript({ text: segmentsText(segments), chunks }, { duration, language, segments: request.segments }));
     }
-    // Without the long-form decoder, each piece of speech (at most one window) is one pass.
-    const pieces = speech && !longForm ? speech.pieces : [audio];
-    const transcripts = [];
-    for (const piece of pieces) {
-      signal.throwIfAborted();
-      const seconds = piece.length / sampleRate;
-      const output = await asr(piece, { ...whisperCallOptions({ ...request, language }, seconds), streamer: abortStreamer(signal) });
-      transcripts.push(toTranscript(output, { duration: seconds, language, segments: request.segments }));
-    }
-    return speech ? speech.restore(transcripts) : transcripts[0]!;
+    const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
+    return restore(toTranscript(output, { duration, language, segments: request.segments }));
   };
 
   return {
@@ -125,14 +117,3 @@ async function toModelInput(audio: PcmAudio | EncodedAudio, sampleRate: number):
   return resample(audio.samples, audio.sampleRate, sampleRate);
 }
 
-/** Pieces of speech end to end, as one signal. */
-function joinPieces(pieces: readonly Float32Array[]): Float32Array {
-  if (pieces.length === 1) return pieces[0]!;
-  const joined = new Float32Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    joined.set(piece, at);
-    at += piece.length;
-  }
-  return joined;
-}

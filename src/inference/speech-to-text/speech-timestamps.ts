@@ -126,32 +126,6 @@ function padChunks(speeches: SpeechChunk[], pad: number, audioLength: number): S
   return speeches;
 }
 
-/**
- * The speech regions joined end to end, in pieces of at most `maxSamples` (faster-whisper's
- * collect_chunks with max_duration; a single longer region is a piece of its own), each with
- * where it starts in the joined audio.
- */
-export function collectPieces(samples: Float32Array, chunks: readonly SpeechChunk[], maxSamples: number): { samples: Float32Array; offset: number }[] {
-  const pieces: { samples: Float32Array; offset: number }[] = [];
-  let group: SpeechChunk[] = [];
-  let groupSamples = 0;
-  let offset = 0;
-  const flush = () => {
-    if (group.length === 0) return;
-    pieces.push({ samples: collectChunks(samples, group), offset });
-    offset += groupSamples;
-    group = [];
-    groupSamples = 0;
-  };
-  for (const chunk of chunks) {
-    if (groupSamples + chunk.end - chunk.start > maxSamples) flush();
-    group.push(chunk);
-    groupSamples += chunk.end - chunk.start;
-  }
-  flush();
-  return pieces;
-}
-
 /** The speech regions joined end to end (faster-whisper's collect_chunks without a maximum). */
 export function collectChunks(samples: Float32Array, chunks: readonly SpeechChunk[]): Float32Array {
   const total = chunks.reduce((sum, chunk) => sum + (chunk.end - chunk.start), 0);

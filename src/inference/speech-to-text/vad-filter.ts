@@ -6,7 +6,7 @@
  */
 import type { Transcript, VadOptions } from '../types.js';
 import { SileroVad } from './silero-vad.js';
-import { collectPieces, DEFAULT_VAD_OPTIONS, SpeechTimestampsMap, VAD_SAMPLE_RATE } from './speech-timestamps.js';
+import { collectChunks, DEFAULT_VAD_OPTIONS, SpeechTimestampsMap, VAD_SAMPLE_RATE } from './speech-timestamps.js';
 
 /** Audio longer than this is filtered unless the request says `vad_filter: false`. */
 export const VAD_DEFAULT_ABOVE_SECONDS = 30;
@@ -20,14 +20,10 @@ export interface VadFilterRequest {
 
 /** The speech-only audio and how to put its transcript back on the original time line. */
 export interface SpeechOnly {
-  /**
-   * The joined speech in pieces of at most one Whisper window (30 s), as faster-whisper's batched
-   * pipeline cuts it: each is decoded as one window, so no overlap merge runs on joined speech
-   * (transformers.js's merge ran for minutes on some joined 64 s inputs). Empty: no speech.
-   */
-  pieces: Float32Array[];
-  /** One transcript from the transcripts of the pieces, in the original audio's time. */
-  restore(transcripts: readonly Transcript[]): Transcript;
+  /** The speech regions joined end to end; empty: no speech. */
+  samples: Float32Array;
+  /** Maps a transcript of `samples` to the original audio (times, and its duration). */
+  restore(transcript: Transcript): Transcript;
 }
 
 /** Loads the VAD session on first use and runs the filter with it. */
@@ -52,25 +48,20 @@ export class VadFilter {
     const map = new SpeechTimestampsMap(chunks, sampleRate);
     const pad = (request.options.speechPadMs ?? DEFAULT_VAD_OPTIONS.speechPadMs) / 1000;
     const duration = samples.length / sampleRate;
-    const pieces = collectPieces(samples, chunks, WINDOW_SECONDS * sampleRate);
     return {
-      pieces: pieces.map((piece) => piece.samples),
-      restore: (transcripts) => {
-        const [first] = transcripts;
-        const restored: Transcript = { text: joinTexts(transcripts.map((transcript) => transcript.text)), duration: roundMs(duration) };
-        if (first?.language) restored.language = first.language;
-        if (first?.segments) {
-          restored.segments = transcripts.flatMap((transcript, index) => {
-            const offset = (pieces[index]?.offset ?? 0) / sampleRate;
-            return (transcript.segments ?? []).map((segment) => {
-              const [joinedStart, joinedEnd] = [segment.start + offset, segment.end + offset];
-              const start = originalStart(map, joinedStart, joinedEnd, pad);
-              return { ...segment, start, end: Math.max(start, originalEnd(map, joinedStart, joinedEnd, pad)) };
-            });
-          });
-        }
-        return restored;
-      },
+      samples: collectChunks(samples, chunks),
+      restore: (transcript) => ({
+        ...transcript,
+        duration: roundMs(duration),
+        ...(transcript.segments
+          ? {
+              segments: transcript.segments.map((segment) => {
+                const start = originalStart(map, segment.start, segment.end, pad);
+                return { ...segment, start, end: Math.max(start, originalEnd(map, segment.start, segment.end, pad)) };
+              }),
+            }
+          : {}),
+      }),
     };
   }
 
@@ -104,13 +95,6 @@ export function originalStart(map: SpeechTimestampsMap, start: number, end: numb
   const regionEnd = map.joinedStart(index + 1);
   if (map.chunkIndex(end, true) > index && regionEnd - start < padSeconds) return map.originalTime(regionEnd, index + 1);
   return map.originalTime(start, index);
-}
-
-/** Whisper's window: pieces of joined speech up to this long are decoded in one pass. */
-const WINDOW_SECONDS = 30;
-
-function joinTexts(texts: readonly string[]): string {
-  return texts.map((text) => text.trim()).filter(Boolean).join(' ');
 }
 
 /** What audio without speech transcribes to: nothing. */

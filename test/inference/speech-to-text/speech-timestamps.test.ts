@@ -4,7 +4,6 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import {
   collectChunks,
-  collectPieces,
   speechChunksFromProbs,
   SpeechTimestampsMap,
   VAD_FRAME_SAMPLES,
@@ -100,17 +99,6 @@ describe('collectChunks and SpeechTimestampsMap', () => {
     const joined = collectChunks(samples, chunks);
     expect(joined.length).to.equal(32_000 + 16_000 + 16_000);
     expect([joined[0], joined[31_999], joined[32_000], joined[48_000], joined.at(-1)]).to.deep.equal([16_000, 47_999, 80_000, 160_000, 175_999]);
-  });
-
-  it('cuts the joined regions into pieces of at most a maximum, a longer region alone', () => {
-    const samples = Float32Array.from({ length: 200_000 }, (_, i) => i);
-    const pieces = collectPieces(samples, chunks, 40_000);
-    expect(pieces.map((piece) => [piece.offset, piece.samples.length, piece.samples[0]])).to.deep.equal([
-      [0, 32_000, 16_000],
-      [32_000, 32_000, 80_000],
-    ]);
-    expect(collectPieces(samples, chunks, 10_000).map((piece) => piece.samples.length)).to.deep.equal([32_000, 16_000, 16_000]);
-    expect(collectPieces(samples, [], 10_000)).to.deep.equal([]);
   });
 
   it('maps joined time back to original time (values from faster-whisper 1.2.1)', () => {
