@@ -14,6 +14,9 @@ const ABBREVIATIONS = new Set([
 
 export const DEFAULT_MAX_SENTENCE_CHARS = 400;
 
+/** A lower-case letter at exactly `lastIndex`. */
+const LOWER_CASE_AT = /\p{Ll}/uy;
+
 export function splitSentences(text: string, maxChars = DEFAULT_MAX_SENTENCE_CHARS): string[] {
   const sentences: string[] = [];
   for (const paragraph of text.split(/\n\s*\n|\r?\n/)) {
@@ -34,9 +37,10 @@ function splitParagraph(paragraph: string): string[] {
     const end = match.index + (match[1] as string).length;
     const before = paragraph.slice(start, match.index);
     const lastWord = /([\p{L}.]+)$/u.exec(before)?.[1] ?? '';
-    const isAbbreviation =
-      match[1] === '.' && (ABBREVIATIONS.has(lastWord.toLowerCase()) || /^\p{Lu}$/u.test(lastWord) || /^\p{Ll}/u.test(paragraph.slice(boundary.lastIndex)));
-    if (isAbbreviation) continue;
+    LOWER_CASE_AT.lastIndex = boundary.lastIndex;
+    const notAnEnd =
+      match[1] === '.' && (ABBREVIATIONS.has(lastWord.toLowerCase()) || /^\p{Lu}$/u.test(lastWord) || LOWER_CASE_AT.test(paragraph));
+    if (notAnEnd) continue;
     out.push(paragraph.slice(start, end).trim());
     start = boundary.lastIndex;
   }
