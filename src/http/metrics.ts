@@ -3,6 +3,7 @@
  * line per request with method, route, status, duration, request id and which key was used,
  * never the key itself.
  */
+import { Stream } from 'node:stream';
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { API_KEY_PREFIX, displayPrefix, hashApiKey } from '../auth/api-key.js';
@@ -50,8 +51,8 @@ export class AppMetrics {
   /** prom-client hashes a label object on every call; one child per label set is kept instead. */
   readonly #series = new Map<string, { requests: ReturnType<Counter['labels']>; duration: ReturnType<Histogram['labels']> }>();
 
-  /** Counts one finished request; `route` is the matched route pattern, if any. */
-  record(method: string, route: string | undefined, status: number, seconds: number): void {
+  /** Counts one finished request; `route` is the matched route pattern, if any; `seconds` undefined: not timed. */
+  record(method: string, route: string | undefined, status: number, seconds?: number): void {
     const name = route ?? UNMATCHED;
     const key = `${method} ${status} ${name}`;
     let series = this.#series.get(key);
@@ -60,19 +61,21 @@ export class AppMetrics {
       this.#series.set(key, series);
     }
     series.requests.inc();
-    series.duration.observe(seconds);
+    if (seconds !== undefined) series.duration.observe(seconds);
   }
 }
 
 /**
- * Outermost middleware: times each request until its response is done (streamed speech included),
- * then counts it and writes its access-log line.
+ * Outermost middleware: times each request until its answer is complete, then counts it and
+ * writes its access-log line. A streamed body (speech, server-sent events) is timed until its
+ * response closes; any other body is ready when the middleware chain returns, and a listener per
+ * response would only cost time on the hot paths (bench:http).
  */
 export function observeRequests(metrics: AppMetrics, logger: Logger): Middleware {
   return async (ctx, next) => {
-    const started = process.hrtime.bigint();
-    ctx.res.once('close', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const started = performance.now();
+    const done = () => {
+      const seconds = (performance.now() - started) / 1000;
       const route = (ctx as { _matchedRoute?: string })._matchedRoute;
       // A response cut off by the client never finished: logged with the status it was given.
       metrics.record(ctx.method, route, ctx.status, seconds);
@@ -84,10 +87,15 @@ export function observeRequests(metrics: AppMetrics, logger: Logger): Middleware
         ms: Math.round(seconds * 10_000) / 10,
         requestId: ctx.response.get('X-Request-Id') || undefined,
         key: keyLabel(ctx.get('Authorization')),
-        ...(ctx.res.writableFinished ? {} : { aborted: true }),
+        ...(ctx.res.destroyed && !ctx.res.writableFinished ? { aborted: true } : {}),
       });
-    });
-    await next();
+    };
+    try {
+      await next();
+    } finally {
+      if (ctx.body instanceof Stream && !ctx.res.writableEnded) ctx.res.once('close', done);
+      else done();
+    }
   };
 }
 
