@@ -77,7 +77,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       throw error;
     }
     if (!policy) return refuse(socket, 401, 'json', 'Invalid, expired or revoked API key', 'unauthorized');
-    const session = policy;
+    const keyPolicy = policy;
     if (url.pathname !== REALTIME_PATH) return refuse(socket, 404, 'json', `No WebSocket endpoint at ${url.pathname}`, 'not_found');
     const intent = url.searchParams.get('intent');
     if (intent !== 'transcription') {
@@ -88,7 +88,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
         ws.close(CLOSE.tryAgainLater, `Too many realtime sessions (${deps.limits.maxSessions} open); retry later`);
         return;
       }
-      serve(ws, url.searchParams.get('model') ?? undefined, session);
+      serve(ws, url.searchParams.get('model') ?? undefined, keyPolicy);
     });
   };
 
