@@ -128,7 +128,7 @@ export interface PcmSynthesizer extends Disposable {
   synthesize(text: string, options?: SynthesizeOptions): AsyncIterable<PcmAudio>;
 }
 
-export const SPEECH_FORMATS = Object.freeze(['mp3', 'wav'] as const);
+export const SPEECH_FORMATS = Object.freeze(['mp3', 'wav', 'pcm'] as const);
 
 export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
 
@@ -136,6 +136,8 @@ export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
 export const SPEECH_MEDIA_TYPES: Readonly<Record<SpeechFormat, string>> = Object.freeze({
   mp3: 'audio/mpeg',
   wav: 'audio/wav',
+  // OpenAI's pcm: 16-bit signed little-endian mono at 24 kHz, no header.
+  pcm: 'audio/pcm',
 });
 
 export interface SpeakOptions extends SynthesizeOptions {

@@ -101,6 +101,20 @@ describe('POST /v1/text-to-speech', () => {
     expect(body.readUInt32LE(40)).to.equal(body.length - 44);
   });
 
+  it('answers raw 24-kHz PCM16 for response_format pcm', async () => {
+    const wav = (await speak({ model: 'piper-random', input: 'Hello world.', response_format: 'wav' })).body as Buffer;
+    const res = await speak({ model: 'piper-random', input: 'Hello world.', response_format: 'pcm' });
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.equal('audio/pcm');
+    const pcm = res.body as Buffer;
+    expect(pcm.subarray(0, 4).toString('ascii')).to.not.equal('RIFF');
+    expect(pcm.length % 2).to.equal(0);
+    // The voice speaks at 16 kHz: about 1.5 times as many samples at 24 kHz (its durations vary a
+    // little between calls, as Piper's noise does; encode-pcm16.test.ts checks the exact count).
+    const wavSamples = (wav.length - 44) / 2;
+    expect(pcm.length / 2 / (wavSamples * 1.5)).to.be.within(0.6, 1.6);
+  });
+
   it('makes speech shorter with a higher speed', async () => {
     const input = 'Glue the sheet to the dark blue background, then rest for a while.';
     const slow = await speak({ model: 'piper-random', input, speed: 0.5, response_format: 'wav' });
@@ -184,6 +198,9 @@ describe('POST /v1/audio/speech (OpenAI-compatible alias)', () => {
 
   it('answers 400 for OpenAI formats this server does not produce', async () => {
     const res = await app.request.post('/v1/audio/speech').set('Authorization', bearer()).send({ model: 'piper-random', input: 'Hi.', response_format: 'opus' });
+    const pcm = await app.request.post('/v1/audio/speech').set('Authorization', bearer()).send({ model: 'piper-random', input: 'Hi.', response_format: 'pcm' });
+    expect(pcm.status).to.equal(200);
+    expect(pcm.headers['content-type']).to.equal('audio/pcm');
     expect(res.status).to.equal(400);
     expect(res.body.error.message).to.match(/opus is not supported/);
   });

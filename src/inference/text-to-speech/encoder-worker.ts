@@ -1,41 +1,50 @@
 /**
  * Worker thread for audio encoding (LAME in WASM is CPU work: ~5–10 ms per second of speech).
- * It holds one MP3 stream encoder per open response, keyed by a stream id.
+ * It holds one stream encoder (MP3, or 24-kHz PCM16) per open response, keyed by a stream id.
  */
-import { compileMp3Codec, createMp3StreamEncoder, type Mp3StreamEncoder } from '../../audio/encode-mp3.js';
+import { compileMp3Codec, createMp3StreamEncoder } from '../../audio/encode-mp3.js';
+import { Pcm16StreamEncoder } from '../../audio/encode-pcm16.js';
 import { encodeWav } from '../../audio/encode-wav.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 
-/** The methods this worker serves; `id` names one open MP3 stream. */
+/** The methods this worker serves; `id` names one open stream. */
 export interface EncoderApi {
-  openMp3(request: { id: number; sampleRate: number }): Promise<void>;
-  encodeMp3(request: { id: number; samples: Float32Array }): Promise<Uint8Array>;
-  finishMp3(request: { id: number }): Promise<Uint8Array>;
-  abortMp3(request: { id: number }): Promise<void>;
+  openStream(request: { id: number; format: StreamFormat; sampleRate: number }): Promise<void>;
+  encode(request: { id: number; samples: Float32Array }): Promise<Uint8Array>;
+  finish(request: { id: number }): Promise<Uint8Array>;
+  abort(request: { id: number }): Promise<void>;
   wav(audio: { samples: Float32Array; sampleRate: number }): Promise<Uint8Array>;
+}
+
+/** Formats a response can stream sentence by sentence. */
+export type StreamFormat = 'mp3' | 'pcm';
+
+interface StreamEncoder {
+  encode(samples: Float32Array): Uint8Array;
+  finish(): Uint8Array;
 }
 
 serveWorker<EncoderApi>(async () => {
   const codec = await compileMp3Codec();
-  const streams = new Map<number, Mp3StreamEncoder>();
+  const streams = new Map<number, StreamEncoder>();
   const stream = (id: number) => {
     const encoder = streams.get(id);
-    if (!encoder) throw new Error(`no open MP3 stream ${id}`);
+    if (!encoder) throw new Error(`no open audio stream ${id}`);
     return encoder;
   };
   const bytes = (data: Uint8Array) => withTransfer(data, [data.buffer as ArrayBuffer]);
   return {
-    openMp3: async ({ id, sampleRate }) => {
-      streams.set(id, await createMp3StreamEncoder({ sampleRate, codec }));
+    openStream: async ({ id, format, sampleRate }) => {
+      streams.set(id, format === 'mp3' ? await createMp3StreamEncoder({ sampleRate, codec }) : new Pcm16StreamEncoder(sampleRate));
     },
-    encodeMp3: ({ id, samples }) => bytes(stream(id).encode(samples)),
-    finishMp3: ({ id }) => {
+    encode: ({ id, samples }) => bytes(stream(id).encode(samples)),
+    finish: ({ id }) => {
       const tail = stream(id).finish();
       streams.delete(id);
       return bytes(tail);
     },
-    abortMp3: ({ id }) => {
+    abort: ({ id }) => {
       streams.delete(id);
     },
     wav: ({ samples, sampleRate }) => bytes(encodeWav({ samples, sampleRate })),

@@ -8,7 +8,7 @@ import { ValidationError } from '../../errors.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { followSignal } from '../abortable.js';
 import type { PcmSynthesizer, SpeakOptions, Synthesizer } from '../types.js';
-import type { Mp3Stream, SpeechEncoder } from './speech-encoder.js';
+import type { AudioStream, SpeechEncoder } from './speech-encoder.js';
 
 /** The engine's synthesizer, plus `speak()` through `encoder` (owned by the caller: the registry). */
 export function speakingSynthesizer(synthesizer: PcmSynthesizer, encoder: SpeechEncoder): Synthesizer {
@@ -35,7 +35,7 @@ export async function* speechBytes(
   const unfollow = followSignal(signal, stop);
   try {
     const sentences = synthesizer.synthesize(text, { ...synthesizeOptions, signal: stop.signal });
-    yield* format === 'wav' ? wavBytes(synthesizer, sentences, encoder) : mp3Bytes(synthesizer, sentences, encoder, stop);
+    yield* format === 'wav' ? wavBytes(synthesizer, sentences, encoder) : streamedBytes(format, synthesizer, sentences, encoder, stop);
   } finally {
     unfollow();
     stop.abort(new Error('speech output was stopped'));
@@ -49,7 +49,9 @@ async function* wavBytes(synthesizer: PcmSynthesizer, sentences: AsyncIterable<P
   yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate });
 }
 
-async function* mp3Bytes(
+/** MP3 or PCM16, sentence by sentence through one stream encoder. */
+async function* streamedBytes(
+  format: 'mp3' | 'pcm',
   synthesizer: PcmSynthesizer,
   sentences: AsyncIterable<PcmAudio>,
   encoder: SpeechEncoder,
@@ -65,9 +67,9 @@ async function* mp3Bytes(
     stop.abort(new Error('speech output was stopped'));
     await pieces.return?.(undefined);
   };
-  let stream: Mp3Stream;
+  let stream: AudioStream;
   try {
-    stream = await encoder.openMp3(synthesizer.sampleRate);
+    stream = await encoder.openStream(format, synthesizer.sampleRate);
   } catch (error) {
     await dropSynthesis();
     throw error;

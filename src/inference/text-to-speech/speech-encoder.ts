@@ -5,12 +5,13 @@
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { ModelWorker } from '../worker/model-worker.js';
 import { workerModule } from '../worker/worker-api.js';
-import type { EncoderApi } from './encoder-worker.js';
+import type { EncoderApi, StreamFormat } from './encoder-worker.js';
 
 const ENCODER_WORKER = workerModule<EncoderApi>(import.meta.url, './encoder-worker');
 const DEFAULT_IDLE_MS = 30_000;
 
-export interface Mp3Stream {
+/** One response's encoder in the worker: MP3, or 24-kHz PCM16 (pcm). */
+export interface AudioStream {
   encode(samples: Float32Array): Promise<Uint8Array>;
   finish(): Promise<Uint8Array>;
   /** Drops the stream without output (the response was abandoned). */
@@ -18,7 +19,7 @@ export interface Mp3Stream {
 }
 
 export interface SpeechEncoder {
-  openMp3(sampleRate: number): Promise<Mp3Stream>;
+  openStream(format: StreamFormat, sampleRate: number): Promise<AudioStream>;
   wav(audio: PcmAudio): Promise<Uint8Array>;
   dispose(): Promise<void>;
 }
@@ -33,22 +34,22 @@ export function createSpeechEncoder(options: { idleMs?: number } = {}): SpeechEn
   let nextStreamId = 1;
 
   return {
-    async openMp3(sampleRate) {
+    async openStream(format, sampleRate) {
       const id = nextStreamId++;
       // The stream's encoder lives in the thread: keep that thread until the stream closes.
       const close = worker.hold();
       try {
-        await worker.call('openMp3', { id, sampleRate });
+        await worker.call('openStream', { id, format, sampleRate });
       } catch (error) {
         close();
         throw error;
       }
       let open = true;
       return {
-        encode: (samples) => worker.call('encodeMp3', { id, samples }),
+        encode: (samples) => worker.call('encode', { id, samples }),
         async finish() {
           try {
-            return await worker.call('finishMp3', { id });
+            return await worker.call('finish', { id });
           } finally {
             open = false;
             close();
@@ -57,7 +58,7 @@ export function createSpeechEncoder(options: { idleMs?: number } = {}): SpeechEn
         abort() {
           if (!open) return;
           open = false;
-          worker.call('abortMp3', { id }).catch(() => {});
+          worker.call('abort', { id }).catch(() => {});
           close();
         },
       };

@@ -21,7 +21,7 @@ import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { requestSignal } from '../../request-signal.js';
 
-export const SPEECH_FORMATS: readonly SpeechFormat[] = ['mp3', 'wav'];
+export const SPEECH_FORMATS: readonly SpeechFormat[] = ['mp3', 'wav', 'pcm'];
 export const SPEED_RANGE = Object.freeze({ min: 0.25, max: 4 });
 
 export interface SpeechRequest {
@@ -68,7 +68,10 @@ export function speechOperation(path: string, summary: string, description: stri
     secured: true,
     requestBody: jsonRequest(request),
     responses: {
-      '200': { description: 'The spoken audio, streamed. MP3 unless `response_format` is `wav`.', content: { 'audio/mpeg': audio('audio/mpeg'), 'audio/wav': audio('audio/wav') } },
+      '200': {
+        description: 'The spoken audio: MP3 (default) or PCM (16-bit signed little-endian mono at 24 kHz, no header, as OpenAI sends it) streamed sentence by sentence, or WAV whole.',
+        content: { 'audio/mpeg': audio('audio/mpeg'), 'audio/wav': audio('audio/wav'), 'audio/pcm': audio('audio/pcm') },
+      },
       '400': jsonBody400(),
       ...V1_COMMON_ERRORS,
       '413': jsonError(`The body is over ${megabytes(limits.maxJsonBytes)} or \`input\` is over ${limits.maxSpeechInputChars} characters.`, ['payload_too_large']),

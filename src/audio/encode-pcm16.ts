@@ -1,0 +1,34 @@
+/**
+ * Raw PCM output as OpenAI's `response_format: "pcm"` sends it: 16-bit signed little-endian mono
+ * at 24 kHz, no header. Audio at another rate is resampled as it streams, so sentence boundaries
+ * leave no seams.
+ */
+import { StreamingResampler } from './streaming-resampler.js';
+
+export const PCM16_OUTPUT_RATE = 24_000;
+
+export class Pcm16StreamEncoder {
+  readonly #resampler: StreamingResampler | undefined;
+
+  constructor(inputRate: number) {
+    this.#resampler = inputRate === PCM16_OUTPUT_RATE ? undefined : new StreamingResampler(inputRate, PCM16_OUTPUT_RATE);
+  }
+
+  encode(samples: Float32Array): Uint8Array {
+    return toPcm16(this.#resampler ? this.#resampler.push(samples) : samples);
+  }
+
+  finish(): Uint8Array {
+    return toPcm16(this.#resampler ? this.#resampler.push(new Float32Array(0), true) : new Float32Array(0));
+  }
+}
+
+function toPcm16(samples: Float32Array): Uint8Array {
+  const bytes = new Uint8Array(samples.length * 2);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < samples.length; i++) {
+    const clamped = Math.max(-1, Math.min(1, samples[i]!));
+    view.setInt16(i * 2, Math.round(clamped < 0 ? clamped * 32768 : clamped * 32767), true);
+  }
+  return bytes;
+}
