@@ -115,6 +115,31 @@ describe('POST /v1/text-to-speech', () => {
     expect(pcm.length / 2 / (wavSamples * 1.5)).to.be.within(0.6, 1.6);
   });
 
+  it('streams OpenAI speech.audio.delta events for stream_format sse, and refuses sse with wav', async () => {
+    const res = await app.request
+      .post('/v1/audio/speech')
+      .set('Authorization', bearer())
+      .send({ model: 'piper-random', input: 'Hello world. How are you?', response_format: 'pcm', stream_format: 'sse' })
+      .buffer(true)
+      .parse(binary);
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.match(/^text\/event-stream/);
+    const events = (res.body as Buffer)
+      .toString('utf8')
+      .split('\n\n')
+      .filter((block) => block.startsWith('data: '))
+      .map((block) => JSON.parse(block.slice(6)) as { type: string; audio?: string });
+    expect(events.at(-1)).to.deep.equal({ type: 'speech.audio.done', usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 } });
+    const deltas = events.slice(0, -1);
+    expect(deltas.length).to.be.greaterThan(0);
+    expect(deltas.every((event) => event.type === 'speech.audio.delta')).to.equal(true);
+    const audio = Buffer.concat(deltas.map((event) => Buffer.from(event.audio!, 'base64')));
+    expect(audio.length % 2).to.equal(0);
+    expect(audio.length).to.be.greaterThan(24_000 * 2 * 0.2);
+    const wav = await speak({ model: 'piper-random', input: 'Hi.', response_format: 'wav', stream_format: 'sse' });
+    expect(wav.status).to.equal(400);
+  });
+
   it('makes speech shorter with a higher speed', async () => {
     const input = 'Glue the sheet to the dark blue background, then rest for a while.';
     const slow = await speak({ model: 'piper-random', input, speed: 0.5, response_format: 'wav' });

@@ -30,6 +30,8 @@ export interface SpeechRequest {
   voice?: string;
   speed?: number;
   format: SpeechFormat;
+  /** `stream_format: "sse"`: the audio as OpenAI's speech.audio.delta events, base64 chunks. */
+  events: boolean;
 }
 
 /** The fields of both speech routes; the OpenAI alias differs only in what it says about them. */
@@ -39,6 +41,11 @@ export const speechRequestFields = (limits: Limits, formatDescription: string, v
   voice: Type.Optional(Text(voiceDescription, { maxLength: 100 })),
   speed: Type.Optional(NumberIn(SPEED_RANGE, { default: 1 })),
   response_format: Type.Optional(StringEnum(SPEECH_FORMATS, { description: formatDescription, default: 'mp3' })),
+  stream_format: Type.Optional(
+    StringEnum(['audio', 'sse'] as const, {
+      description: '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks of `mp3` or `pcm`), then `speech.audio.done`.',
+    }),
+  ),
 });
 
 export const speechRequest = (limits: Limits) =>
@@ -52,8 +59,12 @@ export function speechRoutes(router: Router, deps: V1RouteDeps): void {
 }
 
 export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>): SpeechRequest {
-  const { model, input, voice, speed, response_format } = body;
-  return { model, input, voice, speed, format: response_format ?? 'mp3' };
+  const { model, input, voice, speed, response_format, stream_format } = body;
+  const format = response_format ?? 'mp3';
+  if (stream_format === 'sse' && format === 'wav') {
+    throw new ValidationError('"stream_format" sse needs a streamed "response_format": mp3 or pcm (WAV is sent whole)');
+  }
+  return { model, input, voice, speed, format, events: stream_format === 'sse' };
 }
 
 /** The operation of both speech routes, from their request schema. */
@@ -70,7 +81,14 @@ export function speechOperation(path: string, summary: string, description: stri
     responses: {
       '200': {
         description: 'The spoken audio: MP3 (default) or PCM (16-bit signed little-endian mono at 24 kHz, no header, as OpenAI sends it) streamed sentence by sentence, or WAV whole.',
-        content: { 'audio/mpeg': audio('audio/mpeg'), 'audio/wav': audio('audio/wav'), 'audio/pcm': audio('audio/pcm') },
+        content: {
+          'audio/mpeg': audio('audio/mpeg'),
+          'audio/wav': audio('audio/wav'),
+          'audio/pcm': audio('audio/pcm'),
+          'text/event-stream': {
+            schema: { type: 'string', description: 'With `stream_format: "sse"`: `speech.audio.delta` events (`audio`: base64 of the next chunk), then one `speech.audio.done`.' },
+          },
+        },
       },
       '400': jsonBody400(),
       ...V1_COMMON_ERRORS,
@@ -101,8 +119,14 @@ export function createSpeechResponder(deps: { models: Models }): SpeechResponder
     if (first.done) throw new ValidationError('"input" contains nothing that can be spoken');
 
     ctx.status = 200;
-    ctx.type = SPEECH_MEDIA_TYPES[request.format];
     ctx.set('Cache-Control', 'no-store');
+    if (request.events) {
+      ctx.type = 'text/event-stream';
+      ctx.set('X-Accel-Buffering', 'no'); // proxies must pass each event on at once
+      ctx.body = Readable.from(speechEvents(ctx, first.value, chunks), { objectMode: false });
+      return;
+    }
+    ctx.type = SPEECH_MEDIA_TYPES[request.format];
     if (request.format === 'wav') {
       ctx.body = toBuffer(first.value);
       await chunks.return(undefined);
@@ -121,6 +145,13 @@ async function* afterFirst(ctx: Context, first: Uint8Array, rest: AsyncGenerator
     ctx.app.emit('error', error, ctx);
     ctx.res.destroy();
   }
+}
+
+/** OpenAI's speech events: each chunk base64 in a delta, then done (tokens are not counted here: 0). */
+async function* speechEvents(ctx: Context, first: Uint8Array, rest: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
+  const event = (value: object) => `data: ${JSON.stringify(value)}\n\n`;
+  for await (const chunk of afterFirst(ctx, first, rest)) yield event({ type: 'speech.audio.delta', audio: chunk.toString('base64') });
+  if (!ctx.res.destroyed) yield event({ type: 'speech.audio.done', usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 } });
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {
