@@ -1,7 +1,7 @@
 /**
  * Raw PCM output as OpenAI's `response_format: "pcm"` sends it: 16-bit signed little-endian mono
- * at 24 kHz, no header. Audio at another rate is resampled as it streams, so sentence boundaries
- * leave no seams.
+ * at 24 kHz (or a requested rate), no header. Audio at another rate is resampled as it streams, so
+ * sentence boundaries leave no seams.
  */
 import { StreamingResampler } from './streaming-resampler.js';
 
@@ -10,8 +10,8 @@ export const PCM16_OUTPUT_RATE = 24_000;
 export class Pcm16StreamEncoder {
   readonly #resampler: StreamingResampler | undefined;
 
-  constructor(inputRate: number) {
-    this.#resampler = inputRate === PCM16_OUTPUT_RATE ? undefined : new StreamingResampler(inputRate, PCM16_OUTPUT_RATE);
+  constructor(inputRate: number, outputRate = PCM16_OUTPUT_RATE) {
+    this.#resampler = inputRate === outputRate ? undefined : new StreamingResampler(inputRate, outputRate);
   }
 
   encode(samples: Float32Array): Uint8Array {

@@ -142,7 +142,12 @@ export const SPEECH_MEDIA_TYPES: Readonly<Record<SpeechFormat, string>> = Object
 
 export interface SpeakOptions extends SynthesizeOptions {
   format: SpeechFormat;
+  /** Output sample rate (one of SPEECH_SAMPLE_RATES); absent: the voice's own, 24 kHz for pcm. */
+  sampleRate?: number;
 }
+
+/** Output rates `speak()` can resample to (the MPEG audio rates, which also suit WAV and PCM). */
+export const SPEECH_SAMPLE_RATES = Object.freeze([8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000] as const);
 
 /**
  * A text-to-speech model as the registry hands it out: its engine's PCM plus encoding (the

@@ -140,6 +140,22 @@ describe('POST /v1/text-to-speech', () => {
     expect(wav.status).to.equal(400);
   });
 
+  it('resamples to a requested sample_rate in every format, says the rate in X-Sample-Rate, and refuses others', async () => {
+    const wav = await speak({ model: 'piper-random', input: 'Hello world.', response_format: 'wav', sample_rate: 48000 });
+    expect((wav.body as Buffer).readUInt32LE(24)).to.equal(48000);
+    expect(wav.headers['x-sample-rate']).to.equal('48000');
+    const pcm = await speak({ model: 'piper-random', input: 'Hello world.', response_format: 'pcm', sample_rate: 8000 });
+    expect(pcm.status).to.equal(200);
+    expect(pcm.headers['x-sample-rate']).to.equal('8000');
+    expect((await speak({ model: 'piper-random', input: 'Hello world.', response_format: 'pcm' })).headers['x-sample-rate']).to.equal('24000');
+    const mp3 = await speak({ model: 'piper-random', input: 'Hello world.', sample_rate: 44100 });
+    expect(mp3.status).to.equal(200);
+    expect(mp3.headers['x-sample-rate']).to.equal('44100');
+    const odd = await speak({ model: 'piper-random', input: 'Hello world.', sample_rate: 12345 });
+    expect(odd.status).to.equal(400);
+    expect(JSON.parse((odd.body as Buffer).toString()).error.message).to.match(/"sample_rate" 12345 is not supported; use one of: 8000/);
+  });
+
   it('makes speech shorter with a higher speed', async () => {
     const input = 'Glue the sheet to the dark blue background, then rest for a while.';
     const slow = await speak({ model: 'piper-random', input, speed: 0.5, response_format: 'wav' });

@@ -5,16 +5,19 @@
 import { compileMp3Codec, createMp3StreamEncoder } from '../../audio/encode-mp3.js';
 import { Pcm16StreamEncoder } from '../../audio/encode-pcm16.js';
 import { encodeWav } from '../../audio/encode-wav.js';
+import { resample } from '../../audio/resample.js';
+import { StreamingResampler } from '../../audio/streaming-resampler.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 
 /** The methods this worker serves; `id` names one open stream. */
 export interface EncoderApi {
-  openStream(request: { id: number; format: StreamFormat; sampleRate: number }): Promise<void>;
+  /** `outputRate`: the rate the client asked for; absent: the voice's own (MP3) or 24 kHz (PCM). */
+  openStream(request: { id: number; format: StreamFormat; sampleRate: number; outputRate?: number }): Promise<void>;
   encode(request: { id: number; samples: Float32Array }): Promise<Uint8Array>;
   finish(request: { id: number }): Promise<Uint8Array>;
   abort(request: { id: number }): Promise<void>;
-  wav(audio: { samples: Float32Array; sampleRate: number }): Promise<Uint8Array>;
+  wav(audio: { samples: Float32Array; sampleRate: number; outputRate?: number }): Promise<Uint8Array>;
 }
 
 /** Formats a response can stream sentence by sentence. */
@@ -23,6 +26,22 @@ export type StreamFormat = 'mp3' | 'pcm';
 interface StreamEncoder {
   encode(samples: Float32Array): Uint8Array;
   finish(): Uint8Array;
+}
+
+/** `encoder` fed through a streaming resampler from `fromRate` to its own rate. */
+function resampledBefore(encoder: StreamEncoder, fromRate: number, toRate: number): StreamEncoder {
+  const resampler = new StreamingResampler(fromRate, toRate);
+  return {
+    encode: (samples) => encoder.encode(resampler.push(samples)),
+    finish: () => {
+      const tail = encoder.encode(resampler.push(new Float32Array(0), true));
+      const last = encoder.finish();
+      const out = new Uint8Array(tail.length + last.length);
+      out.set(tail);
+      out.set(last, tail.length);
+      return out;
+    },
+  };
 }
 
 serveWorker<EncoderApi>(async () => {
@@ -35,8 +54,13 @@ serveWorker<EncoderApi>(async () => {
   };
   const bytes = (data: Uint8Array) => withTransfer(data, [data.buffer as ArrayBuffer]);
   return {
-    openStream: async ({ id, format, sampleRate }) => {
-      streams.set(id, format === 'mp3' ? await createMp3StreamEncoder({ sampleRate, codec }) : new Pcm16StreamEncoder(sampleRate));
+    openStream: async ({ id, format, sampleRate, outputRate }) => {
+      if (format === 'pcm') {
+        streams.set(id, new Pcm16StreamEncoder(sampleRate, outputRate));
+        return;
+      }
+      const mp3 = await createMp3StreamEncoder({ sampleRate: outputRate ?? sampleRate, codec });
+      streams.set(id, outputRate === undefined || outputRate === sampleRate ? mp3 : resampledBefore(mp3, sampleRate, outputRate));
     },
     encode: ({ id, samples }) => bytes(stream(id).encode(samples)),
     finish: ({ id }) => {
@@ -47,6 +71,7 @@ serveWorker<EncoderApi>(async () => {
     abort: ({ id }) => {
       streams.delete(id);
     },
-    wav: ({ samples, sampleRate }) => bytes(encodeWav({ samples, sampleRate })),
+    wav: ({ samples, sampleRate, outputRate }) =>
+      bytes(encodeWav(outputRate === undefined ? { samples, sampleRate } : { samples: resample(samples, sampleRate, outputRate), sampleRate: outputRate })),
   };
 });

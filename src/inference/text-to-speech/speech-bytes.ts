@@ -30,23 +30,23 @@ export async function* speechBytes(
   text: string,
   options: SpeakOptions & { encoder: SpeechEncoder },
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const { format, encoder, signal, ...synthesizeOptions } = options;
+  const { format, encoder, signal, sampleRate: outputRate, ...synthesizeOptions } = options;
   const stop = new AbortController();
   const unfollow = followSignal(signal, stop);
   try {
     const sentences = synthesizer.synthesize(text, { ...synthesizeOptions, signal: stop.signal });
-    yield* format === 'wav' ? wavBytes(synthesizer, sentences, encoder) : streamedBytes(format, synthesizer, sentences, encoder, stop);
+    yield* format === 'wav' ? wavBytes(synthesizer, sentences, encoder, outputRate) : streamedBytes(format, synthesizer, sentences, encoder, stop, outputRate);
   } finally {
     unfollow();
     stop.abort(new Error('speech output was stopped'));
   }
 }
 
-async function* wavBytes(synthesizer: PcmSynthesizer, sentences: AsyncIterable<PcmAudio>, encoder: SpeechEncoder): AsyncGenerator<Uint8Array> {
+async function* wavBytes(synthesizer: PcmSynthesizer, sentences: AsyncIterable<PcmAudio>, encoder: SpeechEncoder, outputRate?: number): AsyncGenerator<Uint8Array> {
   const parts: Float32Array[] = [];
   for await (const audio of sentences) parts.push(audio.samples);
   if (parts.length === 0) throw nothingToSay();
-  yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate });
+  yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate }, outputRate);
 }
 
 /** MP3 or PCM16, sentence by sentence through one stream encoder. */
@@ -56,6 +56,7 @@ async function* streamedBytes(
   sentences: AsyncIterable<PcmAudio>,
   encoder: SpeechEncoder,
   stop: AbortController,
+  outputRate?: number,
 ): AsyncGenerator<Uint8Array> {
   // Synthesis of the first piece starts while the encoder stream opens (time to first byte).
   const pieces = sentences[Symbol.asyncIterator]();
@@ -69,7 +70,7 @@ async function* streamedBytes(
   };
   let stream: AudioStream;
   try {
-    stream = await encoder.openStream(format, synthesizer.sampleRate);
+    stream = await encoder.openStream(format, synthesizer.sampleRate, outputRate);
   } catch (error) {
     await dropSynthesis();
     throw error;

@@ -19,8 +19,9 @@ export interface AudioStream {
 }
 
 export interface SpeechEncoder {
-  openStream(format: StreamFormat, sampleRate: number): Promise<AudioStream>;
-  wav(audio: PcmAudio): Promise<Uint8Array>;
+  /** `outputRate`: resample to it first (absent: the voice's rate for MP3, 24 kHz for PCM). */
+  openStream(format: StreamFormat, sampleRate: number, outputRate?: number): Promise<AudioStream>;
+  wav(audio: PcmAudio, outputRate?: number): Promise<Uint8Array>;
   dispose(): Promise<void>;
 }
 
@@ -34,12 +35,12 @@ export function createSpeechEncoder(options: { idleMs?: number } = {}): SpeechEn
   let nextStreamId = 1;
 
   return {
-    async openStream(format, sampleRate) {
+    async openStream(format, sampleRate, outputRate) {
       const id = nextStreamId++;
       // The stream's encoder lives in the thread: keep that thread until the stream closes.
       const close = worker.hold();
       try {
-        await worker.call('openStream', { id, format, sampleRate });
+        await worker.call('openStream', { id, format, sampleRate, ...(outputRate === undefined ? {} : { outputRate }) });
       } catch (error) {
         close();
         throw error;
@@ -63,7 +64,7 @@ export function createSpeechEncoder(options: { idleMs?: number } = {}): SpeechEn
         },
       };
     },
-    wav: (audio) => worker.call('wav', { samples: audio.samples, sampleRate: audio.sampleRate }),
+    wav: (audio, outputRate) => worker.call('wav', { samples: audio.samples, sampleRate: audio.sampleRate, ...(outputRate === undefined ? {} : { outputRate }) }),
     dispose: () => worker.dispose(),
   };
 }

@@ -13,7 +13,10 @@ import type { Context } from 'koa';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import type { Models } from '../../scoped-models.js';
-import { SPEECH_MEDIA_TYPES, type SpeechFormat } from '../../../inference/types.js';
+import { SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
+
+/** OpenAI's pcm rate, what `speak()` gives for pcm without a sample_rate. */
+const PCM16_RATE = 24_000;
 import { Type, type Static } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
 import { JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, megabytes, V1_COMMON_ERRORS, type Json, type Operation } from '../../operation.js';
@@ -32,6 +35,8 @@ export interface SpeechRequest {
   format: SpeechFormat;
   /** `stream_format: "sse"`: the audio as OpenAI's speech.audio.delta events, base64 chunks. */
   events: boolean;
+  /** Output sample rate; absent: the voice's own (24 kHz for pcm). */
+  sampleRate?: number;
 }
 
 /** The fields of both speech routes; the OpenAI alias differs only in what it says about them. */
@@ -41,6 +46,13 @@ export const speechRequestFields = (limits: Limits, formatDescription: string, v
   voice: Type.Optional(Text(voiceDescription, { maxLength: 100 })),
   speed: Type.Optional(NumberIn(SPEED_RANGE, { default: 1 })),
   response_format: Type.Optional(StringEnum(SPEECH_FORMATS, { description: formatDescription, default: 'mp3' })),
+  sample_rate: Type.Optional(
+    Type.Integer({
+      minimum: 8000,
+      maximum: 48000,
+      description: `Output sample rate in Hz, one of ${SPEECH_SAMPLE_RATES.join(', ')}; default the voice's own (24000 for \`pcm\`, as OpenAI).`,
+    }),
+  ),
   stream_format: Type.Optional(
     StringEnum(['audio', 'sse'] as const, {
       description: '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks of `mp3` or `pcm`), then `speech.audio.done`.',
@@ -59,12 +71,15 @@ export function speechRoutes(router: Router, deps: V1RouteDeps): void {
 }
 
 export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>): SpeechRequest {
-  const { model, input, voice, speed, response_format, stream_format } = body;
+  const { model, input, voice, speed, response_format, stream_format, sample_rate } = body;
   const format = response_format ?? 'mp3';
   if (stream_format === 'sse' && format === 'wav') {
     throw new ValidationError('"stream_format" sse needs a streamed "response_format": mp3 or pcm (WAV is sent whole)');
   }
-  return { model, input, voice, speed, format, events: stream_format === 'sse' };
+  if (sample_rate !== undefined && !(SPEECH_SAMPLE_RATES as readonly number[]).includes(sample_rate)) {
+    throw new ValidationError(`"sample_rate" ${sample_rate} is not supported; use one of: ${SPEECH_SAMPLE_RATES.join(', ')}`);
+  }
+  return { model, input, voice, speed, format, events: stream_format === 'sse', ...(sample_rate === undefined ? {} : { sampleRate: sample_rate }) };
 }
 
 /** The operation of both speech routes, from their request schema. */
@@ -112,6 +127,7 @@ export function createSpeechResponder(deps: { models: Models }): SpeechResponder
       voice: request.voice,
       speed: request.speed,
       format: request.format,
+      ...(request.sampleRate === undefined ? {} : { sampleRate: request.sampleRate }),
       signal: requestSignal(ctx),
     });
     // Pull the first chunk before committing to a status: until then errors are plain JSON.
@@ -120,6 +136,8 @@ export function createSpeechResponder(deps: { models: Models }): SpeechResponder
 
     ctx.status = 200;
     ctx.set('Cache-Control', 'no-store');
+    // Headerless PCM needs its rate said somewhere; the other formats carry it, but it costs nothing.
+    ctx.set('X-Sample-Rate', String(request.sampleRate ?? (request.format === 'pcm' ? PCM16_RATE : synthesizer.sampleRate)));
     if (request.events) {
       ctx.type = 'text/event-stream';
       ctx.set('X-Accel-Buffering', 'no'); // proxies must pass each event on at once
