@@ -49,16 +49,18 @@ export class SileroVad {
   async speechProbs(samples: Float32Array, signal?: AbortSignal, framesPerBatch = FRAMES_PER_BATCH): Promise<Float32Array> {
     const frames = Math.floor(samples.length / VAD_FRAME_SAMPLES) + 1;
     const probs = new Float32Array(frames);
-    let h: ort.Tensor = new ort.Tensor('float32', new Float32Array(STATE_SIZE), [...STATE_SHAPE]);
-    let c: ort.Tensor = new ort.Tensor('float32', new Float32Array(STATE_SIZE), [...STATE_SHAPE]);
+    const score = this.openStream();
     for (let first = 0; first < frames; first += framesPerBatch) {
       signal?.throwIfAborted();
       const count = Math.min(framesPerBatch, frames - first);
-      const input = new ort.Tensor('float32', framesWithContext(samples, first, count), [count, CONTEXT_SAMPLES + VAD_FRAME_SAMPLES]);
-      const result = await this.#session.run({ input, h, c });
-      probs.set((result.speech_probs as ort.Tensor).data as Float32Array, first);
-      h = result.hn as ort.Tensor;
-      c = result.cn as ort.Tensor;
+      let batch = samples.subarray(first * VAD_FRAME_SAMPLES, (first + count) * VAD_FRAME_SAMPLES);
+      // Only the last batch is short; it alone is copied to pad it, not the whole audio.
+      if (batch.length < count * VAD_FRAME_SAMPLES) {
+        const padded = new Float32Array(count * VAD_FRAME_SAMPLES);
+        padded.set(batch);
+        batch = padded;
+      }
+      probs.set(await score(batch), first);
     }
     return probs;
   }
@@ -83,11 +85,12 @@ export class SileroVad {
       const row = CONTEXT_SAMPLES + VAD_FRAME_SAMPLES;
       const rows = new Float32Array(count * row);
       for (let k = 0; k < count; k++) {
-        const frame = frames.subarray(k * VAD_FRAME_SAMPLES, (k + 1) * VAD_FRAME_SAMPLES);
-        rows.set(context, k * row);
-        rows.set(frame, k * row + CONTEXT_SAMPLES);
-        context = frame.slice(VAD_FRAME_SAMPLES - CONTEXT_SAMPLES);
+        const frameStart = k * VAD_FRAME_SAMPLES;
+        // Each frame is preceded by the last 64 samples of the one before it (zeros before the first).
+        rows.set(k === 0 ? context : frames.subarray(frameStart - CONTEXT_SAMPLES, frameStart), k * row);
+        rows.set(frames.subarray(frameStart, frameStart + VAD_FRAME_SAMPLES), k * row + CONTEXT_SAMPLES);
       }
+      context = frames.slice(count * VAD_FRAME_SAMPLES - CONTEXT_SAMPLES, count * VAD_FRAME_SAMPLES);
       const result = await this.#session.run({ input: new ort.Tensor('float32', rows, [count, row]), h, c });
       h = result.hn as ort.Tensor;
       c = result.cn as ort.Tensor;
@@ -98,19 +101,4 @@ export class SileroVad {
   async dispose(): Promise<void> {
     await this.#session.release();
   }
-}
-
-/** Rows of 64 context samples + one 512-sample frame, for frames first … first+count−1 (zeros past the end). */
-export function framesWithContext(samples: Float32Array, first: number, count: number): Float32Array {
-  const row = CONTEXT_SAMPLES + VAD_FRAME_SAMPLES;
-  const out = new Float32Array(count * row);
-  for (let k = 0; k < count; k++) {
-    const frameStart = (first + k) * VAD_FRAME_SAMPLES;
-    const contextStart = frameStart - CONTEXT_SAMPLES;
-    if (contextStart >= 0) out.set(samples.subarray(contextStart, Math.min(frameStart, samples.length)), k * row);
-    if (frameStart < samples.length) {
-      out.set(samples.subarray(frameStart, Math.min(frameStart + VAD_FRAME_SAMPLES, samples.length)), k * row + CONTEXT_SAMPLES);
-    }
-  }
-  return out;
 }
