@@ -17,6 +17,11 @@ export function hashApiKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
+/** The token of an `Authorization: Bearer <token>` header (the scheme in any case, RFC 9110 §11.1); undefined otherwise. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer +(\S+) *$/i.exec(header ?? '')?.[1];
+}
+
 export function displayPrefix(key: string): string {
   return key.slice(0, DISPLAY_PREFIX_CHARS);
 }

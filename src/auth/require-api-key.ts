@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { BEARER_CHALLENGE, UnauthorizedError } from '../errors.js';
+import { bearerToken } from './api-key.js';
 import type { KeyAccess } from './key-access.js';
 
 /**
@@ -12,13 +13,12 @@ export function requireApiKey(access: KeyAccess): Middleware {
     if (header === '') {
       throw new UnauthorizedError('Missing Authorization header: send "Authorization: Bearer <API_KEY>"');
     }
-    // The scheme name is case-insensitive (RFC 9110 §11.1).
-    const match = /^Bearer +(\S+) *$/i.exec(header);
-    if (!match?.[1]) {
+    const key = bearerToken(header);
+    if (!key) {
       throw new UnauthorizedError('Authorization header must be "Bearer <API_KEY>"', `${BEARER_CHALLENGE}, error="invalid_request"`);
     }
     // `error="invalid_token"` only when a token was actually presented (RFC 6750 §3.1).
-    const policy = await access.authorize(match[1]);
+    const policy = await access.authorize(key);
     if (!policy) throw new UnauthorizedError('Invalid, expired or revoked API key', `${BEARER_CHALLENGE}, error="invalid_token"`);
     // The rest of the request runs as this key: its model list and usage (key-access.ts).
     await access.run(policy, next);

@@ -6,7 +6,7 @@
 import { Stream } from 'node:stream';
 import type { Middleware } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { API_KEY_PREFIX, displayPrefix, hashApiKey } from '../auth/api-key.js';
+import { API_KEY_PREFIX, bearerToken, displayPrefix, hashApiKey } from '../auth/api-key.js';
 import type { ModelRegistry } from '../inference/model-registry.js';
 import type { Task } from '../inference/types.js';
 import type { Logger } from '../logger.js';
@@ -104,7 +104,7 @@ export function observeRequests(metrics: AppMetrics, logger: Logger): Middleware
  * shows), any other key by a short hash, so a static key is never written, even in part.
  */
 export function keyLabel(authorization: string): string | undefined {
-  const key = /^Bearer +(\S+)/i.exec(authorization)?.[1];
+  const key = bearerToken(authorization);
   if (!key) return undefined;
   return key.startsWith(API_KEY_PREFIX) ? displayPrefix(key) : `sha256:${hashApiKey(key).toString('hex').slice(0, 8)}`;
 }

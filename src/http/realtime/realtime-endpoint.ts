@@ -13,6 +13,7 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { bearerToken } from '../../auth/api-key.js';
 import type { KeyAccess } from '../../auth/key-access.js';
 import type { KeyPolicy } from '../../auth/key-store.js';
 import type { RealtimeLimits } from '../../config/load-config.js';
@@ -165,7 +166,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
 }
 
 function presentedKey(req: IncomingMessage): string | undefined {
-  const bearer = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+  const bearer = bearerToken(req.headers.authorization);
   if (bearer) return bearer;
   const protocols = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
   return protocols.find((p) => p.startsWith(KEY_PROTOCOL_PREFIX))?.slice(KEY_PROTOCOL_PREFIX.length) || undefined;

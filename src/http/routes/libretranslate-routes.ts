@@ -10,6 +10,7 @@
 import type Router from '@koa/router';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
+import { bearerToken } from '../../auth/api-key.js';
 import type { KeyAccess } from '../../auth/key-access.js';
 import type { Limits } from '../../config/load-config.js';
 import { AppError, ValidationError } from '../../errors.js';
@@ -132,7 +133,7 @@ function detectEach(models: Models, texts: readonly string[]): Guess[] {
 /** The key from `Authorization: Bearer`, or `api_key` in the body or query string. */
 function libreTranslateKey(access: KeyAccess): Middleware {
   return async (ctx, next) => {
-    const bearer = /^Bearer +(\S+) *$/i.exec(ctx.get('Authorization'))?.[1];
+    const bearer = bearerToken(ctx.get('Authorization'));
     const fromBody = (ctx.request.body as Record<string, unknown> | undefined)?.api_key;
     const key = bearer ?? (typeof fromBody === 'string' ? fromBody : undefined) ?? (typeof ctx.query.api_key === 'string' ? ctx.query.api_key : undefined);
     if (!key) throw new AppError(400, 'unauthorized', 'Please send an API key: the api_key field or "Authorization: Bearer <API_KEY>"');
