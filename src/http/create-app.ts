@@ -12,7 +12,7 @@ import { createUserStore } from '../users/user-store.js';
 import { isApiPath } from './api-boundary.js';
 import { constantResponder } from './constant-responses.js';
 import { corsMiddleware } from './cors.js';
-import { AppMetrics, keyLabel, observeRequests } from './metrics.js';
+import { AppMetrics, observeConstantAnswers, observeRequests } from './metrics.js';
 import { metricsRoute } from './routes/metrics-route.js';
 import { clientDisconnected, errorMiddleware } from './error-middleware.js';
 import { createRootRouter, rootResponses } from './routes/root-router.js';
@@ -86,11 +86,7 @@ export function createApp(deps: AppDeps): InferenceApp {
   // One per app: Ajv keeps every schema it compiled, and schemas carry the app's limits.
   const validator = createRequestValidator();
   const app = new InferenceApp(
-    constantResponder(constants, ({ method, path, requestId, authorization }) => {
-      // Counted, not timed: the answer is written at once, in well under a millisecond.
-      metrics.record(method, path, 200);
-      if (logger.enabled('info')) logger.info('request', { method, route: path, status: 200, ms: 0, requestId, key: keyLabel(authorization ?? '') });
-    }),
+    constantResponder(constants, observeConstantAnswers(metrics, logger)),
     access,
   );
   // The router's 405 answers and koa-body's errors all pass through the same mapper.

@@ -79,15 +79,14 @@ export function observeRequests(metrics: AppMetrics, logger: Logger): Middleware
       const route = (ctx as { _matchedRoute?: string })._matchedRoute;
       // A response cut off by the client never finished: logged with the status it was given.
       metrics.record(ctx.method, route, ctx.status, seconds);
-      if (!logger.enabled('info')) return;
-      logger.info('request', {
+      logRequest(logger, {
         method: ctx.method,
-        route: route ?? UNMATCHED,
+        route,
         status: ctx.status,
-        ms: Math.round(seconds * 10_000) / 10,
-        requestId: ctx.response.get('X-Request-Id') || undefined,
-        key: keyLabel(ctx.get('Authorization')),
-        ...(ctx.res.destroyed && !ctx.res.writableFinished ? { aborted: true } : {}),
+        seconds,
+        requestId: ctx.response.get('X-Request-Id'),
+        authorization: ctx.get('Authorization'),
+        aborted: ctx.res.destroyed && !ctx.res.writableFinished,
       });
     };
     try {
@@ -97,6 +96,37 @@ export function observeRequests(metrics: AppMetrics, logger: Logger): Middleware
       else done();
     }
   };
+}
+
+/**
+ * What the request listener reports of the constant answers it writes itself
+ * (constant-responses.ts): counted, not timed (they are written at once), and logged.
+ */
+export function observeConstantAnswers(
+  metrics: AppMetrics,
+  logger: Logger,
+): (answer: { method: string; path: string; requestId: string; authorization: string | undefined }) => void {
+  return ({ method, path, requestId, authorization }) => {
+    metrics.record(method, path, 200);
+    logRequest(logger, { method, route: path, status: 200, seconds: 0, requestId, authorization, aborted: false });
+  };
+}
+
+/** The access-log line of one request; nothing is built when info lines are not written. */
+function logRequest(
+  logger: Logger,
+  line: { method: string; route: string | undefined; status: number; seconds: number; requestId: string; authorization: string | undefined; aborted: boolean },
+): void {
+  if (!logger.enabled('info')) return;
+  logger.info('request', {
+    method: line.method,
+    route: line.route ?? UNMATCHED,
+    status: line.status,
+    ms: Math.round(line.seconds * 10_000) / 10,
+    requestId: line.requestId || undefined,
+    key: keyLabel(line.authorization ?? ''),
+    ...(line.aborted ? { aborted: true } : {}),
+  });
 }
 
 /**
