@@ -48,6 +48,11 @@ export const jsonRequest = (schema: TSchema, description?: string): Json => ({
 
 export const jsonResponse = (description: string, schema: TSchema | Json): Json => ({ description, content: { 'application/json': { schema } } });
 
+/** Errors of the client APIs at the root (LibreTranslate, TEI), in their shape: `{"error": "…"}`. */
+export function messageError(description: string): Json {
+  return { description, content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } } };
+}
+
 /** Area B errors: `{"error": {"message", "type", "code"}}` with the codes this response can carry. */
 export function jsonError(summary: string, codes: readonly ErrorCode[]): Json {
   return { description: `${summary} Codes: ${codeList(codes)}.`, 'x-error-codes': codes, content: { 'application/json': { schema: ErrorBody } } };

@@ -17,7 +17,7 @@ import { AppError, ValidationError } from '../../errors.js';
 import type { Models } from '../scoped-models.js';
 import type { Admission } from '../admission.js';
 import { formOrJsonBody } from '../body-parsers.js';
-import { jsonResponse, type Json, type Operation } from '../operation.js';
+import { jsonResponse, messageError, type Json, type Operation } from '../operation.js';
 import { requestSignal } from '../request-signal.js';
 import { StringEnum } from '../schema-types.js';
 import type { RequestValidator } from '../validation.js';
@@ -143,17 +143,13 @@ function libreTranslateKey(access: KeyAccess): Middleware {
   };
 }
 
-const errorMessage = (description: string): Json => ({
-  description,
-  content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } },
-});
 
 export const libreTranslateOperations = (limits: Limits): Operation[] => {
   const form = (schema: Json): Json => ({ required: true, content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } } });
   const errors = {
-    '400': errorMessage('Invalid request (LibreTranslate wording), unsupported language pair, or no API key.'),
-    '403': errorMessage('Invalid API key.'),
-    '503': errorMessage('No installed model for the pair could be loaded, or too many translations are in progress.'),
+    '400': messageError('Invalid request (LibreTranslate wording), unsupported language pair, or no API key.'),
+    '403': messageError('Invalid API key.'),
+    '503': messageError('No installed model for the pair could be loaded, or too many translations are in progress.'),
   };
   return [
     {

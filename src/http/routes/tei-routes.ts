@@ -14,7 +14,7 @@ import { ValidationError } from '../../errors.js';
 import type { Task } from '../../inference/types.js';
 import type { Admission } from '../admission.js';
 import { jsonBody } from '../body-parsers.js';
-import { jsonResponse, type Json, type Operation } from '../operation.js';
+import { jsonResponse, messageError, type Json, type Operation } from '../operation.js';
 import { requestSignal } from '../request-signal.js';
 import type { Models } from '../scoped-models.js';
 import type { RequestValidator } from '../validation.js';
@@ -81,14 +81,10 @@ export function teiRoutes(router: Router, deps: TeiDeps): void {
   });
 }
 
-const errorBody = (description: string): Json => ({
-  description,
-  content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } },
-});
 
 export const teiOperations = (limits: Limits): Operation[] => {
   const model = { name: 'model', in: 'query', required: false, description: 'Model id; default: the first installed model of the task.', schema: { type: 'string' } };
-  const errors = { '400': errorBody('An invalid body, or an option this server does not support.'), '401': errorBody('Missing or invalid Bearer key.'), '503': errorBody('No model of the task installed, or busy.') };
+  const errors = { '400': messageError('An invalid body, or an option this server does not support.'), '401': messageError('Missing or invalid Bearer key.'), '503': messageError('No model of the task installed, or busy.') };
   return [
     {
       method: 'post',
