@@ -14,7 +14,7 @@ import { ValidationError } from '../../errors.js';
 import type { Task } from '../../inference/types.js';
 import type { Admission } from '../admission.js';
 import { jsonBody } from '../body-parsers.js';
-import { jsonResponse, messageError, type Json, type Operation } from '../operation.js';
+import { jsonResponse, messageError, type Operation } from '../operation.js';
 import { requestSignal } from '../request-signal.js';
 import type { Models } from '../scoped-models.js';
 import type { RequestValidator } from '../validation.js';
