@@ -90,8 +90,7 @@ export class ModelRegistry {
   /** Every model of the manifest, then every alias with the model it stands for now. */
   async list(): Promise<ModelInfo[]> {
     const models = await Promise.all([...this.#entries.values()].map((entry) => this.#info(entry)));
-    const aliases = await Promise.all([...this.#aliases].map(([alias, { task }]) => this.#aliasInfo(alias, task, models)));
-    return [...models, ...aliases];
+    return [...models, ...[...this.#aliases].map(([name, alias]) => this.#aliasInfo(name, alias, models))];
   }
 
   /**
@@ -227,11 +226,14 @@ export class ModelRegistry {
     return [...preferred, ...ranked.filter((entry) => !alias.prefer.includes(entry.id))];
   }
 
-  async #aliasInfo(alias: string, task: Task, models: readonly ModelInfo[]): Promise<ModelInfo> {
-    const target = await this.resolve(alias, task).catch(() => undefined);
+  /** What `resolve` would answer, read from the models' installed state just listed (no second look at the disk). */
+  #aliasInfo(name: string, alias: AliasEntry, models: readonly ModelInfo[]): ModelInfo {
+    const installed = new Set(models.filter((model) => model.installed).map((model) => model.id));
+    const target = this.#candidates(alias).find((candidate) => installed.has(candidate.id))?.id;
     const info = models.find((model) => model.id === target);
+    const { task } = alias;
     return {
-      id: alias,
+      id: name,
       object: 'model',
       created: 0,
       owned_by: OWNER,
