@@ -15,6 +15,8 @@ import type { ClientEvent, ClientEventType, RealtimeErrorBody, ServerEvent, Sess
 import { TurnDetector, type TurnDetection } from './turn-detector.js';
 
 export const SAMPLE_RATE = 16_000;
+/** OpenAI's pcm16: what clients append, 24 kHz mono. */
+const INPUT_SAMPLE_RATE = 24_000;
 /** Silero VAD's frame at 16 kHz: one speech probability per 512 samples. */
 const FRAME_SAMPLES = 512;
 const FRAME_MS = (FRAME_SAMPLES * 1000) / SAMPLE_RATE;
@@ -51,7 +53,6 @@ export class TranscriptionSession {
   #detector: TurnDetector | null = null;
   /** 16-kHz audio not yet committed; `#bufferStart` is its first sample's index in the stream. */
   #buffer: Float32Array[] = [];
-  #bufferSamples = 0;
   #bufferStart = 0;
   #streamSamples = 0;
   #turnItemId: string | undefined;
@@ -134,14 +135,13 @@ export class TranscriptionSession {
     const bytes = Buffer.from(base64, 'base64');
     if (bytes.length % 2 !== 0) throw new ValidationError('"audio" must be whole 16-bit samples (an even number of bytes)');
     const bufferCap = this.#deps.limits.maxBufferSeconds * SAMPLE_RATE;
-    if (this.#settings.turnDetection === null && this.#bufferSamples + (bytes.length / 2) * (SAMPLE_RATE / 24_000) > bufferCap) {
+    if (this.#settings.turnDetection === null && this.#bufferSamples + (bytes.length / 2) * (SAMPLE_RATE / INPUT_SAMPLE_RATE) > bufferCap) {
       throw new PayloadTooLargeError(`The input audio buffer holds at most ${this.#deps.limits.maxBufferSeconds} s; commit or clear it`);
     }
     const audio = await this.#openAudio();
     const { samples, speechProbabilities } = await audio.push(bytes);
     if (this.#abort.signal.aborted) return;
     this.#buffer.push(samples);
-    this.#bufferSamples += samples.length;
     this.#streamSamples += samples.length;
     if (this.#detector && this.#settings.turnDetection) {
       for (const turn of this.#detector.push(speechProbabilities)) {
@@ -236,7 +236,7 @@ export class TranscriptionSession {
     const detectSpeech = this.#settings.turnDetection !== null;
     if (this.#audio?.detectsSpeech !== detectSpeech) {
       await this.#closeAudio();
-      const stream = this.#deps.openAudio({ inputSampleRate: 24_000, detectSpeech });
+      const stream = this.#deps.openAudio({ inputSampleRate: INPUT_SAMPLE_RATE, detectSpeech });
       this.#audio = { stream, detectsSpeech: detectSpeech };
       // Opening fails when server VAD is asked for and its model is not installed: the error
       // event says so, and the next append tries again.
@@ -254,6 +254,11 @@ export class TranscriptionSession {
   #newDetector(): TurnDetector | null {
     const settings = this.#settings.turnDetection;
     return settings && new TurnDetector(settings, { frameMs: FRAME_MS, maxTurnMs: this.#deps.limits.maxTurnSeconds * 1000 });
+  }
+
+  /** Samples buffered: everything received since the buffer's first sample. */
+  get #bufferSamples(): number {
+    return this.#streamSamples - this.#bufferStart;
   }
 
   /** Forgets buffered audio before stream sample `until`. */
@@ -275,7 +280,6 @@ export class TranscriptionSession {
       else this.#buffer[0] = chunk.subarray(used);
     }
     this.#bufferStart += count;
-    this.#bufferSamples -= count;
     return taken;
   }
 
