@@ -13,10 +13,9 @@ import type { Context } from 'koa';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import type { Models } from '../../scoped-models.js';
+import { PCM16_OUTPUT_RATE } from '../../../audio/encode-pcm16.js';
 import { SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
 
-/** OpenAI's pcm rate, what `speak()` gives for pcm without a sample_rate. */
-const PCM16_RATE = 24_000;
 import { Type, type Static } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
 import { JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, megabytes, V1_COMMON_ERRORS, type Json, type Operation } from '../../operation.js';
@@ -137,7 +136,7 @@ export function createSpeechResponder(deps: { models: Models }): SpeechResponder
     ctx.status = 200;
     ctx.set('Cache-Control', 'no-store');
     // Headerless PCM needs its rate said somewhere; the other formats carry it, but it costs nothing.
-    ctx.set('X-Sample-Rate', String(request.sampleRate ?? (request.format === 'pcm' ? PCM16_RATE : synthesizer.sampleRate)));
+    ctx.set('X-Sample-Rate', String(request.sampleRate ?? (request.format === 'pcm' ? PCM16_OUTPUT_RATE : synthesizer.sampleRate)));
     if (request.events) {
       ctx.type = 'text/event-stream';
       ctx.set('X-Accel-Buffering', 'no'); // proxies must pass each event on at once
