@@ -9,11 +9,11 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createEncoder } from 'wasm-media-encoders';
+import { MP3_SAMPLE_RATES, type Mp3SampleRate } from './mp3-sample-rates.js';
 import type { PcmAudio } from './pcm-audio.js';
 
-/** Sample rates MPEG-1/2/2.5 Layer III can carry; others must be resampled first. */
-export const MP3_SAMPLE_RATES = Object.freeze([8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000] as const);
-export type Mp3SampleRate = (typeof MP3_SAMPLE_RATES)[number];
+export { MP3_SAMPLE_RATES, type Mp3SampleRate } from './mp3-sample-rates.js';
+
 const BITRATES = [8, 16, 24, 32, 40, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320] as const;
 export type Mp3Bitrate = (typeof BITRATES)[number];
 

@@ -2,6 +2,7 @@
  * The narrow interfaces the HTTP layer sees. Engine libraries (transformers.js, onnxruntime,
  * Apertium) never leak past these types.
  */
+import { MP3_SAMPLE_RATES } from '../audio/mp3-sample-rates.js';
 import type { PcmAudio } from '../audio/pcm-audio.js';
 
 export const TASKS = Object.freeze(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection', 'embeddings'] as const);
@@ -146,8 +147,8 @@ export interface SpeakOptions extends SynthesizeOptions {
   sampleRate?: number;
 }
 
-/** Output rates `speak()` can resample to (the MPEG audio rates, which also suit WAV and PCM). */
-export const SPEECH_SAMPLE_RATES = Object.freeze([8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000] as const);
+/** Output rates `speak()` can resample to: those MP3 can carry, which also suit WAV and PCM. */
+export const SPEECH_SAMPLE_RATES = MP3_SAMPLE_RATES;
 
 /**
  * A text-to-speech model as the registry hands it out: its engine's PCM plus encoding (the
