@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
-import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
-import { REPO_ROOT, SPEECH_DIR } from '../audio/audio-test-helpers.js';
+import { SPEECH_DIR } from '../audio/audio-test-helpers.js';
+import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
 import { createTestApp, TEST_API_KEY, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 
 interface ServerEvent {
@@ -178,14 +178,6 @@ describe('realtime transcription sessions (WebSocket)', () => {
   });
 });
 
-const REAL_MODELS_DIR = join(REPO_ROOT, 'models');
-
-function realModel(id: string): ManifestEntry | undefined {
-  const manifestPath = join(REAL_MODELS_DIR, 'models.json');
-  const entry = existsSync(manifestPath) ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models.find((model) => model.id === id) : undefined;
-  return entry && existsSync(join(REAL_MODELS_DIR, id, '.installed.json')) ? entry : undefined;
-}
-
 /** 24-kHz PCM16 of a shared clip, as a browser or SDK would send it. */
 async function pcm16At24k(file: string): Promise<Buffer> {
   const { samples } = await decodeAudio(readFileSync(join(SPEECH_DIR, file)), { sampleRate: 24_000, maxSeconds: 120 });
@@ -197,14 +189,15 @@ async function pcm16At24k(file: string): Promise<Buffer> {
 describe('realtime transcription with the real whisper-tiny.en', () => {
   const whisper = realModel('whisper-tiny.en');
   const vad = realModel('silero-vad-v6');
+  const vadEntries = vad.installed ? [vad.entry!] : [];
   let app: TestApp;
   let server: Server;
   let base: string;
 
   before(async function () {
     // Real weights are not committed; `npm run test-models` installs them.
-    if (!whisper || !existsSync(join(SPEECH_DIR, 'en_jfk.wav'))) this.skip();
-    app = await createTestApp({ manifest: { models: [whisper!, ...(vad ? [vad] : [])] }, modelsDir: REAL_MODELS_DIR });
+    if (!whisper.installed || !existsSync(join(SPEECH_DIR, 'en_jfk.wav'))) this.skip();
+    app = await createTestApp({ manifest: { models: [whisper.entry!, ...vadEntries] }, modelsDir: REAL_MODELS_DIR });
     ({ server, url: base } = await listen(app));
   });
   after(async () => {
@@ -233,7 +226,7 @@ describe('realtime transcription with the real whisper-tiny.en', () => {
   });
 
   it('cuts turns with server VAD (Silero) from audio sent at real-time pace, and transcribes each', async function () {
-    if (!vad) this.skip();
+    if (!vad.installed) this.skip();
     this.timeout(90_000);
     const client = await connect(`${base}/v1/realtime?intent=transcription&model=whisper-tiny.en`, withKey);
     await client.next('transcription_session.created');

@@ -4,10 +4,11 @@ import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
+import type { Manifest } from '../../src/inference/manifest.js';
 import { AUDIO_FIXTURES, REPO_ROOT, sine, SPEECH_DIR } from '../audio/audio-test-helpers.js';
 import { createApp } from '../../src/http/create-app.js';
 import { createLogger } from '../../src/logger.js';
+import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const { WaveFile } = createRequire(import.meta.url)('wavefile') as typeof import('wavefile');
@@ -332,17 +333,6 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
     });
   });
 });
-
-const REAL_MODELS_DIR = join(REPO_ROOT, 'models');
-
-/** A model of models/models.json, and whether `npm run test-models` installed it. */
-function realModel(id: string): { entry: ManifestEntry | undefined; installed: boolean } {
-  const manifestPath = join(REAL_MODELS_DIR, 'models.json');
-  const entry = existsSync(manifestPath)
-    ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models.find((model: ManifestEntry) => model.id === id)
-    : undefined;
-  return { entry, installed: entry !== undefined && existsSync(join(REAL_MODELS_DIR, id, '.installed.json')) };
-}
 
 describe('speech to text with the real whisper-tiny.en', () => {
   const { entry, installed } = realModel('whisper-tiny.en');
