@@ -4,6 +4,7 @@
  * and detokenisation, so the HTTP event loop stays free.
  */
 import { pipeline } from '@huggingface/transformers';
+import { ValidationError } from '../../errors.js';
 import { decodeAudio, probeAudio } from '../../audio/decode-audio.js';
 import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
@@ -19,16 +20,23 @@ import { useFastWhisperFeatures } from './fast-features.js';
 import { silentTranscript, VadFilter } from './vad-filter.js';
 import { whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
-import { toTranscript, type WhisperOutput } from './whisper-output.js';
-import { decodeLongForm, segmentsText, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
+import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
+import { decodeLongForm, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
 import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
 import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
 interface AsrPipeline extends LanguageIdPipeline {
   (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
-  model: LanguageIdPipeline['model'] & WhisperSeq2Seq & { generation_config: WhisperGenerationConfig | null };
-  tokenizer: { get_vocab(): Map<string, number>; decode(ids: number[], options?: { skip_special_tokens?: boolean }): string };
+  model: LanguageIdPipeline['model'] &
+    WhisperSeq2Seq & {
+      generation_config: (WhisperGenerationConfig & { alignment_heads?: [number, number][] }) | null;
+      config: { median_filter_width?: number };
+    };
+  tokenizer: {
+    get_vocab(): Map<string, number>;
+    decode(ids: number[], options?: { skip_special_tokens?: boolean; clean_up_tokenization_spaces?: boolean }): string;
+  };
   processor: LanguageIdPipeline['processor'] & {
     feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } };
   };
@@ -51,9 +59,12 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
   const longForm = longFormModel(asr);
-
+  const cannotTimeWords = longForm?.aligner
+    ? undefined
+    : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;
   /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
   const transcribe = async (request: AsrRequest, { signal, progress }: Pick<CallContext<AsrProgress>, 'signal' | 'progress'>): Promise<AsrResponse> => {
+    if (request.words && cannotTimeWords) throw new ValidationError(cannotTimeWords);
     const decoded = await toModelInput(request.audio, sampleRate);
     signal.throwIfAborted();
     // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
@@ -66,14 +77,23 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     signal.throwIfAborted();
     // Times of the joined speech back on the upload's timeline (and its duration).
     const restore = (transcript: Transcript): Transcript => (speech ? speech.restore(transcript) : transcript);
-    if (longForm && duration > request.chunkLengthSeconds) {
+    const detailed = request.segments || request.words === true;
+    if (longForm && (duration > request.chunkLengthSeconds || detailed)) {
       // Over one window: openai's sequential decode, always with timestamps, whatever the
-      // response format (without them each window's text stops early).
+      // response format (without them each window's text stops early). Segments and words
+      // come from it at any length: it has what openai reports of each segment.
       const startTokens = whisperStartTokens(asr.model.generation_config ?? {}, { language, task: request.task });
       const onSegments = (fresh: DecodedSegment[]) => progress({ segments: restore({ text: '', duration, segments: fresh }).segments ?? [] });
-      const segments = await decodeLongForm(audio, longForm, { startTokens, signal, sampleRate, maxTokensPerWindow: request.maxNewTokens, onSegments });
-      const chunks = segments.map((segment) => ({ timestamp: [segment.start, segment.end] as [number, number], text: segment.text }));
-      return restore(toTranscript({ text: segmentsText(segments), chunks }, { duration, language, segments: request.segments }));
+      const segments = await decodeLongForm(audio, longForm, {
+        startTokens,
+        signal,
+        sampleRate,
+        maxTokensPerWindow: request.maxNewTokens,
+        onSegments,
+        words: request.words,
+        language: language ?? 'en',
+      });
+      return restore(decodedTranscript(segments, { duration, language, segments: request.segments, words: request.words === true }));
     }
     const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
     return restore(toTranscript(output, { duration, language, segments: request.segments }));
@@ -101,11 +121,22 @@ function longFormModel(asr: AsrPipeline): LongFormModel | undefined {
   const config = asr.model.generation_config ?? {};
   const tokens = whisperSpecialTokens(config, asr.tokenizer.get_vocab());
   if (!tokens) return undefined;
+  const decoder = new WhisperWindowDecoder(asr.model, tokens);
+  const alignmentHeads = config.alignment_heads ?? [];
   return {
     features: async (pcm) => (await asr.processor(pcm)).input_features,
-    decoder: new WhisperWindowDecoder(asr.model, tokens),
+    decoder,
     tokens,
     detokenize: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: true }),
+    aligner:
+      decoder.outputsCrossAttention && alignmentHeads.length > 0
+        ? {
+            decoder,
+            alignmentHeads,
+            medianFilterWidth: asr.model.config.median_filter_width ?? 7,
+            decodeRaw: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
+          }
+        : undefined,
   };
 }
 

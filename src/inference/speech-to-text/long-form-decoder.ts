@@ -7,10 +7,12 @@
  * (voice activity detection) only has to map the timestamps back.
  */
 import type { Tensor } from '@huggingface/transformers';
-import { DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
+import type { SegmentDetails, TranscriptWord } from '../types.js';
+import { compressionRatio, DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { splitWindow } from './whisper-window-segments.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
+import { alignmentMatrix, assignWords, dtw, splitWords, timeWords, type WindowSegmentForWords } from './word-timing.js';
 
 export interface DecodedSegment {
   /** Seconds from the start of the audio. */
@@ -18,6 +20,19 @@ export interface DecodedSegment {
   end: number;
   /** As decoded: usually with its leading space. */
   text: string;
+  details: SegmentDetails;
+  /** With `words`: the segment's words (seconds from the start of the audio). */
+  words?: TranscriptWord[];
+}
+
+/** What word timestamps need of the model (word-timing.ts). */
+export interface WordAligner {
+  decoder: Pick<WhisperWindowDecoder, 'crossAttention'>;
+  /** [layer, head] pairs whose cross-attention follows the speech (generation_config alignment_heads). */
+  alignmentHeads: readonly (readonly [number, number])[];
+  medianFilterWidth: number;
+  /** Text of tokens exactly as decoded (spaces kept, no clean-up). */
+  decodeRaw(ids: number[]): string;
 }
 
 export interface LongFormModel {
@@ -27,6 +42,8 @@ export interface LongFormModel {
   tokens: WhisperSpecialTokens;
   /** Text of text tokens (no timestamps or markers among them). */
   detokenize(ids: number[]): string;
+  /** Absent when the model's decoder does not output cross-attention. */
+  aligner?: WordAligner;
 }
 
 export interface LongFormOptions {
@@ -44,6 +61,10 @@ export interface LongFormOptions {
   onSegments?: (segments: DecodedSegment[]) => void;
   /** Sampling at fallback temperatures: a fixed-seed generator by default, so a file always gives the same text. */
   random?: () => number;
+  /** Word timestamps (needs `model.aligner`); windows then also seek to the last word's end, as openai. */
+  words?: boolean;
+  /** The spoken language's code, for splitting words (languages without spaces split at characters). */
+  language?: string;
 }
 
 /** Past this temperature the prompt is dropped: the text so far led the model astray (openai: 0.5). */
@@ -59,6 +80,9 @@ export async function decodeLongForm(audio: Float32Array, model: LongFormModel, 
   const history: number[] = [];
   let promptStart = 0;
   let seek = 0;
+  let lastSpeechTimestamp = 0;
+  const aligner = options.words ? model.aligner : undefined;
+  if (options.words && !aligner) throw new Error('word timestamps need a decoder with cross-attention outputs');
   const random = options.random ?? seededRandom(0x5eed);
   while (seek < totalFrames) {
     options.signal.throwIfAborted();
@@ -68,22 +92,29 @@ export async function decodeLongForm(audio: Float32Array, model: LongFormModel, 
     const audioFeatures = await decoder.encode(await model.features(pcm));
     options.signal.throwIfAborted();
     const prompt = options.conditionOnPreviousText === false ? [] : history.slice(promptStart);
-    const { result, temperature } = await decodeWithFallback(model, { ...options, random }, { audioFeatures, prompt });
+    const { result, temperature, text: windowText } = await decodeWithFallback(model, { ...options, random }, { audioFeatures, prompt });
     if (isNoSpeech(result, options.thresholds ?? DEFAULT_THRESHOLDS)) {
       seek += windowFrames;
       continue;
     }
     const split = splitWindow(result.tokens, special.timestampBegin, windowFrames);
+    const window = { seek, temperature, avgLogprob: result.avgLogProb, compressionRatio: compressionRatio(windowText), noSpeechProb: result.noSpeechProb };
     const fresh: DecodedSegment[] = [];
     for (const segment of split.segments) {
       const text = model.detokenize(segment.tokens.filter((id) => id < special.eot));
       // openai clears instantaneous or empty segments, from the output and from the prompt.
       if (segment.start === segment.end || text.trim() === '') continue;
-      fresh.push({ start: round(offset + segment.start), end: round(offset + segment.end), text });
+      fresh.push({ start: round(offset + segment.start), end: round(offset + segment.end), text, details: { ...window, tokens: segment.tokens } });
       history.push(...segment.tokens);
     }
     if (temperature > PROMPT_RESET_TEMPERATURE) promptStart = history.length;
-    seek += split.seekFrames;
+    const lastWordEnd = aligner && fresh.length > 0 ? await addWords(fresh, aligner, { audioFeatures, windowFrames, offset, lastSpeechTimestamp, options, special }) : undefined;
+    if (lastWordEnd !== undefined) lastSpeechTimestamp = lastWordEnd.lastSpeechTimestamp;
+    // With word timestamps openai seeks to the last word's end instead of the last segment's,
+    // unless the window was decoded to its end.
+    const singleTimestampEnding = result.tokens.length >= 2 && result.tokens.at(-2)! < special.timestampBegin && result.tokens.at(-1)! >= special.timestampBegin;
+    if (lastWordEnd?.end !== undefined && !singleTimestampEnding && lastWordEnd.end > offset) seek = Math.round(lastWordEnd.end * FRAMES_PER_SECOND);
+    else seek += split.seekFrames;
     all.push(...fresh);
     if (fresh.length > 0) options.onSegments?.(fresh);
   }
@@ -95,9 +126,9 @@ async function decodeWithFallback(
   model: LongFormModel,
   options: LongFormOptions,
   window: { audioFeatures: Tensor; prompt: number[] },
-): Promise<{ result: WindowDecodeResult; temperature: number }> {
+): Promise<{ result: WindowDecodeResult; temperature: number; text: string }> {
   const temperatures = options.temperatures ?? FALLBACK_TEMPERATURES;
-  let last: { result: WindowDecodeResult; temperature: number } | undefined;
+  let last: { result: WindowDecodeResult; temperature: number; text: string } | undefined;
   for (const temperature of temperatures) {
     const result = await model.decoder.decode({
       ...window,
@@ -108,11 +139,50 @@ async function decodeWithFallback(
       signal: options.signal,
       random: options.random,
     });
-    last = { result, temperature };
     const text = model.detokenize(result.tokens.filter((id) => id < model.tokens.eot));
+    last = { result, temperature, text };
     if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, options.thresholds)) break;
   }
   return last!;
+}
+
+/**
+ * Aligns one window's kept segments to its audio (one decoder pass over their text, without
+ * prompt or timestamps, as openai's find_alignment) and gives each its words, moving segment
+ * bounds to them. Returns the last word's end and the new last speech time.
+ */
+async function addWords(
+  segments: DecodedSegment[],
+  aligner: WordAligner,
+  window: { audioFeatures: Tensor; windowFrames: number; offset: number; lastSpeechTimestamp: number; options: LongFormOptions; special: WhisperSpecialTokens },
+): Promise<{ end: number | undefined; lastSpeechTimestamp: number }> {
+  const { special, options } = window;
+  const perSegment: WindowSegmentForWords[] = segments.map((segment) => ({
+    start: segment.start,
+    end: segment.end,
+    textTokens: segment.details.tokens.filter((id) => id < special.eot),
+  }));
+  const textTokens = perSegment.flatMap((segment) => segment.textTokens);
+  if (textTokens.length === 0) return { end: undefined, lastSpeechTimestamp: window.lastSpeechTimestamp };
+  const startTokens = [...options.startTokens, special.noTimestamps];
+  const heads = await aligner.decoder.crossAttention(window.audioFeatures, [...startTokens, ...textTokens, special.eot], aligner.alignmentHeads);
+  options.signal.throwIfAborted();
+  const { matrix, rows, cols } = alignmentMatrix(heads, Math.floor(window.windowFrames / 2), aligner.medianFilterWidth);
+  // Rows from the last start token (which predicts the first text token) to the last text token.
+  const first = options.startTokens.length;
+  const pathRows = rows - first - 1;
+  const cost = new Float32Array(pathRows * cols);
+  for (let index = 0; index < cost.length; index++) cost[index] = -matrix[first * cols + index]!;
+  const path = dtw(cost, pathRows, cols);
+  const words = [...splitWords(textTokens, aligner.decodeRaw, options.language), { word: '<|endoftext|>', tokens: [special.eot] }];
+  const timed = assignWords(timeWords(words, path), perSegment, window.offset, window.lastSpeechTimestamp);
+  segments.forEach((segment, index) => {
+    segment.start = perSegment[index]!.start;
+    segment.end = perSegment[index]!.end;
+    segment.words = timed.words[index]!;
+  });
+  const lastWord = timed.words.flat().at(-1);
+  return { end: lastWord?.end, lastSpeechTimestamp: timed.lastSpeechTimestamp };
 }
 
 /** The transcript text of segments, as openai joins them. */

@@ -57,7 +57,15 @@ export class VadFilter {
           ? {
               segments: transcript.segments.map((segment) => {
                 const start = originalStart(map, segment.start, segment.end, pad);
-                return { ...segment, start, end: Math.max(start, originalEnd(map, segment.start, segment.end, pad)) };
+                const restored = { ...segment, start, end: Math.max(start, originalEnd(map, segment.start, segment.end, pad)) };
+                // Words move as segments do (faster-whisper maps each word's start and end alike).
+                if (segment.words) {
+                  restored.words = segment.words.map((word) => {
+                    const wordStart = originalStart(map, word.start, word.end, pad);
+                    return { ...word, start: wordStart, end: Math.max(wordStart, originalEnd(map, word.start, word.end, pad)) };
+                  });
+                }
+                return restored;
               }),
             }
           : {}),

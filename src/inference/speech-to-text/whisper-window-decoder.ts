@@ -8,6 +8,7 @@
 import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
+import type { HeadAttention } from './word-timing.js';
 
 /** An onnxruntime-node tensor, as the sessions take and give them. */
 interface OrtTensor {
@@ -69,6 +70,29 @@ export class WhisperWindowDecoder {
   async encode(inputFeatures: Tensor): Promise<Tensor> {
     const outputs = await this.#model.sessions.model!.run({ input_features: (inputFeatures as unknown as { ort_tensor: unknown }).ort_tensor });
     return new (Tensor as unknown as new (ortTensor: unknown) => Tensor)(outputs.last_hidden_state);
+  }
+
+  /** Whether the decoder outputs its cross-attention (`cross_attentions.N`, see scripts/test-models/lib/whisper-ct2.sh). */
+  get outputsCrossAttention(): boolean {
+    return (this.#model.sessions.decoder_model_merged as { outputNames?: readonly string[] } | undefined)?.outputNames?.includes('cross_attentions.0') ?? false;
+  }
+
+  /**
+   * The cross-attention of the given heads ([layer, head]) while the decoder reads `tokens` in
+   * one pass, no cache: rows are tokens, columns the window's 1500 encoder frames.
+   */
+  async crossAttention(audioFeatures: Tensor, tokens: readonly number[], heads: readonly (readonly [number, number])[]): Promise<HeadAttention[]> {
+    const outputs = await this.#model.forward({
+      encoder_outputs: audioFeatures,
+      decoder_input_ids: new Tensor('int64', BigInt64Array.from(tokens, (id) => BigInt(id)), [1, tokens.length]),
+    });
+    return heads.map(([layer, head]) => {
+      const attention = outputs[`cross_attentions.${layer}`];
+      if (!attention) throw new Error(`the decoder has no output cross_attentions.${layer}`);
+      const [, , rows, frames] = attention.dims as [number, number, number, number];
+      const size = rows * frames;
+      return { weights: (attention.data as Float32Array).slice(head * size, (head + 1) * size), tokens: rows, frames };
+    });
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
