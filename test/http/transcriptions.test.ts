@@ -305,7 +305,7 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
     it('answers verbose_json with task, language, duration, text and segments', async () => {
       const res = await post({ response_format: 'verbose_json', language: 'en', temperature: '0', prompt: 'ignored' });
       expect(res.status, res.text).to.equal(200);
-      expect(res.body).to.include({ task: 'transcribe', language: 'en' });
+      expect(res.body).to.include({ task: 'transcribe', language: 'english' }); // named as OpenAI names it
       expect(res.body.duration).to.be.closeTo(11, 0.1);
       expect(res.body.text).to.be.a('string');
       expect(res.body.segments).to.be.an('array');
@@ -393,15 +393,15 @@ describe('speech to text with the real multilingual whisper-base-pypi', () => {
   it('identifies Spanish when no language is given and transcribes it in Spanish (not an English rendering)', async () => {
     const res = await transcribe('es_fleurs_002.ogg');
     expect(res.status, res.text).to.equal(200);
-    expect(res.body.language).to.equal('es');
+    expect(res.body.language).to.equal('spanish');
     expect(res.body.text.toLowerCase()).to.include('la plaza de san pedro');
   });
 
   it('identifies German, and English on an English clip', async () => {
     const german = await transcribe('de_fleurs_000.ogg');
-    expect(german.body.language).to.equal('de');
+    expect(german.body.language).to.equal('german');
     expect(german.body.text.toLowerCase()).to.include('die besten aussichten');
-    expect((await transcribe('en_jfk.mp3')).body.language).to.equal('en');
+    expect((await transcribe('en_jfk.mp3')).body.language).to.equal('english');
   });
 
   it('translates Spanish speech into English with task=translate and no language', async () => {

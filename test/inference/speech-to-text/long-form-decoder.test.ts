@@ -68,13 +68,17 @@ describe('decodeLongForm (scripted windows)', () => {
     expect(calls[0]!.prompt).to.deep.equal([]);
     expect(calls[1]!.prompt).to.deep.equal([TS(0), 1, TS(10), TS(10), 2, TS(26)]);
     expect(calls[2]!.prompt.slice(-3)).to.deep.equal([TS(8), 4, TS(30)]);
-    expect(segments).to.deep.equal([
+    expect(segments.map(({ start, end, text }) => ({ start, end, text }))).to.deep.equal([
       { start: 0, end: 10, text: ' one' },
       { start: 10, end: 26, text: ' two' },
       { start: 26, end: 34, text: ' three' },
       { start: 34, end: 56, text: ' four' },
       { start: 56, end: 60, text: ' five' },
     ]);
+    // openai's per-segment report: the window's seek (mel frames) and stats, the segment's own tokens.
+    const { compressionRatio, ...details } = segments[2]!.details;
+    expect(details).to.deep.equal({ seek: 2600, tokens: [TS(0), 3, TS(8)], temperature: 0, avgLogprob: -0.2, noSpeechProb: 0.01 });
+    expect(compressionRatio).to.be.above(0);
     expect(progress).to.deep.equal([[' one', ' two'], [' three', ' four'], [' five']]);
     expect(segmentsText(segments)).to.equal('one two three four five');
   });
@@ -98,7 +102,7 @@ describe('decodeLongForm (scripted windows)', () => {
     const model = scriptedModel([silent, ok([TS(0), 2, TS(3)])], calls);
     const segments = await decodeLongForm(clock(45), model, { startTokens: [TOKENS.sot], signal: new AbortController().signal });
     expect(calls.map((call) => [call.windowStart, call.temperature])).to.deep.equal([[0, 0], [30, 0]]);
-    expect(segments).to.deep.equal([{ start: 30, end: 33, text: ' two' }]);
+    expect(segments.map(({ start, end, text, details }) => ({ start, end, text, seek: details.seek }))).to.deep.equal([{ start: 30, end: 33, text: ' two', seek: 3000 }]);
   });
 
   it('stops between windows once its signal aborts', async () => {
