@@ -235,6 +235,27 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     expect(words.at(-1)!.end).to.be.within(30, 33.1);
   });
 
+  it('words of speech around a 40 s pause (cut by the VAD filter) come back on the upload\'s timeline', async function () {
+    if (!realModel('silero-vad-v6').installed) this.skip();
+    const vadServed = await serve({ models: [whisper.entry, realModel('silero-vad-v6').entry] as ManifestEntry[] }, REAL_MODELS_DIR);
+    try {
+      const first = speech('en_jfk.wav');
+      const second = speech('en_librivox_sense_and_sensibility_0870.wav');
+      const file = await toFile(joinWavs(first, 40, second), 'pause.wav', { type: 'audio/wav' });
+      const verbose = await vadServed.client.audio.transcriptions.create({ file, model: 'whisper-tiny.en', response_format: 'verbose_json', timestamp_granularities: ['word'] });
+      const words = verbose.words ?? [];
+      const country = words.filter((word) => /^country/i.test(word.word));
+      const dashwood = words.find((word) => /^dashwood/i.test(word.word));
+      expect(country.length, JSON.stringify(words)).to.be.at.least(2);
+      for (const word of country) expect(word.end, JSON.stringify(word)).to.be.below(12);
+      // jfk is 11 s: the second clip starts at 51 s of the upload, "Dashwood" about 1 s into it.
+      expect(dashwood?.start, JSON.stringify(words)).to.be.within(51, 55);
+      expect(words.every((word) => word.start < 11.5 || word.start > 50.5), JSON.stringify(words)).to.equal(true);
+    } finally {
+      await close(vadServed);
+    }
+  });
+
   it('translations: Spanish speech into English text (whisper-base-pypi), json and verbose_json', async function () {
     const base = realModel('whisper-base-pypi');
     if (!base.installed) this.skip();
@@ -263,6 +284,21 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     expect(text.toLowerCase()).to.include('quick brown fox');
   });
 });
+
+/** Two 16-bit WAVs of the same format with `seconds` of silence between them, as one WAV. */
+function joinWavs(a: Buffer, seconds: number, b: Buffer): Buffer {
+  const data = (wav: Buffer) => {
+    const at = wav.indexOf('data') + 8;
+    return { head: wav.subarray(0, at), samples: wav.subarray(at, at + wav.readUInt32LE(at - 4)) };
+  };
+  const first = data(a);
+  const rate = a.readUInt32LE(24);
+  const silence = Buffer.alloc(Math.round(seconds * rate) * 2);
+  const out = Buffer.concat([first.head, first.samples, silence, data(b).samples]);
+  out.writeUInt32LE(out.length - first.head.length, first.head.length - 4);
+  out.writeUInt32LE(out.length - 8, 4);
+  return out;
+}
 
 /** A 16-bit WAV repeated three times, as one WAV (header rewritten for the longer data). */
 function threeTimes(wav: Buffer): Buffer {
