@@ -105,6 +105,14 @@ describe('official openai SDK against the server (fixture models)', function () 
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).to.match(/timestamp_granularities/);
   });
 
+  it('transcriptions: word timestamps from a model whose decoder has no cross-attention outputs are a 400 naming the fix', async () => {
+    const error = await served.client.audio.transcriptions
+      .create({ file: await jfk(), model: 'whisper-tiny-random', response_format: 'verbose_json', timestamp_granularities: ['word'] })
+      .catch((caught: unknown) => caught);
+    expect(error).to.be.instanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).to.match(/cannot give word timestamps/);
+  });
+
   it('transcriptions: stream=true yields transcript.text.delta events, then transcript.text.done', async () => {
     const stream = await served.client.audio.transcriptions.create({ file: await jfk(), model: 'whisper-tiny-random', stream: true });
     const events: { type: string; delta?: string; text?: string }[] = [];
@@ -160,6 +168,15 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
   this.timeout(300_000);
   const whisper = realModel('whisper-tiny.en');
   const piper = realModel('piper-en_US-joe-medium');
+  // Word timestamps need the cross-attention export (scripts/test-models/lib/whisper-ct2.sh); an
+  // install by the older recipe is stale until `npm run test-models` runs again.
+  const wordsReady =
+    whisper.installed && readFileSync(join(REAL_MODELS_DIR, 'whisper-tiny.en', '.installed.json'), 'utf8').includes('"export": "cross-attentions-1"');
+  const needsWords = (context: Mocha.Context) => {
+    if (wordsReady) return;
+    console.log('      skipped: the installed whisper-tiny.en predates the cross-attention export (npm run test-models reinstalls it)');
+    context.skip();
+  };
   let served: Served | undefined;
   before(async function () {
     if (!whisper.installed || !piper.installed) {
@@ -176,6 +193,7 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
   });
 
   it('verbose_json with word and segment granularities: words in order, inside the audio, within their segments\' span', async function () {
+    needsWords(this);
     const verbose = await served!.client.audio.transcriptions.create({
       file: await jfk(),
       model: 'whisper-tiny.en',
@@ -207,7 +225,8 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     }
   });
 
-  it('verbose_json with only the word granularity has words and no segments; json with words stays {text}', async () => {
+  it('verbose_json with only the word granularity has words and no segments; json with words stays {text}', async function () {
+    needsWords(this);
     const verbose = await served!.client.audio.transcriptions.create({
       file: await jfk(),
       model: 'whisper-tiny.en',
@@ -221,7 +240,20 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     expect(Object.keys(json)).to.deep.equal(['text']);
   });
 
-  it('words across windows of long audio stay in order and on the audio\'s timeline', async () => {
+  it('a raw audio body takes the granularities from the query string (repeated timestamp_granularities[])', async function () {
+    needsWords(this);
+    const res = await served!.app.request
+      .post('/v1/audio/transcriptions?model=whisper-tiny.en&response_format=verbose_json&timestamp_granularities[]=word&timestamp_granularities[]=segment')
+      .set('Authorization', `Bearer ${TEST_API_KEY}`)
+      .set('Content-Type', 'audio/mpeg')
+      .send(speech('en_jfk.mp3'));
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.words).to.be.an('array').that.is.not.empty;
+    expect(res.body.segments).to.be.an('array').that.is.not.empty;
+  });
+
+  it('words across windows of long audio stay in order and on the audio\'s timeline', async function () {
+    needsWords(this);
     // Three copies of the 11-s clip: 33 s, two windows; the VAD filter is off so times are the decoder's own.
     const clip = speech('en_jfk.wav');
     const file = await toFile(threeTimes(clip), 'jfk3.wav', { type: 'audio/wav' });
@@ -236,6 +268,7 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
   });
 
   it('words of speech around a 40 s pause (cut by the VAD filter) come back on the upload\'s timeline', async function () {
+    needsWords(this);
     if (!realModel('silero-vad-v6').installed) this.skip();
     const vadServed = await serve({ models: [whisper.entry, realModel('silero-vad-v6').entry] as ManifestEntry[] }, REAL_MODELS_DIR);
     try {
