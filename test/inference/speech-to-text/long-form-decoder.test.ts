@@ -119,4 +119,52 @@ describe('decodeLongForm (scripted windows)', () => {
     expect((error as Error).message).to.equal('client went away');
     expect(calls).to.have.length(1);
   });
+
+  it('with words: aligns each window\'s text, puts words on the audio\'s timeline and seeks to the last word\'s end', async () => {
+    const calls: Call[] = [];
+    const model = scriptedModel(
+      [
+        ok([TS(0), 1, 2, TS(20), TS(20), 3, TS(28), TS(28)]), // two closed segments; seek would be 28 s without words
+        ok([TS(0), 4, TS(5)]),
+      ],
+      calls,
+    );
+    // One alignment head whose attention walks the window: each input token's row attends to its
+    // own stretch of frames (50 per second); a word ends where the next token's row begins.
+    const stretches: Record<number, [number, number][]> = {
+      // rows: sot, no-timestamps, " one", " two", " three" (its row begins at 25 s: " three" ends there), eot
+      6: [[0, 1500], [0, 50], [50, 75], [75, 1250], [1250, 1400], [0, 1500]],
+      // second window: sot, no-timestamps, " four" (from 4 s), eot
+      4: [[0, 1500], [0, 200], [200, 300], [0, 1500]],
+    };
+    const aligned: number[][] = [];
+    model.aligner = {
+      alignmentHeads: [[0, 0]],
+      medianFilterWidth: 7,
+      decodeRaw: (ids) => ids.map((id) => WORDS[id] ?? '').join(''),
+      decoder: {
+        crossAttention: async (_features, tokens) => {
+          aligned.push([...tokens]);
+          const rows = stretches[tokens.length]!;
+          const weights = new Float32Array(rows.length * 1500).fill(0.001);
+          rows.forEach(([from, to], row) => weights.fill(1, row * 1500 + from, row * 1500 + to));
+          return [{ weights, tokens: rows.length, frames: 1500 }];
+        },
+      },
+    };
+    const segments = await decodeLongForm(clock(40), model, { startTokens: [TOKENS.sot], signal: new AbortController().signal, words: true });
+    // openai's alignment input: start tokens, no-timestamps, the window's text tokens, end of text.
+    expect(aligned[0]).to.deep.equal([TOKENS.sot, TOKENS.noTimestamps, 1, 2, 3, TOKENS.eot]);
+    // " three" ends at frame 1250 = 25 s: the next window starts there, not at the 28-s stamp.
+    expect(calls.map((call) => call.windowStart)).to.deep.equal([0, 25]);
+    const words = segments.map((segment) => (segment.words ?? []).map((word) => word.word));
+    expect(words).to.deep.equal([[' one', ' two'], [' three'], [' four']]);
+    for (const segment of segments) {
+      expect(segment.start).to.equal(segment.words![0]!.start);
+      expect(segment.end).to.equal(segment.words!.at(-1)!.end);
+    }
+    expect(segments[1]!.words![0]!.end).to.equal(25);
+    // The second window's words are on the audio's timeline: 25 s + 2..4 s.
+    expect(segments[2]!.words![0]!.end).to.equal(29);
+  });
 });
