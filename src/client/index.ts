@@ -183,6 +183,7 @@ export class InferenceClient {
       sampleRate: Number.isInteger(rate) && rate > 0 ? rate : undefined,
       requestId: response.headers.get('X-Request-Id') ?? undefined,
       body: response.body!,
+      chunks: () => chunksOf(response.body!),
       blob: async () => {
         const blob = await response.blob();
         // Some fetch implementations leave the Blob's type empty; players need it.
@@ -190,6 +191,17 @@ export class InferenceClient {
       },
       arrayBuffer: () => response.arrayBuffer(),
     };
+  }
+}
+
+/** Reads a stream to its end; leaving the loop early cancels it (and so the request). */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) yield read.value;
+  } finally {
+    reader.releaseLock();
+    await body.cancel().catch(() => {});
   }
 }
 

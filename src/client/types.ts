@@ -174,6 +174,12 @@ export interface SpeechResponse {
   readonly requestId: string | undefined;
   /** The audio as it is synthesised, sentence by sentence. Read it, or call `blob()` / `arrayBuffer()`, once. */
   readonly body: ReadableStream<Uint8Array>;
+  /**
+   * The same stream as an async iterable of chunks: `for await` works in every browser (Safari's
+   * ReadableStream is not iterable) and Node's `pipeline(speech.chunks(), createWriteStream(…))`
+   * takes it without converting web stream types.
+   */
+  chunks(): AsyncIterable<Uint8Array>;
   blob(): Promise<Blob>;
   arrayBuffer(): Promise<ArrayBuffer>;
 }

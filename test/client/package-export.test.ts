@@ -5,7 +5,7 @@
  * emitted .d.ts, and runs against the real server.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -69,6 +69,23 @@ describe('the package export ./client', function () {
       JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, lib: ['ES2022', 'DOM'], types: [], noEmit: true }, files: ['consumer.ts'] }),
     );
     const result = await run(TSC, ['-p', dir], { cwd: dir }).catch((error: { stdout: string }) => error);
+    expect(result.stdout, 'tsc output').to.equal('');
+  });
+
+  it("the README's TypeScript example type-checks against the built client (with Node's types, as a Node user has them)", async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## JavaScript client'));
+    const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example, 'a ts block in the JavaScript client section').to.be.a('string');
+    writeFileSync(join(dir, 'readme-example.ts'), `${example}\nexport {};\n`);
+    writeFileSync(
+      join(dir, 'tsconfig.readme.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, lib: ['ES2022', 'DOM'], types: ['node'], typeRoots: [join(REPO_ROOT, 'node_modules/@types')], noEmit: true },
+        files: ['readme-example.ts'],
+      }),
+    );
+    const result = await run(TSC, ['-p', join(dir, 'tsconfig.readme.json')], { cwd: dir }).catch((error: { stdout: string }) => error);
     expect(result.stdout, 'tsc output').to.equal('');
   });
 

@@ -142,6 +142,20 @@ describe('client: speech (fixture models)', () => {
       expect(await mp3Seconds(Buffer.concat(chunks))).to.be.greaterThan(0.1);
     });
 
+    it('chunks() iterates the same stream; leaving the loop early cancels it', async () => {
+      const client = served.client();
+      const whole: Uint8Array[] = [];
+      for await (const chunk of (await client.speak({ model: TTS, input: 'Hello there. How are you?' })).chunks()) whole.push(chunk);
+      expect(await mp3Seconds(Buffer.concat(whole))).to.be.greaterThan(0.1);
+      const speech = await client.speak({ model: TTS, input: 'One. Two. Three. Four.' });
+      for await (const chunk of speech.chunks()) {
+        expect(chunk.byteLength).to.be.greaterThan(0);
+        break;
+      }
+      expect(speech.body.locked).to.equal(false);
+      expect((await speech.body.getReader().read()).done).to.equal(true); // cancelled: nothing more arrives
+    });
+
     it('blob() has the audio type; arrayBuffer() of WAV is a RIFF file', async () => {
       const client = served.client();
       const blob = await (await client.speak({ model: TTS, input: 'Hello.' })).blob();
