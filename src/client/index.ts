@@ -8,8 +8,16 @@
  * const { labels } = await client.classify({ model: 'minilm-sentiment', query: 'What a lovely day' });
  * ```
  *
- * Where it differs from OpenAI's SDK: inputs are camelCase (`responseFormat`, `targetLanguage`),
- * answers keep the server's field names; `classify` takes the server's `query`.
+ * Inputs are camelCase (`responseFormat`, `targetLanguage`) and mapped to the server's snake_case
+ * fields; answers are the server's JSON as sent (`created_at`, `target_languages`).
+ *
+ * Where the server's shapes differ from the first sketch of this API (the server wins):
+ * - `classify` takes `query` (the server's field), not `text`;
+ * - `translate` takes `targetLanguage` (required by the server) and `sourceLanguage`, not `target`/`source`;
+ * - `transcribe` answers OpenAI's shapes from POST /v1/audio/transcriptions: `{text}` for `json`,
+ *   `VerboseTranscription` (with `segments`) for `verbose_json`, a string for `text`/`srt`/`vtt`;
+ * - `SpeechResponse` also has `sampleRate` (X-Sample-Rate), `requestId` and `chunks()`;
+ * - `transcribe` also takes `task`, `minSilenceDurationMs`, `speechPadMs`, `vadThreshold`, `prompt`, `temperature`.
  */
 import { Http, type HttpOptions } from './http.js';
 import { transcriptionForm } from './multipart.js';

@@ -1,7 +1,7 @@
 /**
  * The upload of the speech-to-text routes as multipart/form-data (OpenAI's form, which every
- * input type fits and browsers send without a CORS-unsafe body type). A stream is read into a
- * Blob first: fetch can stream a request body only with `duplex: "half"`, which Chromium allows
+ * input type fits and browsers send without a CORS-unsafe body type). A stream (or async
+ * iterable) is read into a Blob first: fetch can stream a request body only with `duplex: "half"`, which Chromium allows
  * over HTTP/2 alone, and a Blob can be sent again when a busy server asks for a retry.
  */
 import type { AudioInput, TranscribeInput } from './types.js';
@@ -41,8 +41,16 @@ export async function toBlob(input: AudioInput): Promise<Blob> {
   if (input instanceof Blob) return input;
   if (input instanceof ArrayBuffer) return new Blob([input]);
   if (ArrayBuffer.isView(input)) return new Blob([input.buffer instanceof ArrayBuffer ? (input as ArrayBufferView<ArrayBuffer>) : copyOf(input)]);
-  if (typeof (input as ReadableStream | undefined)?.getReader === 'function') return new Response(input).blob();
-  throw new TypeError('"file" must be a Blob, File, ArrayBuffer, typed array (Buffer, Uint8Array) or ReadableStream');
+  if (typeof (input as ReadableStream | undefined)?.getReader === 'function') return new Response(input as ReadableStream<Uint8Array>).blob();
+  if (typeof (input as AsyncIterable<Uint8Array> | undefined)?.[Symbol.asyncIterator] === 'function') {
+    const parts: BlobPart[] = [];
+    for await (const chunk of input as AsyncIterable<unknown>) {
+      if (!ArrayBuffer.isView(chunk)) throw new TypeError('"file" must yield bytes (Uint8Array or Buffer chunks)');
+      parts.push(copyOf(chunk));
+    }
+    return new Blob(parts);
+  }
+  throw new TypeError('"file" must be a Blob, File, ArrayBuffer, typed array (Buffer, Uint8Array), ReadableStream or async iterable of bytes');
 }
 
 /** A view of a SharedArrayBuffer cannot be a Blob part; a plain copy always can. */

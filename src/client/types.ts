@@ -77,8 +77,12 @@ export interface Translation {
   translation: string;
 }
 
-/** What `transcribe` accepts as the audio: a File or Blob (its name and type are used), bytes, or a stream of bytes. */
-export type AudioInput = Blob | ArrayBuffer | ArrayBufferView | ReadableStream<Uint8Array>;
+/**
+ * What `transcribe` accepts as the audio: a File or Blob (its name and type are used), bytes
+ * (ArrayBuffer, Uint8Array, Node's Buffer), a ReadableStream, or any async iterable of bytes
+ * (Node's `fs.createReadStream(path)` as it is).
+ */
+export type AudioInput = Blob | ArrayBuffer | ArrayBufferView | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
 export type TranscriptFormat = 'json' | 'verbose_json' | 'text' | 'srt' | 'vtt';
 

@@ -3,11 +3,11 @@
  * random-weight fixtures for every input type, format and event, and the real whisper-tiny.en
  * and Piper voice (installed by `npm run test-models`; skipped when absent) for what they say.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { MPEGDecoder } from 'mpg123-decoder';
-import { InferenceError, type TranscriptionEvent } from '../../src/client/index.js';
+import { InferenceError, type AudioInput, type TranscriptionEvent } from '../../src/client/index.js';
 import { encodeWav } from '../../src/audio/encode-wav.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { AUDIO_FIXTURES, REPO_ROOT, SPEECH_DIR } from '../audio/audio-test-helpers.js';
@@ -57,13 +57,14 @@ describe('client: speech (fixture models)', () => {
 
   describe('transcribe', () => {
     const wav = fixture('tone-22k05-stereo-24bit.wav');
-    const inputs: Array<[string, () => Blob | ArrayBuffer | Uint8Array | ReadableStream<Uint8Array>]> = [
+    const inputs: Array<[string, () => AudioInput]> = [
       ['a Blob', () => new Blob([wav], { type: 'audio/wav' })],
       ['a File (its name is sent)', () => new File([wav], 'tone.wav', { type: 'audio/wav' })],
       ['a Buffer', () => wav],
       ['a Uint8Array view into a larger buffer', () => new Uint8Array(Buffer.concat([Buffer.alloc(7), wav]).buffer, 7, wav.byteLength)],
       ['an ArrayBuffer', () => wav.buffer.slice(wav.byteOffset, wav.byteOffset + wav.byteLength) as ArrayBuffer],
       ['a ReadableStream of small chunks', () => new Blob([wav]).stream()],
+      ["Node's fs.createReadStream as it is (an async iterable of Buffers)", () => createReadStream(join(AUDIO_FIXTURES, 'tone-22k05-stereo-24bit.wav'), { highWaterMark: 4096 })],
     ];
     for (const [what, file] of inputs) {
       it(`accepts ${what} and answers {text}`, async () => {
@@ -110,6 +111,8 @@ describe('client: speech (fixture models)', () => {
     it('a file that is neither bytes, Blob nor stream is a TypeError before anything is sent', async () => {
       const error = await rejection(served.client().transcribe({ model: STT, file: 'tone.wav' as unknown as Blob }));
       expect(error).to.be.instanceOf(TypeError);
+      const text = await rejection(served.client().transcribe({ model: STT, file: createReadStream(join(AUDIO_FIXTURES, 'tone-44k1-stereo.mp3'), 'utf8') }));
+      expect(text).to.be.instanceOf(TypeError).with.property('message').match(/must yield bytes/);
     });
   });
 

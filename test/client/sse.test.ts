@@ -43,6 +43,13 @@ describe('client: server-sent events', () => {
       for (const size of [1, 4, 100]) expect(await collect(jsonEvents(body(text, size)))).to.deep.equal([{ a: 1 }, { b: 2 }, { c: 3 }]);
     });
 
+    it('refuses an event longer than its bound instead of buffering without end', async () => {
+      const endless = `data: "${'x'.repeat(5000)}`;
+      const error = await rejection(collect(jsonEvents(body(endless, 100), 1000)));
+      expect(error.message).to.match(/longer than 1000 characters/);
+      expect(await collect(jsonEvents(body(`data: "${'x'.repeat(900)}"\n\n`.repeat(3), 100), 1000))).to.have.length(3);
+    });
+
     it('drops a last event that never got its blank line (the format says so)', async () => {
       expect(await collect(jsonEvents(body('data: {"a":1}\n\ndata: {"b":2}\n', 5)))).to.deep.equal([{ a: 1 }]);
     });
