@@ -173,7 +173,10 @@ export interface SpeakInput {
 export interface SpeechResponse {
   /** `audio/mpeg`, `audio/wav` or `audio/pcm`. */
   readonly contentType: string;
-  /** From `X-Sample-Rate` (needed to play headerless `pcm`). */
+  /**
+   * From `X-Sample-Rate` (needed to play headerless `pcm`); undefined when the header cannot be
+   * read (a page on another origin reads only the headers the server's CORS exposes).
+   */
   readonly sampleRate: number | undefined;
   readonly requestId: string | undefined;
   /** The audio as it is synthesised, sentence by sentence. Read it, or call `blob()` / `arrayBuffer()`, once. */
