@@ -76,7 +76,14 @@ export async function errorFromResponse(response: Response): Promise<InferenceEr
       if (typeof fields.code === 'string') code = fields.code;
     }
   }
-  return new InferenceError(response.status, code, message, requestId, retryAfter);
+  return new InferenceError(response.status, code, shorten(message), requestId, retryAfter);
+}
+
+/** A proxy's HTML error page is not a message; its start is enough to recognise it. */
+const MAX_MESSAGE_CHARS = 1000;
+
+function shorten(message: string): string {
+  return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
 }
 
 /** `Retry-After` is seconds or an HTTP date (RFC 9110 §10.2.3). */

@@ -238,6 +238,8 @@ describe('client errors, retry and abort', () => {
       expect(message).to.include({ status: 403, code: 'invalid_request', message: 'Invalid API key' });
       const proxy = await errorFromResponse(new Response('<html>Bad Gateway</html>', { status: 502, headers: { 'Content-Type': 'text/html' } }));
       expect(proxy).to.include({ status: 502, code: 'internal_error' });
+      const long = await errorFromResponse(new Response('x'.repeat(50_000), { status: 500 }));
+      expect(long.message).to.have.length(1001);
     });
 
     it('a network failure is fetch’s own TypeError, not an InferenceError', async () => {
