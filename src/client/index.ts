@@ -12,7 +12,7 @@
  * fields; answers are the server's JSON as sent (`created_at`, `target_languages`).
  *
  * Where the server's shapes differ from the first sketch of this API (the server wins):
- * - `classify` takes `query` (the server's field), not `text`;
+ * - `classify` takes `query` (the server's field), not `text`; an array of texts answers a ClassificationBatch;
  * - `translate` takes `targetLanguage` (required by the server) and `sourceLanguage`, not `target`/`source`;
  * - `transcribe` answers OpenAI's shapes from POST /v1/audio/transcriptions: `{text}` for `json`,
  *   `VerboseTranscription` (with `segments`) for `verbose_json`, a string for `text`/`srt`/`vtt`;
@@ -27,6 +27,7 @@ import { jsonEvents } from './sse.js';
 import type {
   CallOptions,
   Classification,
+  ClassificationBatch,
   ClassifyInput,
   ModelInfo,
   SpeakInput,
@@ -102,8 +103,15 @@ export class InferenceClient {
     };
   }
 
-  /** Every label of the model with its confidence, highest first (POST /v1/classifications). */
-  classify(input: ClassifyInput, options?: CallOptions): Promise<Classification> {
+  /**
+   * Every label of the model with its confidence, highest first (POST /v1/classifications); an
+   * array `query` (up to 64 texts, each holding one of the server's admission slots) answers
+   * `{results}`, one Classification per text, in order.
+   */
+  classify(input: ClassifyInput & { query: string }, options?: CallOptions): Promise<Classification>;
+  classify(input: ClassifyInput & { query: string[] }, options?: CallOptions): Promise<ClassificationBatch>;
+  classify(input: ClassifyInput, options?: CallOptions): Promise<Classification | ClassificationBatch>;
+  classify(input: ClassifyInput, options?: CallOptions): Promise<Classification | ClassificationBatch> {
     const body = { model: input.model, query: input.query, ...(input.labels ? { labels: input.labels } : {}) };
     return this.#http.json({ method: 'POST', path: '/v1/classifications', body, authorized: true, signal: options?.signal });
   }

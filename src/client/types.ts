@@ -47,8 +47,8 @@ export interface ModelInfo {
 
 export interface ClassifyInput {
   model: string;
-  /** The text to classify (the server's field name is `query`). */
-  query: string;
+  /** The text to classify (the server's field name is `query`), or up to 64 texts: the answer is then a ClassificationBatch. */
+  query: string | string[];
   /** Candidate labels, for zero-shot and embedding models (`accepts_labels` in the model's info). */
   labels?: string[];
 }
@@ -62,6 +62,11 @@ export interface Label {
 export interface Classification {
   /** Every label, highest confidence first. */
   labels: Label[];
+}
+
+/** The answer to an array `query`: one Classification per text, in order. */
+export interface ClassificationBatch {
+  results: Classification[];
 }
 
 export interface TranslateInput {

@@ -59,6 +59,19 @@ describe('client: models, classify, translate (fixture models)', () => {
       expect(labels.map((entry) => entry.label).sort()).to.deep.equal(['cooking', 'finance', 'football']);
     });
 
+    it('an array of texts answers {results}, one per text, in order', async () => {
+      const client = served.client();
+      const texts = ['a witty, gorgeous movie', 'dull and far too long', 'fine'];
+      const { results } = await client.classify({ model: 'bert-sentiment-random', query: texts });
+      expect(results).to.have.length(3);
+      for (const [index, result] of results.entries()) {
+        // Batched texts may share a padded model call: equal to the single answer within float noise.
+        const single = await client.classify({ model: 'bert-sentiment-random', query: texts[index]! });
+        const confidence = (labels: typeof single.labels, name: string) => labels.find((entry) => entry.label === name)!.confidence;
+        for (const name of ['negative', 'positive']) expect(confidence(result.labels, name)).to.be.closeTo(confidence(single.labels, name), 1e-4);
+      }
+    });
+
     it('a model that is not installed is a 503 model_not_installed naming the command', async () => {
       const error = await rejection(served.client().classify({ model: 'sentiment-absent', query: 'hello' }));
       expect(error).to.include({ status: 503, code: 'model_not_installed' });
