@@ -1,8 +1,9 @@
 /**
- * The upload of the speech-to-text routes as multipart/form-data (OpenAI's form, which every
- * input type fits and browsers send without a CORS-unsafe body type). A stream (or async
- * iterable) is read into a Blob first: fetch can stream a request body only with `duplex: "half"`, which Chromium allows
- * over HTTP/2 alone, and a Blob can be sent again when a busy server asks for a retry.
+ * The upload of the speech-to-text routes as multipart/form-data: OpenAI's form, which carries
+ * the file name and every field in the body for any input type (the raw-body form would move
+ * them into the query string). A stream (or async iterable) is read into a Blob first: fetch can
+ * stream a request body only with `duplex: "half"`, which Chromium allows over HTTP/2 alone, and
+ * a Blob can be sent again when a busy server asks for a retry.
  */
 import type { AudioInput, TranscribeInput } from './types.js';
 
