@@ -93,7 +93,8 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
       if (info.valueTruncated) fail(new PayloadTooLargeError(`field "${name}" is longer than ${limits.maxFieldBytes} bytes`));
       else if (name === limits.fileField) fail(new ValidationError(`"${name}" must be a file part (with a filename), not a text field`));
       // An array field (`name[]`, as the OpenAI SDKs send `timestamp_granularities[]`) keeps every value, comma-joined.
-      else if (name.endsWith('[]') && fields[name] !== undefined) fields[name] += `,${value}`;
+      // (busboy gives a part without a name as `undefined`, typed string or not.)
+      else if (typeof name === 'string' && name.endsWith('[]') && fields[name] !== undefined) fields[name] += `,${value}`;
       else fields[name] ??= value;
     });
     parser.on('filesLimit', () => fail(new ValidationError(`send exactly one file part ("${limits.fileField}")`)));

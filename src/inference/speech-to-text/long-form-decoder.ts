@@ -108,12 +108,13 @@ export async function decodeLongForm(audio: Float32Array, model: LongFormModel, 
       history.push(...segment.tokens);
     }
     if (temperature > PROMPT_RESET_TEMPERATURE) promptStart = history.length;
-    const lastWordEnd = aligner && fresh.length > 0 ? await addWords(fresh, aligner, { audioFeatures, windowFrames, offset, lastSpeechTimestamp, options, special }) : undefined;
-    if (lastWordEnd !== undefined) lastSpeechTimestamp = lastWordEnd.lastSpeechTimestamp;
+    const timing = aligner && fresh.length > 0 ? await addWords(fresh, aligner, { audioFeatures, windowFrames, offset, lastSpeechTimestamp, options, special }) : undefined;
+    if (timing) lastSpeechTimestamp = timing.lastSpeechTimestamp;
     // With word timestamps openai seeks to the last word's end instead of the last segment's,
     // unless the window was decoded to its end.
     const singleTimestampEnding = result.tokens.length >= 2 && result.tokens.at(-2)! < special.timestampBegin && result.tokens.at(-1)! >= special.timestampBegin;
-    if (lastWordEnd?.end !== undefined && !singleTimestampEnding && lastWordEnd.end > offset) seek = Math.round(lastWordEnd.end * FRAMES_PER_SECOND);
+    const lastWordEnd = timing?.lastWordEnd;
+    if (lastWordEnd !== undefined && !singleTimestampEnding && lastWordEnd > offset) seek = Math.round(lastWordEnd * FRAMES_PER_SECOND);
     else seek += split.seekFrames;
     all.push(...fresh);
     if (fresh.length > 0) options.onSegments?.(fresh);
@@ -155,7 +156,7 @@ async function addWords(
   segments: DecodedSegment[],
   aligner: WordAligner,
   window: { audioFeatures: Tensor; windowFrames: number; offset: number; lastSpeechTimestamp: number; options: LongFormOptions; special: WhisperSpecialTokens },
-): Promise<{ end: number | undefined; lastSpeechTimestamp: number }> {
+): Promise<{ lastWordEnd: number | undefined; lastSpeechTimestamp: number }> {
   const { special, options } = window;
   const perSegment: WindowSegmentForWords[] = segments.map((segment) => ({
     start: segment.start,
@@ -163,12 +164,13 @@ async function addWords(
     textTokens: segment.details.tokens.filter((id) => id < special.eot),
   }));
   const textTokens = perSegment.flatMap((segment) => segment.textTokens);
-  if (textTokens.length === 0) return { end: undefined, lastSpeechTimestamp: window.lastSpeechTimestamp };
+  if (textTokens.length === 0) return { lastWordEnd: undefined, lastSpeechTimestamp: window.lastSpeechTimestamp };
   const startTokens = [...options.startTokens, special.noTimestamps];
   const heads = await aligner.decoder.crossAttention(window.audioFeatures, [...startTokens, ...textTokens, special.eot], aligner.alignmentHeads);
   options.signal.throwIfAborted();
   const { matrix, rows, cols } = alignmentMatrix(heads, Math.floor(window.windowFrames / 2), aligner.medianFilterWidth);
-  // Rows from the last start token (which predicts the first text token) to the last text token.
+  // DTW runs over the rows from <|notimestamps|> (which predicts the first text token) to the
+  // last text token (which predicts end-of-text), as openai's matrix[len(sot_sequence):-1].
   const first = options.startTokens.length;
   const pathRows = rows - first - 1;
   const cost = new Float32Array(pathRows * cols);
@@ -182,7 +184,7 @@ async function addWords(
     segment.words = timed.words[index]!;
   });
   const lastWord = timed.words.flat().at(-1);
-  return { end: lastWord?.end, lastSpeechTimestamp: timed.lastSpeechTimestamp };
+  return { lastWordEnd: lastWord?.end, lastSpeechTimestamp: timed.lastSpeechTimestamp };
 }
 
 /** The transcript text of segments, as openai joins them. */
