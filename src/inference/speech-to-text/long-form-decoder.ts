@@ -7,6 +7,7 @@
  * (voice activity detection) only has to map the timestamps back.
  */
 import type { Tensor } from '@huggingface/transformers';
+import { floatReader, type PcmReader } from '../../audio/pcm16-buffer.js';
 import { DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { splitWindow } from './whisper-window-segments.js';
@@ -49,10 +50,12 @@ export interface LongFormOptions {
 /** Past this temperature the prompt is dropped: the text so far led the model astray (openai: 0.5). */
 const PROMPT_RESET_TEMPERATURE = 0.5;
 
-export async function decodeLongForm(audio: Float32Array, model: LongFormModel, options: LongFormOptions): Promise<DecodedSegment[]> {
+/** `audio`: 16-kHz PCM, whole or as a reader (a 16-bit hour is read one window at a time). */
+export async function decodeLongForm(audio: Float32Array | PcmReader, model: LongFormModel, options: LongFormOptions): Promise<DecodedSegment[]> {
+  const source = audio instanceof Float32Array ? floatReader(audio) : audio;
   const sampleRate = options.sampleRate ?? 16_000;
   const samplesPerFrame = sampleRate / FRAMES_PER_SECOND;
-  const totalFrames = Math.floor(audio.length / samplesPerFrame);
+  const totalFrames = Math.floor(source.length / samplesPerFrame);
   const { tokens: special, decoder } = model;
   const all: DecodedSegment[] = [];
   /** Every kept segment's tokens, for the prompt; the prompt starts at `promptStart`. */
@@ -64,7 +67,7 @@ export async function decodeLongForm(audio: Float32Array, model: LongFormModel, 
     options.signal.throwIfAborted();
     const windowFrames = Math.min(WINDOW_FRAMES, totalFrames - seek);
     const offset = seek / FRAMES_PER_SECOND;
-    const pcm = audio.subarray(seek * samplesPerFrame, (seek + windowFrames) * samplesPerFrame);
+    const pcm = source.read(seek * samplesPerFrame, (seek + windowFrames) * samplesPerFrame);
     const audioFeatures = await decoder.encode(await model.features(pcm));
     options.signal.throwIfAborted();
     const prompt = options.conditionOnPreviousText === false ? [] : history.slice(promptStart);

@@ -4,9 +4,10 @@
  * are mapped back to the original audio. Audio with no speech is not transcribed at all (Whisper
  * invents text for silence and noise: "you you you" for 60 s of silence).
  */
+import { Pcm16Buffer } from '../../audio/pcm16-buffer.js';
 import type { Transcript, VadOptions } from '../types.js';
-import { SileroVad } from './silero-vad.js';
-import { collectChunks, DEFAULT_VAD_OPTIONS, SpeechTimestampsMap, VAD_SAMPLE_RATE } from './speech-timestamps.js';
+import { SileroVad, TRANSCRIPTION_STATE_RESETS } from './silero-vad.js';
+import { DEFAULT_VAD_OPTIONS, SpeechTimestampsMap, VAD_SAMPLE_RATE, type SpeechChunk } from './speech-timestamps.js';
 
 /** Audio longer than this is filtered unless the request says `vad_filter: false`. */
 export const VAD_DEFAULT_ABOVE_SECONDS = 30;
@@ -20,8 +21,8 @@ export interface VadFilterRequest {
 
 /** The speech-only audio and how to put its transcript back on the original time line. */
 export interface SpeechOnly {
-  /** The speech regions joined end to end; empty: no speech. */
-  samples: Float32Array;
+  /** The speech regions joined end to end (16-bit, as the input); empty: no speech. */
+  samples: Pcm16Buffer;
   /** Maps a transcript of `samples` to the original audio (times, and its duration). */
   restore(transcript: Transcript): Transcript;
 }
@@ -35,8 +36,12 @@ export class VadFilter {
     this.#onnxFile = onnxFile;
   }
 
-  /** The speech of 16 kHz `samples`, or undefined when the request does not filter this audio. */
-  async speechOnly(samples: Float32Array, sampleRate: number, request: VadFilterRequest | undefined, signal?: AbortSignal): Promise<SpeechOnly | undefined> {
+  /**
+   * The speech of 16 kHz `samples`, or undefined when the request does not filter this audio.
+   * The LSTM state restarts every 10 s (TRANSCRIPTION_STATE_RESETS): quiet speech after loud
+   * speech is otherwise lost whole.
+   */
+  async speechOnly(samples: Pcm16Buffer, sampleRate: number, request: VadFilterRequest | undefined, signal?: AbortSignal): Promise<SpeechOnly | undefined> {
     if (!request || sampleRate !== VAD_SAMPLE_RATE) return undefined;
     if (!request.always && samples.length / sampleRate <= VAD_DEFAULT_ABOVE_SECONDS) return undefined;
     // A failed load is not kept, so a later request tries again.
@@ -44,12 +49,12 @@ export class VadFilter {
       this.#vad = undefined;
       throw error;
     });
-    const chunks = await (await this.#vad).speechChunks(samples, request.options, signal);
+    const chunks = await (await this.#vad).speechChunks(samples, request.options, signal, TRANSCRIPTION_STATE_RESETS);
     const map = new SpeechTimestampsMap(chunks, sampleRate);
     const pad = (request.options.speechPadMs ?? DEFAULT_VAD_OPTIONS.speechPadMs) / 1000;
     const duration = samples.length / sampleRate;
     return {
-      samples: collectChunks(samples, chunks),
+      samples: joinRegions(samples, chunks),
       restore: (transcript) => ({
         ...transcript,
         duration: roundMs(duration),
@@ -95,6 +100,13 @@ export function originalStart(map: SpeechTimestampsMap, start: number, end: numb
   const regionEnd = map.joinedStart(index + 1);
   if (map.chunkIndex(end, true) > index && regionEnd - start < padSeconds) return map.originalTime(regionEnd, index + 1);
   return map.originalTime(start, index);
+}
+
+/** The speech regions joined end to end (faster-whisper's collect_chunks without a maximum), still 16-bit. */
+function joinRegions(samples: Pcm16Buffer, chunks: readonly SpeechChunk[]): Pcm16Buffer {
+  const joined = new Pcm16Buffer();
+  for (const chunk of chunks) joined.appendRange(samples, chunk.start, chunk.end);
+  return joined;
 }
 
 /** What audio without speech transcribes to: nothing. */
