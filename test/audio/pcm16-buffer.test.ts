@@ -1,0 +1,69 @@
+import { expect } from 'chai';
+import { floatReader, Pcm16Buffer } from '../../src/audio/pcm16-buffer.js';
+
+const BLOCK = 1 << 20;
+
+/** A ramp that crosses block boundaries and covers the whole 16-bit range. */
+function ramp(length: number): Float32Array {
+  return Float32Array.from({ length }, (_, i) => ((i % 65536) - 32768) / 32768);
+}
+
+describe('Pcm16Buffer', () => {
+  it('reads back what was appended, in pieces of any size and across blocks, to 16-bit precision', () => {
+    const samples = ramp(BLOCK * 2 + 12_345);
+    const pcm = new Pcm16Buffer();
+    for (let from = 0; from < samples.length; from += 700_001) pcm.append(samples.subarray(from, from + 700_001));
+    expect(pcm.length).to.equal(samples.length);
+    for (const [start, end] of [[0, 10], [BLOCK - 5, BLOCK + 5], [BLOCK * 2 - 1, BLOCK * 2 + 12_345], [0, samples.length]] as const) {
+      const read = pcm.read(start, end);
+      expect(read.length).to.equal(end - start);
+      // The ramp is exactly representable in 16 bits.
+      for (let i = 0; i < read.length; i++) if (read[i] !== samples[start + i]) expect.fail(`sample ${start + i}: ${read[i]} ≠ ${samples[start + i]}`);
+    }
+  });
+
+  it('rounds to the nearest 16-bit step and clamps to [-1, 1) as FFmpeg s16 does', () => {
+    const pcm = new Pcm16Buffer();
+    pcm.append(Float32Array.of(0.3, -0.3, 1, -1, 2, -2, 1 / 65536 + 1e-9));
+    expect(Array.from(pcm.read(0, 7), (x) => Math.round(x * 32768))).to.deep.equal([9830, -9830, 32767, -32768, 32767, -32768, 1]);
+  });
+
+  it('clips reads to its length', () => {
+    const pcm = new Pcm16Buffer();
+    pcm.append(new Float32Array(10).fill(0.5));
+    expect(pcm.read(8, 20).length).to.equal(2);
+    expect(pcm.read(20, 30).length).to.equal(0);
+  });
+
+  it('copies ranges of another buffer without converting them', () => {
+    const samples = ramp(BLOCK + 1000);
+    const source = new Pcm16Buffer();
+    source.append(samples);
+    const joined = new Pcm16Buffer();
+    joined.appendRange(source, 10, 20);
+    joined.appendRange(source, BLOCK - 3, BLOCK + 3);
+    joined.appendRange(source, BLOCK + 990, BLOCK + 5000); // past the end: up to the end
+    expect(joined.length).to.equal(10 + 6 + 10);
+    expect(Array.from(joined.read(0, joined.length))).to.deep.equal([
+      ...samples.subarray(10, 20),
+      ...samples.subarray(BLOCK - 3, BLOCK + 3),
+      ...samples.subarray(BLOCK + 990),
+    ]);
+  });
+
+  it('holds 2 bytes a sample plus at most one partly filled 2 MB block', () => {
+    const pcm = new Pcm16Buffer();
+    expect(pcm.byteLength).to.equal(0);
+    pcm.append(new Float32Array(1));
+    expect(pcm.byteLength).to.equal(2 * BLOCK);
+    pcm.append(new Float32Array(BLOCK));
+    expect(pcm.byteLength).to.equal(4 * BLOCK);
+  });
+
+  it('floatReader reads views of a Float32Array', () => {
+    const samples = Float32Array.of(1, 2, 3, 4);
+    const view = floatReader(samples).read(1, 3);
+    expect(Array.from(view)).to.deep.equal([2, 3]);
+    expect(view.buffer).to.equal(samples.buffer);
+  });
+});
