@@ -111,7 +111,7 @@ export function originalStart(map: SpeechTimestampsMap, start: number, end: numb
  * -30 dBFS came back empty; raised (×76 and ×100) they are transcribed, and WER with VAD on the
  * 2-min file fell from 0.207 to 0.087. Loud regions are left as they are.
  */
-function joinRegions(samples: Pcm16Buffer, chunks: readonly SpeechChunk[]): Pcm16Buffer {
+export function joinRegions(samples: Pcm16Buffer, chunks: readonly SpeechChunk[]): Pcm16Buffer {
   const joined = new Pcm16Buffer();
   for (const chunk of chunks) {
     const gain = regionGain(samples, chunk);
