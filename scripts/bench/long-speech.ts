@@ -142,10 +142,14 @@ function report(audio: LongSpeech, minutes: number, sides: Sides): boolean {
   console.log(`ours / faster-whisper greedy: wall ${(ours.wall / greedy.wall).toFixed(2)}×, CPU ${(ours.cpu / greedy.cpu).toFixed(2)}×`);
   if (rows.length > 3) {
     const [oursVad, fwVad] = [rows[3]!, rows[4]!];
+    const vadWall = oursVad.wall / fwVad.wall;
+    const vadOk = vadWall <= GOAL_RATIO && oursVad.wer <= fwVad.wer;
     console.log(
-      `with VAD, ours / faster-whisper: wall ${(oursVad.wall / fwVad.wall).toFixed(2)}×, CPU ${(oursVad.cpu / fwVad.cpu).toFixed(2)}×, ` +
-        `peak RSS ${(oursVad.rss / fwVad.rss).toFixed(2)}×, WER ${oursVad.wer.toFixed(3)} vs ${fwVad.wer.toFixed(3)}`,
+      `with VAD, ours / faster-whisper: wall ${vadWall.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×: ${vadWall <= GOAL_RATIO ? 'PASS' : 'FAIL'}), ` +
+        `CPU ${(oursVad.cpu / fwVad.cpu).toFixed(2)}×, peak RSS ${(oursVad.rss / fwVad.rss).toFixed(2)}×, ` +
+        `WER ${oursVad.wer.toFixed(3)} vs ${fwVad.wer.toFixed(3)} (goal ≤: ${oursVad.wer <= fwVad.wer ? 'PASS' : 'FAIL'})`,
     );
+    return wallRatio <= GOAL_RATIO && werOk && vadOk;
   }
   return wallRatio <= GOAL_RATIO && werOk;
 }

@@ -45,8 +45,8 @@ export interface Limits {
   readonly maxAudioSeconds: number;
   /**
    * Inference requests per task held at once (running, queued or uploading); more get 503
-   * server_busy. Speech to text is the lowest: each may hold a 25 MB upload for the seconds or
-   * minutes its queue takes.
+   * server_busy. Speech to text is the lowest: each may hold an upload of up to maxAudioBytes for
+   * the seconds or minutes its queue takes.
    */
   readonly maxPendingRequests: Readonly<Record<Task, number>>;
   readonly timeouts: ClientTimeouts;

@@ -78,11 +78,15 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
     }
     const split = splitWindow(result.tokens, special.timestampBegin, windowFrames);
     const fresh: DecodedSegment[] = [];
+    // The last window is padded to 30 s; a stamp in the padding is clamped to the audio's end.
+    const windowEnd = windowFrames / FRAMES_PER_SECOND;
     for (const segment of split.segments) {
       const text = model.detokenize(segment.tokens.filter((id) => id < special.eot));
+      const start = Math.min(segment.start, windowEnd);
+      const end = Math.min(segment.end, windowEnd);
       // openai clears instantaneous or empty segments, from the output and from the prompt.
-      if (segment.start === segment.end || text.trim() === '') continue;
-      fresh.push({ start: round(offset + segment.start), end: round(offset + segment.end), text });
+      if (start === end || text.trim() === '') continue;
+      fresh.push({ start: round(offset + start), end: round(offset + end), text });
       history.push(...segment.tokens);
     }
     if (temperature > PROMPT_RESET_TEMPERATURE) promptStart = history.length;
