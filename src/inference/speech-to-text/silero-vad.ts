@@ -72,14 +72,11 @@ export class SileroVad {
   async speechProbs(audio: Float32Array | PcmReader, signal?: AbortSignal, framesPerBatch = FRAMES_PER_BATCH, resets?: StateResets): Promise<Float32Array> {
     const source = audio instanceof Float32Array ? floatReader(audio) : audio;
     const frames = Math.floor(source.length / VAD_FRAME_SAMPLES) + 1;
+    if (!resets) return this.#score(source, 0, frames, framesPerBatch, signal);
     const probs = new Float32Array(frames);
-    if (!resets) {
-      await this.#score(source, 0, frames, probs, 0, framesPerBatch, signal);
-      return probs;
-    }
     for (let first = 0; first < frames; first += resets.blockFrames) {
       const warmUp = Math.min(first, resets.warmUpFrames);
-      const block = await this.#score(source, first - warmUp, Math.min(frames, first + resets.blockFrames), undefined, 0, framesPerBatch, signal);
+      const block = await this.#score(source, first - warmUp, Math.min(frames, first + resets.blockFrames), framesPerBatch, signal);
       probs.set(block.subarray(warmUp), first);
     }
     return probs;
@@ -90,9 +87,9 @@ export class SileroVad {
     return speechChunksFromProbs(await this.speechProbs(audio, signal, FRAMES_PER_BATCH, resets), audio.length, options);
   }
 
-  /** Frames [from, to) of `source` scored in one pass from a fresh state, into `into` at `at` (or a new array). */
-  async #score(source: PcmReader, from: number, to: number, into: Float32Array | undefined, at: number, framesPerBatch: number, signal?: AbortSignal): Promise<Float32Array> {
-    const probs = into ?? new Float32Array(to - from);
+  /** The probabilities of frames [from, to) of `source`, scored in one pass from a fresh state. */
+  async #score(source: PcmReader, from: number, to: number, framesPerBatch: number, signal?: AbortSignal): Promise<Float32Array> {
+    const probs = new Float32Array(to - from);
     const score = this.openStream();
     for (let first = from; first < to; first += framesPerBatch) {
       signal?.throwIfAborted();
@@ -104,7 +101,7 @@ export class SileroVad {
         padded.set(batch);
         batch = padded;
       }
-      probs.set(await score(batch), at + first - from);
+      probs.set(await score(batch), first - from);
     }
     return probs;
   }
