@@ -1,9 +1,10 @@
 /**
  * `vad_filter` inside the ASR worker, as faster-whisper does it: Silero VAD finds the speech,
  * the speech regions are joined end to end and only they are transcribed, and the segment times
- * are mapped back to the original audio. Two differences, both for quiet speakers: the VAD's
- * state restarts every 10 s (silero-vad.ts), and quiet regions are raised before joining. Audio with no speech is not transcribed at all (Whisper
- * invents text for silence and noise: "you you you" for 60 s of silence).
+ * are mapped back to the original audio. Audio with no speech is not transcribed at all (Whisper
+ * invents text for silence and noise: "you you you" for 60 s of silence). Two differences from
+ * faster-whisper, both for quiet speakers: the VAD's state restarts every 10 s (silero-vad.ts),
+ * and quiet regions are raised before they are joined (joinRegions).
  */
 import { Pcm16Buffer } from '../../audio/pcm16-buffer.js';
 import type { Transcript, VadOptions } from '../types.js';
