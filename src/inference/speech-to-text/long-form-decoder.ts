@@ -8,7 +8,7 @@
  */
 import type { Tensor } from '@huggingface/transformers';
 import { floatReader, type PcmReader } from '../../audio/pcm16-buffer.js';
-import { DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
+import { compressionRatio, DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { splitWindow } from './whisper-window-segments.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
@@ -97,15 +97,22 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
   return all;
 }
 
-/** Decodes at each temperature in turn until the result passes (or the last one is reached). */
+/**
+ * Decodes at each temperature in turn until the result passes. When none does, the most likely
+ * of those that are not repetition loops (or of all, if every one is) is kept, as faster-whisper
+ * does; openai keeps the last, a sample at temperature 1 that is often noise. The temperature
+ * reported is the last one tried, so a failed window still resets the prompt.
+ */
 async function decodeWithFallback(
   model: LongFormModel,
   options: LongFormOptions,
   window: { audioFeatures: Tensor; prompt: number[] },
 ): Promise<{ result: WindowDecodeResult; temperature: number }> {
   const temperatures = options.temperatures ?? FALLBACK_TEMPERATURES;
-  let last: { result: WindowDecodeResult; temperature: number } | undefined;
-  for (const temperature of temperatures) {
+  const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
+  const failed: Array<{ result: WindowDecodeResult; loop: boolean }> = [];
+  let temperature = temperatures[0] ?? 0;
+  for (temperature of temperatures) {
     const result = await model.decoder.decode({
       ...window,
       startTokens: options.startTokens,
@@ -115,11 +122,13 @@ async function decodeWithFallback(
       signal: options.signal,
       random: options.random,
     });
-    last = { result, temperature };
     const text = model.detokenize(result.tokens.filter((id) => id < model.tokens.eot));
-    if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, options.thresholds)) break;
+    if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, thresholds)) return { result, temperature };
+    failed.push({ result, loop: compressionRatio(text) > thresholds.compressionRatio });
   }
-  return last!;
+  const candidates = failed.some((entry) => !entry.loop) ? failed.filter((entry) => !entry.loop) : failed;
+  const best = candidates.reduce((a, b) => (b.result.avgLogProb > a.result.avgLogProb ? b : a));
+  return { result: best.result, temperature };
 }
 
 /** The transcript text of segments, as openai joins them. */
