@@ -50,19 +50,39 @@ export class Pcm16Buffer implements PcmReader {
     }
   }
 
-  /** Appends samples [start, end) of another buffer, without converting them. */
-  appendRange(source: Pcm16Buffer, start: number, end: number): void {
-    let position = Math.max(0, start);
-    const stop = Math.min(end, source.length);
-    while (position < stop) {
-      const [block, offset] = this.#room();
-      const sourceBlock = source.#blocks[position >> BLOCK_SHIFT]!;
-      const sourceOffset = position & BLOCK_MASK;
-      const count = Math.min(stop - position, BLOCK_SAMPLES - offset, BLOCK_SAMPLES - sourceOffset);
-      block.set(sourceBlock.subarray(sourceOffset, sourceOffset + count), offset);
-      position += count;
-      this.#length += count;
+  /**
+   * Keeps only the given ranges (ascending, not overlapping), moved to the front in order, each
+   * scaled by its gain (default 1), and frees the blocks no longer needed: VAD-filtered speech
+   * takes the place of the whole upload instead of a second buffer beside it.
+   */
+  keepRanges(ranges: readonly { start: number; end: number }[], gains: readonly number[] = []): void {
+    let write = 0;
+    for (const [index, range] of ranges.entries()) {
+      const gain = gains[index] ?? 1;
+      // Overlapping ranges would read what was already moved: start past it.
+      let read = Math.max(range.start, write);
+      const stop = Math.min(range.end, this.#length);
+      while (read < stop) {
+        const source = this.#blocks[read >> BLOCK_SHIFT]!;
+        const target = this.#blocks[write >> BLOCK_SHIFT]!;
+        const from = read & BLOCK_MASK;
+        const to = write & BLOCK_MASK;
+        const count = Math.min(stop - read, BLOCK_SAMPLES - from, BLOCK_SAMPLES - to);
+        // The write position never passes the read position, so copying forwards is safe.
+        if (gain === 1 && source === target) target.copyWithin(to, from, from + count);
+        else if (gain === 1) target.set(source.subarray(from, from + count), to);
+        else {
+          for (let i = 0; i < count; i++) {
+            const scaled = Math.round(source[from + i]! * gain);
+            target[to + i] = scaled > 32767 ? 32767 : scaled < -32768 ? -32768 : scaled;
+          }
+        }
+        read += count;
+        write += count;
+      }
     }
+    this.#length = write;
+    this.#blocks.length = Math.ceil(write / BLOCK_SAMPLES);
   }
 
   read(start: number, end: number): Float32Array {

@@ -57,16 +57,15 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const transcribe = async (request: AsrRequest, { signal, progress }: Pick<CallContext<AsrProgress>, 'signal' | 'progress'>): Promise<AsrResponse> => {
     // The audio is held once, as 16-bit PCM (an hour at 16 kHz: 115 MB), and each step reads
     // the window it needs as Float32; the upload's bytes are let go as soon as they are decoded.
-    let decoded: Pcm16Buffer | undefined = await toModelInput(takeAudio(request), sampleRate);
+    const decoded = await toModelInput(takeAudio(request), sampleRate);
     signal.throwIfAborted();
     const totalSeconds = decoded.length / sampleRate;
     // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
     const speech = await vadFilter?.speechOnly(decoded, sampleRate, request.vad, signal);
     if (speech?.samples.length === 0) return silentTranscript(totalSeconds, { language: request.language, segments: request.segments });
-    // The speech, joined (faster-whisper decodes VAD-filtered audio as one stream too); the
-    // whole upload's PCM is dropped once the speech is copied out of it.
-    const audio: Pcm16Buffer = speech?.samples ?? decoded;
-    decoded = undefined;
+    // The speech, joined (faster-whisper decodes VAD-filtered audio as one stream too), in the
+    // same buffer: the filter compacts it in place rather than copying the speech out.
+    const audio = speech?.samples ?? decoded;
     const duration = audio.length / sampleRate;
     const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio.read(0, WINDOW_SECONDS * sampleRate), sampleRate) : request.language;
     signal.throwIfAborted();

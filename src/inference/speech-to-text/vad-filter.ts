@@ -23,7 +23,7 @@ export interface VadFilterRequest {
 
 /** The speech-only audio and how to put its transcript back on the original time line. */
 export interface SpeechOnly {
-  /** The speech regions joined end to end (16-bit, as the input); empty: no speech. */
+  /** The speech regions joined end to end: the input buffer, compacted; empty: no speech. */
   samples: Pcm16Buffer;
   /** Maps a transcript of `samples` to the original audio (times, and its duration). */
   restore(transcript: Transcript): Transcript;
@@ -40,8 +40,9 @@ export class VadFilter {
 
   /**
    * The speech of 16 kHz `samples`, or undefined when the request does not filter this audio.
-   * The LSTM state restarts every 10 s (TRANSCRIPTION_STATE_RESETS): quiet speech after loud
-   * speech is otherwise lost whole.
+   * When it filters, `samples` itself becomes the speech (see joinRegions). The LSTM state
+   * restarts every 10 s (TRANSCRIPTION_STATE_RESETS): quiet speech after loud speech is
+   * otherwise lost whole.
    */
   async speechOnly(samples: Pcm16Buffer, sampleRate: number, request: VadFilterRequest | undefined, signal?: AbortSignal): Promise<SpeechOnly | undefined> {
     if (!request || sampleRate !== VAD_SAMPLE_RATE) return undefined;
@@ -105,35 +106,25 @@ export function originalStart(map: SpeechTimestampsMap, start: number, end: numb
 }
 
 /**
- * The speech regions joined end to end (faster-whisper's collect_chunks without a maximum), still
- * 16-bit, each quiet region raised towards REGION_TARGET_RMS. Whisper scales each 30-s window's
- * log-mel to its loudest part, so a quiet speaker joined right after a loud one goes unheard:
- * in the long-file bench, two FLEURS clips at -64 and -67 dBFS RMS next to speech at -17 to
- * -30 dBFS came back empty; raised (×76 and ×100) they are transcribed, and WER with VAD on the
- * 2-min file fell from 0.207 to 0.087. Loud regions are left as they are.
+ * Turns `samples` into its speech regions joined end to end (faster-whisper's collect_chunks
+ * without a maximum), in place: the whole upload's PCM is not kept beside the speech. Each quiet
+ * region is raised towards REGION_TARGET_RMS first. Whisper scales each 30-s window's log-mel to
+ * its loudest part, so a quiet speaker joined right after a loud one goes unheard: in the
+ * long-file bench, two FLEURS clips at -64 and -67 dBFS RMS next to speech at -17 to -30 dBFS
+ * came back empty; raised (×76 and ×100) they are transcribed, and WER with VAD on the 2-min
+ * file fell from 0.207 to 0.087. Loud regions are left as they are.
  */
 export function joinRegions(samples: Pcm16Buffer, chunks: readonly SpeechChunk[]): Pcm16Buffer {
-  const joined = new Pcm16Buffer();
-  for (const chunk of chunks) {
-    const gain = regionGain(samples, chunk);
-    if (gain === 1) {
-      joined.appendRange(samples, chunk.start, chunk.end);
-      continue;
-    }
-    for (let from = chunk.start; from < chunk.end; from += LEVEL_BLOCK_SAMPLES) {
-      const pcm = samples.read(from, Math.min(chunk.end, from + LEVEL_BLOCK_SAMPLES));
-      for (let i = 0; i < pcm.length; i++) pcm[i] = pcm[i]! * gain;
-      joined.append(pcm);
-    }
-  }
-  return joined;
+  const gains = chunks.map((chunk) => regionGain(samples, chunk));
+  samples.keepRanges(chunks, gains);
+  return samples;
 }
 
 /** -26 dBFS RMS: ordinary speech recordings sit around -16 to -30 dBFS. */
 export const REGION_TARGET_RMS = 0.05;
 /** 40 dB at most, so a region of near-silence is not made into loud noise. */
 export const REGION_MAX_GAIN = 100;
-/** Regions are measured and scaled 30 s at a time, so a long one never becomes one big Float32 copy. */
+/** Regions are measured 30 s at a time, so a long one never becomes one big Float32 copy. */
 const LEVEL_BLOCK_SAMPLES = 30 * VAD_SAMPLE_RATE;
 
 /** The gain (≥ 1) that brings a region's RMS up to REGION_TARGET_RMS, capped at REGION_MAX_GAIN. */
