@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -173,8 +174,8 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
       expect(res.body.error.message).to.match(/^POST \/v1\/completions transcribes audio .*serves no text completions/);
     });
 
-    it('answers 413 for audio over 25 MB, raw or multipart', async () => {
-      const big = Buffer.alloc(25 * 1024 * 1024 + 1);
+    it('answers 413 for audio over maxAudioBytes, raw or multipart', async () => {
+      const big = Buffer.alloc(DEFAULT_LIMITS.maxAudioBytes + 1);
       const raw = await app.request.post(`/v1/transcriptions?model=${MODEL}`).set('Authorization', bearer()).set('Content-Type', 'audio/mpeg').send(big);
       expect(raw.status).to.equal(413);
       expect(raw.body.error.code).to.equal('payload_too_large');
@@ -199,7 +200,7 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
           req.end(body);
         });
       try {
-        const big = Buffer.alloc(25 * 1024 * 1024 + 64 * 1024);
+        const big = Buffer.alloc(DEFAULT_LIMITS.maxAudioBytes + 64 * 1024);
         const headers = { Authorization: bearer(), 'Content-Type': 'audio/mpeg' };
         const chunked = await send('POST', `/v1/transcriptions?model=${MODEL}`, { ...headers, 'Transfer-Encoding': 'chunked' }, big);
         expect(chunked.status).to.equal(413);

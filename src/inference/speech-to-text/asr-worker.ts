@@ -5,9 +5,10 @@
  */
 import { pipeline } from '@huggingface/transformers';
 import { ValidationError } from '../../errors.js';
-import { decodeAudio, probeAudio } from '../../audio/decode-audio.js';
+import { decodeAudio16, probeAudio } from '../../audio/decode-audio.js';
 import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
+import { Pcm16Buffer } from '../../audio/pcm16-buffer.js';
 import { resample } from '../../audio/resample.js';
 import { configureRuntime } from '../runtime.js';
 import type { EncodedAudio, Transcript } from '../types.js';
@@ -65,15 +66,19 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
   const transcribe = async (request: AsrRequest, { signal, progress }: Pick<CallContext<AsrProgress>, 'signal' | 'progress'>): Promise<AsrResponse> => {
     if (request.words && cannotTimeWords) throw new ValidationError(cannotTimeWords);
-    const decoded = await toModelInput(request.audio, sampleRate);
+    // The audio is held once, as 16-bit PCM (an hour at 16 kHz: 115 MB), and each step reads
+    // the window it needs as Float32; the upload's bytes are let go as soon as they are decoded.
+    const decoded = await toModelInput(takeAudio(request), sampleRate);
     signal.throwIfAborted();
+    const totalSeconds = decoded.length / sampleRate;
     // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
     const speech = await vadFilter?.speechOnly(decoded, sampleRate, request.vad, signal);
-    if (speech?.samples.length === 0) return silentTranscript(decoded.length / sampleRate, { language: request.language, segments: request.segments });
-    // The speech, joined (faster-whisper decodes VAD-filtered audio as one stream too).
+    if (speech?.samples.length === 0) return silentTranscript(totalSeconds, { language: request.language, segments: request.segments });
+    // The speech, joined (faster-whisper decodes VAD-filtered audio as one stream too), in the
+    // same buffer: the filter compacts it in place rather than copying the speech out.
     const audio = speech?.samples ?? decoded;
     const duration = audio.length / sampleRate;
-    const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
+    const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio.read(0, WINDOW_SECONDS * sampleRate), sampleRate) : request.language;
     signal.throwIfAborted();
     // Times of the joined speech back on the upload's timeline (and its duration).
     const restore = (transcript: Transcript): Transcript => (speech ? speech.restore(transcript) : transcript);
@@ -96,14 +101,14 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
       });
       return restore(decodedTranscript(segments, { duration, language, segments: request.segments, words: request.words === true }));
     }
-    const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
+    const output = await asr(audio.read(0, audio.length), { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
     return restore(toTranscript(output, { duration, language, segments: request.segments }));
   };
 
   return {
     transcribe: async (request, context) => {
       // Empty or unrecognisable uploads fail at once; the full decode waits its turn, so the
-      // queue holds compressed bytes (≤ 25 MB) rather than decoded audio (up to ~115 MB).
+      // queue holds compressed bytes (≤ maxAudioBytes) rather than decoded audio.
       if ('bytes' in request.audio) probeAudio(request.audio.bytes, request.audio.contentType);
       // One transcription at a time: the model's threads already use the cores we give it, and
       // interleaved requests would only hold more decoded audio in memory at once. A request
@@ -141,11 +146,19 @@ function longFormModel(asr: AsrPipeline): LongFormModel | undefined {
   };
 }
 
-async function toModelInput(audio: PcmAudio | EncodedAudio, sampleRate: number): Promise<Float32Array> {
-  if ('bytes' in audio) {
-    const pcm = await decodeAudio(audio.bytes, { contentType: audio.contentType, maxSeconds: audio.maxSeconds, sampleRate });
-    return pcm.samples;
-  }
-  return resample(audio.samples, audio.sampleRate, sampleRate);
+/** Whisper's 30-s window, which language identification listens to. */
+const WINDOW_SECONDS = 30;
+
+/** The request's audio, taken out of it so that the upload's bytes can be freed once decoded. */
+function takeAudio(request: AsrRequest): AsrRequest['audio'] {
+  const { audio } = request;
+  (request as { audio?: AsrRequest['audio'] }).audio = undefined;
+  return audio;
 }
 
+async function toModelInput(audio: PcmAudio | EncodedAudio, sampleRate: number): Promise<Pcm16Buffer> {
+  if ('bytes' in audio) return decodeAudio16(audio.bytes, { contentType: audio.contentType, maxSeconds: audio.maxSeconds, sampleRate });
+  const pcm = new Pcm16Buffer();
+  pcm.append(resample(audio.samples, audio.sampleRate, sampleRate));
+  return pcm;
+}

@@ -8,6 +8,7 @@
  */
 import type { Tensor } from '@huggingface/transformers';
 import type { SegmentDetails, TranscriptWord } from '../types.js';
+import { floatReader, type PcmReader } from '../../audio/pcm16-buffer.js';
 import { compressionRatio, DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { splitWindow } from './whisper-window-segments.js';
@@ -70,10 +71,12 @@ export interface LongFormOptions {
 /** Past this temperature the prompt is dropped: the text so far led the model astray (openai: 0.5). */
 const PROMPT_RESET_TEMPERATURE = 0.5;
 
-export async function decodeLongForm(audio: Float32Array, model: LongFormModel, options: LongFormOptions): Promise<DecodedSegment[]> {
+/** `audio`: 16-kHz PCM, whole or as a reader (a 16-bit hour is read one window at a time). */
+export async function decodeLongForm(audio: Float32Array | PcmReader, model: LongFormModel, options: LongFormOptions): Promise<DecodedSegment[]> {
+  const source = audio instanceof Float32Array ? floatReader(audio) : audio;
   const sampleRate = options.sampleRate ?? 16_000;
   const samplesPerFrame = sampleRate / FRAMES_PER_SECOND;
-  const totalFrames = Math.floor(audio.length / samplesPerFrame);
+  const totalFrames = Math.floor(source.length / samplesPerFrame);
   const { tokens: special, decoder } = model;
   const all: DecodedSegment[] = [];
   /** Every kept segment's tokens, for the prompt; the prompt starts at `promptStart`. */
@@ -88,7 +91,7 @@ export async function decodeLongForm(audio: Float32Array, model: LongFormModel, 
     options.signal.throwIfAborted();
     const windowFrames = Math.min(WINDOW_FRAMES, totalFrames - seek);
     const offset = seek / FRAMES_PER_SECOND;
-    const pcm = audio.subarray(seek * samplesPerFrame, (seek + windowFrames) * samplesPerFrame);
+    const pcm = source.read(seek * samplesPerFrame, (seek + windowFrames) * samplesPerFrame);
     const audioFeatures = await decoder.encode(await model.features(pcm));
     options.signal.throwIfAborted();
     const prompt = options.conditionOnPreviousText === false ? [] : history.slice(promptStart);
@@ -100,11 +103,15 @@ export async function decodeLongForm(audio: Float32Array, model: LongFormModel, 
     const split = splitWindow(result.tokens, special.timestampBegin, windowFrames);
     const window = { seek, temperature, avgLogprob: result.avgLogProb, compressionRatio: compressionRatio(windowText), noSpeechProb: result.noSpeechProb };
     const fresh: DecodedSegment[] = [];
+    // The last window is padded to 30 s; a stamp in the padding is clamped to the audio's end.
+    const windowEnd = windowFrames / FRAMES_PER_SECOND;
     for (const segment of split.segments) {
       const text = model.detokenize(segment.tokens.filter((id) => id < special.eot));
+      const start = Math.min(segment.start, windowEnd);
+      const end = Math.min(segment.end, windowEnd);
       // openai clears instantaneous or empty segments, from the output and from the prompt.
-      if (segment.start === segment.end || text.trim() === '') continue;
-      fresh.push({ start: round(offset + segment.start), end: round(offset + segment.end), text, details: { ...window, tokens: segment.tokens } });
+      if (start === end || text.trim() === '') continue;
+      fresh.push({ start: round(offset + start), end: round(offset + end), text, details: { ...window, tokens: segment.tokens } });
       history.push(...segment.tokens);
     }
     if (temperature > PROMPT_RESET_TEMPERATURE) promptStart = history.length;
@@ -122,15 +129,22 @@ export async function decodeLongForm(audio: Float32Array, model: LongFormModel, 
   return all;
 }
 
-/** Decodes at each temperature in turn until the result passes (or the last one is reached). */
+/**
+ * Decodes at each temperature in turn until the result passes. When none does, the most likely
+ * of those that are not repetition loops (or of all, if every one is) is kept, as faster-whisper
+ * does; openai keeps the last, a sample at temperature 1 that is often noise. The temperature
+ * reported is the last one tried, so a failed window still resets the prompt.
+ */
 async function decodeWithFallback(
   model: LongFormModel,
   options: LongFormOptions,
   window: { audioFeatures: Tensor; prompt: number[] },
 ): Promise<{ result: WindowDecodeResult; temperature: number; text: string }> {
   const temperatures = options.temperatures ?? FALLBACK_TEMPERATURES;
-  let last: { result: WindowDecodeResult; temperature: number; text: string } | undefined;
-  for (const temperature of temperatures) {
+  const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
+  const failed: Array<{ result: WindowDecodeResult; text: string; loop: boolean }> = [];
+  let temperature = temperatures[0] ?? 0;
+  for (temperature of temperatures) {
     const result = await model.decoder.decode({
       ...window,
       startTokens: options.startTokens,
@@ -141,10 +155,12 @@ async function decodeWithFallback(
       random: options.random,
     });
     const text = model.detokenize(result.tokens.filter((id) => id < model.tokens.eot));
-    last = { result, temperature, text };
-    if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, options.thresholds)) break;
+    if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, thresholds)) return { result, temperature, text };
+    failed.push({ result, text, loop: compressionRatio(text) > thresholds.compressionRatio });
   }
-  return last!;
+  const candidates = failed.some((entry) => !entry.loop) ? failed.filter((entry) => !entry.loop) : failed;
+  const best = candidates.reduce((a, b) => (b.result.avgLogProb > a.result.avgLogProb ? b : a));
+  return { result: best.result, temperature, text: best.text };
 }
 
 /**

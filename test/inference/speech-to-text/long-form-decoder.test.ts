@@ -96,6 +96,28 @@ describe('decodeLongForm (scripted windows)', () => {
     expect(segments.map((segment) => segment.text)).to.deep.equal([' one', ' two', ' three']);
   });
 
+  it('keeps the most likely decode that is not a loop when every temperature fails (as faster-whisper), and resets the prompt', async () => {
+    const calls: Call[] = [];
+    const failed = (tokens: number[], avgLogProb: number): WindowDecodeResult => ({ tokens, avgLogProb, noSpeechProb: 0.01 });
+    const loop = failed([TS(0), ...Array<number>(60).fill(1), TS(30)], -1.05);
+    const model = scriptedModel(
+      [
+        failed([TS(0), 3, TS(30)], -1.5),
+        loop,
+        failed([TS(0), 2, TS(30)], -1.2),
+        failed([TS(0), 4, TS(30)], -1.3),
+        failed([TS(0), 5, TS(30)], -1.4),
+        failed([TS(0), 6, TS(30)], -1.6),
+        ok([TS(0), 1, TS(5)]),
+      ],
+      calls,
+    );
+    const segments = await decodeLongForm(clock(35), model, { startTokens: [TOKENS.sot], signal: new AbortController().signal });
+    expect(calls.map((call) => call.temperature)).to.deep.equal([0, 0.2, 0.4, 0.6, 0.8, 1, 0]);
+    expect(segments.map((segment) => segment.text)).to.deep.equal([' two', ' one']);
+    expect(calls[6]!.prompt, 'reset: the window ended at temperature 1').to.deep.equal([]);
+  });
+
   it('skips a window the model deems silent (no-speech likely, text unlikely)', async () => {
     const calls: Call[] = [];
     const silent = { tokens: [TS(0), 6, TS(2)], avgLogProb: -1.5, noSpeechProb: 0.9 };
