@@ -1,7 +1,8 @@
 /** Speak: text → audio that starts playing while it streams (MP3 through MediaSource), and a download. */
 import type { SpeechFormat } from '../../client/index.js';
 import { wavFromPcm16 } from '../audio.js';
-import { client, element, offerDownload, PaneState } from '../page.js';
+import { modelInfo, onModelsChanged } from '../models.js';
+import { client, element, offerDownload, option, PaneState } from '../page.js';
 
 const EXTENSIONS: Record<SpeechFormat, string> = { mp3: 'mp3', wav: 'wav', pcm: 'wav' };
 
@@ -14,6 +15,12 @@ export function setUpSpeak(): void {
   const download = element<HTMLAnchorElement>('speak-download');
   let running: AbortController | undefined;
 
+  // Voice names where the listing gives them (a multi-speaker model's `voices`); any name can still be typed.
+  onModelsChanged(() => {
+    const voices = modelInfo(element<HTMLSelectElement>('speak-model').value)?.voices;
+    const names = Array.isArray(voices) ? voices.map((voice) => (typeof voice === 'string' ? voice : (voice as { name?: unknown })?.name)).filter((name): name is string => typeof name === 'string') : [];
+    element('speak-voices').replaceChildren(...names.map((name) => option(name)));
+  });
   speed.addEventListener('input', () => (element('speak-speed-value').textContent = `${Number(speed.value).toFixed(2)}×`));
   stop.addEventListener('click', () => {
     running?.abort();
