@@ -140,6 +140,20 @@ describe('the playground in Chromium', function () {
     expect(await page.locator('#speak-error').isHidden(), 'the next answer clears the error').to.equal(true);
   });
 
+  it('Transcribe: records from the microphone (MediaRecorder) and transcribes the recording', async () => {
+    const transcribe = pane('transcribe');
+    await page.getByLabel('Transcribe Model').selectOption(real('whisper-tiny.en') ? 'whisper-tiny.en' : 'whisper-tiny-random');
+    await page.getByRole('button', { name: 'Record from microphone' }).click();
+    await expectText(page.locator('#transcribe-status'), /^Recording/);
+    await page.waitForTimeout(4_000);
+    await page.getByRole('button', { name: 'Stop recording' }).click();
+    await expectText(page.locator('#transcribe-status'), /^Transcribed /, 45_000);
+    expect(await page.getByLabel('Recorded audio').evaluate((audio: HTMLAudioElement) => audio.src)).to.match(/^blob:/);
+    const text = (await transcribe.locator('#transcribe-text').textContent()) ?? '';
+    expect(text).to.not.equal('');
+    if (real('whisper-tiny.en') && existsSync(SPEECH_CLIP)) expect(text).to.match(/americans|fellow|country/i);
+  });
+
   it('Transcribe: an uploaded clip, with segment timestamps and SRT/VTT downloads', async () => {
     const transcribe = pane('transcribe');
     await page.getByLabel('Transcribe Model').selectOption(real('whisper-tiny.en') ? 'whisper-tiny.en' : 'whisper-tiny-random');
@@ -157,20 +171,6 @@ describe('the playground in Chromium', function () {
     expect(vtt.bytes.toString()).to.match(/^WEBVTT\n\n\d\d:\d\d:\d\d\.\d{3} --> /);
     await page.getByLabel('Word timestamps').uncheck();
     await transcribe.screenshot({ path: join(SCREENSHOTS, 'transcribe-desktop-light.png') });
-  });
-
-  it('Transcribe: records from the microphone (MediaRecorder) and transcribes the recording', async () => {
-    const transcribe = pane('transcribe');
-    await page.locator('#transcribe-text').evaluate((element) => (element.textContent = ''));
-    await page.getByRole('button', { name: 'Record from microphone' }).click();
-    await expectText(page.locator('#transcribe-status'), /^Recording/);
-    await page.waitForTimeout(4_000);
-    await page.getByRole('button', { name: 'Stop recording' }).click();
-    await expectText(page.locator('#transcribe-status'), /^Transcribed /, 45_000);
-    expect(await page.getByLabel('Recorded audio').evaluate((audio: HTMLAudioElement) => audio.src)).to.match(/^blob:/);
-    const text = (await transcribe.locator('#transcribe-text').textContent()) ?? '';
-    expect(text).to.not.equal('');
-    if (real('whisper-tiny.en') && existsSync(SPEECH_CLIP)) expect(text).to.match(/americans|fellow|country/i);
   });
 
   it('Transcribe: live captions over the realtime WebSocket', async function () {

@@ -1,4 +1,4 @@
-/** GET /playground: the built page and its two files, no key, strict headers; a clear 503 before the build. */
+/** GET /playground: the built page and its two files, no key, strict headers; a clear 404 before the build. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,12 +39,12 @@ describe('GET /playground', function () {
     await app.request.get('/playground/').expect(302).expect('Location', '/playground');
   });
 
-  it('answers 503 naming the build command while the bundle is missing', async () => {
+  it('answers 404 naming the build command (and no file path) while the bundle is missing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lis-playground-'));
     try {
       const request = supertest(new Koa().use(createPlaygroundRouter(join(dir, 'absent')).routes()).callback());
-      const response = await request.get('/playground').expect(503).expect('Content-Type', 'text/plain; charset=utf-8');
-      expect(response.text).to.include('npm run build');
+      const response = await request.get('/playground').expect(404).expect('Content-Type', 'text/plain; charset=utf-8');
+      expect(response.text).to.include('npm run build').and.not.include(dir);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

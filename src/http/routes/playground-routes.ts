@@ -4,7 +4,8 @@
  * for the page itself (the page sends the key the person types), nothing fetched from elsewhere.
  *
  * The files are read on first request and kept: a server started before the build answers a
- * 503 that names the command, and starts serving once the bundle exists.
+ * 404 that names the command (a client error like any missing page: the server itself is fine, and
+ * the answer names no file path), and starts serving once the bundle exists.
  */
 import Router, { type RouterContext } from '@koa/router';
 import { existsSync } from 'node:fs';
@@ -66,9 +67,9 @@ export function createPlaygroundRouter(dir: string = defaultPlaygroundDir()): Ro
       try {
         body = await readFile(join(dir, name));
       } catch {
-        ctx.status = 503;
+        ctx.status = 404;
         ctx.type = 'text/plain; charset=utf-8';
-        ctx.body = `The playground is not built (${join(dir, name)} is missing): run \`npm run build\`.`;
+        ctx.body = 'The playground is not built: run `npm run build` (or `npm run build:playground`), then reload.';
         return;
       }
       cache.set(name, body);
@@ -91,10 +92,10 @@ export const playgroundOperations = (): Operation[] => [
     path: '/playground',
     tags: ['service'],
     summary: 'Web playground: try every task from a browser',
-    description: 'A same-origin page (no CDN) that calls /v1 with the API key typed into it. Built by `npm run build`; 503 until it is.',
+    description: 'A same-origin page (no CDN) that calls /v1 with the API key typed into it. Built by `npm run build`; 404 naming that command until it is.',
     responses: {
       '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
-      '503': { description: 'The bundle is not built.', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
+      '404': { description: 'The bundle is not built (the message names the command).', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
     },
   },
   {
@@ -105,8 +106,7 @@ export const playgroundOperations = (): Operation[] => [
     parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(FILES).filter((name) => name !== 'index.html') } }],
     responses: {
       '200': { description: 'The file.', content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } },
-      '404': { description: 'No such file.', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
-      '503': { description: 'The bundle is not built.', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
+      '404': { description: 'No such file, or the bundle is not built.', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
     },
   },
 ];

@@ -94,7 +94,7 @@ export function setUpTranscribe(): void {
         const recording = new Blob(parts, { type: recorder?.mimeType || 'audio/webm' });
         if (playback.src.startsWith('blob:')) URL.revokeObjectURL(playback.src);
         playback.src = URL.createObjectURL(recording);
-        playback.hidden = false;
+        element('transcribe-recording-box').hidden = false;
         try {
           await transcribe(await recordingUpload(recording));
         } catch (error) {
@@ -125,7 +125,7 @@ export function setUpTranscribe(): void {
     }
     state.clear();
     const box = element('transcribe-captions');
-    box.hidden = false;
+    element('transcribe-captions-box').hidden = false;
     box.replaceChildren();
     live.textContent = 'Stop live captions';
     live.setAttribute('aria-pressed', 'true');
