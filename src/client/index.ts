@@ -14,8 +14,9 @@
  * Where the server's shapes differ from the first sketch of this API (the server wins):
  * - `classify` takes `query` (the server's field), not `text`; an array of texts answers a ClassificationBatch;
  * - `translate` takes `targetLanguage` (required by the server) and `sourceLanguage`, not `target`/`source`;
- * - `transcribe` answers OpenAI's shapes from POST /v1/audio/transcriptions: `{text}` for `json`,
- *   `VerboseTranscription` (with `segments`) for `verbose_json`, a string for `text`/`srt`/`vtt`;
+ * - `transcribe` answers OpenAI's shapes from POST /v1/audio/transcriptions: `{text}` for `json`
+ *   (the default), `VerboseTranscription` (with `segments`) for `verbose_json`, a string for
+ *   `text`/`srt`/`vtt`; SPEC's `Transcript` (POST /v1/transcriptions) with `responseFormat: 'transcript'`;
  * - `SpeechResponse` also has `sampleRate` (X-Sample-Rate), `requestId` and `chunks()`;
  * - `transcribe` also takes `task`, `minSilenceDurationMs`, `speechPadMs`, `vadThreshold`, `prompt`, `temperature`.
  */
@@ -33,6 +34,7 @@ import type {
   SpeakInput,
   SpeechResponse,
   TranscribeInput,
+  Transcript,
   Transcription,
   TranscriptionEvent,
   TranslateInput,
@@ -129,24 +131,27 @@ export class InferenceClient {
   }
 
   /**
-   * Transcribes audio (POST /v1/audio/transcriptions, multipart). The answer's type follows
-   * `responseFormat`: `json` (default) `{text}`, `verbose_json` with segments, or the text of
-   * `text`, `srt` and `vtt`.
+   * Transcribes audio (multipart). The answer's type follows `responseFormat`: `json` (default)
+   * `{text}`, `verbose_json` with segments, or the text of `text`, `srt` and `vtt`, from POST
+   * /v1/audio/transcriptions; `transcript` is SPEC's JavaScript client form, POST
+   * /v1/transcriptions: `{id, object, created, model, transcript}` (the model that ran, for an alias).
    */
+  transcribe(input: TranscribeInput & { responseFormat: 'transcript' }, options?: CallOptions): Promise<Transcript>;
   transcribe(input: TranscribeInput & { responseFormat: 'verbose_json' }, options?: CallOptions): Promise<VerboseTranscription>;
   transcribe(input: TranscribeInput & { responseFormat: 'text' | 'srt' | 'vtt' }, options?: CallOptions): Promise<string>;
   transcribe(input: TranscribeInput & { responseFormat?: 'json' }, options?: CallOptions): Promise<Transcription>;
-  transcribe(input: TranscribeInput, options?: CallOptions): Promise<Transcription | VerboseTranscription | string>;
-  async transcribe(input: TranscribeInput, options?: CallOptions): Promise<Transcription | VerboseTranscription | string> {
+  transcribe(input: TranscribeInput, options?: CallOptions): Promise<Transcript | Transcription | VerboseTranscription | string>;
+  async transcribe(input: TranscribeInput, options?: CallOptions): Promise<Transcript | Transcription | VerboseTranscription | string> {
     const format = input.responseFormat ?? 'json';
+    const openAi = format !== 'transcript';
     const response = await this.#http.send({
       method: 'POST',
-      path: '/v1/audio/transcriptions',
-      body: await transcriptionForm(input),
+      path: openAi ? '/v1/audio/transcriptions' : '/v1/transcriptions',
+      body: await transcriptionForm(input, { openAi }),
       authorized: true,
       signal: options?.signal,
     });
-    return format === 'json' || format === 'verbose_json' ? ((await response.json()) as Transcription | VerboseTranscription) : response.text();
+    return format === 'text' || format === 'srt' || format === 'vtt' ? response.text() : ((await response.json()) as Transcript | Transcription | VerboseTranscription);
   }
 
   /**
@@ -159,7 +164,7 @@ export class InferenceClient {
     const response = await this.#http.send({
       method: 'POST',
       path: '/v1/audio/transcriptions',
-      body: await transcriptionForm({ ...input, responseFormat: 'json' }, { stream: 'true' }),
+      body: await transcriptionForm({ ...input, responseFormat: 'json' }, { openAi: true, stream: true }),
       authorized: true,
       signal: options?.signal,
     });

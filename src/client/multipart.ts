@@ -1,38 +1,40 @@
 /**
- * The upload of the speech-to-text routes as multipart/form-data (OpenAI's form, which every
- * input type fits and browsers send without a CORS-unsafe body type). A stream (or async
- * iterable) is read into a Blob first: fetch can stream a request body only with `duplex: "half"`, which Chromium allows
- * over HTTP/2 alone, and a Blob can be sent again when a busy server asks for a retry.
+ * The upload of the speech-to-text routes as multipart/form-data: OpenAI's form, which carries
+ * the file name and every field in the body for any input type (the raw-body form would move
+ * them into the query string). A stream (or async iterable) is read into a Blob first: fetch can
+ * stream a request body only with `duplex: "half"`, which Chromium allows over HTTP/2 alone, and
+ * a Blob can be sent again when a busy server asks for a retry.
  */
 import type { AudioInput, TranscribeInput } from './types.js';
 
-/** camelCase input → the form's field names. */
+/** camelCase input → the form's field names, as both speech-to-text routes take them. */
 const FORM_FIELDS = {
   model: 'model',
   language: 'language',
   task: 'task',
-  responseFormat: 'response_format',
   vadFilter: 'vad_filter',
   minSilenceDurationMs: 'min_silence_duration_ms',
   speechPadMs: 'speech_pad_ms',
   vadThreshold: 'vad_threshold',
+} as const satisfies Partial<Record<keyof TranscribeInput, string>>;
+/** Only OpenAI's route (POST /v1/audio/transcriptions) takes these. */
+const OPENAI_FORM_FIELDS = {
+  responseFormat: 'response_format',
   prompt: 'prompt',
   temperature: 'temperature',
 } as const satisfies Partial<Record<keyof TranscribeInput, string>>;
 
-/** Every form field the client may send (the test compares them with /openapi.json). */
-export const TRANSCRIPTION_FORM_FIELDS: readonly string[] = ['file', ...Object.values(FORM_FIELDS), 'timestamp_granularities[]', 'stream'];
-
-export async function transcriptionForm(input: TranscribeInput, extra: Record<string, string> = {}): Promise<FormData> {
+/** The form of POST /v1/audio/transcriptions (`openAi`) or of SPEC's POST /v1/transcriptions. */
+export async function transcriptionForm(input: TranscribeInput, options: { openAi: boolean; stream?: boolean }): Promise<FormData> {
   const form = new FormData();
   const file = await toBlob(input.file);
   form.append('file', file, input.filename ?? (isNamed(input.file) ? input.file.name : 'audio'));
-  for (const [key, field] of Object.entries(FORM_FIELDS)) {
-    const value = input[key as keyof typeof FORM_FIELDS];
+  for (const [key, field] of Object.entries({ ...FORM_FIELDS, ...(options.openAi ? OPENAI_FORM_FIELDS : {}) })) {
+    const value = input[key as keyof TranscribeInput];
     if (value !== undefined) form.append(field, String(value));
   }
-  for (const granularity of input.timestampGranularities ?? []) form.append('timestamp_granularities[]', granularity);
-  for (const [field, value] of Object.entries(extra)) form.append(field, value);
+  if (options.openAi) for (const granularity of input.timestampGranularities ?? []) form.append('timestamp_granularities[]', granularity);
+  if (options.stream) form.append('stream', 'true');
   return form;
 }
 

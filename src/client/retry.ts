@@ -1,7 +1,7 @@
 /**
  * Opt-in retry of a 503 `server_busy` (a full admission queue, or a database another process
- * holds locked). Only that answer is retried: the server refused it before reading the body, so
- * sending it again is safe for every method. The wait is what `Retry-After` asks for, and a
+ * holds locked). Only that answer is retried: the server did none of the work (the queue refuses
+ * before the model runs, the lock before the write), so sending it again is safe for every method. The wait is what `Retry-After` asks for, and a
  * request whose server asks for longer than `maxDelayMs` fails at once rather than waiting less
  * than asked (it would only be refused again).
  */

@@ -89,7 +89,11 @@ export interface Translation {
  */
 export type AudioInput = Blob | ArrayBuffer | ArrayBufferView | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
-export type TranscriptFormat = 'json' | 'verbose_json' | 'text' | 'srt' | 'vtt';
+/**
+ * The answer's shape: OpenAI's `response_format` values on POST /v1/audio/transcriptions, or
+ * `transcript`, SPEC's JavaScript client form (POST /v1/transcriptions).
+ */
+export type TranscriptFormat = 'json' | 'verbose_json' | 'text' | 'srt' | 'vtt' | 'transcript';
 
 export interface TranscribeInput {
   /** Speech-to-text model id or alias (`whisper-1`). */
@@ -102,9 +106,9 @@ export interface TranscribeInput {
   language?: string;
   /** `translate`: an English transcript of speech in another language (multilingual Whisper models). */
   task?: 'transcribe' | 'translate';
-  /** Answer format (default `json`). */
+  /** Answer format (default `json`: `{text}`). */
   responseFormat?: TranscriptFormat;
-  /** Sent as `timestamp_granularities[]`; the server accepts it and gives segment timestamps with `verbose_json`. */
+  /** Sent as `timestamp_granularities[]` (not with `transcript`); the server accepts it and gives segment timestamps with `verbose_json`. */
   timestampGranularities?: ('segment' | 'word')[];
   /** Transcribe only the speech Silero VAD finds (default: on for audio over 30 s when the VAD model is installed). */
   vadFilter?: boolean;
@@ -114,10 +118,22 @@ export interface TranscribeInput {
   speechPadMs?: number;
   /** VAD: a frame whose speech probability is at least this is speech (0–1, exclusive). */
   vadThreshold?: number;
-  /** Accepted by the server for OpenAI compatibility; ignored. */
+  /** Accepted by the server for OpenAI compatibility; ignored (not sent with `transcript`). */
   prompt?: string;
-  /** Accepted by the server for OpenAI compatibility; ignored. */
+  /** Accepted by the server for OpenAI compatibility; ignored (not sent with `transcript`). */
   temperature?: number;
+}
+
+/** `responseFormat: 'transcript'`: SPEC's answer of POST /v1/transcriptions. */
+export interface Transcript {
+  /** `trsc_` and 32 hex digits. */
+  id: string;
+  object: 'transcript';
+  /** Unix time in seconds. */
+  created: number;
+  /** The model that ran (an alias such as `whisper-1` names the model it stands for). */
+  model: string;
+  transcript: string;
 }
 
 /** `response_format: json` (the default). */

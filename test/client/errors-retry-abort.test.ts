@@ -191,6 +191,19 @@ describe('client errors, retry and abort', () => {
       expect(stub.calls[1]!.headers.get('Authorization')).to.equal(`Bearer ${'k'.repeat(16)}`);
     });
 
+    it('sends an upload again whole: the file and fields of a retried transcription', async () => {
+      const text = () => () => new Response('{"text":"hi"}', { status: 200, headers: { 'Content-Type': 'application/json' } });
+      const { stub, client: c } = client([busy('0'), text()], { maxRetries: 1 });
+      const file = new Blob([new Uint8Array([82, 73, 70, 70, 1, 2, 3])]).stream();
+      expect(await c.transcribe({ model: 'm', file, language: 'en' })).to.deep.equal({ text: 'hi' });
+      const forms = await Promise.all(stub.calls.map((request) => request.formData()));
+      for (const form of forms) {
+        expect(form.get('model')).to.equal('m');
+        expect(form.get('language')).to.equal('en');
+        expect(new Uint8Array(await (form.get('file') as Blob).arrayBuffer())).to.deep.equal(new Uint8Array([82, 73, 70, 70, 1, 2, 3]));
+      }
+    });
+
     it('does not retry when the server asks for a longer wait than maxDelayMs', async () => {
       const { stub, client: c } = client([busy('30'), ok()], { maxRetries: 2, maxDelayMs: 1000 });
       expect(await rejection(c.classify({ model: 'm', query: 'q' }))).to.include({ code: 'server_busy', retryAfter: 30 });

@@ -16,7 +16,7 @@
  */
 import { expect } from 'chai';
 import { InferenceClient, type ErrorCode } from '../../src/client/index.js';
-import type { Classification, ClassificationBatch, Label, ModelInfo, TranscriptSegment, TranscriptTextDelta, TranscriptTextDone, Transcription, Translation, User, VerboseTranscription } from '../../src/client/types.js';
+import type { Classification, ClassificationBatch, Label, ModelInfo, TranscriptSegment, TranscriptTextDelta, TranscriptTextDone, Transcript, Transcription, Translation, User, VerboseTranscription } from '../../src/client/types.js';
 import { serveTestApp } from './serve-test-app.js';
 
 type Json = Record<string, any>;
@@ -63,6 +63,7 @@ const ANSWER_TYPES: Array<[component: string, shape: Record<string, string>]> = 
   ['Label', { label: 'string', confidence: 'number' } satisfies Shape<Label>],
   ['TranslationResult', { translation: 'string' } satisfies Shape<Translation>],
   ['OpenAITranscription', { text: 'string' } satisfies Shape<Transcription>],
+  ['Transcript', { id: 'string', object: 'string', created: 'number', model: 'string', transcript: 'string' } satisfies Shape<Transcript>],
   ['OpenAIVerboseTranscription', { task: 'string', language: 'string', duration: 'number', text: 'string', segments: 'array' } satisfies Shape<VerboseTranscription>],
   ['TranscriptSegment', { id: 'number', seek: 'number?', start: 'number', end: 'number', text: 'string' } satisfies Shape<TranscriptSegment>],
   ['TranscriptTextDelta', { type: 'string', delta: 'string' } satisfies Shape<TranscriptTextDelta>],
@@ -136,6 +137,7 @@ async function callEverything(client: InferenceClient): Promise<void> {
   await client.classify({ model: 'm', query: ['q', 'r'] });
   await client.translate({ model: 'm', text: 't', targetLanguage: 'es', sourceLanguage: 'en' });
   await client.transcribe({ ...transcription, responseFormat: 'verbose_json' });
+  await client.transcribe({ ...transcription, responseFormat: 'transcript' });
   for await (const _event of client.transcribeStream(transcription));
   const speech = await client.speak({ model: 'm', input: 'i', voice: 'v', speed: 1, format: 'pcm', sampleRate: 16000 });
   await speech.arrayBuffer();
@@ -184,6 +186,7 @@ describe('client types and requests match /openapi.json', () => {
       'POST /v1/classifications',
       'POST /v1/engines/m/translate',
       'POST /v1/audio/transcriptions',
+      'POST /v1/transcriptions',
       'POST /v1/audio/transcriptions',
       'POST /v1/text-to-speech',
     ]);
@@ -266,6 +269,7 @@ describe('client types and requests match /openapi.json', () => {
     expect(ref(resolve(classification.anyOf[0]).properties.labels.items)).to.equal('Label');
     expect(ref(resolve(classification.anyOf[1]).properties.results.items)).to.equal('ClassificationResult');
     expect(ref(answer('post', '/v1/engines/{model}/translate').schema)).to.equal('TranslationResult');
+    expect(ref(answer('post', '/v1/transcriptions').schema)).to.equal('Transcript');
     const transcription = doc.paths['/v1/audio/transcriptions'].post.responses['200'].content;
     expect(transcription['application/json'].schema.oneOf.map(ref)).to.deep.equal(['OpenAITranscription', 'OpenAIVerboseTranscription']);
     expect(transcription['text/event-stream'].itemSchema.oneOf.map(ref)).to.deep.equal(['TranscriptTextDelta', 'TranscriptTextDone']);

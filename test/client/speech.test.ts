@@ -88,6 +88,16 @@ describe('client: speech (fixture models)', () => {
       for (const segment of result.segments) expect(segment).to.include.keys('id', 'start', 'end', 'text');
     });
 
+    it("'transcript' is SPEC's JavaScript client form (POST /v1/transcriptions): {id, object, created, model, transcript}", async () => {
+      const before = Math.floor(Date.now() / 1000);
+      const result = await served.client().transcribe({ model: STT, file: tone(), responseFormat: 'transcript', language: 'en' });
+      expect(Object.keys(result)).to.deep.equal(['id', 'object', 'created', 'model', 'transcript']);
+      expect(result.id).to.match(/^trsc_[0-9a-f]{32}$/);
+      expect(result).to.include({ object: 'transcript', model: STT });
+      expect(result.created).to.be.at.least(before);
+      expect(result.transcript).to.be.a('string');
+    });
+
     it('text, srt and vtt answer strings', async () => {
       const client = served.client();
       expect(await client.transcribe({ model: STT, file: tone(), responseFormat: 'text' })).to.be.a('string').and.match(/\n$/);
