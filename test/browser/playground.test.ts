@@ -110,8 +110,15 @@ describe('the playground in Chromium', function () {
     await page.getByLabel('Speak Model').selectOption(real('piper-en_US-joe-medium') ? 'piper-en_US-joe-medium' : 'piper-random');
     await page.getByLabel('Text to speak').fill('Hello from the playground. This sentence streams while the next one is made.');
     await page.getByLabel('Speak Speed').fill('1.2');
+    // Every text the status line shows, in order: playback must start before the stream ends.
+    await page.locator('#speak-status').evaluate((status) => {
+      const seen: string[] = ((window as unknown as { speakStatuses: string[] }).speakStatuses = []);
+      new MutationObserver(() => seen.push(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
+    });
     await page.getByRole('button', { name: 'Speak', exact: true }).click();
     await expectText(page.locator('#speak-status'), /^Done: .* audio\/mpeg/, 30_000);
+    const statuses = await page.evaluate(() => (window as unknown as { speakStatuses: string[] }).speakStatuses);
+    expect(statuses.findIndex((text) => text.startsWith('Playing while streaming')), statuses.join(' | ')).to.be.within(0, statuses.length - 2);
     const audio = page.getByLabel('Speech audio');
     expect(await audio.evaluate((element: HTMLAudioElement) => element.src)).to.match(/^blob:/);
     // Played from the MediaSource the chunks were appended to (the browser may start a moment after the last chunk).
