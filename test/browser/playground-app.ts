@@ -25,12 +25,12 @@ const FIXTURES: ManifestEntry[] = [
 ];
 
 /** Real models the panes use when installed (their files are under models/). */
-const REAL_IDS = ['piper-en_US-joe-medium', 'whisper-tiny.en', 'minilm-sentiment', 'minilm-topics', 'silero-vad-v6'];
+const REAL_IDS = ['piper-en_US-joe-medium', 'whisper-tiny.en', 'minilm-sentiment', 'minilm-topics', 'silero-vad-v6', 'apertium-eng-spa', 'apertium-spa-eng'];
 
 export interface PlaygroundApp {
   app: TestApp;
   baseUrl: string;
-  /** Ids of the real models in the manifest whose files are present. */
+  /** Ids of the real models that are installed. */
   realModels: string[];
   close(): Promise<void>;
 }
@@ -45,15 +45,17 @@ export async function servePlaygroundApp(): Promise<PlaygroundApp> {
     }
   }
   const realManifest: Manifest = existsSync(join(REAL_MODELS_DIR, 'models.json')) ? JSON.parse(readFileSync(join(REAL_MODELS_DIR, 'models.json'), 'utf8')) : { models: [] };
-  const real = realManifest.models.filter((entry) => REAL_IDS.includes(entry.id) && existsSync(join(REAL_MODELS_DIR, (entry.options as { baseModel?: string } | undefined)?.baseModel ?? entry.id)));
+  const real = realManifest.models.filter((entry) => REAL_IDS.includes(entry.id));
   const app = await createTestApp({ manifest: { models: [...real, ...FIXTURES] }, modelsDir });
+  // The registry knows what is installed (files under models/, or Debian's Apertium pairs).
+  const installed = new Set((await app.models.list()).filter((info) => info.installed).map((info) => info.id));
   const server: Server = createServer(app.app.callback());
   server.on('upgrade', app.app.realtime.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     app,
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    realModels: real.map((entry) => entry.id),
+    realModels: real.map((entry) => entry.id).filter((id) => installed.has(id)),
     async close() {
       server.closeAllConnections();
       app.app.realtime.close();

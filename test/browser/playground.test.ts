@@ -207,6 +207,12 @@ describe('the playground in Chromium', function () {
     await page.getByRole('button', { name: 'Translate', exact: true }).click();
     await expectText(page.locator('#translate-status'), /^Translated in /, 30_000);
     expect(await translate.locator('#translate-result').isVisible()).to.equal(true);
+    if (real('apertium-eng-spa')) {
+      await page.getByLabel('Translate Model').selectOption('apertium-eng-spa');
+      await page.getByLabel('Text to translate').fill('The weather is lovely today, so we are going to the beach.');
+      await page.getByRole('button', { name: 'Translate', exact: true }).click();
+      await expectText(page.getByLabel('Translation', { exact: true }), /playa/i, 30_000);
+    }
     await translate.screenshot({ path: join(SCREENSHOTS, 'translate-desktop-light.png') });
   });
 

@@ -30,7 +30,6 @@ export function setUpTranslate(): void {
       select.replaceChildren(...languages.map((code) => option(code, languageName(code))));
       const pick = [previous, ...preferred].find((code) => languages.includes(code));
       if (pick) select.value = pick;
-      select.disabled = languages.length <= 1;
     };
     const sources = codes(info?.source_languages);
     const targets = codes(info?.target_languages);
