@@ -3,11 +3,22 @@ import type { ModelInfo } from '../client/index.js';
 import { client, describeError, element, option } from './page.js';
 
 let known: ModelInfo[] = [];
+let loaded = false;
 const listeners: Array<() => void> = [];
 
 /** The listing's entry for `id` (engines add fields: languages, labels…). */
 export function modelInfo(id: string): (ModelInfo & Record<string, unknown>) | undefined {
   return known.find((model) => model.id === id) as (ModelInfo & Record<string, unknown>) | undefined;
+}
+
+/** Whether the last listing succeeded (before a key is entered there is none). */
+export function listed(): boolean {
+  return loaded;
+}
+
+/** The listing's models of `task`. */
+export function modelsOf(task: string): ModelInfo[] {
+  return known.filter((model) => model.task === task);
 }
 
 /** Called after every (re)load, and when a picker changes. */
@@ -23,6 +34,7 @@ function ranked(models: ModelInfo[]): ModelInfo[] {
 
 export async function loadModels(): Promise<void> {
   const status = element('key-status');
+  loaded = false;
   if (!element<HTMLInputElement>('api-key').value.trim()) {
     known = [];
     status.textContent = 'Enter the API key of this server to list its models.';
@@ -39,6 +51,7 @@ export async function loadModels(): Promise<void> {
     fillPickers();
     return;
   }
+  loaded = true;
   const installed = known.filter((model) => model.installed && model.alias_of === undefined).length;
   status.textContent = `Connected: ${installed} model${installed === 1 ? '' : 's'} installed.`;
   status.className = 'hint good';

@@ -35,7 +35,8 @@ export interface PlaygroundApp {
   close(): Promise<void>;
 }
 
-export async function servePlaygroundApp(): Promise<PlaygroundApp> {
+/** `realModels: false`: the fixture models only, as on a clone without `npm run test-models`. */
+export async function servePlaygroundApp({ realModels = true } = {}): Promise<PlaygroundApp> {
   const modelsDir = mkdtempSync(join(tmpdir(), 'lis-playground-models-'));
   for (const dir of [FIXTURE_MODELS_DIR, REAL_MODELS_DIR]) {
     if (!existsSync(dir)) continue;
@@ -45,7 +46,7 @@ export async function servePlaygroundApp(): Promise<PlaygroundApp> {
     }
   }
   const realManifest: Manifest = existsSync(join(REAL_MODELS_DIR, 'models.json')) ? JSON.parse(readFileSync(join(REAL_MODELS_DIR, 'models.json'), 'utf8')) : { models: [] };
-  const real = realManifest.models.filter((entry) => REAL_IDS.includes(entry.id));
+  const real = realModels ? realManifest.models.filter((entry) => REAL_IDS.includes(entry.id)) : [];
   const app = await createTestApp({ manifest: { models: [...real, ...FIXTURES] }, modelsDir });
   // The registry knows what is installed (files under models/, or Debian's Apertium pairs).
   const installed = new Set((await app.models.list()).filter((info) => info.installed).map((info) => info.id));

@@ -5,34 +5,23 @@
  * microphone is Chromium's fake capture device playing a speech WAV, the page must log no console
  * errors, and each pane is photographed into test-results/playground/ (git-ignored).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { buildPlayground } from '../../scripts/build-playground.js';
-import { decodeAudio } from '../../src/audio/decode-audio.js';
-import { encodeWav } from '../../src/audio/encode-wav.js';
-import { AUDIO_FIXTURES, REPO_ROOT, SPEECH_DIR } from '../audio/audio-test-helpers.js';
 import { TEST_API_KEY } from '../helpers/test-app.js';
 import { servePlaygroundApp, type PlaygroundApp } from './playground-app.js';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
-export const SCREENSHOTS = join(REPO_ROOT, 'test-results/playground');
-const SPEECH_CLIP = join(SPEECH_DIR, 'en_jfk.wav');
-const TONE = join(AUDIO_FIXTURES, 'tone-22k05-stereo-24bit.wav');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1100, height: 900 };
+import { CHROMIUM, DESKTOP, expectText, openPlayground, PHONE, SCREENSHOTS, SPEECH_CLIP, TONE } from './playground-browser.js';
 
 describe('the playground in Chromium', function () {
   this.timeout(60_000);
   let served: PlaygroundApp;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let scratch: string;
-  /** What the page logged as errors; a step that provokes a server error takes its own out. */
-  const consoleErrors: string[] = [];
+  let consoleErrors: string[] = [];
   const real = (id: string) => served.realModels.includes(id);
   const pane = (id: string) => page.locator(`#${id}`);
 
@@ -43,39 +32,7 @@ describe('the playground in Chromium', function () {
     served = await servePlaygroundApp();
     scratch = mkdtempSync(join(tmpdir(), 'lis-playground-browser-'));
     mkdirSync(SCREENSHOTS, { recursive: true });
-    // Chromium's fake microphone plays a 16-bit WAV in a loop: the shared speech clip when present, else a tone.
-    const microphone = join(scratch, 'microphone.wav');
-    const audio = await decodeAudio(readFileSync(existsSync(SPEECH_CLIP) ? SPEECH_CLIP : TONE), { sampleRate: 16_000, maxSeconds: 60 });
-    writeFileSync(microphone, encodeWav(audio));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // playwright adds its own fresh --user-data-dir per launch.
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--use-fake-ui-for-media-stream',
-        '--use-fake-device-for-media-stream',
-        `--use-file-for-fake-audio-capture=${microphone}`,
-        '--autoplay-policy=no-user-gesture-required',
-      ],
-    });
-    context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true, colorScheme: 'light' });
-    await context.grantPermissions(['microphone'], { origin: served.baseUrl });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(`${message.text()} ${message.location().url}`);
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`uncaught: ${error.stack ?? error.message}`));
-    await page.goto(`${served.baseUrl}/playground`);
-    await page.getByLabel('API key').fill(TEST_API_KEY);
-    await page.getByRole('button', { name: 'Use key' }).click();
-    await expectText(page.locator('#key-status'), /Connected: \d+ models? installed/);
+    ({ browser, page, consoleErrors } = await openPlayground(served.baseUrl, scratch));
   });
 
   after(async () => {
@@ -181,6 +138,11 @@ describe('the playground in Chromium', function () {
   });
 
   it('Transcribe: live captions over the realtime WebSocket', async function () {
+    if (!real('silero-vad-v6')) {
+      // Not offered without the server's VAD model, and the page says why.
+      expect(await page.getByRole('button', { name: 'Start live captions' }).isDisabled()).to.equal(true);
+      expect(await page.locator('#transcribe-live-hint').textContent()).to.match(/voice activity detection/);
+    }
     if (!real('whisper-tiny.en') || !real('silero-vad-v6') || !existsSync(SPEECH_CLIP)) return this.skip(); // npm run test-models, and the shared speech clip
     this.timeout(60_000);
     const transcribe = pane('transcribe');
@@ -301,15 +263,3 @@ describe('the playground in Chromium', function () {
     return { name: download.suggestedFilename(), bytes: readFileSync(path) };
   }
 });
-
-/** Waits until the element's text matches (playwright-core has no `expect`). */
-async function expectText(locator: Locator, pattern: RegExp, timeout = 10_000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = ((await locator.textContent({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => '')) ?? '').trim();
-    if (pattern.test(last)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`expected ${pattern} but the text was "${last}"`);
-}

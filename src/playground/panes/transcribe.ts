@@ -1,6 +1,7 @@
 /** Transcribe: an uploaded or dropped file, a microphone recording, or live captions over the realtime WebSocket. */
 import type { VerboseTranscription } from '../../client/index.js';
 import { recordingUpload } from '../audio.js';
+import { listed, modelsOf, onModelsChanged } from '../models.js';
 import { client, element, offerDownload, PaneState } from '../page.js';
 import { shortClock, toSrt, toVtt, type TimedText } from '../subtitles.js';
 import { LiveCaptions } from './live-captions.js';
@@ -117,6 +118,17 @@ export function setUpTranscribe(): void {
     record.setAttribute('aria-pressed', String(on));
     if (on) state.status('Recording…');
   }
+
+  // Live captions need the server's voice activity detection to find the turns: offered only when it is installed.
+  onModelsChanged(() => {
+    if (captions) return;
+    const vad = modelsOf('voice-activity-detection');
+    const ready = !listed() || vad.some((model) => model.installed);
+    live.disabled = !ready;
+    const hint = element('transcribe-live-hint');
+    hint.textContent = ready ? '' : `Live captions need a voice activity detection model on the server${vad[0]?.install ? `: ${vad[0].install}` : ''}.`;
+    hint.hidden = ready;
+  });
 
   live.addEventListener('click', async () => {
     if (captions) {
