@@ -11,7 +11,7 @@ export function setUpClassify(): void {
   onModelsChanged(() => {
     const info = modelInfo(model.value);
     const own = Array.isArray(info?.labels) ? (info.labels as unknown[]).filter((label): label is string => typeof label === 'string') : [];
-    const accepts = info?.accepts_labels === true || info?.engine === 'embedding-classifier';
+    const accepts = info?.accepts_labels === true;
     const hint = element('classify-labels-hint');
     labels.disabled = !accepts && own.length > 0;
     if (labels.disabled) hint.textContent = `This model has fixed labels: ${own.join(', ')}.`;

@@ -26,6 +26,9 @@ export function setUpSpeak(): void {
     running?.abort();
     audio.pause();
   });
+  // Stop is for a request still streaming or audio still playing.
+  const updateStop = () => (stop.disabled = running === undefined && audio.paused);
+  for (const event of ['play', 'pause', 'ended', 'emptied']) audio.addEventListener(event, updateStop);
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -56,7 +59,8 @@ export function setUpSpeak(): void {
         state.status(`Done: ${(whole.size / 1024).toFixed(1)} KiB of ${speech.contentType} in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
       })
       .finally(() => {
-        if (running === controller) stop.disabled = true;
+        if (running === controller) running = undefined;
+        updateStop();
       });
   });
 }

@@ -3,7 +3,8 @@ import type { VerboseTranscription } from '../../client/index.js';
 import { recordingUpload } from '../audio.js';
 import { listed, modelsOf, onModelsChanged } from '../models.js';
 import { client, element, offerDownload, PaneState } from '../page.js';
-import { shortClock, toSrt, toVtt, type TimedText } from '../subtitles.js';
+// The server's own renderings (pure functions, bundled in): the page's files match its srt/vtt answers.
+import { toSrt, toWebVtt } from '../../http/routes/v1/subtitle-formats.js';
 import { LiveCaptions } from './live-captions.js';
 
 interface Word {
@@ -12,7 +13,13 @@ interface Word {
   end: number;
 }
 /** What verbose_json may carry beyond the client's type: words, once the server gives them. */
-type Transcript = Omit<VerboseTranscription, 'segments'> & { words?: Word[]; segments: Array<TimedText & { words?: Word[] }> };
+type Transcript = Omit<VerboseTranscription, 'segments'> & { words?: Word[]; segments?: Array<{ start: number; end: number; text: string; words?: Word[] }> };
+
+/** `1:02.5` for the segment list. */
+function shortClock(seconds: number): string {
+  const tenths = Math.max(0, Math.round(seconds * 10));
+  return `${Math.floor(tenths / 600)}:${String(Math.floor(tenths / 10) % 60).padStart(2, '0')}.${tenths % 10}`;
+}
 
 export function setUpTranscribe(): void {
   const state = new PaneState('transcribe');
@@ -188,5 +195,5 @@ function showTranscript(result: Transcript): void {
     }),
   );
   offerDownload(element<HTMLAnchorElement>('transcribe-srt'), new Blob([toSrt(segments)], { type: 'application/x-subrip' }), 'transcript.srt');
-  offerDownload(element<HTMLAnchorElement>('transcribe-vtt'), new Blob([toVtt(segments)], { type: 'text/vtt' }), 'transcript.vtt');
+  offerDownload(element<HTMLAnchorElement>('transcribe-vtt'), new Blob([toWebVtt(segments)], { type: 'text/vtt' }), 'transcript.vtt');
 }
