@@ -4,7 +4,7 @@
  * offered without the server's voice activity detection model, with the reason on the page.
  * The full walk through every pane, with the real models when installed, is playground.test.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -45,6 +45,18 @@ describe('the playground in Chromium, on the fixture models only', function () {
     await page.getByRole('button', { name: 'Transcribe', exact: true }).click();
     await expectText(page.locator('#transcribe-status'), /^Transcribed /, 30_000);
     expect(await page.getByLabel('Transcript segments').locator('li').count()).to.be.greaterThan(0);
+  });
+
+  it('transcribes a file dropped on the drop zone', async () => {
+    const wav = readFileSync(TONE).toString('base64');
+    const dataTransfer = await page.evaluateHandle((base64) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], 'dropped.wav', { type: 'audio/wav' }));
+      return transfer;
+    }, wav);
+    await page.locator('#transcribe-drop').dispatchEvent('drop', { dataTransfer });
+    await expectText(page.locator('#transcribe-status'), /^Transcribed /, 30_000);
+    expect(await page.locator('#transcribe-file-hint').textContent()).to.match(/^dropped\.wav/);
   });
 
   it('does not offer live captions without a voice activity detection model, and says why', async () => {
