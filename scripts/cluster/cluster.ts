@@ -146,21 +146,23 @@ export class Cluster {
   /** Waits until HAProxy's health checks show the replica as `state` (UP, DOWN…). */
   async waitForBalancer(replica: Replica, state: 'UP' | 'DOWN', timeoutMs = READY_TIMEOUT_MS): Promise<void> {
     await waitUntil(
-      async () => (await this.balancerStates()).get(replica.name)?.startsWith(state) ?? false,
+      async () => (await this.balancerStats()).get(replica.name)?.status.startsWith(state) ?? false,
       timeoutMs,
       `HAProxy did not see ${replica.name} ${state} within ${timeoutMs / 1000} s`,
     );
   }
 
-  /** Each replica's state from HAProxy's stats (CSV): "UP", "DOWN", "UP 1/2"… */
-  async balancerStates(): Promise<Map<string, string>> {
+  /** Each replica as HAProxy's stats (CSV) show it: its state ("UP", "DOWN", "UP 1/2"…) and its requests in progress. */
+  async balancerStats(): Promise<Map<string, { status: string; sessions: number }>> {
     const response = await fetch(`${this.statsUrl}/;csv`);
     const rows = (await response.text()).split('\n').map((line) => line.split(','));
     const header = rows[0]!.map((name) => name.replace(/^# /, ''));
-    const [proxy, server, status] = ['pxname', 'svname', 'status'].map((name) => header.indexOf(name));
-    const states = new Map<string, string>();
-    for (const row of rows.slice(1)) if (row[proxy!] === 'replicas' && row[server!]?.startsWith('replica')) states.set(row[server!]!, row[status!]!);
-    return states;
+    const [proxy, server, status, sessions] = ['pxname', 'svname', 'status', 'scur'].map((name) => header.indexOf(name));
+    const stats = new Map<string, { status: string; sessions: number }>();
+    for (const row of rows.slice(1)) {
+      if (row[proxy!] === 'replicas' && row[server!]?.startsWith('replica')) stats.set(row[server!]!, { status: row[status!]!, sessions: Number(row[sessions!]) });
+    }
+    return stats;
   }
 
   /** Stops replicas (SIGTERM, so they drain and flush), then HAProxy. Safe to call twice. */

@@ -1,0 +1,480 @@
+/**
+ * The replica set under load and under failure (issue 12 item 8), bounded in time and count:
+ *
+ *   npm run test:replicas [-- --replicas 3 --connections 100 --duration 60 --rpm 600]
+ *
+ * 1. Starts N replicas on a fresh PostgreSQL database (they migrate it at the same moment) and
+ *    Redis, with HAProxy in front from deploy/haproxy.cfg (scripts/cluster/cluster.ts). The
+ *    classifier is the tiny fixture model under test/fixtures/models, so a clean clone runs it.
+ * 2. `connections` clients send mixed traffic through HAProxy for `duration` seconds: users
+ *    created, read, updated and deleted (each client its own users), and classifications.
+ *    At 25 % of the run replica2 is `kill -9`'d and restarted 10 s later; at 55 % the last
+ *    replica is stopped with SIGTERM (it drains) and restarted, as in a rolling restart.
+ * 3. Then a key made with `keys create --rpm 600` sends twice its limit through HAProxy.
+ * 4. Checks, and prints a table of figures: every acknowledged write is in PostgreSQL with its
+ *    content; every read returned the last acknowledged write; every failed request was in
+ *    flight on the killed replica (HAProxy names the replica in X-Served-By, on its own 502s
+ *    too; the request started before the process was gone and ended after the kill); the other
+ *    replicas served throughout; the killed and the drained replica served again after their
+ *    restart; the limit admitted rpm ± 5 % across the replicas, and the key's usage says so.
+ * Exits 1 when a check fails, 2 on bad arguments; gives up after a fixed time budget.
+ *
+ * PostgreSQL: TEST_POSTGRES_URL (any database on the server; default
+ * postgres://postgres@127.0.0.1:5432/postgres) is used to create the database "replica_test".
+ * Redis: REPLICA_TEST_REDIS_URL, default redis://127.0.0.1:6379/9 (its own logical database;
+ * the rate-limit counts of earlier runs are deleted from it first).
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { Cluster, repositoryRoot, type Replica } from './cluster/cluster.js';
+import { exchange, keepAliveAgent, type Exchange } from './cluster/http-client.js';
+import { runMixedLoad, type Sample } from './cluster/mixed-load.js';
+import { WriteLedger } from './cluster/write-ledger.js';
+
+const USAGE = 'Usage: npm run test:replicas -- [--replicas 3] [--connections 100] [--duration 60] [--rpm 600]';
+const MODEL = 'bert-sentiment-random';
+const REQUEST_TIMEOUT_MS = 30_000;
+const RATE_TOLERANCE = 0.05;
+/**
+ * A request in flight on a replica that dies fails as soon as its connection is reset, through
+ * HAProxy in one of two ways: a 502 whose X-Served-By names the replica, or, when the request
+ * was not the first on its client connection, no answer at all (HAProxy closes the client
+ * connection so that the client may retry, and logs nothing: http_ana.c "abort_keep_alive").
+ * Either counts as in flight on the killed replica if it started before the process was gone
+ * and ended after the kill, within this long of it; any other failure fails the test.
+ */
+const KILL_FAILURE_WINDOW_MS = 1_000;
+
+interface Check {
+  name: string;
+  pass: boolean;
+  detail: string;
+}
+
+class UsageError extends Error {}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      replicas: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '100' },
+      duration: { type: 'string', default: '60' },
+      rpm: { type: 'string', default: '600' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const replicas = integer('--replicas', values.replicas, 2, 8);
+  const connections = integer('--connections', values.connections, 1, 500);
+  const durationMs = integer('--duration', values.duration, 10, 300) * 1000;
+  const rpm = integer('--rpm', values.rpm, 10, 5000);
+  // The whole run, start-up and shut-down included, never takes longer than this.
+  const budgetMs = durationMs + 110_000;
+  const watchdog = setTimeout(() => {
+    process.stderr.write(`replica test: gave up after ${budgetMs / 1000} s\n`);
+    process.exit(1);
+  }, budgetMs);
+
+  const root = repositoryRoot(dirname(fileURLToPath(import.meta.url)));
+  const dir = mkdtempSync(join(tmpdir(), 'lis-replica-test-'));
+  const apiKey = `replica-test-${randomBytes(12).toString('hex')}`;
+  const redisUrl = process.env.REPLICA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/9';
+  await forgetRateLimits(redisUrl);
+  writeFileSync(
+    join(dir, 'models.json'),
+    JSON.stringify({
+      models: [
+        { id: MODEL, task: 'text-classification', engine: 'transformers-text-classification', description: 'fixture', license: 'test', options: { labels: ['negative', 'positive'], workers: 1 } },
+      ],
+    }),
+  );
+
+  const loadBefore = loadavg();
+  log(`starting ${replicas} replicas and HAProxy (logs in ${dir})`);
+  const cluster = await Cluster.start({
+    replicas,
+    root,
+    dir,
+    postgresUrl: process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    database: 'replica_test',
+    freshDatabase: true,
+    redisUrl,
+    frontPort: 0,
+    statsPort: 0,
+    firstReplicaPort: 0,
+    shutdownDelaySeconds: 3,
+    env: { API_KEYS: apiKey, MODELS_DIR: join(root, 'test/fixtures/models'), MODELS_MANIFEST: join(dir, 'models.json'), LOG_LEVEL: 'warn' },
+    haproxy: process.env.HAPROXY ?? 'haproxy',
+  });
+  let exitCode = 1;
+  try {
+    exitCode = await run(cluster, { replicas, connections, durationMs, rpm, apiKey, dir, loadBefore });
+  } finally {
+    await cluster.stop();
+    clearTimeout(watchdog);
+  }
+  if (exitCode === 0) rmSync(dir, { recursive: true, force: true });
+  else log(`logs kept in ${dir}`);
+  return exitCode;
+}
+
+async function run(
+  cluster: Cluster,
+  options: { replicas: number; connections: number; durationMs: number; rpm: number; apiKey: string; dir: string; loadBefore: number[] },
+): Promise<number> {
+  const base = new URL(cluster.frontUrl);
+  const auth = { Authorization: `Bearer ${options.apiKey}` };
+  // Each replica loads the model before the clock starts (a restarted one loads it under load).
+  for (const replica of cluster.replicas) {
+    const warm = await exchange(keepAliveAgent(1), new URL(replica.url), 'POST', '/v1/classifications', { json: { model: MODEL, query: 'warm up' }, headers: auth, timeoutMs: REQUEST_TIMEOUT_MS });
+    if (warm.status !== 200) throw new Error(`${replica.name} could not classify: ${warm.status} ${warm.body}`);
+  }
+
+  const killed = cluster.replicas[1]!;
+  const drained = cluster.replicas.at(-1) === killed ? cluster.replicas[0]! : cluster.replicas.at(-1)!;
+  const ledger = new WriteLedger();
+  const agent = keepAliveAgent(options.connections);
+  const t0 = performance.now();
+  clock0 = t0;
+  log(`${options.connections} connections of mixed traffic for ${options.durationMs / 1000} s`);
+  const load = runMixedLoad(
+    { agent, base, connections: options.connections, durationMs: options.durationMs, maxRequests: 2_000_000, timeoutMs: REQUEST_TIMEOUT_MS, apiKey: options.apiKey, model: MODEL, tag: randomBytes(4).toString('hex') },
+    ledger,
+  );
+  const events = await failures(cluster, { killed, drained, t0, durationMs: options.durationMs });
+  const { samples, staleReads } = await load;
+  const t1 = performance.now();
+  agent.destroy();
+
+  log(`rate limit: ${options.rpm * 2} requests of a key with --rpm ${options.rpm}`);
+  await Promise.all(cluster.replicas.map((replica) => cluster.waitForBalancer(replica, 'UP')));
+  const limited = await createKey(cluster, options.rpm);
+  const burst = await rateBurst(base, limited.key, options.rpm * 2);
+
+  const rows = await usersInDatabase(cluster.databaseUrl);
+  const verification = ledger.verify(rows);
+  // Stopped now, so every replica has written the key usage it held in memory.
+  await cluster.stop();
+  const usage = await keyUsage(cluster, limited.id);
+  const haproxy502 = countHaproxy502(join(options.dir, 'haproxy.log'));
+
+  const checks = judge({ cluster, samples, staleReads, verification, events, killed, drained, t0, t1, burst, rpm: options.rpm, usage });
+  report({ cluster, samples, ledger, verification, events, killed, drained, t0, t1, burst, options, haproxy502, checks });
+  return checks.every((check) => check.pass) ? 0 : 1;
+}
+
+interface Events {
+  /** Requests HAProxy counted in progress on the replica just before it was killed. */
+  inFlightOnKilled: number;
+  killCall: number;
+  killExit: number;
+  killedReady: number;
+  killedUp: number;
+  drainCall: number;
+  drainExit: number;
+  drainedUp: number;
+}
+
+/** kill -9 one replica at 25 % and restart it 10 s later; SIGTERM another at 55 % and restart it. */
+async function failures(cluster: Cluster, { killed, drained, t0, durationMs }: { killed: Replica; drained: Replica; t0: number; durationMs: number }): Promise<Events> {
+  const at = (ms: number) => new Promise((done) => setTimeout(done, Math.max(0, t0 + ms - performance.now())));
+  await at(durationMs * 0.25);
+  log(`kill -9 ${killed.name} (pid ${killed.process?.pid})`);
+  const inFlightOnKilled = (await cluster.balancerStats()).get(killed.name)?.sessions ?? -1;
+  const killCall = performance.now();
+  await cluster.kill(killed);
+  const killExit = performance.now();
+  await at(durationMs * 0.25 + Math.min(10_000, durationMs * 0.15));
+  log(`restart ${killed.name}`);
+  await cluster.startReplica(killed);
+  const killedReady = performance.now();
+  await cluster.waitForBalancer(killed, 'UP');
+  const killedUp = performance.now();
+  await at(durationMs * 0.55);
+  log(`SIGTERM ${drained.name} (drains, then exits), then restart it`);
+  const drainCall = performance.now();
+  await cluster.terminate(drained);
+  const drainExit = performance.now();
+  await cluster.startReplica(drained);
+  await cluster.waitForBalancer(drained, 'UP');
+  const drainedUp = performance.now();
+  return { inFlightOnKilled, killCall, killExit, killedReady, killedUp, drainCall, drainExit, drainedUp };
+}
+
+interface Burst {
+  admitted: Map<string, number>;
+  refused: number;
+  /** 429s without Retry-After or without the rate_limited code. */
+  malformedRefusals: number;
+  other: Exchange[];
+  seconds: number;
+}
+
+/** `count` requests of one key, 25 at a time, through the balancer. */
+async function rateBurst(base: URL, key: string, count: number): Promise<Burst> {
+  const agent = keepAliveAgent(25);
+  const burst: Burst = { admitted: new Map(), refused: 0, malformedRefusals: 0, other: [], seconds: 0 };
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: 25 }, async () => {
+      while (next < count) {
+        next += 1;
+        const result = await exchange(agent, base, 'GET', '/v1/models', { headers: { Authorization: `Bearer ${key}` }, timeoutMs: REQUEST_TIMEOUT_MS });
+        if (result.status === 200) burst.admitted.set(result.servedBy ?? '?', (burst.admitted.get(result.servedBy ?? '?') ?? 0) + 1);
+        else if (result.status === 429) {
+          burst.refused += 1;
+          const code = (JSON.parse(result.body) as { error?: { code?: string } }).error?.code;
+          if (!result.retryAfter || code !== 'rate_limited') burst.malformedRefusals += 1;
+        } else burst.other.push(result);
+      }
+    }),
+  );
+  burst.seconds = (performance.now() - start) / 1000;
+  agent.destroy();
+  return burst;
+}
+
+function judge(input: {
+  cluster: Cluster;
+  samples: Sample[];
+  staleReads: string[];
+  verification: ReturnType<WriteLedger['verify']>;
+  events: Events;
+  killed: Replica;
+  drained: Replica;
+  t0: number;
+  t1: number;
+  burst: Burst;
+  rpm: number;
+  usage: number | undefined;
+}): Check[] {
+  const { samples, events, killed, drained, burst, rpm, verification } = input;
+  const failed = samples.filter((sample) => !sample.ok);
+  const inFlightOnKilled = (sample: Sample) =>
+    sample.start <= events.killExit &&
+    sample.end >= events.killCall &&
+    sample.end <= events.killExit + KILL_FAILURE_WINDOW_MS &&
+    (sample.status === 502 ? sample.servedBy === killed.name : sample.status === 0 && sample.servedBy === undefined);
+  const unexplained = failed.filter((sample) => !inFlightOnKilled(sample));
+  const others = input.cluster.replicas.filter((replica) => replica !== killed);
+  const servedWhileDown = others.map((replica) => served(samples, replica.name, events.killExit, events.killedUp));
+  const gaps = emptySeconds(samples, input.t0, input.t1);
+  const admitted = [...burst.admitted.values()].reduce((sum, n) => sum + n, 0);
+  const low = Math.floor(rpm * (1 - RATE_TOLERANCE));
+  const high = Math.ceil(rpm * (1 + RATE_TOLERANCE));
+  return [
+    {
+      name: 'zero acknowledged writes lost',
+      pass: verification.lost.length === 0 && verification.unexplained.length === 0,
+      detail: [`${verification.checked} users compared with PostgreSQL`, ...verification.lost.slice(0, 5), ...verification.unexplained.slice(0, 5).map((row) => `unexplained row: ${row}`)].join('; '),
+    },
+    { name: 'every read returned the last acknowledged write', pass: input.staleReads.length === 0, detail: input.staleReads.slice(0, 3).join('; ') || `${samples.filter((s) => s.kind === 'read').length} reads` },
+    {
+      name: `failed requests only those in flight on ${killed.name} when killed`,
+      pass: unexplained.length === 0,
+      detail: `${failed.length} failed, ${failed.length - unexplained.length} in flight on ${killed.name}` + (unexplained.length ? `; others: ${unexplained.slice(0, 5).map(describe).join(', ')}` : ''),
+    },
+    {
+      name: `the other replicas served while ${killed.name} was down`,
+      pass: servedWhileDown.every((n) => n > 0) && gaps.length === 0,
+      detail: `${others.map((replica, i) => `${replica.name} ${servedWhileDown[i]}`).join(', ')} ok answers; seconds without any: ${gaps.length ? gaps.join(', ') : 'none'}`,
+    },
+    {
+      name: `${killed.name} (killed) and ${drained.name} (drained) served again after restart`,
+      pass: served(input.samples, killed.name, events.killedUp, input.t1) > 0 && served(input.samples, drained.name, events.drainedUp, input.t1) > 0,
+      detail: `${served(input.samples, killed.name, events.killedUp, input.t1)} and ${served(input.samples, drained.name, events.drainedUp, input.t1)} ok answers after rejoining`,
+    },
+    {
+      name: `a ${rpm}-per-minute key admitted ${rpm} ± ${RATE_TOLERANCE * 100} % across the replicas`,
+      pass: admitted >= low && admitted <= high && burst.admitted.size === input.cluster.replicas.length && burst.malformedRefusals === 0 && burst.other.length === 0 && burst.seconds < 55,
+      detail:
+        `${admitted} admitted (${[...burst.admitted].map(([name, n]) => `${name} ${n}`).join(', ')}), ${burst.refused} refused with 429, ` +
+        `${burst.malformedRefusals} without Retry-After or rate_limited, ${burst.other.length} other, in ${burst.seconds.toFixed(1)} s`,
+    },
+    { name: 'the key usage counted by the replicas adds up', pass: input.usage === admitted, detail: `keys list: ${input.usage} requests` },
+  ];
+}
+
+function report(input: {
+  cluster: Cluster;
+  samples: Sample[];
+  ledger: WriteLedger;
+  verification: ReturnType<WriteLedger['verify']>;
+  events: Events;
+  killed: Replica;
+  drained: Replica;
+  t0: number;
+  t1: number;
+  burst: Burst;
+  options: { replicas: number; connections: number; durationMs: number; loadBefore: number[] };
+  haproxy502: Map<string, number>;
+  checks: Check[];
+}): void {
+  const { samples, events, t0, t1, killed, drained } = input;
+  const s = (t: number) => ((t - t0) / 1000).toFixed(1);
+  const phases: [string, number, number][] = [
+    ['all replicas up', t0, events.killCall],
+    [`${killed.name} killed, until HAProxy sees it up`, events.killCall, events.killedUp],
+    ['all replicas up', events.killedUp, events.drainCall],
+    [`${drained.name} draining and restarting`, events.drainCall, events.drainedUp],
+    ['all replicas up', events.drainedUp, t1],
+  ];
+  const names = input.cluster.replicas.map((replica) => replica.name);
+  const lines = [
+    '',
+    `Replica test: ${input.options.replicas} replicas behind HAProxy, ${input.options.connections} connections, ${input.options.durationMs / 1000} s, ` +
+      `${cpus().length} CPUs, load average ${fmtLoad(input.options.loadBefore)} before, ${fmtLoad(loadavg())} after`,
+    `${killed.name}: kill -9 at ${s(events.killCall)} s (gone at ${s(events.killExit)} s), restarted ${s(events.killedReady)} s (ready), up in HAProxy ${s(events.killedUp)} s; ` +
+      `${drained.name}: SIGTERM at ${s(events.drainCall)} s, exited ${s(events.drainExit)} s, up again ${s(events.drainedUp)} s`,
+    '',
+    table(
+      ['phase', 'from s', 'to s', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'failed', ...names.map((name) => `${name} ok`)],
+      phases.map(([name, from, to]) => {
+        const inPhase = samples.filter((sample) => sample.start >= from && sample.start < to);
+        const ms = inPhase.map((sample) => sample.end - sample.start).sort((a, b) => a - b);
+        return [
+          name,
+          s(from),
+          s(to),
+          String(inPhase.length),
+          (inPhase.length / Math.max(0.001, (to - from) / 1000)).toFixed(0),
+          percentile(ms, 0.5).toFixed(1),
+          percentile(ms, 0.99).toFixed(1),
+          String(inPhase.filter((sample) => !sample.ok).length),
+          ...names.map((n) => String(inPhase.filter((sample) => sample.ok && sample.servedBy === n).length)),
+        ];
+      }),
+    ),
+    '',
+    table(
+      ['operation', 'requests', 'ok', 'failed', 'p50 ms', 'p99 ms'],
+      (['create', 'read', 'update', 'delete', 'classify'] as const).map((kind) => {
+        const of = samples.filter((sample) => sample.kind === kind);
+        const ms = of.map((sample) => sample.end - sample.start).sort((a, b) => a - b);
+        const ok = of.filter((sample) => sample.ok).length;
+        return [kind, String(of.length), String(ok), String(of.length - ok), percentile(ms, 0.5).toFixed(1), percentile(ms, 0.99).toFixed(1)];
+      }),
+    ),
+    '',
+    `Writes acknowledged: ${input.ledger.counts.created} created, ${input.ledger.counts.updated} updated, ${input.ledger.counts.deleted} deleted; ` +
+      `${input.ledger.counts.unanswered} unanswered (outcome unknown, either state accepted); PostgreSQL compared for ${input.verification.checked} users.`,
+    `Failed requests: ${samples.filter((sample) => !sample.ok).map(describe).join(', ') || 'none'}; HAProxy logged 502 for ${[...input.haproxy502].map(([name, n]) => `${name} ${n}`).join(', ') || 'none'}.`,
+    `In flight at the kill: ${events.inFlightOnKilled} on ${killed.name} as HAProxy counted just before it, ` +
+      `${samples.filter((sample) => sample.start <= events.killExit && sample.end >= events.killCall).length} on all replicas as the clients saw them.`,
+    '',
+    ...input.checks.map((check) => `${check.pass ? 'PASS' : 'FAIL'}  ${check.name}: ${check.detail}`),
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+/** Successful answers from `name` among requests started in [from, to). */
+const served = (samples: Sample[], name: string, from: number, to: number) =>
+  samples.filter((sample) => sample.ok && sample.servedBy === name && sample.start >= from && sample.start < to).length;
+
+/** Whole seconds of the run (the last partial one excluded) in which no request succeeded. */
+function emptySeconds(samples: Sample[], t0: number, t1: number): number[] {
+  const seconds = Math.floor((t1 - t0) / 1000);
+  const ok = new Array<number>(seconds).fill(0);
+  for (const sample of samples) {
+    const second = Math.floor((sample.end - t0) / 1000);
+    if (sample.ok && second < seconds) ok[second]! += 1;
+  }
+  return ok.flatMap((n, second) => (n === 0 ? [second] : []));
+}
+
+let clock0 = 0;
+const describe = (sample: Sample) =>
+  `${sample.method} ${sample.path.replace(/\d+$/, ':id')} → ${sample.status ? `${sample.status} via ${sample.servedBy ?? '?'}` : `no answer (${sample.error})`} (${((sample.start - clock0) / 1000).toFixed(2)}–${((sample.end - clock0) / 1000).toFixed(2)} s)`;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
+  return [line(header), `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 2)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+const fmtLoad = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
+
+/** A key made by the real CLI against the cluster's database. */
+async function createKey(cluster: Cluster, rpm: number): Promise<{ key: string; id: number }> {
+  const key = (await keysCli(cluster, ['create', '--name', `replica-test-rpm-${rpm}`, '--rpm', String(rpm)])).trim();
+  const listed = JSON.parse(await keysCli(cluster, ['list', '--json'])) as { id: number; prefix: string }[];
+  const entry = listed.find((row) => key.startsWith(row.prefix));
+  if (!entry) throw new Error('the new key is not in `keys list`');
+  return { key, id: entry.id };
+}
+
+async function keyUsage(cluster: Cluster, id: number): Promise<number | undefined> {
+  const listed = JSON.parse(await keysCli(cluster, ['list', '--json'])) as { id: number; requests?: number; usage?: { requests?: number } }[];
+  const entry = listed.find((row) => row.id === id);
+  return entry?.requests ?? entry?.usage?.requests;
+}
+
+async function keysCli(cluster: Cluster, args: string[]): Promise<string> {
+  const root = repositoryRoot(dirname(fileURLToPath(import.meta.url)));
+  const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'dist/scripts/keys.js'), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: cluster.databaseUrl },
+  });
+  return stdout;
+}
+
+async function usersInDatabase(url: string): Promise<{ id: number; name: string; email: string }[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ id: number; name: string; email: string }>('SELECT id, name, email FROM users')).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Rate-limit counts left in the test's Redis database by an earlier run (key ids start at 1 again). */
+async function forgetRateLimits(url: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, lazyConnect: true });
+  await redis.connect();
+  try {
+    const keys = await redis.keys('lis-rpm-*');
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** HAProxy's own log lines answering 502, by replica: a cross-check of the failures the clients saw. */
+function countHaproxy502(path: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const match of readFileSync(path, 'utf8').matchAll(/ api replicas\/(\S+) \S+ 502 /g)) counts.set(match[1]!, (counts.get(match[1]!) ?? 0) + 1);
+  return counts;
+}
+
+function integer(name: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+const log = (message: string) => process.stderr.write(`replica test: ${message}\n`);
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof UsageError ? `${error.message}\n${USAGE}` : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);
