@@ -46,6 +46,15 @@ export interface Replica {
   exited: Promise<void>;
 }
 
+export interface BalancerStats {
+  status: string;
+  sessions: number;
+  failedResponses: number;
+  serverAborts: number;
+  retries: number;
+  redispatches: number;
+}
+
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 40_000;
 
@@ -152,15 +161,28 @@ export class Cluster {
     );
   }
 
-  /** Each replica as HAProxy's stats (CSV) show it: its state ("UP", "DOWN", "UP 1/2"…) and its requests in progress. */
-  async balancerStats(): Promise<Map<string, { status: string; sessions: number }>> {
+  /**
+   * Each replica as HAProxy's stats (CSV) show it: its state ("UP", "DOWN", "UP 1/2"…), its
+   * requests in progress, and its counters of failed responses (eresp), transfers the server
+   * aborted (srv_abrt), retries (wretr) and redispatches (wredis).
+   */
+  async balancerStats(): Promise<Map<string, BalancerStats>> {
     const response = await fetch(`${this.statsUrl}/;csv`);
     const rows = (await response.text()).split('\n').map((line) => line.split(','));
     const header = rows[0]!.map((name) => name.replace(/^# /, ''));
-    const [proxy, server, status, sessions] = ['pxname', 'svname', 'status', 'scur'].map((name) => header.indexOf(name));
-    const stats = new Map<string, { status: string; sessions: number }>();
+    const column = (row: string[], name: string) => row[header.indexOf(name)] ?? '';
+    const stats = new Map<string, BalancerStats>();
     for (const row of rows.slice(1)) {
-      if (row[proxy!] === 'replicas' && row[server!]?.startsWith('replica')) stats.set(row[server!]!, { status: row[status!]!, sessions: Number(row[sessions!]) });
+      if (column(row, 'pxname') !== 'replicas' || !column(row, 'svname').startsWith('replica')) continue;
+      const count = (name: string) => Number(column(row, name) || 0);
+      stats.set(column(row, 'svname'), {
+        status: column(row, 'status'),
+        sessions: count('scur'),
+        failedResponses: count('eresp'),
+        serverAborts: count('srv_abrt'),
+        retries: count('wretr'),
+        redispatches: count('wredis'),
+      });
     }
     return stats;
   }
