@@ -36,7 +36,7 @@ export interface LoadResult {
   staleReads: string[];
 }
 
-/** Users a client keeps at once; past it, a create becomes an update. */
+/** Users a client keeps at once; past it, the client classifies instead of creating. */
 const USERS_PER_CLIENT = 8;
 const QUERIES = ['a gorgeous, witty, seductive movie', 'the service was slow and the food was cold', 'it works as described', 'never again'];
 
