@@ -397,7 +397,7 @@ function failureSummary(failed: Sample[], haproxy502: Map<string, number>): stri
   };
   return [
     `Failed requests: ${failed.length}: ${count((sample) => (sample.status ? `${sample.status} via ${sample.servedBy ?? '?'}` : 'without an answer'))}; ` +
-      `${count((sample) => sample.kind)}; HAProxy logged 502 for ${[...haproxy502].map(([name, n]) => `${name} ${n}`).join(', ') || 'none'} (its log drops lines under load).`,
+      `${count((sample) => sample.kind)}; HAProxy logged 502 for ${[...haproxy502].map(([name, n]) => `${name} ${n}`).join(', ') || 'none'}; requests it closed without an answer are not logged.`,
     `First failures: ${failed.slice(0, 4).map(describe).join(', ')}${failed.length > 4 ? ', …' : ''}`,
   ].join('\n');
 }
