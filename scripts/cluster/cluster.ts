@@ -129,7 +129,10 @@ export class Cluster {
     child.stdout!.pipe(log, { end: false });
     child.stderr!.pipe(log, { end: false });
     replica.process = child;
-    replica.exited = once(child, 'exit').then(() => undefined);
+    replica.exited = once(child, 'exit').then(
+      () => undefined,
+      () => undefined,
+    );
     await waitUntil(
       async () => {
         if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${replica.name} exited during start-up (see ${replica.log})`);
@@ -231,9 +234,17 @@ export class Cluster {
     child.stdout!.pipe(log, { end: false });
     child.stderr!.pipe(log, { end: false });
     this.#haproxy = child;
-    this.#haproxyExited = once(child, 'exit').then(() => undefined);
-    const spawned = await Promise.race([once(child, 'spawn').then(() => true), once(child, 'error').then(([error]) => Promise.reject(error as Error))]);
-    if (!spawned) throw new Error('haproxy did not start');
+    // once() rejects on 'error' (a spawn failure): the process then never ran, nothing to wait for.
+    this.#haproxyExited = once(child, 'exit').then(
+      () => undefined,
+      () => undefined,
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', (error: NodeJS.ErrnoException) =>
+        reject(error.code === 'ENOENT' ? new Error(`${this.#options.haproxy} not found: apt-get install haproxy`) : error),
+      );
+    });
     await waitUntil(
       async () => {
         if (child.exitCode !== null) throw new Error(`haproxy exited at start-up (see ${join(this.#options.dir, 'haproxy.log')})`);
