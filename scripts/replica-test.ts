@@ -27,37 +27,22 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { Cluster, repositoryRoot, type BalancerStats, type Replica } from './cluster/cluster.js';
-import { exchange, keepAliveAgent, type Exchange } from './cluster/http-client.js';
-import { runMixedLoad, type Sample } from './cluster/mixed-load.js';
+import { Cluster, repositoryRoot, type Replica } from './cluster/cluster.js';
+import { exchange, keepAliveAgent } from './cluster/http-client.js';
+import { runMixedLoad } from './cluster/mixed-load.js';
+import { report } from './cluster/replica-report.js';
+import { judge, type Burst, type Events } from './cluster/replica-verdict.js';
 import { WriteLedger } from './cluster/write-ledger.js';
 
 const USAGE = 'Usage: npm run test:replicas -- [--replicas 3] [--connections 100] [--duration 60] [--rpm 600]';
 const MODEL = 'bert-sentiment-random';
 const REQUEST_TIMEOUT_MS = 30_000;
-const RATE_TOLERANCE = 0.05;
-/**
- * A request in flight on a replica that dies fails as soon as its connection is reset, through
- * HAProxy in one of two ways: a 502 whose X-Served-By names the replica, or, when the request
- * was not the first on its client connection, no answer at all (HAProxy closes the client
- * connection so that the client may retry, and logs nothing: http_ana.c "abort_keep_alive").
- * Either counts as in flight on the killed replica if it started before the process was gone
- * and ended after the kill, within this long of it; any other failure fails the test.
- */
-const KILL_FAILURE_WINDOW_MS = 1_000;
-
-interface Check {
-  name: string;
-  pass: boolean;
-  detail: string;
-}
-
 class UsageError extends Error {}
 
 async function main(): Promise<number> {
@@ -146,7 +131,6 @@ async function run(
   const ledger = new WriteLedger();
   const agent = keepAliveAgent(options.connections);
   const t0 = performance.now();
-  clock0 = t0;
   log(`${options.connections} connections of mixed traffic for ${options.durationMs / 1000} s`);
   const load = runMixedLoad(
     { agent, base, connections: options.connections, durationMs: options.durationMs, maxRequests: 2_000_000, timeoutMs: REQUEST_TIMEOUT_MS, apiKey: options.apiKey, model: MODEL, tag: randomBytes(4).toString('hex') },
@@ -172,18 +156,6 @@ async function run(
   const checks = judge({ cluster, samples, staleReads, verification, events, killed, drained, t0, t1, burst, rpm: options.rpm, usage, balancer });
   report({ cluster, samples, ledger, verification, events, killed, drained, t0, t1, burst, options, haproxy502, balancer, checks });
   return checks.every((check) => check.pass) ? 0 : 1;
-}
-
-interface Events {
-  /** Requests HAProxy counted in progress on the replica just before it was killed. */
-  inFlightOnKilled: number;
-  killCall: number;
-  killExit: number;
-  killedReady: number;
-  killedUp: number;
-  drainCall: number;
-  drainExit: number;
-  drainedUp: number;
 }
 
 /** kill -9 one replica at 25 % and restart it 10 s later; SIGTERM another at 55 % and restart it. */
@@ -212,15 +184,6 @@ async function failures(cluster: Cluster, { killed, drained, t0, durationMs }: {
   return { inFlightOnKilled, killCall, killExit, killedReady, killedUp, drainCall, drainExit, drainedUp };
 }
 
-interface Burst {
-  admitted: Map<string, number>;
-  refused: number;
-  /** 429s without Retry-After or without the rate_limited code. */
-  malformedRefusals: number;
-  other: Exchange[];
-  seconds: number;
-}
-
 /** `count` requests of one key, 25 at a time, through the balancer. */
 async function rateBurst(base: URL, key: string, count: number): Promise<Burst> {
   const agent = keepAliveAgent(25);
@@ -245,193 +208,6 @@ async function rateBurst(base: URL, key: string, count: number): Promise<Burst> 
   agent.destroy();
   return burst;
 }
-
-function judge(input: {
-  cluster: Cluster;
-  samples: Sample[];
-  staleReads: string[];
-  verification: ReturnType<WriteLedger['verify']>;
-  events: Events;
-  killed: Replica;
-  drained: Replica;
-  t0: number;
-  t1: number;
-  burst: Burst;
-  rpm: number;
-  usage: number | undefined;
-  balancer: Map<string, BalancerStats>;
-}): Check[] {
-  const { samples, events, killed, drained, burst, rpm, verification } = input;
-  const failed = samples.filter((sample) => !sample.ok);
-  const inFlightOnKilled = (sample: Sample) =>
-    sample.start <= events.killExit &&
-    sample.end >= events.killCall &&
-    sample.end <= events.killExit + KILL_FAILURE_WINDOW_MS &&
-    (sample.status === 502 ? sample.servedBy === killed.name : sample.status === 0 && sample.servedBy === undefined);
-  const unexplained = failed.filter((sample) => !inFlightOnKilled(sample));
-  // HAProxy's own view: failed responses and server aborts on no replica but the killed one.
-  const failingElsewhere = [...input.balancer].filter(([name, b]) => name !== killed.name && b.failedResponses + b.serverAborts > 0).map(([name]) => name);
-  const others = input.cluster.replicas.filter((replica) => replica !== killed);
-  const servedWhileDown = others.map((replica) => served(samples, replica.name, events.killExit, events.killedUp));
-  const gaps = emptySeconds(samples, input.t0, input.t1);
-  const admitted = [...burst.admitted.values()].reduce((sum, n) => sum + n, 0);
-  const low = Math.floor(rpm * (1 - RATE_TOLERANCE));
-  const high = Math.ceil(rpm * (1 + RATE_TOLERANCE));
-  return [
-    {
-      name: 'zero acknowledged writes lost',
-      pass: verification.lost.length === 0 && verification.unexplained.length === 0,
-      detail: [`${verification.checked} users compared with PostgreSQL`, ...verification.lost.slice(0, 5), ...verification.unexplained.slice(0, 5).map((row) => `unexplained row: ${row}`)].join('; '),
-    },
-    { name: 'every read returned the last acknowledged write', pass: input.staleReads.length === 0, detail: input.staleReads.slice(0, 3).join('; ') || `${samples.filter((s) => s.kind === 'read').length} reads` },
-    {
-      name: `failed requests only those in flight on ${killed.name} when killed`,
-      pass: unexplained.length === 0 && failingElsewhere.length === 0,
-      detail:
-        `${failed.length} failed, ${failed.length - unexplained.length} in flight on ${killed.name}` +
-        (unexplained.length ? `; others: ${unexplained.slice(0, 5).map(describe).join(', ')}` : '') +
-        `; HAProxy counted failed responses or aborts on ${failingElsewhere.length ? failingElsewhere.join(', ') : `no other replica`}`,
-    },
-    {
-      name: `the other replicas served while ${killed.name} was down`,
-      pass: servedWhileDown.every((n) => n > 0) && gaps.length === 0,
-      detail: `${others.map((replica, i) => `${replica.name} ${servedWhileDown[i]}`).join(', ')} ok answers; seconds without any: ${gaps.length ? gaps.join(', ') : 'none'}`,
-    },
-    {
-      name: `${killed.name} (killed) and ${drained.name} (drained) served again after restart`,
-      pass: served(input.samples, killed.name, events.killedUp, input.t1) > 0 && served(input.samples, drained.name, events.drainedUp, input.t1) > 0,
-      detail: `${served(input.samples, killed.name, events.killedUp, input.t1)} and ${served(input.samples, drained.name, events.drainedUp, input.t1)} ok answers after rejoining`,
-    },
-    {
-      name: `a ${rpm}-per-minute key admitted ${rpm} ± ${RATE_TOLERANCE * 100} % across the replicas`,
-      pass: admitted >= low && admitted <= high && burst.admitted.size === input.cluster.replicas.length && burst.malformedRefusals === 0 && burst.other.length === 0 && burst.seconds < 55,
-      detail:
-        `${admitted} admitted (${[...burst.admitted].map(([name, n]) => `${name} ${n}`).join(', ')}), ${burst.refused} refused with 429, ` +
-        `${burst.malformedRefusals} without Retry-After or rate_limited, ${burst.other.length} other, in ${burst.seconds.toFixed(1)} s`,
-    },
-    { name: 'the key usage counted by the replicas adds up', pass: input.usage === admitted, detail: `keys list: ${input.usage} requests` },
-  ];
-}
-
-function report(input: {
-  cluster: Cluster;
-  samples: Sample[];
-  ledger: WriteLedger;
-  verification: ReturnType<WriteLedger['verify']>;
-  events: Events;
-  killed: Replica;
-  drained: Replica;
-  t0: number;
-  t1: number;
-  burst: Burst;
-  options: { replicas: number; connections: number; durationMs: number; loadBefore: number[] };
-  haproxy502: Map<string, number>;
-  balancer: Map<string, BalancerStats>;
-  checks: Check[];
-}): void {
-  const { samples, events, t0, t1, killed, drained } = input;
-  const s = (t: number) => ((t - t0) / 1000).toFixed(1);
-  const phases: [string, number, number][] = [
-    ['all replicas up', t0, events.killCall],
-    [`${killed.name} killed, until HAProxy sees it up`, events.killCall, events.killedUp],
-    ['all replicas up', events.killedUp, events.drainCall],
-    [`${drained.name} draining and restarting`, events.drainCall, events.drainedUp],
-    ['all replicas up', events.drainedUp, t1],
-  ];
-  const names = input.cluster.replicas.map((replica) => replica.name);
-  const lines = [
-    '',
-    `Replica test: ${input.options.replicas} replicas behind HAProxy, ${input.options.connections} connections, ${input.options.durationMs / 1000} s, ` +
-      `${cpus().length} CPUs, load average ${fmtLoad(input.options.loadBefore)} before, ${fmtLoad(loadavg())} after`,
-    `${killed.name}: kill -9 at ${s(events.killCall)} s (gone at ${s(events.killExit)} s), restarted ${s(events.killedReady)} s (ready), up in HAProxy ${s(events.killedUp)} s; ` +
-      `${drained.name}: SIGTERM at ${s(events.drainCall)} s, exited ${s(events.drainExit)} s, up again ${s(events.drainedUp)} s`,
-    '',
-    table(
-      ['phase', 'from s', 'to s', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'failed', ...names.map((name) => `${name} ok`)],
-      phases.map(([name, from, to]) => {
-        const inPhase = samples.filter((sample) => sample.start >= from && sample.start < to);
-        const ms = inPhase.map((sample) => sample.end - sample.start).sort((a, b) => a - b);
-        return [
-          name,
-          s(from),
-          s(to),
-          String(inPhase.length),
-          (inPhase.length / Math.max(0.001, (to - from) / 1000)).toFixed(0),
-          percentile(ms, 0.5).toFixed(1),
-          percentile(ms, 0.99).toFixed(1),
-          String(inPhase.filter((sample) => !sample.ok).length),
-          ...names.map((n) => String(inPhase.filter((sample) => sample.ok && sample.servedBy === n).length)),
-        ];
-      }),
-    ),
-    '',
-    table(
-      ['operation', 'requests', 'ok', 'failed', 'p50 ms', 'p99 ms'],
-      (['create', 'read', 'update', 'delete', 'classify'] as const).map((kind) => {
-        const of = samples.filter((sample) => sample.kind === kind);
-        const ms = of.map((sample) => sample.end - sample.start).sort((a, b) => a - b);
-        const ok = of.filter((sample) => sample.ok).length;
-        return [kind, String(of.length), String(ok), String(of.length - ok), percentile(ms, 0.5).toFixed(1), percentile(ms, 0.99).toFixed(1)];
-      }),
-    ),
-    '',
-    `Writes acknowledged: ${input.ledger.counts.created} created, ${input.ledger.counts.updated} updated, ${input.ledger.counts.deleted} deleted; ` +
-      `${input.ledger.counts.unanswered} unanswered (outcome unknown, either state accepted); PostgreSQL compared for ${input.verification.checked} users.`,
-    failureSummary(samples.filter((sample) => !sample.ok), input.haproxy502),
-    `In flight at the kill: ${events.inFlightOnKilled} on ${killed.name} as HAProxy counted just before it, ` +
-      `${samples.filter((sample) => sample.start <= events.killExit && sample.end >= events.killCall).length} on all replicas as the clients saw them.`,
-    `HAProxy's counters: ${[...input.balancer].map(([name, b]) => `${name} ${b.failedResponses} failed responses, ${b.serverAborts} server aborts, ${b.retries} retries, ${b.redispatches} redispatches`).join('; ')}.`,
-    '',
-    ...input.checks.map((check) => `${check.pass ? 'PASS' : 'FAIL'}  ${check.name}: ${check.detail}`),
-    '',
-  ];
-  process.stdout.write(lines.join('\n'));
-}
-
-function failureSummary(failed: Sample[], haproxy502: Map<string, number>): string {
-  if (failed.length === 0) return 'Failed requests: none.';
-  const count = (key: (sample: Sample) => string) => {
-    const counts = new Map<string, number>();
-    for (const sample of failed) counts.set(key(sample), (counts.get(key(sample)) ?? 0) + 1);
-    return [...counts].map(([name, n]) => `${n} ${name}`).join(', ');
-  };
-  return [
-    `Failed requests: ${failed.length}: ${count((sample) => (sample.status ? `${sample.status} via ${sample.servedBy ?? '?'}` : 'without an answer'))}; ` +
-      `${count((sample) => sample.kind)}; HAProxy logged 502 for ${[...haproxy502].map(([name, n]) => `${name} ${n}`).join(', ') || 'none'}; requests it closed without an answer are not logged.`,
-    `First failures: ${failed.slice(0, 4).map(describe).join(', ')}${failed.length > 4 ? ', …' : ''}`,
-  ].join('\n');
-}
-
-/** Successful answers from `name` among requests started in [from, to). */
-const served = (samples: Sample[], name: string, from: number, to: number) =>
-  samples.filter((sample) => sample.ok && sample.servedBy === name && sample.start >= from && sample.start < to).length;
-
-/** Whole seconds of the run (the last partial one excluded) in which no request succeeded. */
-function emptySeconds(samples: Sample[], t0: number, t1: number): number[] {
-  const seconds = Math.floor((t1 - t0) / 1000);
-  const ok = new Array<number>(seconds).fill(0);
-  for (const sample of samples) {
-    const second = Math.floor((sample.end - t0) / 1000);
-    if (sample.ok && second < seconds) ok[second]! += 1;
-  }
-  return ok.flatMap((n, second) => (n === 0 ? [second] : []));
-}
-
-let clock0 = 0;
-const describe = (sample: Sample) =>
-  `${sample.method} ${sample.path.replace(/\d+$/, ':id')} → ${sample.status ? `${sample.status} via ${sample.servedBy ?? '?'}` : `no answer (${sample.error})`} (${((sample.start - clock0) / 1000).toFixed(2)}–${((sample.end - clock0) / 1000).toFixed(2)} s)`;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-}
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 2)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
-}
-
-const fmtLoad = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');
 
 /** A key made by the real CLI against the cluster's database. */
 async function createKey(cluster: Cluster, rpm: number): Promise<{ key: string; id: number }> {
