@@ -121,10 +121,12 @@ async function run(
   const base = new URL(cluster.frontUrl);
   const auth = { Authorization: `Bearer ${options.apiKey}` };
   // Each replica loads the model before the clock starts (a restarted one loads it under load).
+  const direct = keepAliveAgent(1);
   for (const replica of cluster.replicas) {
-    const warm = await exchange(keepAliveAgent(1), new URL(replica.url), 'POST', '/v1/classifications', { json: { model: MODEL, query: 'warm up' }, headers: auth, timeoutMs: REQUEST_TIMEOUT_MS });
+    const warm = await exchange(direct, new URL(replica.url), 'POST', '/v1/classifications', { json: { model: MODEL, query: 'warm up' }, headers: auth, timeoutMs: REQUEST_TIMEOUT_MS });
     if (warm.status !== 200) throw new Error(`${replica.name} could not classify: ${warm.status} ${warm.body}`);
   }
+  direct.destroy();
 
   const killed = cluster.replicas[1]!;
   const drained = cluster.replicas.at(-1) === killed ? cluster.replicas[0]! : cluster.replicas.at(-1)!;
