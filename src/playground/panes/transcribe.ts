@@ -181,7 +181,7 @@ function showTranscript(result: Transcript): void {
       if (words?.length) {
         const row = document.createElement('div');
         row.className = 'words';
-        row.setAttribute('aria-label', 'Word timestamps');
+        row.setAttribute('aria-label', `Words from ${shortClock(segment.start)}, each with its start time`);
         for (const word of words) {
           const chip = document.createElement('span');
           const at = document.createElement('small');
