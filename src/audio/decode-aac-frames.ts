@@ -1,0 +1,80 @@
+/**
+ * Raw AAC access units → the collector, through FAAD2 in WASM (@audio/decode-aac). The
+ * containers (MP4, ADTS, Matroska) are demuxed by our own parsers, which check every size
+ * against the bytes; the library gets only the AudioSpecificConfig and one batch of frames
+ * per call, so its own container parsers never see untrusted input.
+ */
+import { decoder } from '@audio/decode-aac';
+import { UndecodableAudioError } from '../errors.js';
+import { checkChannelCount, checkSampleRate } from './audio-bounds.js';
+import type { PcmCollector } from './pcm-collector.js';
+
+/**
+ * Frames per decoder call. One AAC frame is 1024 samples (2048 with SBR) per channel, so a
+ * call returns at most 16 × 2048 × 8 channels × 4 B = 1 MB, and the deadline is checked
+ * between calls.
+ */
+const FRAMES_PER_CALL = 16;
+
+/** Sampling frequencies by index (ISO/IEC 14496-3 Table 1.18); 15 means a 24-bit rate follows. */
+export const AAC_SAMPLE_RATES = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350] as const;
+
+export interface AudioSpecificConfig {
+  objectType: number;
+  sampleRate: number;
+  /** 0: a program config element in the stream says (the collector checks the decoded count). */
+  channelConfig: number;
+}
+
+/** The first fields of an AudioSpecificConfig (enough to refuse unsupported streams before decoding). */
+export function parseAudioSpecificConfig(asc: Uint8Array, format: string): AudioSpecificConfig {
+  if (asc.length < 2) throw new UndecodableAudioError(`the ${format} AAC configuration is missing or too short`);
+  let bit = 0;
+  const read = (bits: number): number => {
+    let value = 0;
+    for (let i = 0; i < bits; i++, bit++) {
+      const byte = asc[bit >> 3];
+      if (byte === undefined) throw new UndecodableAudioError(`the ${format} AAC configuration is truncated`);
+      value = (value << 1) | ((byte >> (7 - (bit & 7))) & 1);
+    }
+    return value;
+  };
+  let objectType = read(5);
+  if (objectType === 31) objectType = 32 + read(6);
+  const rateIndex = read(4);
+  const sampleRate = rateIndex === 15 ? read(24) : AAC_SAMPLE_RATES[rateIndex];
+  const channelConfig = read(4);
+  if (sampleRate === undefined) throw new UndecodableAudioError(`the ${format} AAC configuration has a reserved sample rate index ${rateIndex}`);
+  checkSampleRate(sampleRate, format);
+  // 7 is 7.1 (8 channels); 8–15 are reserved or larger layouts.
+  if (channelConfig > 7) checkChannelCount(channelConfig, format);
+  return { objectType, sampleRate, channelConfig };
+}
+
+/** A 2-byte AudioSpecificConfig for ADTS, whose headers carry the same three fields. */
+export function audioSpecificConfig(objectType: number, rateIndex: number, channelConfig: number): Uint8Array {
+  return Uint8Array.of((objectType << 3) | (rateIndex >> 1), ((rateIndex & 1) << 7) | (channelConfig << 3));
+}
+
+/** Decodes `frames` (raw access units of the stream `asc` describes) into `collector`. */
+export async function decodeAacFrames(asc: Uint8Array, frames: Iterable<Uint8Array>, collector: PcmCollector, format: string): Promise<void> {
+  parseAudioSpecificConfig(asc, format);
+  const aac = await decoder({ asc });
+  try {
+    let batch: Uint8Array[] = [];
+    const flush = () => {
+      collector.checkDeadline();
+      const { channelData, sampleRate } = aac.decode(batch);
+      batch = [];
+      if (channelData.length > 0) collector.add(channelData, channelData[0]!.length, sampleRate);
+    };
+    for (const frame of frames) {
+      if (frame.length === 0) continue;
+      batch.push(frame);
+      if (batch.length === FRAMES_PER_CALL) flush();
+    }
+    if (batch.length > 0) flush();
+  } finally {
+    aac.free();
+  }
+}
