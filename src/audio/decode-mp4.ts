@@ -22,6 +22,8 @@ interface Box {
   body: Uint8Array;
   /** The box's offset in the file (fragments count data offsets from it). */
   start: number;
+  /** It runs past the end of the bytes (and body is cut there). */
+  truncated: boolean;
 }
 
 /** The boxes in bytes[from, to). A box running past the end is cut to it (an unfinished mdat). */
@@ -39,13 +41,17 @@ function* boxes(bytes: Uint8Array, from: number, to: number): Generator<Box> {
     }
     if (size < header) throw new UndecodableAudioError(`the ${FORMAT} box "${printable(type)}" at byte ${at} has an invalid size`);
     const end = Math.min(at + size, to);
-    yield { type, body: bytes.subarray(at + header, end), start: at };
+    yield { type, body: bytes.subarray(at + header, end), start: at, truncated: at + size > to };
     at += size;
   }
 }
 
 function child(parent: Uint8Array, type: string, skip = 0): Uint8Array | undefined {
-  for (const box of boxes(parent, skip, parent.length)) if (box.type === type) return box.body;
+  return childBox(parent, type, skip)?.body;
+}
+
+function childBox(parent: Uint8Array, type: string, skip = 0): Box | undefined {
+  for (const box of boxes(parent, skip, parent.length)) if (box.type === type) return box;
   return undefined;
 }
 
@@ -74,9 +80,11 @@ interface SampleSizes {
 }
 
 export async function decodeMp4(bytes: Uint8Array, collector: PcmCollector): Promise<void> {
-  const moov = child(bytes, 'moov');
-  if (!moov) throw new UndecodableAudioError(`the ${FORMAT} file has no movie header (moov box); it may be truncated`);
-  const track = soundTrack(moov);
+  const moov = childBox(bytes, 'moov');
+  if (!moov || moov.truncated) {
+    throw new UndecodableAudioError(`the ${FORMAT} file has ${moov ? 'an incomplete' : 'no'} movie header (moov box); the upload may be truncated`);
+  }
+  const track = soundTrack(moov.body);
   await decodeAacFrames(track.asc, samples(bytes, track), collector, FORMAT);
 }
 
