@@ -7,6 +7,7 @@
 import { decoder } from '@audio/decode-aac';
 import { UndecodableAudioError } from '../errors.js';
 import { checkChannelCount, checkSampleRate } from './audio-bounds.js';
+import { AAC_SAMPLE_RATES } from './codec-sample-rates.js';
 import type { PcmCollector } from './pcm-collector.js';
 
 /**
@@ -16,8 +17,6 @@ import type { PcmCollector } from './pcm-collector.js';
  */
 const FRAMES_PER_CALL = 16;
 
-/** Sampling frequencies by index (ISO/IEC 14496-3 Table 1.18); 15 means a 24-bit rate follows. */
-export const AAC_SAMPLE_RATES = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350] as const;
 
 export interface AudioSpecificConfig {
   objectType: number;
