@@ -26,6 +26,16 @@ export type MediaFormat = 'opus' | 'flac' | 'aac';
 /** 64 kbit/s AAC-LC mono: clean speech at any of the rates above. */
 const AAC_BITRATE = 64_000;
 
+/**
+ * How far the encoder may trail the input before encode() returns: one FLAC block (4096
+ * samples) or AAC's frame plus its look-ahead, with room to spare. Mediabunny queues up to 4
+ * samples for an encoder that works in another thread, so without this wait a short answer's
+ * audio would only leave at the end; with it, each sentence's bytes leave with the sentence.
+ */
+const ENCODER_LAG_SAMPLES = 4608;
+/** A stuck encoder must not hold the answer: past this, encode() returns what there is. */
+const CATCH_UP_LIMIT_MS = 5_000;
+
 let registered = false;
 function registerEncoders(): void {
   if (registered) return;
@@ -49,6 +59,9 @@ export class MediaStreamEncoder {
   readonly #sampleRate: number;
   #pending: Uint8Array[] = [];
   #frames = 0;
+  /** Seconds of input the encoder has turned into packets. */
+  #encodedUntil = 0;
+  #packetArrived: (() => void) | undefined;
 
   private constructor(format: MediaFormat, sampleRate: number) {
     this.#sampleRate = sampleRate;
@@ -59,6 +72,10 @@ export class MediaStreamEncoder {
     this.#source = new AudioSampleSource({
       codec: format,
       bitrate: format === 'aac' ? AAC_BITRATE : DEFAULT_OPUS_BITRATE,
+      onEncodedPacket: (packet) => {
+        this.#encodedUntil = Math.max(this.#encodedUntil, packet.timestamp + packet.duration);
+        this.#packetArrived?.();
+      },
     });
     this.#output.addAudioTrack(this.#source);
   }
@@ -81,8 +98,23 @@ export class MediaStreamEncoder {
       } finally {
         sample.close();
       }
+      await this.#caughtUp();
     }
     return this.#take();
+  }
+
+  /** Waits until the encoder has all but ENCODER_LAG_SAMPLES of the input, then lets the muxer write. */
+  async #caughtUp(): Promise<void> {
+    const target = (this.#frames - ENCODER_LAG_SAMPLES) / this.#sampleRate;
+    const giveUpAt = performance.now() + CATCH_UP_LIMIT_MS;
+    while (this.#encodedUntil < target && performance.now() < giveUpAt) {
+      await new Promise<void>((resolve) => {
+        this.#packetArrived = resolve;
+        setTimeout(resolve, 20);
+      });
+    }
+    this.#packetArrived = undefined;
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   async finish(): Promise<Uint8Array> {
