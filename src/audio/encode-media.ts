@@ -57,6 +57,7 @@ export class MediaStreamEncoder {
   readonly #output: Output;
   readonly #source: AudioSampleSource;
   readonly #sampleRate: number;
+  readonly #format: MediaFormat;
   #pending: Uint8Array[] = [];
   #frames = 0;
   /** Seconds of input the encoder has turned into packets. */
@@ -65,6 +66,7 @@ export class MediaStreamEncoder {
 
   private constructor(format: MediaFormat, sampleRate: number) {
     this.#sampleRate = sampleRate;
+    this.#format = format;
     this.#output = new Output({
       format: outputFormat(format),
       target: new AppendOnlyStreamTarget(new WritableStream<Uint8Array>({ write: (chunk) => void this.#pending.push(chunk.slice()) })),
@@ -91,7 +93,10 @@ export class MediaStreamEncoder {
 
   async encode(samples: Float32Array): Promise<Uint8Array> {
     if (samples.length > 0) {
-      const sample = new AudioSample({ data: samples, format: 'f32', numberOfChannels: 1, sampleRate: this.#sampleRate, timestamp: this.#frames / this.#sampleRate });
+      // FLAC takes its bit depth from the sample format: 16 bits, like WAV and OpenAI's FLAC, not 24.
+      const data = this.#format === 'flac' ? toInt16(samples) : samples;
+      const format = this.#format === 'flac' ? 's16' : 'f32';
+      const sample = new AudioSample({ data, format, numberOfChannels: 1, sampleRate: this.#sampleRate, timestamp: this.#frames / this.#sampleRate });
       this.#frames += samples.length;
       try {
         await this.#source.add(sample);
@@ -117,7 +122,12 @@ export class MediaStreamEncoder {
     await new Promise((resolve) => setImmediate(resolve));
   }
 
+  /** The rest of the stream; nothing at all when no audio was given (no empty file to describe). */
   async finish(): Promise<Uint8Array> {
+    if (this.#frames === 0) {
+      await this.abort();
+      return new Uint8Array(0);
+    }
     await this.#output.finalize();
     return this.#take();
   }
@@ -138,4 +148,8 @@ export class MediaStreamEncoder {
     }
     return out;
   }
+}
+
+function toInt16(samples: Float32Array): Int16Array {
+  return Int16Array.from(samples, (x) => Math.round(Math.max(-1, Math.min(1, x)) * 32767));
 }
