@@ -66,8 +66,9 @@ interface SoundTrack {
   asc: Uint8Array;
   /** Plain sample tables: sizes, chunk offsets, samples per chunk (stsc). */
   sizes: SampleSizes;
-  chunkOffsets: number[];
-  samplesPerChunk: { firstChunk: number; count: number }[];
+  chunkOffsets: Float64Array;
+  /** stsc runs: the first chunk (from 1) of each run, and its samples per chunk. */
+  samplesPerChunk: { firstChunk: Uint32Array; count: Uint32Array };
   /** Fragment defaults (mvex/trex). */
   defaultSize: number;
 }
@@ -161,14 +162,15 @@ function sampleSizes(stsz: Uint8Array | undefined): SampleSizes {
   return { count: constant ? declared : Math.min(declared, table.length >> 2), constant, table };
 }
 
-function chunkOffsets(stbl: Uint8Array | undefined): number[] {
+/** Typed arrays: a hostile table of millions of entries costs 8 bytes an entry, not an object each. */
+function chunkOffsets(stbl: Uint8Array | undefined): Float64Array {
   const stco = stbl && child(stbl, 'stco');
   const co64 = stbl && child(stbl, 'co64');
   const table = stco ?? co64;
-  if (!table || table.length < 8) return [];
+  if (!table || table.length < 8) return new Float64Array(0);
   const width = stco ? 4 : 8;
   const count = Math.min(readUint32(table, 4), Math.floor((table.length - 8) / width));
-  const offsets = new Array<number>(count);
+  const offsets = new Float64Array(count);
   for (let i = 0; i < count; i++) {
     const at = 8 + i * width;
     offsets[i] = width === 4 ? readUint32(table, at) : readUint32(table, at) * 2 ** 32 + readUint32(table, at + 4);
@@ -176,10 +178,14 @@ function chunkOffsets(stbl: Uint8Array | undefined): number[] {
   return offsets;
 }
 
-function sampleToChunk(stsc: Uint8Array | undefined): { firstChunk: number; count: number }[] {
-  if (!stsc || stsc.length < 8) return [];
-  const count = Math.min(readUint32(stsc, 4), Math.floor((stsc.length - 8) / 12));
-  return Array.from({ length: count }, (_, i) => ({ firstChunk: readUint32(stsc, 8 + i * 12), count: readUint32(stsc, 12 + i * 12) }));
+function sampleToChunk(stsc: Uint8Array | undefined): SoundTrack['samplesPerChunk'] {
+  const count = stsc && stsc.length >= 8 ? Math.min(readUint32(stsc, 4), Math.floor((stsc.length - 8) / 12)) : 0;
+  const runs = { firstChunk: new Uint32Array(count), count: new Uint32Array(count) };
+  for (let i = 0; i < count; i++) {
+    runs.firstChunk[i] = readUint32(stsc!, 8 + i * 12);
+    runs.count[i] = readUint32(stsc!, 12 + i * 12);
+  }
+  return runs;
 }
 
 function trexDefaultSize(moov: Uint8Array, tkhd: Uint8Array | undefined): number {
@@ -205,8 +211,8 @@ function* tableSamples(bytes: Uint8Array, track: SoundTrack): Generator<Uint8Arr
   let run = 0;
   for (let chunk = 0; chunk < offsets.length && sample < sizes.count; chunk++) {
     // stsc numbers chunks from 1; each run lasts until the next run's first chunk.
-    while (run + 1 < runs.length && runs[run + 1]!.firstChunk <= chunk + 1) run++;
-    const perChunk = runs[run]?.count ?? 0;
+    while (run + 1 < runs.count.length && runs.firstChunk[run + 1]! <= chunk + 1) run++;
+    const perChunk = runs.count[run] ?? 0;
     let at = offsets[chunk]!;
     for (let i = 0; i < perChunk && sample < sizes.count; i++, sample++) {
       const size = sizes.constant || readUint32(sizes.table, sample * 4);

@@ -36,6 +36,8 @@ const ID = {
 /** Containers the reader enters (their children follow at once); all other elements are skipped whole. */
 const ENTERED = new Set<number>([ID.Segment, ID.Tracks, ID.TrackEntry, ID.Audio, ID.Cluster, ID.BlockGroup]);
 const AUDIO_TRACK = 2;
+/** Recordings have one or two tracks; a file declaring thousands is an attack on memory. */
+const MAX_TRACKS = 64;
 const EMPTY = new Uint8Array(0);
 
 /**
@@ -83,6 +85,7 @@ export async function decodeWebm(bytes: Uint8Array, collector: PcmCollector): Pr
 
 function readTrackField(tracks: Track[], { id, data }: Element): void {
   if (id === ID.TrackEntry) {
+    if (tracks.length === MAX_TRACKS) throw corrupt(`more than ${MAX_TRACKS} tracks`);
     tracks.push({ number: 0, type: 0, codec: '', channels: 1 });
     return;
   }

@@ -73,4 +73,30 @@ describe('decodeAudio: recorder formats (WebM, MP4/M4A, ADTS)', () => {
       expect((error as { status?: number }).status, name).to.equal(413);
     }
   });
+
+  describe('hostile headers cost a scan of the bytes at most', () => {
+    it('a WebM declaring 100 000 tracks is a 400 after 64', async () => {
+      const header = fixture('speech-16k-mono-opus.webm').subarray(0, 40);
+      const ebmlEnd = 5 + (header[4]! & 0x7f); // the EBML header: id (4 bytes), 1-byte size, body
+      const tracks = new Uint8Array(100_000 * 2).map((_, i) => (i % 2 === 0 ? 0xae : 0x80)); // empty TrackEntry elements
+      const bytes = Buffer.concat([header.subarray(0, ebmlEnd), Buffer.from([0x18, 0x53, 0x80, 0x67, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), tracks]);
+      const error = await rejection(decodeAudio(bytes, OPTIONS));
+      expect((error as Error).message).to.match(/more than 64 tracks/);
+    });
+
+    it('MP4 sample tables claiming 4 billion 1-byte samples end at the end of the file', async () => {
+      const bytes = fixture('speech-44k1-mono-aac.m4a').slice();
+      const view = new DataView(bytes.buffer);
+      const stsz = Buffer.from(bytes).indexOf('stsz');
+      view.setUint32(stsz + 8, 1); // constant sample size
+      view.setUint32(stsz + 12, 0xffffffff); // sample count
+      const stsc = Buffer.from(bytes).indexOf('stsc');
+      view.setUint32(stsc + 16, 0xffffffff); // samples per chunk of the first run
+      // Every 1-byte "sample" goes to FAAD2 until the tables point past the end: a 400, not a hang
+      // (the decode deadline bounds the cost of a large file of such frames).
+      const error = await rejection(decodeAudio(bytes, OPTIONS));
+      expect(error).to.be.instanceOf(UndecodableAudioError);
+      expect((error as Error).message).to.match(/past the end/);
+    });
+  });
 });
