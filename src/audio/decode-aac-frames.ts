@@ -1,8 +1,10 @@
 /**
- * Raw AAC access units → the collector, through FAAD2 in WASM (@audio/decode-aac). The
- * containers (MP4, ADTS, Matroska) are demuxed by our own parsers, which check every size
- * against the bytes; the library gets only the AudioSpecificConfig and one batch of frames
- * per call, so its own container parsers never see untrusted input.
+ * Raw AAC access units → the collector, through FAAD2 in WASM (@audio/decode-aac); ALAC
+ * (Apple Lossless, iPhone Voice Memos' "lossless" setting) through the same package's port of
+ * Apple's reference decoder. The containers (MP4, ADTS, Matroska) are demuxed by our own
+ * parsers, which check every size against the bytes; the library gets only the codec
+ * configuration and one batch of frames per call, so its own container parsers never see
+ * untrusted input.
  */
 import { decoder } from '@audio/decode-aac';
 import { UndecodableAudioError } from '../errors.js';
@@ -58,22 +60,50 @@ export function audioSpecificConfig(objectType: number, rateIndex: number, chann
 /** Decodes `frames` (raw access units of the stream `asc` describes) into `collector`. */
 export async function decodeAacFrames(asc: Uint8Array, frames: Iterable<Uint8Array>, collector: PcmCollector, format: string): Promise<void> {
   parseAudioSpecificConfig(asc, format);
-  const aac = await decoder({ asc });
+  await decodeInBatches(await decoder({ asc }), frames, FRAMES_PER_CALL, collector);
+}
+
+/**
+ * ALAC frames declare their length in the magic cookie (Apple's encoder: 4096 samples). It is
+ * checked, with the channels, bit depth and rate, before the decoder sizes its buffers by it;
+ * a call then decodes at most 65 536 samples per channel.
+ */
+const MAX_ALAC_FRAME_LENGTH = 65_536;
+
+/** Decodes ALAC frames; `cookie` ends with the 24-byte ALACSpecificConfig. */
+export async function decodeAlacFrames(cookie: Uint8Array, frames: Iterable<Uint8Array>, collector: PcmCollector, format: string): Promise<void> {
+  if (cookie.length < 24) throw new UndecodableAudioError(`the ${format} ALAC configuration is missing or too short`);
+  const config = new DataView(cookie.buffer, cookie.byteOffset + cookie.length - 24, 24);
+  const frameLength = config.getUint32(0);
+  const bitDepth = config.getUint8(5);
+  if (frameLength === 0 || frameLength > MAX_ALAC_FRAME_LENGTH) throw new UndecodableAudioError(`unsupported ${format} ALAC frame length ${frameLength}`);
+  if (![16, 20, 24, 32].includes(bitDepth)) throw new UndecodableAudioError(`unsupported ${format} ALAC sample size ${bitDepth} bits`);
+  checkChannelCount(config.getUint8(9), format);
+  checkSampleRate(config.getUint32(20), format);
+  await decodeInBatches(await decoder({ alac: cookie }), frames, Math.max(1, Math.floor(MAX_ALAC_FRAME_LENGTH / frameLength)), collector);
+}
+
+async function decodeInBatches(
+  codec: Awaited<ReturnType<typeof decoder>>,
+  frames: Iterable<Uint8Array>,
+  framesPerCall: number,
+  collector: PcmCollector,
+): Promise<void> {
   try {
     let batch: Uint8Array[] = [];
     const flush = () => {
       collector.checkDeadline();
-      const { channelData, sampleRate } = aac.decode(batch);
+      const { channelData, sampleRate } = codec.decode(batch);
       batch = [];
       if (channelData.length > 0) collector.add(channelData, channelData[0]!.length, sampleRate);
     };
     for (const frame of frames) {
       if (frame.length === 0) continue;
       batch.push(frame);
-      if (batch.length === FRAMES_PER_CALL) flush();
+      if (batch.length === framesPerCall) flush();
     }
     if (batch.length > 0) flush();
   } finally {
-    aac.free();
+    codec.free();
   }
 }

@@ -11,7 +11,7 @@
  * 48 kHz) is not trimmed: speech models do not need sample-exact starts.
  */
 import { UndecodableAudioError } from '../errors.js';
-import { decodeAacFrames } from './decode-aac-frames.js';
+import { decodeAacFrames, decodeAlacFrames } from './decode-aac-frames.js';
 import type { PcmCollector } from './pcm-collector.js';
 
 const FORMAT = 'MP4';
@@ -63,7 +63,7 @@ function path(parent: Uint8Array | undefined, ...types: string[]): Uint8Array | 
 
 interface SoundTrack {
   id: number;
-  asc: Uint8Array;
+  codec: { aac: Uint8Array } | { alac: Uint8Array };
   /** Plain sample tables: sizes, chunk offsets, samples per chunk (stsc). */
   sizes: SampleSizes;
   chunkOffsets: Float64Array;
@@ -86,7 +86,9 @@ export async function decodeMp4(bytes: Uint8Array, collector: PcmCollector): Pro
     throw new UndecodableAudioError(`the ${FORMAT} file has ${moov ? 'an incomplete' : 'no'} movie header (moov box); the upload may be truncated`);
   }
   const track = soundTrack(moov.body);
-  await decodeAacFrames(track.asc, samples(bytes, track), collector, FORMAT);
+  const frames = samples(bytes, track);
+  if ('aac' in track.codec) await decodeAacFrames(track.codec.aac, frames, collector, FORMAT);
+  else await decodeAlacFrames(track.codec.alac, frames, collector, FORMAT);
 }
 
 function soundTrack(moov: Uint8Array): SoundTrack {
@@ -101,14 +103,14 @@ function soundTrack(moov: Uint8Array): SoundTrack {
     // stsd: version/flags, entry count, then sample entries; the first one describes the samples.
     const entry = stsd && stsd.length >= 16 ? boxes(stsd, 8, stsd.length).next().value : undefined;
     if (!entry) continue;
-    if (entry.type !== 'mp4a') {
-      throw new UndecodableAudioError(`the ${FORMAT} sound track uses the "${printable(entry.type)}" codec; only AAC is supported`);
+    if (entry.type !== 'mp4a' && entry.type !== 'alac') {
+      throw new UndecodableAudioError(`the ${FORMAT} sound track uses the "${printable(entry.type)}" codec; AAC and ALAC are supported`);
     }
     const tkhd = path(trak.body, 'tkhd');
     const defaultSize = trexDefaultSize(moov, tkhd);
     return {
       id: tkhd && tkhd.length >= 24 ? readUint32(tkhd, tkhd[0] === 1 ? 20 : 12) : 0,
-      asc: audioSpecificConfigOf(entry.body),
+      codec: entry.type === 'alac' ? { alac: alacCookieOf(entry.body) } : { aac: audioSpecificConfigOf(entry.body) },
       sizes: sampleSizes(stbl && child(stbl, 'stsz')),
       chunkOffsets: chunkOffsets(stbl),
       samplesPerChunk: sampleToChunk(stbl && child(stbl, 'stsc')),
@@ -129,6 +131,13 @@ function audioSpecificConfigOf(mp4a: Uint8Array): Uint8Array {
   const asc = esds && decoderSpecificInfo(esds);
   if (!asc) throw new UndecodableAudioError(`the ${FORMAT} AAC track has no decoder configuration (esds)`);
   return asc;
+}
+
+/** The alac sample entry: the sound description (28 bytes), then an "alac" box holding the magic cookie. */
+function alacCookieOf(entry: Uint8Array): Uint8Array {
+  const cookie = entry.length > 28 ? child(entry, 'alac', 28) : undefined;
+  if (!cookie) throw new UndecodableAudioError(`the ${FORMAT} ALAC track has no decoder configuration`);
+  return cookie;
 }
 
 /** The esds box (version/flags, then MPEG-4 descriptors): the DecoderSpecificInfo (tag 5) inside. */

@@ -83,7 +83,7 @@ function headerFields(bytes: Uint8Array): Field[] {
   add(mpeg, [1, 1], [2, 1], [3, 1]);
   // MP4 boxes: the size, then version/flags and the first fields of the body (entry counts,
   // sample sizes, chunk offsets, fragment flags and data offsets, the AAC configuration).
-  for (const box of ['moov', 'trak', 'stsd', 'mp4a', 'esds', 'stsz', 'stco', 'stsc', 'tfhd', 'trun', 'moof', 'mdat']) {
+  for (const box of ['moov', 'trak', 'stsd', 'mp4a', 'esds', 'alac', 'stsz', 'stco', 'stsc', 'tfhd', 'trun', 'moof', 'mdat']) {
     add(find(box) - 4, [0, 4], [8, 4], [12, 4], [16, 4], [20, 4]);
   }
   // EBML: the size bytes after the Segment, Tracks and Cluster ids and a SimpleBlock's header.

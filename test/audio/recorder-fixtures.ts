@@ -12,5 +12,6 @@ export const RECORDER_FIXTURES: [string, AudioFormat, string][] = [
   ['speech-44k1-mono-aac.m4a', 'mp4', YOUNG_MAN],
   ['speech-48k-stereo-aac-fragmented.mp4', 'mp4', CARDS],
   ['speech-22k05-mono.aac', 'aac', YOUNG_MAN],
+  ['speech-16k-mono-alac.m4a', 'mp4', CARDS],
 ];
 
