@@ -129,7 +129,7 @@ export function createApp(deps: AppDeps): InferenceApp {
   // model without a key. Admission comes after it, so a client without a key holds no slot.
   const requireKey = requireApiKey(access);
   // What routes see of the registry: the key's model list is checked and its usage counted.
-  const models = scopedModels(deps.models, access);
+  const models = scopedModels(deps.models, access, metrics.inference);
   app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
 
   const admit = createAdmission(deps.config.limits.maxPendingRequests, metrics.admission);

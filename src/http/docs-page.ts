@@ -25,7 +25,8 @@ function typeOf(schema: Json | undefined): string {
   if (!schema) return '';
   const name = refName(schema);
   if (name) return `<a href="#${anchor(name)}">${escape(name)}</a>`;
-  if (schema.oneOf) return schema.oneOf.map(typeOf).join(' or ');
+  const shapes: Json[] | undefined = schema.oneOf ?? schema.anyOf;
+  if (shapes) return shapes.map(typeOf).join(' or ');
   if (schema.const !== undefined) return `<code>${escape(JSON.stringify(schema.const))}</code>`;
   if (schema.type === 'array') return `array of ${typeOf(schema.items) || 'any'}`;
   if (schema.contentMediaType) return `binary (${escape(schema.contentMediaType)})`;
@@ -33,6 +34,12 @@ function typeOf(schema: Json | undefined): string {
 }
 
 function constraints(schema: Json): string {
+  const shapes: Json[] | undefined = schema.oneOf ?? schema.anyOf;
+  // A union (`text | text[]`): each shape's own rules, and an array's rules for its items.
+  if (shapes) {
+    const ofShape = (shape: Json) => [constraints(shape), shape.items ? constraints(shape.items) : ''].filter(Boolean).join('; each item: ');
+    return shapes.map((shape) => `${typeOf(shape)}: ${ofShape(shape) || 'any'}`).join('. ');
+  }
   const parts: string[] = [];
   if (schema.enum) parts.push(`one of ${schema.enum.map((v: unknown) => `<code>${escape(v)}</code>`).join(', ')}`);
   for (const [key, label] of [['minLength', 'min length'], ['maxLength', 'max length'], ['minimum', 'min'], ['maximum', 'max'], ['minItems', 'min items'], ['maxItems', 'max items'], ['default', 'default']]) {

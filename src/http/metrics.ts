@@ -10,6 +10,7 @@ import { API_KEY_PREFIX, bearerToken, displayPrefix, hashApiKey } from '../auth/
 import type { ModelRegistry } from '../inference/model-registry.js';
 import type { Task } from '../inference/types.js';
 import type { Logger } from '../logger.js';
+import type { InferenceObserver } from './scoped-models.js';
 
 /** Requests no route matched share one label, so random paths cannot grow the series without bound. */
 const UNMATCHED = '(unmatched)';
@@ -33,6 +34,15 @@ export class AppMetrics {
   readonly #pending = new Gauge({ name: 'admission_pending_requests', help: 'Inference requests held (running, queued or uploading) by task.', labelNames: ['task'], registers: [this.registry] });
   readonly #rejected = new Counter({ name: 'admission_rejected_total', help: 'Inference requests refused with 503 server_busy, by task.', labelNames: ['task'], registers: [this.registry] });
   readonly #loads = new Counter({ name: 'model_loads_total', help: 'Model loads by model and outcome (loaded | failed).', labelNames: ['model', 'outcome'], registers: [this.registry] });
+  readonly #inferenceSeconds = new Histogram({
+    name: 'inference_seconds',
+    help: 'Time of each model call (classify, translate, transcribe, speak until its last chunk, embed), by model, task and outcome (ok | error).',
+    labelNames: ['model', 'task', 'outcome'],
+    buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly #audioSeconds = new Counter({ name: 'processed_audio_seconds_total', help: 'Seconds of audio transcribed, by model.', labelNames: ['model'], registers: [this.registry] });
+  readonly #characters = new Counter({ name: 'processed_characters_total', help: 'Characters of text classified, translated, spoken or embedded, by model and task.', labelNames: ['model', 'task'], registers: [this.registry] });
   readonly #loadSeconds = new Histogram({ name: 'model_load_seconds', help: 'Time to load a model.', labelNames: ['model'], buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
 
   constructor(models: ModelRegistry) {
@@ -42,6 +52,14 @@ export class AppMetrics {
       if (ok) this.#loadSeconds.observe({ model: modelId }, seconds);
     });
   }
+
+  readonly inference: InferenceObserver = {
+    call: ({ model, task, seconds, ok, usage }) => {
+      this.#inferenceSeconds.observe({ model, task, outcome: ok ? 'ok' : 'error' }, seconds);
+      if (usage?.audioSeconds) this.#audioSeconds.inc({ model }, usage.audioSeconds);
+      if (usage?.characters) this.#characters.inc({ model, task }, usage.characters);
+    },
+  };
 
   readonly admission: AdmissionObserver = {
     pending: (task, count) => this.#pending.set({ task }, count),

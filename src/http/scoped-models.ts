@@ -1,17 +1,28 @@
 /**
  * The registry as a request sees it: `get` first checks that the current API key may use the
  * model (key-access.ts), and the model it returns adds what it processes to the key's usage
- * (characters of text, seconds of audio). Everything else is the registry's.
+ * (characters of text, seconds of audio) and reports each call's time and usage to the metrics.
+ * Everything else is the registry's.
  */
 import type { KeyAccess } from '../auth/key-access.js';
 import type { ModelRegistry } from '../inference/model-registry.js';
 import type { ModelForTask, Task } from '../inference/types.js';
 import { characterCount } from './validation.js';
 
+/** What the metrics learn of each model call: its time (a stream's until its last chunk) and usage. */
+export interface InferenceObserver {
+  call(call: { model: string; task: Task; seconds: number; ok: boolean; usage: Usage | undefined }): void;
+}
+
+interface Usage {
+  characters?: number;
+  audioSeconds?: number;
+}
+
 /** What the HTTP layer uses of the model registry. */
 export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'identifyLanguage' | 'openLiveAudio'>;
 
-export function scopedModels(registry: ModelRegistry, access: KeyAccess): Models {
+export function scopedModels(registry: ModelRegistry, access: KeyAccess, observer?: InferenceObserver): Models {
   return {
     list: () => registry.list(),
     resolve: (name, task) => registry.resolve(name, task),
@@ -21,13 +32,13 @@ export function scopedModels(registry: ModelRegistry, access: KeyAccess): Models
     async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
       const id = await registry.resolve(name, task);
       access.checkModel(name, id);
-      return counting(await registry.get(id, task), access);
+      return counting(await registry.get(id, task), { model: id, task, access, observer });
     },
   };
 }
 
 /** Methods whose input (text) or output (a transcript's duration) is usage. */
-const COUNTED: Record<string, (args: unknown[], result: unknown) => { characters?: number; audioSeconds?: number }> = {
+const COUNTED: Record<string, (args: unknown[], result: unknown) => Usage> = {
   classify: ([text]) => ({ characters: characterCount(String(text)) }),
   translate: ([text]) => ({ characters: characterCount(String(text)) }),
   speak: ([text]) => ({ characters: characterCount(String(text)) }),
@@ -35,7 +46,8 @@ const COUNTED: Record<string, (args: unknown[], result: unknown) => { characters
   embed: ([texts]) => ({ characters: (texts as string[]).reduce((sum, text) => sum + characterCount(text), 0) }),
 };
 
-function counting<M extends object>(model: M, access: KeyAccess): M {
+function counting<M extends object>(model: M, call: { model: string; task: Task; access: KeyAccess; observer: InferenceObserver | undefined }): M {
+  const { access, observer } = call;
   return new Proxy(model, {
     get(target, property) {
       const value = Reflect.get(target, property) as unknown;
@@ -44,11 +56,40 @@ function counting<M extends object>(model: M, access: KeyAccess): M {
       // Bound to the model itself: its methods use private fields a proxy does not have.
       if (!measure) return value.bind(target);
       return (...args: unknown[]) => {
+        const started = performance.now();
+        const report = (ok: boolean, usage?: Usage) => {
+          if (usage) access.count(usage);
+          observer?.call({ model: call.model, task: call.task, seconds: (performance.now() - started) / 1000, ok, usage });
+        };
         const result = value.apply(target, args);
-        if (result instanceof Promise) return result.then((done: unknown) => (access.count(measure(args, done)), done));
-        access.count(measure(args, result));
+        if (result instanceof Promise) {
+          return result.then(
+            (done: unknown) => (report(true, measure(args, done)), done),
+            (error: unknown) => {
+              report(false);
+              throw error;
+            },
+          );
+        }
+        if (isAsyncGenerator(result)) return timedStream(result, (ok) => report(ok, measure(args, undefined)));
+        report(true, measure(args, result));
         return result;
       };
     },
   });
+}
+
+function isAsyncGenerator(value: unknown): value is AsyncGenerator<unknown, unknown, unknown> {
+  return typeof (value as AsyncGenerator | undefined)?.[Symbol.asyncIterator] === 'function' && typeof (value as AsyncGenerator).next === 'function';
+}
+
+/** The same stream, reporting once when it ends: complete, failed, or given up by its reader. */
+async function* timedStream<T>(stream: AsyncGenerator<T, unknown, unknown>, done: (ok: boolean) => void): AsyncGenerator<T, void, undefined> {
+  let ok = false;
+  try {
+    yield* stream;
+    ok = true;
+  } finally {
+    done(ok);
+  }
 }

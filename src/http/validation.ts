@@ -142,8 +142,34 @@ function toAppError(errors: readonly ErrorObject[], schema: JsonSchema): AppErro
   const rank = (located: Located) => [fieldIndex(located.field), located.item, KEYWORD_RANK[located.error.keyword] ?? 9];
   const first = errors.map(locate).sort((a, b) => compareTuples(rank(a), rank(b)))[0];
   if (!first) return new ValidationError('Request body is invalid');
-  if (propertiesOf(schema)[first.field]?.type === 'object') return phraseNested(errors);
-  return phrase(first, schema);
+  const fieldSchema: JsonSchema = propertiesOf(schema)[first.field] ?? {};
+  if (fieldSchema.type === 'object') return phraseNested(errors);
+  if (Array.isArray(fieldSchema.anyOf) && first.error.keyword !== 'required') return phraseUnion(first.field, fieldSchema.anyOf, errors, schema);
+  return phrase(first, fieldSchema);
+}
+
+/**
+ * A field that takes one of several shapes (`text | text[]`): the errors of the shape the client's
+ * value has (by its JSON type) are phrased as that shape's own, so an empty text in an array is
+ * reported as such rather than as "not one of the shapes".
+ */
+function phraseUnion(field: string, branches: readonly JsonSchema[], errors: readonly ErrorObject[], schema: JsonSchema): AppError {
+  const union = errors.find((error) => error.keyword === 'anyOf' && error.instancePath === `/${escapePointer(field)}`);
+  const value: unknown = union?.data;
+  const jsonType = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+  const branch = branches.findIndex((candidate) => candidate.type === jsonType);
+  if (branch === -1) {
+    const shapes = branches.map((candidate) => (candidate.type === 'array' ? `an array of ${candidate.items?.type ?? 'value'}s` : `a ${candidate.type}`));
+    return new ValidationError(`"${field}" must be ${shapes.join(' or ')}`);
+  }
+  const prefix = `#/properties/${escapePointer(field)}/anyOf/${branch}/`;
+  const ofBranch = errors.filter((error) => error.schemaPath.startsWith(prefix));
+  const branchSchema = { ...schema, properties: { ...propertiesOf(schema), [field]: branches[branch] } };
+  return ofBranch.length > 0 ? toAppError(ofBranch, branchSchema) : new ValidationError(`"${field}" is invalid`);
+}
+
+function escapePointer(name: string): string {
+  return name.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 /**
@@ -164,9 +190,8 @@ function compareTuples(a: number[], b: number[]): number {
   return 0;
 }
 
-function phrase({ error, field, item }: Located, schema: JsonSchema): AppError {
+function phrase({ error, field, item }: Located, fieldSchema: JsonSchema): AppError {
   if (field === '') return new ValidationError('Request body must be a JSON object');
-  const fieldSchema = propertiesOf(schema)[field] ?? {};
   const name = item === -1 ? `"${field}"` : `"${field}[${item}]"`;
   const valueSchema: JsonSchema = (item === -1 ? fieldSchema : fieldSchema.items) ?? {};
   // Only string rules read the value; String() of a client's object can throw ({"toString": ""}).

@@ -101,6 +101,30 @@ describe('admission: a bound on the inference requests of one task held at once'
     await Promise.all(first);
   });
 
+  it('counts a batch as its texts: admitted whole when the slots are free, 503 when they are not, 413 when it never fits', async () => {
+    state.open();
+    const whole = await classify({ model: 'held', query: ['one', 'two'] });
+    expect(whole.status).to.equal(200);
+    expect(whole.body.results).to.have.length(2);
+
+    const never = await classify({ model: 'held', query: ['one', 'two', 'three'] });
+    expect(never.status).to.equal(413);
+    expect(never.body.error.message).to.match(/batch of 3 texts is more than this server holds at once \(2\)/);
+
+    state.close();
+    const single = classify().then((res) => res);
+    await until(() => state.running === 1);
+    const busy = await classify({ model: 'held', query: ['one', 'two'] });
+    expect(busy.status).to.equal(503);
+    expect(busy.headers['retry-after']).to.equal('1');
+    expect(busy.body.error.message).to.match(/batch of 2 texts does not fit/);
+    state.open();
+    expect((await single).status).to.equal(200);
+    // The refused batch gave its slot back: two single requests fit again.
+    const pair = await Promise.all([classify(), classify()]);
+    for (const res of pair) expect(res.status).to.equal(200);
+  });
+
   it('keeps the slot of a client that hung up until its inference is over', async () => {
     const abandoned = [classify().timeout(100), classify().timeout(100)].map((request) => request.then(() => 'answered', () => 'hung up'));
     expect(await Promise.all(abandoned)).to.deep.equal(['hung up', 'hung up']);

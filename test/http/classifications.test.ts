@@ -99,6 +99,26 @@ describe('POST /v1/classifications', () => {
     }
   });
 
+  it('classifies an array query as a batch: one result per text, in order, each as the single answer', async () => {
+    const queries = ['good', 'a long and winding text about nothing in particular', 'bad'];
+    const res = await post(app, { model: 'bert-sentiment-random', query: queries });
+    expect(res.status).to.equal(200);
+    expect(Object.keys(res.body)).to.deep.equal(['results']);
+    expect(res.body.results).to.have.length(3);
+    for (const [index, query] of queries.entries()) {
+      expectLabelList(res.body.results[index], ['negative', 'positive']);
+      expect(res.body.results[index]).to.deep.equal((await post(app, { model: 'bert-sentiment-random', query })).body);
+    }
+  });
+
+  it('answers 400 for an empty batch, an empty text in a batch, or a batch over 64', async () => {
+    for (const query of [[], ['good', ''], Array.from({ length: 65 }, () => 'x')]) {
+      const res = await post(app, { model: 'bert-sentiment-random', query });
+      expect(res.status, JSON.stringify(query).slice(0, 40)).to.equal(400);
+      expect(res.body.error.message).to.match(/query/);
+    }
+  });
+
   it('answers 400 for a fixed-label model given request labels', async () => {
     const res = await post(app, { model: 'bert-sentiment-random', query: 'good', labels: ['a', 'b'] });
     expect(res.status).to.equal(400);

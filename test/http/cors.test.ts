@@ -40,7 +40,7 @@ describe('CORS', () => {
       await app.request.get('/users/999').set('Origin', PAGE),
     ]) {
       expect(res.headers['access-control-allow-origin'], `${res.status}`).to.equal(PAGE);
-      expect(res.headers['access-control-expose-headers']).to.include('X-Request-Id').and.include('Retry-After');
+      expect(res.headers['access-control-expose-headers']).to.include('X-Request-Id').and.include('Retry-After').and.include('X-Sample-Rate');
       expect(res.headers.vary).to.match(/Origin/);
     }
     expect((await app.request.get('/v1/models').set('Origin', PAGE)).status).to.equal(401);

@@ -1,13 +1,31 @@
 import { expect } from 'chai';
 import { createLogger } from '../../src/logger.js';
 import { keyLabel } from '../../src/http/metrics.js';
+import type { Engine } from '../../src/inference/engine.js';
 import { bearer, createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
+
+/** A classifier that answers at once, or fails for the text "fail". */
+const ECHO: Engine<'text-classification'> = {
+  tasks: ['text-classification'],
+  isInstalled: async () => true,
+  load: async () => ({
+    async classify(text: string) {
+      if (text === 'fail') throw new Error('model crashed');
+      return [{ label: 'ok', confidence: 1 }];
+    },
+    dispose: async () => {},
+  }),
+};
 
 describe('metrics and the access log', () => {
   let app: TestApp;
   const lines: Record<string, unknown>[] = [];
   before(async () => {
-    app = await createTestApp({ logger: createLogger('info', (line) => lines.push(JSON.parse(line))) });
+    app = await createTestApp({
+      logger: createLogger('info', (line) => lines.push(JSON.parse(line))),
+      manifest: { models: [{ id: 'echo', task: 'text-classification', engine: 'echo', description: 'test', license: 'mit' }] },
+      engines: { echo: ECHO },
+    });
   });
   after(() => app.close());
 
@@ -41,5 +59,16 @@ describe('metrics and the access log', () => {
     expect(entry!.key).to.match(/^sha256:[0-9a-f]{8}$/);
     expect(JSON.stringify(lines)).not.to.include(TEST_API_KEY);
     expect(keyLabel('Bearer lis_abcdefghSECRETPART')).to.equal('lis_abcdefgh');
+  });
+
+  it('times each model call by model, task and outcome, and counts the characters it processed', async () => {
+    const classify = (query: string) => app.request.post('/v1/classifications').set('Authorization', bearer()).send({ model: 'echo', query });
+    expect((await classify('héllo 😀')).status).to.equal(200);
+    expect((await classify('fail')).status).to.equal(500);
+    const text = (await app.request.get('/metrics').set('Authorization', bearer())).text;
+    expect(text).to.match(/inference_seconds_count\{model="echo",task="text-classification",outcome="ok"\} 1\n/);
+    expect(text).to.match(/inference_seconds_count\{model="echo",task="text-classification",outcome="error"\} 1\n/);
+    // Characters as limits count them (code points): "héllo 😀" is 7.
+    expect(text).to.match(/processed_characters_total\{model="echo",task="text-classification"\} 7\n/);
   });
 });

@@ -12,7 +12,7 @@ import type { Context, Middleware } from 'koa';
 import type { Limits } from '../../config/load-config.js';
 import { ValidationError } from '../../errors.js';
 import type { Task } from '../../inference/types.js';
-import type { Admission } from '../admission.js';
+import { claimBatch, type Admission } from '../admission.js';
 import { jsonBody } from '../body-parsers.js';
 import { jsonResponse, messageError, type Operation } from '../operation.js';
 import { requestSignal } from '../request-signal.js';
@@ -64,6 +64,7 @@ export function teiRoutes(router: Router, deps: TeiDeps): void {
   router.post('/embed', requireKey, admit('embeddings'), body, async (ctx) => {
     const request = parseEmbed(ctx.request.body);
     if (request.normalize === false) throw new ValidationError('"normalize": false is not supported: this server returns unit-length vectors');
+    if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);
     const embedder = await models.get(await modelFor(ctx, 'embeddings'), 'embeddings');
     const vectors = await embedder.embed(typeof request.inputs === 'string' ? [request.inputs] : request.inputs, { signal: requestSignal(ctx) });
     ctx.body = vectors.map((vector) => Array.from(vector));
@@ -74,6 +75,7 @@ export function teiRoutes(router: Router, deps: TeiDeps): void {
     if (Array.isArray(raw) && raw.some(Array.isArray)) throw new ValidationError('"inputs" as text pairs needs a cross-encoder, and none is served here; send texts');
     const request = parsePredict(ctx.request.body);
     if (request.raw_scores === true) throw new ValidationError('"raw_scores": true is not supported: scores are probabilities');
+    if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);
     const classifier = await models.get(await modelFor(ctx, 'text-classification'), 'text-classification');
     const signal = requestSignal(ctx);
     const score = async (text: string) => (await classifier.classify(text, { signal })).map(({ label, confidence }) => ({ label, score: confidence }));

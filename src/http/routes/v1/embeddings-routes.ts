@@ -10,6 +10,7 @@ import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
 import { JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type Operation } from '../../operation.js';
+import { claimBatch } from '../../admission.js';
 import { requestSignal } from '../../request-signal.js';
 import { StringEnum, Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
@@ -64,6 +65,7 @@ export function embeddingsRoutes(router: Router, { models, limits, admit, valida
     }
     const request = parse(body);
     const texts = typeof request.input === 'string' ? [request.input] : request.input;
+    claimBatch(ctx, texts.length);
     const modelId = await models.resolve(request.model, 'embeddings');
     const embedder = await models.get(request.model, 'embeddings');
     const vectors = await embedder.embed(texts, { signal: requestSignal(ctx) });

@@ -1,0 +1,219 @@
+/**
+ * The shapes the server sends and takes, as the client declares them. Response objects keep the
+ * server's field names (`created_at`, `target_languages`); inputs are camelCase and the client
+ * maps them to the wire (`targetLanguage` → `target_language`). test/client/openapi-types.test.ts
+ * keeps these in line with /openapi.json.
+ */
+
+/** A user record (area A, `/users`). */
+export interface User {
+  id: number;
+  name: string;
+  email: string;
+  /** ISO 8601, UTC. */
+  created_at: string;
+  /** ISO 8601, UTC; equals `created_at` until the first update. */
+  updated_at: string;
+}
+
+export interface UserInput {
+  name: string;
+  email: string;
+}
+
+export type Task = 'text-classification' | 'translation' | 'speech-to-text' | 'text-to-speech' | 'voice-activity-detection' | 'embeddings';
+
+/** One entry of `GET /v1/models`: OpenAI's model object plus the server's own fields. */
+export interface ModelInfo {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+  task: Task;
+  engine: string;
+  description?: string;
+  license?: string;
+  default?: boolean;
+  /** False until its files are installed (requests then answer 503 `model_not_installed`). */
+  installed: boolean;
+  loaded?: boolean;
+  /** The command that installs it. */
+  install?: string;
+  /** For an alias (`whisper-1`, `tts-1`): the installed model it stands for now. */
+  alias_of?: string | null;
+  /** Engines add what they know, e.g. `labels`, `accepts_labels`, `source_languages`, `target_languages`, `formats`, `speed`. */
+  [extra: string]: unknown;
+}
+
+export interface ClassifyInput {
+  model: string;
+  /** The text to classify (the server's field name is `query`), or up to 64 texts: the answer is then a ClassificationBatch. */
+  query: string | string[];
+  /** Candidate labels, for zero-shot and embedding models (`accepts_labels` in the model's info). */
+  labels?: string[];
+}
+
+export interface Label {
+  label: string;
+  /** 0–1. */
+  confidence: number;
+}
+
+export interface Classification {
+  /** Every label, highest confidence first. */
+  labels: Label[];
+}
+
+/** The answer to an array `query`: one Classification per text, in order. */
+export interface ClassificationBatch {
+  results: Classification[];
+}
+
+export interface TranslateInput {
+  model: string;
+  text: string;
+  /** Short code such as `es`; `es-MX` and `spa` map to the model's code. */
+  targetLanguage: string;
+  /** Optional: the model's own source language, or detection, is used without it. */
+  sourceLanguage?: string;
+}
+
+export interface Translation {
+  translation: string;
+}
+
+/**
+ * What `transcribe` accepts as the audio: a File or Blob (its name and type are used), bytes
+ * (ArrayBuffer, Uint8Array, Node's Buffer), a ReadableStream, or any async iterable of bytes
+ * (Node's `fs.createReadStream(path)` as it is).
+ */
+export type AudioInput = Blob | ArrayBuffer | ArrayBufferView | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+/**
+ * The answer's shape: OpenAI's `response_format` values on POST /v1/audio/transcriptions, or
+ * `transcript`, SPEC's JavaScript client form (POST /v1/transcriptions).
+ */
+export type TranscriptFormat = 'json' | 'verbose_json' | 'text' | 'srt' | 'vtt' | 'transcript';
+
+export interface TranscribeInput {
+  /** Speech-to-text model id or alias (`whisper-1`). */
+  model: string;
+  /** The audio: MP3, WAV, FLAC or Ogg (Opus, Vorbis); the server reads the format from the bytes. */
+  file: AudioInput;
+  /** File name sent with the upload (default: the File's name, else `audio`). */
+  filename?: string;
+  /** Spoken language as a short code such as `en`; detected when omitted (multilingual models). */
+  language?: string;
+  /** `translate`: an English transcript of speech in another language (multilingual Whisper models). */
+  task?: 'transcribe' | 'translate';
+  /** Answer format (default `json`: `{text}`). */
+  responseFormat?: TranscriptFormat;
+  /** Sent as `timestamp_granularities[]` (not with `transcript`); the server accepts it and gives segment timestamps with `verbose_json`. */
+  timestampGranularities?: ('segment' | 'word')[];
+  /** Transcribe only the speech Silero VAD finds (default: on for audio over 30 s when the VAD model is installed). */
+  vadFilter?: boolean;
+  /** VAD: a pause shorter than this does not end a stretch of speech (ms, 0–60000). */
+  minSilenceDurationMs?: number;
+  /** VAD: each stretch of speech is widened by this much on both sides (ms, 0–10000). */
+  speechPadMs?: number;
+  /** VAD: a frame whose speech probability is at least this is speech (0–1, exclusive). */
+  vadThreshold?: number;
+  /** Accepted by the server for OpenAI compatibility; ignored (not sent with `transcript`). */
+  prompt?: string;
+  /** Accepted by the server for OpenAI compatibility; ignored (not sent with `transcript`). */
+  temperature?: number;
+}
+
+/** `responseFormat: 'transcript'`: SPEC's answer of POST /v1/transcriptions. */
+export interface Transcript {
+  /** `trsc_` and 32 hex digits. */
+  id: string;
+  object: 'transcript';
+  /** Unix time in seconds. */
+  created: number;
+  /** The model that ran (an alias such as `whisper-1` names the model it stands for). */
+  model: string;
+  transcript: string;
+}
+
+/** `response_format: json` (the default). */
+export interface Transcription {
+  text: string;
+}
+
+export interface TranscriptSegment {
+  id: number;
+  seek?: number;
+  /** Seconds from the start of the audio. */
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** `response_format: verbose_json`. */
+export interface VerboseTranscription {
+  task: string;
+  language: string;
+  /** Seconds of audio. */
+  duration: number;
+  text: string;
+  segments: TranscriptSegment[];
+}
+
+/** The events of a streamed transcription (`stream=true`): deltas as the audio is decoded, then the whole text. */
+export type TranscriptionEvent = TranscriptTextDelta | TranscriptTextDone;
+
+export interface TranscriptTextDelta {
+  type: 'transcript.text.delta';
+  /** The next piece of the text; the deltas joined are the final text. */
+  delta: string;
+}
+
+export interface TranscriptTextDone {
+  type: 'transcript.text.done';
+  text: string;
+}
+
+export type SpeechFormat = 'mp3' | 'wav' | 'pcm';
+
+export interface SpeakInput {
+  /** Text-to-speech model id or alias (`tts-1`). */
+  model: string;
+  /** The text to speak (at most 5,000 characters). */
+  input: string;
+  /** Voice or speaker name, where the model has several. */
+  voice?: string;
+  /** 0.25–4 (default 1). */
+  speed?: number;
+  /** `mp3` (default, streamed), `wav` (sent whole) or `pcm` (16-bit LE mono, no header, streamed). Sent as `response_format`. */
+  format?: SpeechFormat;
+  /** Output sample rate in Hz (an MPEG rate: 8000 … 48000); default the voice's own (24000 for `pcm`). */
+  sampleRate?: number;
+}
+
+export interface SpeechResponse {
+  /** `audio/mpeg`, `audio/wav` or `audio/pcm`. */
+  readonly contentType: string;
+  /**
+   * From `X-Sample-Rate` (needed to play headerless `pcm`); undefined when the header cannot be
+   * read (a page on another origin reads only the headers the server's CORS exposes).
+   */
+  readonly sampleRate: number | undefined;
+  readonly requestId: string | undefined;
+  /** The audio as it is synthesised, sentence by sentence. Read it, or call `blob()` / `arrayBuffer()`, once. */
+  readonly body: ReadableStream<Uint8Array>;
+  /**
+   * The same stream as an async iterable of chunks: `for await` works in every browser (Safari's
+   * ReadableStream is not iterable) and Node's `pipeline(speech.chunks(), createWriteStream(…))`
+   * takes it without converting web stream types.
+   */
+  chunks(): AsyncIterable<Uint8Array>;
+  blob(): Promise<Blob>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** Per-call options of every method. */
+export interface CallOptions {
+  /** Aborts the request, a retry's wait, and the reading of a streamed answer. */
+  signal?: AbortSignal;
+}
