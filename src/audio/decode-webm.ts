@@ -2,17 +2,20 @@
  * WebM/Matroska audio (Chrome's and Firefox's MediaRecorder: Opus in WebM). A small EBML
  * reader of our own finds the first audio track and its blocks; Opus frames go to libopus
  * in WASM (opus-decoder, the raw-frame sibling of the Ogg Opus decoder), AAC frames to FAAD2
- * (decode-aac-frames.ts).
+ * (decode-aac-frames.ts), Vorbis packets to the Ogg Vorbis decoder in Ogg pages made here.
  *
  * MediaRecorder writes the Segment and its Clusters with "unknown" sizes (it cannot seek back
  * to fill them in), so the reader does not rely on the sizes of the elements it descends
  * into: it reads the stream as a flat sequence of elements, entering the few containers it
  * needs and skipping everything else by its size. Blocks are read lazily, one at a time.
  */
+import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { OpusDecoder } from 'opus-decoder';
 import { UndecodableAudioError } from '../errors.js';
-import { checkChannelCount } from './audio-bounds.js';
+import { checkChannelCount, checkSampleRate } from './audio-bounds.js';
 import { decodeAacFrames } from './decode-aac-frames.js';
+import { decodeStream } from './decode-stream.js';
+import { oggPage, oggPages } from './ogg-pages.js';
 import type { PcmCollector } from './pcm-collector.js';
 
 const FORMAT = 'WebM';
@@ -76,11 +79,12 @@ export async function decodeWebm(bytes: Uint8Array, collector: PcmCollector): Pr
   if (!track) throw new UndecodableAudioError(`the ${FORMAT} file has no audio track before its first block`);
   const frames = trackFrames(track.number, firstBlock, reader);
   if (track.codec === 'A_OPUS') return decodeOpusFrames(track, frames, collector);
+  if (track.codec === 'A_VORBIS') return decodeVorbisPackets(track, frames, collector);
   if (track.codec.startsWith('A_AAC')) {
     if (!track.codecPrivate) throw new UndecodableAudioError(`the ${FORMAT} AAC track has no decoder configuration (CodecPrivate)`);
     return decodeAacFrames(track.codecPrivate, frames, collector, FORMAT);
   }
-  throw new UndecodableAudioError(`the ${FORMAT} audio track uses the codec ${JSON.stringify(track.codec)}; Opus and AAC are supported`);
+  throw new UndecodableAudioError(`the ${FORMAT} audio track uses the codec ${JSON.stringify(track.codec)}; Opus, Vorbis and AAC are supported`);
 }
 
 function readTrackField(tracks: Track[], { id, data }: Element): void {
@@ -125,16 +129,7 @@ function* blockFrames(block: Uint8Array, trackNumber: number): Generator<Uint8Ar
   const count = (block[at++] ?? 0) + 1;
   const sizes: number[] = [];
   if (lacing === 0b01) {
-    for (let i = 0; i < count - 1; i++) {
-      let size = 0;
-      let byte: number;
-      do {
-        byte = block[at++] ?? 0;
-        size += byte;
-        if (at > block.length) throw corrupt('a laced block is truncated');
-      } while (byte === 255);
-      sizes.push(size);
-    }
+    at = readXiphSizes(block, at, count - 1, sizes);
   } else if (lacing === 0b11) {
     for (let i = 0; i < count - 1; i++) {
       const vint = readVint(block, at, false);
@@ -178,6 +173,45 @@ async function decodeOpusFrames(track: Track, frames: Iterable<Uint8Array>, coll
   } finally {
     decoder.free();
   }
+}
+
+/**
+ * Vorbis packets per decoder call: a packet is at most 8192 samples, so one call returns at
+ * most 32 × 8192 × 8 channels × 4 B = 8 MB.
+ */
+const VORBIS_PACKETS_PER_CALL = 32;
+
+/**
+ * CodecPrivate holds the three Vorbis headers, Xiph-laced (a count, then the sizes of all but
+ * the last). They become the first two Ogg pages (identification; comment and setup), as an
+ * Ogg Vorbis file starts; the identification header's channels and rate are checked first.
+ */
+async function decodeVorbisPackets(track: Track, packets: Iterable<Uint8Array>, collector: PcmCollector): Promise<void> {
+  const headers = track.codecPrivate && [...xiphLaced(track.codecPrivate)];
+  const id = headers?.[0];
+  if (!headers || headers.length !== 3 || !id || id.length < 16 || id[0] !== 1 || String.fromCharCode(...id.subarray(1, 7)) !== 'vorbis') {
+    throw corrupt('the Vorbis headers (CodecPrivate) are missing or malformed');
+  }
+  checkChannelCount(id[11]!, 'WebM Vorbis');
+  checkSampleRate(new DataView(id.buffer, id.byteOffset + 12, 4).getUint32(0, true), 'WebM Vorbis');
+  function* pages(): Generator<Uint8Array> {
+    yield oggPage([headers![0]!], 0, true);
+    yield oggPage([headers![1]!, headers![2]!], 1, false);
+    yield* oggPages(packets, 2, VORBIS_PACKETS_PER_CALL);
+  }
+  await decodeStream(new OggVorbisDecoder(), pages(), collector);
+}
+
+/** Xiph-laced packets: a count − 1, the sizes of all but the last, the packets. */
+function* xiphLaced(data: Uint8Array): Generator<Uint8Array> {
+  const sizes: number[] = [];
+  let at = readXiphSizes(data, 1, data[0] ?? 0, sizes);
+  for (const size of sizes) {
+    if (at + size > data.length) throw corrupt('the laced codec headers are truncated');
+    yield data.subarray(at, at + size);
+    at += size;
+  }
+  yield data.subarray(at);
 }
 
 /**
@@ -267,6 +301,21 @@ function readUint(data: Uint8Array): number {
   let value = 0;
   for (const byte of data.subarray(0, 6)) value = value * 256 + byte;
   return value;
+}
+
+/** `count` Xiph lacing sizes from `at` (each a run of 255s and a final byte) into `sizes`; returns where they end. */
+function readXiphSizes(data: Uint8Array, at: number, count: number, sizes: number[]): number {
+  for (let i = 0; i < count; i++) {
+    let size = 0;
+    let byte: number;
+    do {
+      byte = data[at++] ?? 0;
+      size += byte;
+      if (at > data.length) throw corrupt('laced sizes are truncated');
+    } while (byte === 255);
+    sizes.push(size);
+  }
+  return at;
 }
 
 function corrupt(detail: string): UndecodableAudioError {

@@ -20,7 +20,7 @@ export const AUDIO_FORMAT_NAMES: Readonly<Record<AudioFormat, string>> = {
 
 export const AUDIO_FORMATS = Object.keys(AUDIO_FORMAT_NAMES) as AudioFormat[];
 
-export const SUPPORTED_FORMATS_TEXT = 'MP3, WAV, FLAC, Ogg Opus, Ogg Vorbis, WebM (Opus or AAC), MP4/M4A (AAC) or AAC (ADTS)';
+export const SUPPORTED_FORMATS_TEXT = 'MP3, WAV, FLAC, Ogg Opus, Ogg Vorbis, WebM (Opus, Vorbis or AAC), MP4/M4A (AAC or ALAC) or AAC (ADTS)';
 
 export function sniffAudioFormat(bytes: Uint8Array, contentTypeHint = ''): AudioFormat | undefined {
   if (startsWith(bytes, 'RIFF') && startsWith(bytes, 'WAVE', 8)) return 'wav';

@@ -13,5 +13,6 @@ export const RECORDER_FIXTURES: [string, AudioFormat, string][] = [
   ['speech-48k-stereo-aac-fragmented.mp4', 'mp4', CARDS],
   ['speech-22k05-mono.aac', 'aac', YOUNG_MAN],
   ['speech-16k-mono-alac.m4a', 'mp4', CARDS],
+  ['speech-16k-mono-vorbis.webm', 'webm', YOUNG_MAN],
 ];
 
