@@ -46,7 +46,7 @@ const SEEDS: Readonly<Record<string, Uint8Array>> = {
   'silence-96k-8ch.flac': flacSilence({ sampleRate: 96000, channels: 8, seconds: 2, blockSize: 4096 }),
 };
 
-/** WebM (Opus, AAC), MP4 (plain and fragmented) and ADTS: our own container parsers in front of libopus and FAAD2. */
+/** WebM (Opus, Vorbis, AAC), MP4 (AAC, ALAC; plain and fragmented) and ADTS: our own container parsers in front of libopus, libvorbis, FAAD2 and the ALAC decoder. */
 const RECORDER_SEEDS: Readonly<Record<string, Uint8Array>> = Object.fromEntries(
   RECORDER_FIXTURES.map(([name]) => [name, new Uint8Array(readFileSync(join(AUDIO_FIXTURES, name)))]),
 );
