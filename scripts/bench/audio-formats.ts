@@ -40,7 +40,7 @@ const rows: [string, { msPerSecond: number; seconds: number }][] = [
   ['en_fleurs_003.ogg (Ogg Opus, baseline)', baseline],
   ['en_jfk.mp3 (MP3)', await decodeRate(readFileSync(join(SPEECH, 'en_jfk.mp3')))],
 ];
-for (const name of ['speech-16k-mono-opus.webm', 'speech-48k-stereo-opus-live.webm', 'speech-16k-mono-aac.mka', 'speech-44k1-mono-aac.m4a', 'speech-48k-stereo-aac-fragmented.mp4', 'speech-22k05-mono.aac']) {
+for (const name of ['speech-16k-mono-opus.webm', 'speech-48k-stereo-opus-live.webm', 'speech-16k-mono-aac.mka', 'speech-44k1-mono-aac.m4a', 'speech-48k-stereo-aac-fragmented.mp4', 'speech-22k05-mono.aac', 'speech-16k-mono-alac.m4a', 'speech-16k-mono-vorbis.webm']) {
   rows.push([name, await decodeRate(readFileSync(join(FIXTURES, name)))]);
 }
 for (const [name, { msPerSecond, seconds }] of rows) {
