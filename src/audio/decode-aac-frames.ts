@@ -60,7 +60,7 @@ export function audioSpecificConfig(objectType: number, rateIndex: number, chann
 /** Decodes `frames` (raw access units of the stream `asc` describes) into `collector`. */
 export async function decodeAacFrames(asc: Uint8Array, frames: Iterable<Uint8Array>, collector: PcmCollector, format: string): Promise<void> {
   parseAudioSpecificConfig(asc, format);
-  await decodeInBatches(await decoder({ asc }), frames, FRAMES_PER_CALL, collector);
+  await decodeInBatches(await decoder({ asc }), frames, FRAMES_PER_CALL, collector, format);
 }
 
 /**
@@ -80,22 +80,37 @@ export async function decodeAlacFrames(cookie: Uint8Array, frames: Iterable<Uint
   if (![16, 20, 24, 32].includes(bitDepth)) throw new UndecodableAudioError(`unsupported ${format} ALAC sample size ${bitDepth} bits`);
   checkChannelCount(config.getUint8(9), format);
   checkSampleRate(config.getUint32(20), format);
-  await decodeInBatches(await decoder({ alac: cookie }), frames, Math.max(1, Math.floor(MAX_ALAC_FRAME_LENGTH / frameLength)), collector);
+  await decodeInBatches(await decoder({ alac: cookie }), frames, Math.max(1, Math.floor(MAX_ALAC_FRAME_LENGTH / frameLength)), collector, format);
 }
+
+/**
+ * Batches in a row that decode to nothing before the input is refused: a real stream yields
+ * audio from its second frame on, while junk "frames" (hostile sample tables pointing at
+ * single bytes) would otherwise each cost a decoder call until the deadline.
+ */
+const MAX_SILENT_BATCHES = 16;
 
 async function decodeInBatches(
   codec: Awaited<ReturnType<typeof decoder>>,
   frames: Iterable<Uint8Array>,
   framesPerCall: number,
   collector: PcmCollector,
+  format: string,
 ): Promise<void> {
   try {
     let batch: Uint8Array[] = [];
+    let silentBatches = 0;
     const flush = () => {
       collector.checkDeadline();
       const { channelData, sampleRate } = codec.decode(batch);
       batch = [];
-      if (channelData.length > 0) collector.add(channelData, channelData[0]!.length, sampleRate);
+      const frames = channelData[0]?.length ?? 0;
+      if (frames > 0) {
+        silentBatches = 0;
+        collector.add(channelData, frames, sampleRate);
+      } else if (++silentBatches === MAX_SILENT_BATCHES) {
+        throw new UndecodableAudioError(`the ${format} frames do not decode (${MAX_SILENT_BATCHES * framesPerCall} in a row gave no audio)`);
+      }
     };
     for (const frame of frames) {
       if (frame.length === 0) continue;
