@@ -6,10 +6,13 @@
  */
 import { AppError, UndecodableAudioError } from '../errors.js';
 import type { DecodeLimits } from './decode-budget.js';
+import { decodeAdts } from './decode-adts.js';
 import { decodeFlac } from './decode-flac.js';
 import { decodeMp3 } from './decode-mp3.js';
+import { decodeMp4 } from './decode-mp4.js';
 import { decodeOggOpus, decodeOggVorbis } from './decode-ogg.js';
 import { decodeWav } from './decode-wav.js';
+import { decodeWebm } from './decode-webm.js';
 import type { PcmAudio } from './pcm-audio.js';
 import type { Pcm16Buffer } from './pcm16-buffer.js';
 import { PcmCollector } from './pcm-collector.js';
@@ -28,6 +31,9 @@ const DECODERS: Readonly<Record<AudioFormat, (bytes: Uint8Array, collector: PcmC
   flac: decodeFlac,
   'ogg-opus': decodeOggOpus,
   'ogg-vorbis': decodeOggVorbis,
+  webm: decodeWebm,
+  mp4: decodeMp4,
+  aac: decodeAdts,
 };
 
 /**

@@ -3,9 +3,10 @@
  * at 24 kHz (or a requested rate), no header. Audio at another rate is resampled as it streams, so
  * sentence boundaries leave no seams.
  */
+import { PCM16_OUTPUT_RATE } from './codec-sample-rates.js';
 import { StreamingResampler } from './streaming-resampler.js';
 
-export const PCM16_OUTPUT_RATE = 24_000;
+export { PCM16_OUTPUT_RATE } from './codec-sample-rates.js';
 
 export class Pcm16StreamEncoder {
   readonly #resampler: StreamingResampler | undefined;

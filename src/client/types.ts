@@ -98,7 +98,7 @@ export type TranscriptFormat = 'json' | 'verbose_json' | 'text' | 'srt' | 'vtt' 
 export interface TranscribeInput {
   /** Speech-to-text model id or alias (`whisper-1`). */
   model: string;
-  /** The audio: MP3, WAV, FLAC or Ogg (Opus, Vorbis); the server reads the format from the bytes. */
+  /** The audio: MP3, WAV, FLAC, Ogg (Opus, Vorbis), WebM, MP4/M4A or AAC; the server reads the format from the bytes. */
   file: AudioInput;
   /** File name sent with the upload (default: the File's name, else `audio`). */
   filename?: string;
@@ -194,7 +194,7 @@ export interface TranscriptTextDone {
   text: string;
 }
 
-export type SpeechFormat = 'mp3' | 'wav' | 'pcm';
+export type SpeechFormat = 'mp3' | 'wav' | 'pcm' | 'opus' | 'flac' | 'aac';
 
 export interface SpeakInput {
   /** Text-to-speech model id or alias (`tts-1`). */
@@ -205,7 +205,7 @@ export interface SpeakInput {
   voice?: string;
   /** 0.25–4 (default 1). */
   speed?: number;
-  /** `mp3` (default, streamed), `wav` (sent whole) or `pcm` (16-bit LE mono, no header, streamed). Sent as `response_format`. */
+  /** `mp3` (default), `opus` (Ogg), `aac` (ADTS), `flac`, `pcm` (16-bit LE mono, no header): streamed; `wav`: sent whole. Sent as `response_format`. */
   format?: SpeechFormat;
   /** Output sample rate in Hz (an MPEG rate: 8000 … 48000); default the voice's own (24000 for `pcm`). */
   sampleRate?: number;

@@ -2,7 +2,7 @@
  * The narrow interfaces the HTTP layer sees. Engine libraries (transformers.js, onnxruntime,
  * Apertium) never leak past these types.
  */
-import { MP3_SAMPLE_RATES } from '../audio/mp3-sample-rates.js';
+import { OUTPUT_SAMPLE_RATES } from '../audio/codec-sample-rates.js';
 import type { PcmAudio } from '../audio/pcm-audio.js';
 
 export const TASKS = Object.freeze(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection', 'embeddings'] as const);
@@ -158,7 +158,7 @@ export interface PcmSynthesizer extends Disposable {
   synthesize(text: string, options?: SynthesizeOptions): AsyncIterable<PcmAudio>;
 }
 
-export const SPEECH_FORMATS = Object.freeze(['mp3', 'wav', 'pcm'] as const);
+export const SPEECH_FORMATS = Object.freeze(['mp3', 'wav', 'pcm', 'opus', 'flac', 'aac'] as const);
 
 export type SpeechFormat = (typeof SPEECH_FORMATS)[number];
 
@@ -168,16 +168,21 @@ export const SPEECH_MEDIA_TYPES: Readonly<Record<SpeechFormat, string>> = Object
   wav: 'audio/wav',
   // OpenAI's pcm: 16-bit signed little-endian mono at 24 kHz, no header.
   pcm: 'audio/pcm',
+  // Ogg Opus; `audio/ogg` is what browsers play (OpenAI's own answers use the container type too).
+  opus: 'audio/ogg',
+  flac: 'audio/flac',
+  // ADTS frames, as OpenAI's `aac` answers.
+  aac: 'audio/aac',
 });
 
 export interface SpeakOptions extends SynthesizeOptions {
   format: SpeechFormat;
-  /** Output sample rate (one of SPEECH_SAMPLE_RATES); absent: the voice's own, 24 kHz for pcm. */
+  /** Output sample rate (one of SPEECH_SAMPLE_RATES[format]); absent: see outputSampleRate (the voice's own, 24 kHz for pcm). */
   sampleRate?: number;
 }
 
-/** Output rates `speak()` can resample to: those MP3 can carry, which also suit WAV and PCM. */
-export const SPEECH_SAMPLE_RATES = MP3_SAMPLE_RATES;
+/** Output rates `speak()` can resample to, per format: MP3's nine (WAV, PCM, FLAC and AAC carry them too), Opus's five. */
+export const SPEECH_SAMPLE_RATES: Readonly<Record<SpeechFormat, readonly number[]>> = OUTPUT_SAMPLE_RATES;
 
 /**
  * A text-to-speech model as the registry hands it out: its engine's PCM plus encoding (the
@@ -185,7 +190,7 @@ export const SPEECH_SAMPLE_RATES = MP3_SAMPLE_RATES;
  */
 export interface Synthesizer extends PcmSynthesizer {
   /**
-   * Encoded bytes in the requested format: MP3 streams sentence by sentence, WAV comes whole.
+   * Encoded bytes in the requested format: every format but WAV streams sentence by sentence; WAV comes whole.
    * Text with nothing to say rejects with a ValidationError before the first chunk. Stopping
    * early (`return()`, or the signal) drops the synthesis still queued.
    */

@@ -1,6 +1,6 @@
 /**
  * Fuzzes decodeAudio with mutated copies of small valid files (WAV, MP3, FLAC, Ogg Opus, Ogg
- * Vorbis) and with WAV headers built from random fields. Whatever the bytes, decodeAudio must
+ * Vorbis; and, in their own property, the recorder containers WebM, MP4/M4A and ADTS) and with WAV headers built from random fields. Whatever the bytes, decodeAudio must
  * either return finite samples at the requested rate or throw an AppError with status 400 or
  * 413 and a message free of library internals: never another error, never a hang (each case
  * runs in a worker under a time cap) and never unbounded memory (the process's peak resident
@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { AppError } from '../../src/errors.js';
 import { AUDIO_FIXTURES, flacSilence, wavBytes, type WavFields } from './audio-test-helpers.js';
 import { IsolatedAudio, type IsolatedResult } from './isolated-audio.js';
+import { RECORDER_FIXTURES } from './recorder-fixtures.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -44,6 +45,11 @@ const SEEDS: Readonly<Record<string, Uint8Array>> = {
   'float32-48k.wav': wavBytes({ sampleRate: 48000, bitsPerSample: 32, formatTag: 3, data: new Uint8Array(new Float32Array(480).fill(0.5).buffer) }),
   'silence-96k-8ch.flac': flacSilence({ sampleRate: 96000, channels: 8, seconds: 2, blockSize: 4096 }),
 };
+
+/** WebM (Opus, Vorbis, AAC), MP4 (AAC, ALAC; plain and fragmented) and ADTS: our own container parsers in front of libopus, libvorbis, FAAD2 and the ALAC decoder. */
+const RECORDER_SEEDS: Readonly<Record<string, Uint8Array>> = Object.fromEntries(
+  RECORDER_FIXTURES.map(([name]) => [name, new Uint8Array(readFileSync(join(AUDIO_FIXTURES, name)))]),
+);
 
 /** Header-sized numbers that break parsers: zero, one, sign bits, all ones. */
 const EDGE_UINT32 = [0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff];
@@ -75,6 +81,17 @@ function headerFields(bytes: Uint8Array): Field[] {
   // MPEG: the first frame header's version/layer, bitrate/rate and channel mode bytes.
   const mpeg = find([0xff, 0xfb]);
   add(mpeg, [1, 1], [2, 1], [3, 1]);
+  // MP4 boxes: the size, then version/flags and the first fields of the body (entry counts,
+  // sample sizes, chunk offsets, fragment flags and data offsets, the AAC configuration).
+  for (const box of ['moov', 'trak', 'stsd', 'mp4a', 'esds', 'alac', 'stsz', 'stco', 'stsc', 'tfhd', 'trun', 'moof', 'mdat']) {
+    add(find(box) - 4, [0, 4], [8, 4], [12, 4], [16, 4], [20, 4]);
+  }
+  // EBML: the size bytes after the Segment, Tracks and Cluster ids and a SimpleBlock's header.
+  for (const id of [[0x18, 0x53, 0x80, 0x67], [0x16, 0x54, 0xae, 0x6b], [0x1f, 0x43, 0xb6, 0x75]]) add(find(id), [4, 1], [5, 4]);
+  add(find([0x63, 0xa2]), [2, 1], [3, 2]);
+  add(find([0xa3]), [1, 1], [2, 1], [5, 1], [6, 1]);
+  // ADTS: profile/rate/channels, frame length, raw block count.
+  if (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xf6) === 0xf0) add(0, [1, 1], [2, 1], [3, 1], [4, 1], [5, 1], [6, 1]);
   return fields;
 }
 
@@ -199,6 +216,15 @@ describe('decodeAudio fuzz', function () {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...Object.keys(SEEDS)), fc.array(mutation, { minLength: 1, maxLength: 6 }), (name, mutations) =>
         expectContract(mutate(SEEDS[name]!, mutations)),
+      ),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+  it('answers mutated WebM, MP4/M4A and ADTS files with audio or a 400/413', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...Object.keys(RECORDER_SEEDS)), fc.array(mutation, { minLength: 1, maxLength: 6 }), (name, mutations) =>
+        expectContract(mutate(RECORDER_SEEDS[name]!, mutations)),
       ),
       { numRuns: RUNS, seed: SEED },
     );

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AUDIO_FORMATS } from '../../audio/sniff-format.js';
 import { defineEngine, type EngineContext } from '../engine.js';
 import type { ManifestEntry } from '../manifest.js';
 import type { Transcriber } from '../types.js';
@@ -35,7 +36,7 @@ export const transformersAsrEngine = defineEngine({
 
   describe(_entry, options) {
     return {
-      input_formats: ['mp3', 'wav', 'flac', 'ogg-opus', 'ogg-vorbis'],
+      input_formats: AUDIO_FORMATS,
       ...(options.multilingual !== undefined ? { multilingual: options.multilingual } : {}),
     };
   },

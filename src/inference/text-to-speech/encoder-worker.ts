@@ -1,7 +1,10 @@
 /**
  * Worker thread for audio encoding (LAME in WASM is CPU work: ~5–10 ms per second of speech).
- * It holds one stream encoder (MP3, or 24-kHz PCM16) per open response, keyed by a stream id.
+ * It holds one stream encoder (MP3, PCM16, Ogg Opus, FLAC or AAC) per open response, keyed by a
+ * stream id. The Opus, FLAC and AAC encoders load on their first use.
  */
+import { outputSampleRate } from '../../audio/codec-sample-rates.js';
+import type { MediaFormat } from '../../audio/encode-media.js';
 import { compileMp3Codec, createMp3StreamEncoder } from '../../audio/encode-mp3.js';
 import { Pcm16StreamEncoder } from '../../audio/encode-pcm16.js';
 import { encodeWav } from '../../audio/encode-wav.js';
@@ -12,7 +15,7 @@ import { withTransfer } from '../worker/worker-protocol.js';
 
 /** The methods this worker serves; `id` names one open stream. */
 export interface EncoderApi {
-  /** `outputRate`: the rate the client asked for; absent: the voice's own (MP3) or 24 kHz (PCM). */
+  /** `outputRate`: the rate the client asked for; absent: outputSampleRate's default for the format. */
   openStream(request: { id: number; format: StreamFormat; sampleRate: number; outputRate?: number }): Promise<void>;
   encode(request: { id: number; samples: Float32Array }): Promise<Uint8Array>;
   finish(request: { id: number }): Promise<Uint8Array>;
@@ -21,11 +24,12 @@ export interface EncoderApi {
 }
 
 /** Formats a response can stream sentence by sentence. */
-export type StreamFormat = 'mp3' | 'pcm';
+export type StreamFormat = 'mp3' | 'pcm' | MediaFormat;
 
 interface StreamEncoder {
-  encode(samples: Float32Array): Uint8Array;
-  finish(): Uint8Array;
+  encode(samples: Float32Array): Uint8Array | Promise<Uint8Array>;
+  finish(): Uint8Array | Promise<Uint8Array>;
+  abort?(): Promise<void>;
 }
 
 /** `encoder` fed through a streaming resampler from `fromRate` to its own rate. */
@@ -33,9 +37,10 @@ function resampledBefore(encoder: StreamEncoder, fromRate: number, toRate: numbe
   const resampler = new StreamingResampler(fromRate, toRate);
   return {
     encode: (samples) => encoder.encode(resampler.push(samples)),
-    finish: () => {
-      const tail = encoder.encode(resampler.push(new Float32Array(0), true));
-      const last = encoder.finish();
+    abort: () => encoder.abort?.() ?? Promise.resolve(),
+    finish: async () => {
+      const tail = await encoder.encode(resampler.push(new Float32Array(0), true));
+      const last = await encoder.finish();
       const out = new Uint8Array(tail.length + last.length);
       out.set(tail);
       out.set(last, tail.length);
@@ -59,17 +64,23 @@ serveWorker<EncoderApi>(async () => {
         streams.set(id, new Pcm16StreamEncoder(sampleRate, outputRate));
         return;
       }
-      const mp3 = await createMp3StreamEncoder({ sampleRate: outputRate ?? sampleRate, codec });
-      streams.set(id, outputRate === undefined || outputRate === sampleRate ? mp3 : resampledBefore(mp3, sampleRate, outputRate));
+      const rate = outputSampleRate(format, sampleRate, outputRate);
+      const encoder =
+        format === 'mp3' ? await createMp3StreamEncoder({ sampleRate: rate, codec }) : await (await import('../../audio/encode-media.js')).MediaStreamEncoder.open(format, rate);
+      streams.set(id, rate === sampleRate ? encoder : resampledBefore(encoder, sampleRate, rate));
     },
-    encode: ({ id, samples }) => bytes(stream(id).encode(samples)),
-    finish: ({ id }) => {
-      const tail = stream(id).finish();
-      streams.delete(id);
-      return bytes(tail);
+    encode: async ({ id, samples }) => bytes(await stream(id).encode(samples)),
+    finish: async ({ id }) => {
+      try {
+        return bytes(await stream(id).finish());
+      } finally {
+        streams.delete(id);
+      }
     },
-    abort: ({ id }) => {
+    abort: async ({ id }) => {
+      const encoder = streams.get(id);
       streams.delete(id);
+      await encoder?.abort?.();
     },
     wav: ({ samples, sampleRate, outputRate }) =>
       bytes(encodeWav(outputRate === undefined ? { samples, sampleRate } : { samples: resample(samples, sampleRate, outputRate), sampleRate: outputRate })),

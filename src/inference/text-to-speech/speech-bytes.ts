@@ -1,13 +1,14 @@
 /**
- * Synthesised sentences → encoded bytes, as an async stream. MP3 goes out sentence by sentence
- * through one encoder (a single valid MP3 stream); WAV needs its total length in the header,
- * so it is produced whole. `speakingSynthesizer` gives an engine's PCM synthesizer the
+ * Synthesised sentences → encoded bytes, as an async stream. MP3, PCM, Ogg Opus, FLAC and AAC
+ * go out sentence by sentence through one encoder (a single valid stream); WAV needs its total
+ * length in the header, so it is produced whole. `speakingSynthesizer` gives an engine's PCM synthesizer the
  * `speak()` of the Synthesizer task interface, over the registry's shared encoder.
  */
 import { ValidationError } from '../../errors.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { followSignal } from '../abortable.js';
 import type { PcmSynthesizer, SpeakOptions, Synthesizer } from '../types.js';
+import type { StreamFormat } from './encoder-worker.js';
 import type { AudioStream, SpeechEncoder } from './speech-encoder.js';
 
 /** The engine's synthesizer, plus `speak()` through `encoder` (owned by the caller: the registry). */
@@ -49,9 +50,9 @@ async function* wavBytes(synthesizer: PcmSynthesizer, sentences: AsyncIterable<P
   yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate }, outputRate);
 }
 
-/** MP3 or PCM16, sentence by sentence through one stream encoder. */
+/** Any format but WAV, sentence by sentence through one stream encoder. */
 async function* streamedBytes(
-  format: 'mp3' | 'pcm',
+  format: StreamFormat,
   synthesizer: PcmSynthesizer,
   sentences: AsyncIterable<PcmAudio>,
   encoder: SpeechEncoder,

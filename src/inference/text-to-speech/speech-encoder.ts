@@ -10,7 +10,7 @@ import type { EncoderApi, StreamFormat } from './encoder-worker.js';
 const ENCODER_WORKER = workerModule<EncoderApi>(import.meta.url, './encoder-worker');
 const DEFAULT_IDLE_MS = 30_000;
 
-/** One response's encoder in the worker: MP3, or 24-kHz PCM16 (pcm). */
+/** One response's encoder in the worker: MP3, PCM16 (pcm), Ogg Opus, FLAC or AAC. */
 export interface AudioStream {
   encode(samples: Float32Array): Promise<Uint8Array>;
   finish(): Promise<Uint8Array>;
@@ -19,7 +19,7 @@ export interface AudioStream {
 }
 
 export interface SpeechEncoder {
-  /** `outputRate`: resample to it first (absent: the voice's rate for MP3, 24 kHz for PCM). */
+  /** `outputRate`: resample to it first (absent: outputSampleRate's default for the format). */
   openStream(format: StreamFormat, sampleRate: number, outputRate?: number): Promise<AudioStream>;
   wav(audio: PcmAudio, outputRate?: number): Promise<Uint8Array>;
   dispose(): Promise<void>;

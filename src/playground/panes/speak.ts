@@ -4,7 +4,7 @@ import { wavFromPcm16 } from '../audio.js';
 import { modelInfo, onModelsChanged } from '../models.js';
 import { client, element, offerDownload, option, PaneState } from '../page.js';
 
-const EXTENSIONS: Record<SpeechFormat, string> = { mp3: 'mp3', wav: 'wav', pcm: 'wav' };
+const EXTENSIONS: Record<SpeechFormat, string> = { mp3: 'mp3', wav: 'wav', pcm: 'wav', opus: 'ogg', flac: 'flac', aac: 'aac' };
 
 export function setUpSpeak(): void {
   const state = new PaneState('speak');

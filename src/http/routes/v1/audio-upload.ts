@@ -25,6 +25,17 @@ export const AUDIO_MEDIA_TYPES: readonly string[] = [
   'audio/opus',
   'audio/vorbis',
   'application/ogg',
+  // What MediaRecorder (WebM, MP4) and phone recorders (M4A, ADTS AAC) label their files.
+  'audio/webm',
+  'video/webm',
+  'audio/x-matroska',
+  'audio/mp4',
+  'audio/m4a',
+  'audio/x-m4a',
+  'video/mp4',
+  'audio/aac',
+  'audio/aacp',
+  'audio/x-aac',
   'application/octet-stream',
 ];
 
@@ -69,7 +80,7 @@ async function readRaw(ctx: Context, limitBytes: number): Promise<AudioUpload> {
   const contentType = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
   if (!AUDIO_MEDIA_TYPES.includes(contentType)) {
     throw new UnsupportedMediaTypeError(
-      `Content-Type must be audio/mpeg (or audio/wav, audio/flac, audio/ogg, or multipart/form-data with a "file" part); got ${contentType || 'none'}`,
+      `Content-Type must be audio/mpeg (or audio/wav, audio/flac, audio/ogg, audio/webm, audio/mp4, audio/aac, or multipart/form-data with a "file" part); got ${contentType || 'none'}`,
     );
   }
   const bytes = await readRawBody(ctx.req, limitBytes);

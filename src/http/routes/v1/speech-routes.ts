@@ -1,7 +1,7 @@
 /**
- * POST /v1/text-to-speech: JSON {model, input, voice?, speed?, response_format?} → audio.
+ * POST /v1/text-to-speech: JSON {model, input, voice?, speed?, response_format?, sample_rate?} → audio.
  *
- * MP3 is streamed (chunked) sentence by sentence, so the first audio leaves before the whole
+ * Every format but WAV (MP3, PCM, Ogg Opus, FLAC, AAC) is streamed (chunked) sentence by sentence, so the first audio leaves before the whole
  * text is synthesised. Errors before the first byte are normal JSON errors; once audio has
  * been sent the status cannot change, so a later failure is reported to the app's error
  * listener and the connection is cut (the client sees an incomplete chunked response rather
@@ -13,8 +13,8 @@ import type { Context } from 'koa';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import type { Models } from '../../scoped-models.js';
-import { PCM16_OUTPUT_RATE } from '../../../audio/encode-pcm16.js';
-import { SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
+import { outputSampleRate } from '../../../audio/codec-sample-rates.js';
+import { SPEECH_FORMATS, SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
 
 import { Type, type Static } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
@@ -23,7 +23,7 @@ import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { requestSignal } from '../../request-signal.js';
 
-export const SPEECH_FORMATS: readonly SpeechFormat[] = ['mp3', 'wav', 'pcm'];
+export { SPEECH_FORMATS } from '../../../inference/types.js';
 export const SPEED_RANGE = Object.freeze({ min: 0.25, max: 4 });
 
 export interface SpeechRequest {
@@ -49,12 +49,12 @@ export const speechRequestFields = (limits: Limits, formatDescription: string, v
     Type.Integer({
       minimum: 8000,
       maximum: 48000,
-      description: `Output sample rate in Hz, one of ${SPEECH_SAMPLE_RATES.join(', ')}; default the voice's own (24000 for \`pcm\`, as OpenAI).`,
+      description: `Output sample rate in Hz: ${SPEECH_SAMPLE_RATES.mp3.join(', ')} (\`opus\`: ${SPEECH_SAMPLE_RATES.opus.join(', ')}); default the voice's own (24000 for \`pcm\`, as OpenAI, and for \`opus\` when Opus cannot carry the voice's rate).`,
     }),
   ),
   stream_format: Type.Optional(
     StringEnum(['audio', 'sse'] as const, {
-      description: '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks of `mp3` or `pcm`), then `speech.audio.done`.',
+      description: '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks of any format but `wav`), then `speech.audio.done`.',
     }),
   ),
 });
@@ -73,10 +73,10 @@ export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>):
   const { model, input, voice, speed, response_format, stream_format, sample_rate } = body;
   const format = response_format ?? 'mp3';
   if (stream_format === 'sse' && format === 'wav') {
-    throw new ValidationError('"stream_format" sse needs a streamed "response_format": mp3 or pcm (WAV is sent whole)');
+    throw new ValidationError(`"stream_format" sse needs a streamed "response_format": ${SPEECH_FORMATS.filter((f) => f !== 'wav').join(', ')} (WAV is sent whole)`);
   }
-  if (sample_rate !== undefined && !(SPEECH_SAMPLE_RATES as readonly number[]).includes(sample_rate)) {
-    throw new ValidationError(`"sample_rate" ${sample_rate} is not supported; use one of: ${SPEECH_SAMPLE_RATES.join(', ')}`);
+  if (sample_rate !== undefined && !SPEECH_SAMPLE_RATES[format].includes(sample_rate)) {
+    throw new ValidationError(`"sample_rate" ${sample_rate} is not supported for ${format}; use one of: ${SPEECH_SAMPLE_RATES[format].join(', ')}`);
   }
   return { model, input, voice, speed, format, events: stream_format === 'sse', ...(sample_rate === undefined ? {} : { sampleRate: sample_rate }) };
 }
@@ -94,11 +94,10 @@ export function speechOperation(path: string, summary: string, description: stri
     requestBody: jsonRequest(request),
     responses: {
       '200': {
-        description: 'The spoken audio: MP3 (default) or PCM (16-bit signed little-endian mono at 24 kHz, no header, as OpenAI sends it) streamed sentence by sentence, or WAV whole.',
+        description:
+          'The spoken audio: MP3 (default), PCM (16-bit signed little-endian mono at 24 kHz, no header, as OpenAI sends it), Ogg Opus, FLAC or AAC (ADTS) streamed sentence by sentence, or WAV whole.',
         content: {
-          'audio/mpeg': audio('audio/mpeg'),
-          'audio/wav': audio('audio/wav'),
-          'audio/pcm': audio('audio/pcm'),
+          ...Object.fromEntries([...new Set(Object.values(SPEECH_MEDIA_TYPES))].map((type) => [type, audio(type)])),
           'text/event-stream': {
             schema: { type: 'string', description: 'With `stream_format: "sse"`: `speech.audio.delta` events (`audio`: base64 of the next chunk), then one `speech.audio.done`.' },
           },
@@ -136,7 +135,7 @@ export function createSpeechResponder(deps: { models: Models }): SpeechResponder
     ctx.status = 200;
     ctx.set('Cache-Control', 'no-store');
     // Headerless PCM needs its rate said somewhere; the other formats carry it, but it costs nothing.
-    ctx.set('X-Sample-Rate', String(request.sampleRate ?? (request.format === 'pcm' ? PCM16_OUTPUT_RATE : synthesizer.sampleRate)));
+    ctx.set('X-Sample-Rate', String(outputSampleRate(request.format, synthesizer.sampleRate, request.sampleRate)));
     if (request.events) {
       ctx.type = 'text/event-stream';
       ctx.set('X-Accel-Buffering', 'no'); // proxies must pass each event on at once

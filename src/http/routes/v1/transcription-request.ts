@@ -63,7 +63,7 @@ function vadOptions(fields: TranscriptionFields): Pick<TranscribeOptions, 'vadFi
   };
 }
 
-const AUDIO_BODY_TYPES = ['audio/mpeg', 'audio/wav', 'audio/flac', 'audio/ogg'];
+const AUDIO_BODY_TYPES = ['audio/mpeg', 'audio/wav', 'audio/flac', 'audio/ogg', 'audio/webm', 'audio/mp4', 'audio/aac'];
 
 /** Each field may come as `?name=` or an `X-Name` header with a raw audio body. */
 function audioParameters(): Json[] {
