@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import httpx2 as httpx
 import openai
 from huggingface_hub import InferenceClient
 from libretranslatepy import LibreTranslateAPI
@@ -186,9 +187,42 @@ def cases(ctx: Context) -> list[Case]:
 
         return run
 
-    # (libretranslatepy url-encodes q, so it cannot send an array; the npm client's array case covers it.)
     add("openai-py", "embeddings[float]", embeddings("float"))
     add("openai-py", "embeddings[base64]", embeddings("base64"))
+
+    # --- a browser page on another origin (the runner sets CORS_ORIGINS=https://app.example)
+    http = ctx.http()
+
+    def cors_preflight() -> None:
+        res = httpx.options(
+            f"{ctx.base_url}/v1/audio/transcriptions",
+            headers={"Origin": "https://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,content-type"},
+        )
+        check(res.status_code in (200, 204), f"preflight status {res.status_code} (answered before auth?)")
+        check(res.headers.get("access-control-allow-origin") == "https://app.example", f"allow-origin {res.headers.get('access-control-allow-origin')!r}")
+        check("authorization" in res.headers.get("access-control-allow-headers", "").lower(), "authorization not allowed")
+
+    def cors_exposed() -> None:
+        res = http.get("/v1/models", headers={"Origin": "https://app.example"})
+        exposed = res.headers.get("access-control-expose-headers", "").lower()
+        check(res.status_code == 200 and "x-request-id" in exposed and "retry-after" in exposed, f"expose {exposed!r}")
+
+    def cors_other_origin() -> None:
+        res = http.get("/v1/models", headers={"Origin": "https://evil.example"})
+        check("access-control-allow-origin" not in res.headers, "an unlisted origin was allowed")
+
+    def completions_body() -> None:
+        try:
+            client.completions.create(model="gpt-3.5-turbo-instruct", prompt="Say hello")
+        except openai.BadRequestError as error:
+            check("transcri" in str(error).lower() or "speech" in str(error).lower(), f"400 does not say what the path is: {error}")
+            return
+        raise AssertionError("a text-completion body was accepted")
+
+    add("browser+misc", "CORS preflight before auth", cors_preflight)
+    add("browser+misc", "CORS exposes X-Request-Id, Retry-After", cors_exposed)
+    add("browser+misc", "CORS refuses an unlisted origin", cors_other_origin)
+    add("browser+misc", "/v1/completions text body → 400 naming the path", completions_body)
 
     # --- libretranslatepy
     lt = LibreTranslateAPI(f"{ctx.base_url}/", api_key=ctx.api_key)
@@ -222,6 +256,7 @@ def cases(ctx: Context) -> list[Case]:
 
     add("libretranslatepy", "translate[en→es]", lt_translate)
     add("libretranslatepy", "translate[auto→es]", lt_translate_auto)
+    # (libretranslatepy url-encodes q, so it cannot send an array; the npm client's array case covers it.)
     add("libretranslatepy", "languages", lt_languages)
     add("libretranslatepy", "detect", lt_detect)
     add("libretranslatepy", "translate[wrong key]→error", lt_bad_key)
