@@ -29,12 +29,17 @@ async function main(): Promise<void> {
   const app = createApp({ db, models, config, logger, redis });
 
   let stopping = false;
+  let closing = false;
   const handle = app.callback();
   const server = createServer((req, res) => {
-    // While stopping, a kept-alive connection would otherwise hold the process open until its
-    // keep-alive timeout (5 s) after its last response; close each one as soon as it goes idle.
+    // Draining (the delay after SIGTERM): a load balancer may still send a request on any
+    // idle kept-alive connection until it sees /readyz fail, so none is closed under it; each
+    // answer instead says `Connection: close`, and the connection ends after it.
+    if (stopping) res.setHeader('Connection', 'close');
+    // Closing (the delay is over): a kept-alive connection would otherwise hold the process open
+    // until its keep-alive timeout (5 s) after its last response; close each one once idle.
     res.on('finish', () => {
-      if (stopping) setImmediate(() => server.closeIdleConnections());
+      if (closing) setImmediate(() => server.closeIdleConnections());
     });
     void handle(req, res);
   });
@@ -62,6 +67,7 @@ async function main(): Promise<void> {
   };
 
   const close = () => {
+    closing = true;
     app.realtime.close();
     const force = setTimeout(() => {
       logger.warn('in-flight requests did not finish in time; closing connections');

@@ -3,6 +3,7 @@
  * nice value, same samples (run by `npm run bench:speech` after the short-clip bench, or alone):
  *
  *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off] [--vad]
+ *                                    [--hour-minutes 60]
  *
  * The long files: every English clip of the shared speech set (EVAL_SPEECH_DIR) decoded once to
  * 16 kHz mono by the product's decoder, joined in file order with 1.5 s of digital silence
@@ -26,6 +27,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { encodeWav } from '../../src/audio/encode-wav.js';
 import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
 import { transformersAsrEngine } from '../../src/inference/speech-to-text/transformers-asr-engine.js';
 import { decodeClipsOnce, joinClips, type LongSpeech } from '../eval/lib/long-speech.js';
@@ -58,6 +60,8 @@ export interface LongSpeechBenchOptions {
   memoryArena?: boolean;
   /** Add both sides with their VAD filter on. */
   vad?: boolean;
+  /** With `vad`: also the hour-long WAV of this many minutes (0: none). */
+  hourMinutes?: number;
 }
 
 const root = resolve('.');
@@ -91,6 +95,14 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
         }
       }
       passed = report(audio, minutes, sides) && passed;
+    }
+    if (vad && options.hourMinutes) {
+      const long = spreadClips(joinClips(decoded, { targetSeconds: options.minutes[0]! * 60, gapSeconds: GAP_SECONDS }), options.hourMinutes * 60);
+      const file = join(dir, `${options.hourMinutes}min.wav`);
+      await writeFile(file, encodeWav(long));
+      const ours = await runOurs(file, { threads, dtype, memoryArena, vad: true, wav: true });
+      const fw = await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: true, fileInput: true });
+      reportHour(long, options.hourMinutes, ours, fw);
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -130,25 +142,59 @@ function report(audio: LongSpeech, minutes: number, sides: Sides): boolean {
   console.log(`ours / faster-whisper greedy: wall ${(ours.wall / greedy.wall).toFixed(2)}×, CPU ${(ours.cpu / greedy.cpu).toFixed(2)}×`);
   if (rows.length > 3) {
     const [oursVad, fwVad] = [rows[3]!, rows[4]!];
+    const vadWall = oursVad.wall / fwVad.wall;
+    const vadOk = vadWall <= GOAL_RATIO && oursVad.wer <= fwVad.wer;
     console.log(
-      `with VAD, ours / faster-whisper: wall ${(oursVad.wall / fwVad.wall).toFixed(2)}×, CPU ${(oursVad.cpu / fwVad.cpu).toFixed(2)}×, ` +
-        `peak RSS ${(oursVad.rss / fwVad.rss).toFixed(2)}×, WER ${oursVad.wer.toFixed(3)} vs ${fwVad.wer.toFixed(3)}`,
+      `with VAD, ours / faster-whisper: wall ${vadWall.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×: ${vadWall <= GOAL_RATIO ? 'PASS' : 'FAIL'}), ` +
+        `CPU ${(oursVad.cpu / fwVad.cpu).toFixed(2)}×, peak RSS ${(oursVad.rss / fwVad.rss).toFixed(2)}×, ` +
+        `WER ${oursVad.wer.toFixed(3)} vs ${fwVad.wer.toFixed(3)} (goal ≤: ${oursVad.wer <= fwVad.wer ? 'PASS' : 'FAIL'})`,
     );
+    return wallRatio <= GOAL_RATIO && werOk && vadOk;
   }
   return wallRatio <= GOAL_RATIO && werOk;
 }
 
-async function runOurs(file: string, options: { threads: number; dtype: string; memoryArena?: boolean; vad: boolean }): Promise<SideResult> {
+/**
+ * The clips of `audio` placed evenly over `seconds` (each at k · seconds / clips), digital silence
+ * between them; the reference is unchanged.
+ */
+function spreadClips(audio: LongSpeech, seconds: number): LongSpeech {
+  const rate = audio.sampleRate;
+  const samples = new Float32Array(seconds * rate);
+  const step = Math.floor((seconds * rate) / audio.clips.length);
+  const clips = audio.clips.map((clip, index) => {
+    const piece = audio.samples.subarray(Math.round(clip.start * rate), Math.round(clip.end * rate));
+    samples.set(piece.subarray(0, Math.min(piece.length, samples.length - index * step)), index * step);
+    return { ...clip, start: (index * step) / rate, end: (index * step + piece.length) / rate };
+  });
+  return { ...audio, samples, clips };
+}
+
+function reportHour(audio: LongSpeech, minutes: number, ours: SideResult, fw: SideResult): void {
+  const reference = normalizeTranscript(audio.reference);
+  const load = loadavg().map((value) => value.toFixed(2)).join(' ');
+  const speech = audio.clips.reduce((sum, clip) => sum + clip.end - clip.start, 0);
+  console.log(`\n${minutes} min WAV (16 kHz 16-bit mono, ${(audio.samples.length * 2 / 1e6).toFixed(0)} MB; ${audio.clips.length} clips, ${speech.toFixed(0)} s of speech), vad_filter on, load average ${load}`);
+  console.log(`${'side'.padEnd(34)} ${'WER'.padStart(6)} ${'wall s'.padStart(8)} ${'CPU s'.padStart(8)} ${'peak RSS MB'.padStart(12)}`);
+  for (const [name, r] of [['ours (upload path: bytes → worker)', ours], ['faster-whisper (transcribe(path))', fw]] as const) {
+    const { wer } = wordErrors(reference, normalizeTranscript(r.text));
+    console.log(`${name.padEnd(34)} ${wer.toFixed(3).padStart(6)} ${r.seconds.toFixed(2).padStart(8)} ${r.cpuSeconds.toFixed(2).padStart(8)} ${r.peakRssMb.toFixed(0).padStart(12)}`);
+  }
+  console.log(`ratios ours / faster-whisper: wall ${(ours.seconds / fw.seconds).toFixed(2)}×, peak RSS ${(ours.peakRssMb / fw.peakRssMb).toFixed(2)}×`);
+}
+
+async function runOurs(file: string, options: { threads: number; dtype: string; memoryArena?: boolean; vad: boolean; wav?: boolean }): Promise<SideResult> {
   const arena = options.memoryArena === undefined ? [] : ['--memory-arena', options.memoryArena ? 'on' : 'off'];
   const vad = options.vad ? ['--vad'] : [];
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', thisFile, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad], {
+  const wav = options.wav ? ['--wav'] : [];
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', thisFile, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad, ...wav], {
     maxBuffer: 16 * 1024 * 1024,
     timeout: 60 * 60_000,
   });
   return JSON.parse(stdout.trim().split('\n').pop()!) as SideResult;
 }
 
-async function runFasterWhisper(file: string, options: { threads: number; dtype: string; nice: number; beamSize: number; vad: boolean }): Promise<SideResult> {
+async function runFasterWhisper(file: string, options: { threads: number; dtype: string; nice: number; beamSize: number; vad: boolean; fileInput?: boolean }): Promise<SideResult> {
   const { stdout } = await run(
     python,
     [
@@ -161,6 +207,7 @@ async function runFasterWhisper(file: string, options: { threads: number; dtype:
       '--long',
       '--beam-size', String(options.beamSize),
       ...(options.vad ? ['--vad-filter'] : []),
+      ...(options.fileInput ? ['--file-input'] : []),
       file,
     ],
     { maxBuffer: 16 * 1024 * 1024, timeout: 60 * 60_000 },
@@ -170,16 +217,21 @@ async function runFasterWhisper(file: string, options: { threads: number; dtype:
   return { text: clip.text, seconds: clip.seconds, cpuSeconds: clip.cpu_seconds, peakRssMb: result.peak_rss_mb };
 }
 
-/** Child process: our side on one file; prints one JSON line. */
-async function oursChild(file: string, threads: number, dtype: string, memoryArena: boolean | undefined, vadFilter: boolean): Promise<void> {
+/**
+ * Child process: our side on one file (float32 PCM, or with `wav` an audio file handed over as
+ * the upload path gets it: bytes decoded in the ASR worker); prints one JSON line.
+ */
+async function oursChild(file: string, threads: number, dtype: string, memoryArena: boolean | undefined, vadFilter: boolean, wav: boolean): Promise<void> {
   const bytes = await readFile(file);
-  const samples = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice();
+  const audio = wav
+    ? { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: 'audio/wav', maxSeconds: 4 * 3600 }
+    : { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice(), sampleRate: 16_000 };
   const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
   try {
-    await transcriber.transcribe({ samples: samples.slice(0, WARM_UP_SECONDS * 16_000), sampleRate: 16_000 }, { vadFilter });
+    await transcriber.transcribe({ samples: warmUpSamples(bytes, wav), sampleRate: 16_000 }, { vadFilter });
     const started = performance.now();
     const cpu = process.cpuUsage(); // the worker thread and its onnxruntime threads are in this process
-    const { text } = await transcriber.transcribe({ samples, sampleRate: 16_000 }, { vadFilter });
+    const { text } = await transcriber.transcribe(audio, { vadFilter });
     const used = process.cpuUsage(cpu);
     const result: SideResult = {
       text,
@@ -191,6 +243,14 @@ async function oursChild(file: string, threads: number, dtype: string, memoryAre
   } finally {
     await transcriber.dispose();
   }
+}
+
+/** The first WARM_UP_SECONDS of the file (speech: every long file starts with a clip). */
+function warmUpSamples(bytes: Buffer, wav: boolean): Float32Array {
+  const count = WARM_UP_SECONDS * 16_000;
+  if (!wav) return new Float32Array(bytes.buffer, bytes.byteOffset, count).slice();
+  // Our own 16-bit WAV (encodeWav): a 44-byte header, then little-endian samples.
+  return Float32Array.from({ length: count }, (_, i) => bytes.readInt16LE(44 + 2 * i) / 32768);
 }
 
 function mean(values: readonly number[]): number {
@@ -207,15 +267,18 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       rounds: { type: 'string', default: '1' },
       'memory-arena': { type: 'string' },
       vad: { type: 'boolean', default: false },
+      wav: { type: 'boolean', default: false },
+      'hour-minutes': { type: 'string', default: '0' },
     },
   });
   const memoryArena = args['memory-arena'] === undefined ? undefined : args['memory-arena'] === 'on';
   if (args.ours) {
-    await oursChild(args.ours, Number(args.threads), args.dtype!, memoryArena, args.vad!);
+    await oursChild(args.ours, Number(args.threads), args.dtype!, memoryArena, args.vad!, args.wav!);
   } else {
     if (!BASELINE_PRECISION[args.dtype!]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
     const minutes = args.minutes!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
-    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad });
+    const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
+    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad, hourMinutes });
     if (!passed) process.exitCode = 1;
   }
 }

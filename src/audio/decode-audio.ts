@@ -11,6 +11,7 @@ import { decodeMp3 } from './decode-mp3.js';
 import { decodeOggOpus, decodeOggVorbis } from './decode-ogg.js';
 import { decodeWav } from './decode-wav.js';
 import type { PcmAudio } from './pcm-audio.js';
+import type { Pcm16Buffer } from './pcm16-buffer.js';
 import { PcmCollector } from './pcm-collector.js';
 import { AUDIO_FORMAT_NAMES, sniffAudioFormat, SUPPORTED_FORMATS_TEXT, type AudioFormat } from './sniff-format.js';
 
@@ -46,9 +47,21 @@ export function probeAudio(bytes: Uint8Array, contentType?: string): AudioFormat
  * asked for an unsupported output rate.
  */
 export async function decodeAudio(bytes: Uint8Array, options: DecodeAudioOptions): Promise<PcmAudio> {
+  return (await runDecoder(bytes, options, false)).finish();
+}
+
+/**
+ * decodeAudio's 16-bit form for long speech (pcm16-buffer.ts): the same checks and errors, the
+ * audio held at 2 bytes a sample and never joined.
+ */
+export async function decodeAudio16(bytes: Uint8Array, options: DecodeAudioOptions): Promise<Pcm16Buffer> {
+  return (await runDecoder(bytes, options, true)).finish16();
+}
+
+async function runDecoder(bytes: Uint8Array, options: DecodeAudioOptions, keep16: boolean): Promise<PcmCollector> {
   const format = probeAudio(bytes, options.contentType);
   const name = AUDIO_FORMAT_NAMES[format];
-  const collector = new PcmCollector({ ...options, format: name });
+  const collector = new PcmCollector({ ...options, format: name, keep16 });
   try {
     await DECODERS[format](bytes, collector);
   } catch (error) {
@@ -58,5 +71,5 @@ export async function decodeAudio(bytes: Uint8Array, options: DecodeAudioOptions
     // client gets a plain one.
     throw new UndecodableAudioError(`the ${name} data is corrupt or uses features that are not supported`);
   }
-  return collector.finish();
+  return collector;
 }

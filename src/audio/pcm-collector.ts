@@ -3,17 +3,19 @@
  * resampled to the model's rate as it arrives, so the source rate and channel count never
  * sit in memory beyond one decoder call.
  *
- * Memory bound: what is kept is at most maxSeconds × sampleRate Float32 samples (30 minutes
- * at 16 kHz: 1800 × 16000 × 4 B = 115 MB), twice that for the moment `finish` joins the
- * pieces; plus one decoder call's output (see byte-slices.ts) and the resampler's table
- * (≤ 4 MB). The duration limit is enforced on the source frames before a chunk is kept, and
- * the deadline is checked on every chunk.
+ * Memory bound: what is kept is at most maxSeconds × sampleRate samples: as Float32 pieces
+ * (30 minutes at 16 kHz: 1800 × 16000 × 4 B = 115 MB), twice that for the moment `finish`
+ * joins them; or, with `keep16`, as 16-bit samples that are never joined (pcm16-buffer.ts:
+ * 60 minutes at 16 kHz is 115 MB in all). Plus one decoder call's output (see byte-slices.ts)
+ * and the resampler's table (≤ 4 MB). The duration limit is enforced on the source frames
+ * before a chunk is kept, and the deadline is checked on every chunk.
  */
 import { UndecodableAudioError } from '../errors.js';
 import { checkChannelCount, checkSampleRate } from './audio-bounds.js';
-import { audioTooLong, DecodeDeadline, type DecodeLimits } from './decode-budget.js';
+import { audioTooLong, decodeDeadline, type DecodeDeadline, type DecodeLimits } from './decode-budget.js';
 import { downmix } from './downmix.js';
 import type { PcmAudio } from './pcm-audio.js';
+import { Pcm16Buffer } from './pcm16-buffer.js';
 import { checkResampleRates } from './resample-kernel.js';
 import { StreamingResampler } from './streaming-resampler.js';
 
@@ -22,6 +24,8 @@ export interface PcmCollectorOptions extends DecodeLimits {
   sampleRate: number;
   /** The format's name for messages, e.g. "Ogg Vorbis". */
   format: string;
+  /** Keep 16-bit samples (`finish16`) instead of Float32 pieces (`finish`). */
+  keep16?: boolean;
 }
 
 export class PcmCollector {
@@ -30,6 +34,7 @@ export class PcmCollector {
   readonly #maxSeconds: number;
   readonly #deadline: DecodeDeadline;
   readonly #pieces: Float32Array[] = [];
+  readonly #pcm16: Pcm16Buffer | undefined;
   #resampler: StreamingResampler | undefined;
   #sourceRate = 0;
   #frames = 0;
@@ -41,7 +46,8 @@ export class PcmCollector {
     this.#format = options.format;
     this.#targetRate = options.sampleRate;
     this.#maxSeconds = options.maxSeconds;
-    this.#deadline = new DecodeDeadline(options.deadlineMs);
+    this.#deadline = decodeDeadline(options);
+    this.#pcm16 = options.keep16 ? new Pcm16Buffer() : undefined;
   }
 
   get maxSeconds(): number {
@@ -50,7 +56,7 @@ export class PcmCollector {
 
   /** Throws 413 once the decode has run past its deadline; decoders call it between slices. */
   checkDeadline(): void {
-    this.#deadline.check();
+    this.#deadline.check(this.#sourceRate === 0 ? 0 : this.#frames / this.#sourceRate);
   }
 
   /**
@@ -78,13 +84,17 @@ export class PcmCollector {
     this.#keep(this.#resampler ? this.#resampler.push(mono) : mono);
   }
 
+  /** The whole decode as mono 16-bit PCM at the output rate (a collector made with `keep16`). */
+  finish16(): Pcm16Buffer {
+    if (!this.#pcm16) throw new Error('finish16 needs a collector made with keep16');
+    this.#end();
+    return this.#pcm16;
+  }
+
   /** The whole decode as mono PCM at the output rate. */
   finish(): PcmAudio {
-    if (this.#frames === 0) throw new UndecodableAudioError(`no ${this.#format} audio found in the data`);
-    if (this.#resampler) this.#keep(this.#resampler.push(new Float32Array(0), true));
-    if (this.#length === 0) {
-      throw new UndecodableAudioError(`the ${this.#format} audio is shorter than one sample at ${this.#targetRate} Hz`);
-    }
+    if (this.#pcm16) throw new Error('a collector made with keep16 finishes with finish16');
+    this.#end();
     const pieces = this.#pieces.splice(0);
     if (pieces.length === 1) return { samples: pieces[0]!, sampleRate: this.#targetRate };
     const samples = new Float32Array(this.#length);
@@ -96,9 +106,18 @@ export class PcmCollector {
     return { samples, sampleRate: this.#targetRate };
   }
 
+  #end(): void {
+    if (this.#frames === 0) throw new UndecodableAudioError(`no ${this.#format} audio found in the data`);
+    if (this.#resampler) this.#keep(this.#resampler.push(new Float32Array(0), true));
+    if (this.#length === 0) {
+      throw new UndecodableAudioError(`the ${this.#format} audio is shorter than one sample at ${this.#targetRate} Hz`);
+    }
+  }
+
   #keep(piece: Float32Array): void {
     if (piece.length === 0) return;
-    this.#pieces.push(piece);
+    if (this.#pcm16) this.#pcm16.append(piece);
+    else this.#pieces.push(piece);
     this.#length += piece.length;
   }
 }

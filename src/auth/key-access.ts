@@ -38,10 +38,19 @@ export class KeyAccess {
   /** The key's policy, or undefined for an unknown, revoked or expired key; throws RateLimitedError over its limit. */
   async authorize(key: string): Promise<KeyPolicy | undefined> {
     const policy = await this.#keys.verify(key);
-    if (!policy || policy.id === null) return policy;
+    if (policy) await this.charge(policy);
+    return policy;
+  }
+
+  /**
+   * Counts one more request of a key already authorized, under its requests-per-minute limit
+   * (throws RateLimitedError past it): each turn of a realtime session is one, or a key limited
+   * to a few requests a minute could transcribe without end over one WebSocket.
+   */
+  async charge(policy: KeyPolicy): Promise<void> {
+    if (policy.id === null) return;
     if (policy.rpm !== null) await this.#consume(policy.id, policy.rpm);
     this.#add(policy.id, { requests: 1, audioSeconds: 0, characters: 0 });
-    return policy;
   }
 
   /** Runs `work` (the rest of the request) with `policy` as the current key. */

@@ -108,7 +108,7 @@ export interface TranscribeInput {
   task?: 'transcribe' | 'translate';
   /** Answer format (default `json`: `{text}`). */
   responseFormat?: TranscriptFormat;
-  /** Sent as `timestamp_granularities[]` (not with `transcript`); the server accepts it and gives segment timestamps with `verbose_json`. */
+  /** Sent as `timestamp_granularities[]` (not with `transcript`): with `verbose_json`, `segment` (the default) gives `segments`, `word` gives `words`. */
   timestampGranularities?: ('segment' | 'word')[];
   /** Transcribe only the speech Silero VAD finds (default: on for audio over 30 s when the VAD model is installed). */
   vadFilter?: boolean;
@@ -143,21 +143,41 @@ export interface Transcription {
 
 export interface TranscriptSegment {
   id: number;
-  seek?: number;
+  /** Mel frame (10 ms) where the segment's 30-s decoding window starts. */
+  seek: number;
   /** Seconds from the start of the audio. */
   start: number;
   end: number;
   text: string;
+  /** Token ids, timestamp tokens included. */
+  tokens: number[];
+  /** Decoding statistics of the segment's window, as OpenAI reports them. */
+  temperature: number;
+  avg_logprob: number;
+  compression_ratio: number;
+  no_speech_prob: number;
+}
+
+/** A word of `timestampGranularities: ['word']`. */
+export interface TranscriptWord {
+  word: string;
+  /** Seconds from the start of the audio. */
+  start: number;
+  end: number;
 }
 
 /** `response_format: verbose_json`. */
 export interface VerboseTranscription {
   task: string;
+  /** The language's name, as OpenAI gives it (`english`). */
   language: string;
   /** Seconds of audio. */
   duration: number;
   text: string;
-  segments: TranscriptSegment[];
+  /** With the `segment` granularity (the default). */
+  segments?: TranscriptSegment[];
+  /** With the `word` granularity. */
+  words?: TranscriptWord[];
 }
 
 /** The events of a streamed transcription (`stream=true`): deltas as the audio is decoded, then the whole text. */

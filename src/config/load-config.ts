@@ -36,16 +36,17 @@ export interface Config {
 
 export interface Limits {
   readonly maxJsonBytes: number;
+  /** Largest audio upload (MAX_AUDIO_MB); larger is a 413 while reading. */
   readonly maxAudioBytes: number;
   readonly maxClassificationChars: number;
   readonly maxTranslationChars: number;
   readonly maxSpeechInputChars: number;
-  /** Decoded audio longer than this is rejected with 413 (speech to text). */
+  /** Decoded audio longer than this is rejected with 413 (speech to text; MAX_AUDIO_MINUTES). */
   readonly maxAudioSeconds: number;
   /**
    * Inference requests per task held at once (running, queued or uploading); more get 503
-   * server_busy. Speech to text is the lowest: each may hold a 25 MB upload for the seconds or
-   * minutes its queue takes.
+   * server_busy. Speech to text is the lowest: each may hold an upload of up to maxAudioBytes for
+   * the seconds or minutes its queue takes.
    */
   readonly maxPendingRequests: Readonly<Record<Task, number>>;
   readonly timeouts: ClientTimeouts;
@@ -97,11 +98,13 @@ const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'sile
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxJsonBytes: 1024 * 1024,
-  maxAudioBytes: 25 * 1024 * 1024,
+  // An hour of 16-kHz 16-bit mono WAV is 115 MB; an hour of MP3 at 128 kbit/s is 58 MB.
+  maxAudioBytes: 128 * 1024 * 1024,
   maxClassificationChars: 10_000,
   maxTranslationChars: 20_000,
   maxSpeechInputChars: 5_000,
-  maxAudioSeconds: 30 * 60,
+  // Held as 16-bit PCM while transcribed: 115 MB for an hour at 16 kHz (README "Security and limits").
+  maxAudioSeconds: 60 * 60,
   maxPendingRequests: Object.freeze({
     'speech-to-text': 16,
     'text-to-speech': 32,
@@ -146,8 +149,28 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     redisUrl: parseRedisUrl(env.REDIS_URL),
     shutdownDelayMs: parseSeconds('SHUTDOWN_DELAY_SECONDS', env.SHUTDOWN_DELAY_SECONDS ?? '0', 300) * 1000,
     libreTranslateModels: Object.freeze((env.LIBRETRANSLATE_MODELS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')),
-    limits: DEFAULT_LIMITS,
+    limits: audioLimits(env),
   });
+}
+
+/** DEFAULT_LIMITS with the audio limits the environment sets (MAX_AUDIO_MB, MAX_AUDIO_MINUTES). */
+function audioLimits(env: Record<string, string | undefined>): Limits {
+  if (env.MAX_AUDIO_MB === undefined && env.MAX_AUDIO_MINUTES === undefined) return DEFAULT_LIMITS;
+  return Object.freeze({
+    ...DEFAULT_LIMITS,
+    maxAudioBytes: parseWhole('MAX_AUDIO_MB', env.MAX_AUDIO_MB, DEFAULT_LIMITS.maxAudioBytes / 1024 / 1024, 1024) * 1024 * 1024,
+    maxAudioSeconds: parseWhole('MAX_AUDIO_MINUTES', env.MAX_AUDIO_MINUTES, DEFAULT_LIMITS.maxAudioSeconds / 60, 240) * 60,
+  });
+}
+
+/** A whole number from 1 to `max`, or `fallback` when the variable is unset. */
+function parseWhole(name: string, value: string | undefined, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || number < 1 || number > max) {
+    throw new ConfigError(`${name} must be a whole number from 1 to ${max}, got "${value}"`);
+  }
+  return number;
 }
 
 function parsePort(value: string): number {

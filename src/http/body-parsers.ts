@@ -92,6 +92,9 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(new PayloadTooLargeError(`field "${name}" is longer than ${limits.maxFieldBytes} bytes`));
       else if (name === limits.fileField) fail(new ValidationError(`"${name}" must be a file part (with a filename), not a text field`));
+      // An array field (`name[]`, as the OpenAI SDKs send `timestamp_granularities[]`) keeps every value, comma-joined.
+      // (busboy gives a part without a name as `undefined`, typed string or not.)
+      else if (typeof name === 'string' && name.endsWith('[]') && fields[name] !== undefined) fields[name] += `,${value}`;
       else fields[name] ??= value;
     });
     parser.on('filesLimit', () => fail(new ValidationError(`send exactly one file part ("${limits.fileField}")`)));
@@ -114,22 +117,32 @@ const malformedMultipart = () => new ValidationError('the multipart/form-data bo
 
 /**
  * Reads a raw body into memory, answering 413 as soon as it passes `limitBytes` (without
- * waiting for the rest, and before a declared Content-Length is read at all).
+ * waiting for the rest, and before a declared Content-Length is read at all). With a
+ * Content-Length the body goes straight into one buffer of that size, so a 115-MB upload is
+ * not held twice while its chunks are joined (Node's parser never passes more than declared).
  */
 export async function readRawBody(req: NodeJS.ReadableStream & { headers: Record<string, unknown> }, limitBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
     throw new PayloadTooLargeError(`Body is ${declared} bytes; the limit is ${limitBytes} bytes`);
   }
+  let whole = Number.isSafeInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
   const chunks: Buffer[] = [];
   let received = 0;
   for await (const chunk of req) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    received += buffer.length;
-    if (received > limitBytes) {
+    if (received + buffer.length > limitBytes) {
       throw new PayloadTooLargeError(`Body is larger than the limit of ${limitBytes} bytes`);
     }
-    chunks.push(buffer);
+    if (whole && received + buffer.length <= whole.length) {
+      whole.set(buffer, received);
+    } else {
+      // More than declared: only a stream that is not an HTTP request can do that.
+      if (whole) chunks.push(whole.subarray(0, received));
+      whole = undefined;
+      chunks.push(buffer);
+    }
+    received += buffer.length;
   }
-  return Buffer.concat(chunks);
+  return whole ? whole.subarray(0, received) : Buffer.concat(chunks);
 }

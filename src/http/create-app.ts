@@ -16,6 +16,7 @@ import { AppMetrics, observeConstantAnswers, observeRequests } from './metrics.j
 import { metricsRoute } from './routes/metrics-route.js';
 import { clientDisconnected, errorMiddleware } from './error-middleware.js';
 import { createRootRouter, rootResponses } from './routes/root-router.js';
+import { createPlaygroundRouter } from './routes/playground-routes.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
 import { LIBRETRANSLATE_PATHS, libreTranslateRoutes } from './routes/libretranslate-routes.js';
@@ -37,6 +38,8 @@ export interface AppDeps {
   redis?: Redis;
   /** Namespace of the rate-limit counts in Redis: deployments sharing one Redis set their own. */
   rateLimitPrefix?: string;
+  /** Where the built playground is (default: dist/playground of the package). */
+  playgroundDir?: string;
 }
 
 /**
@@ -153,6 +156,7 @@ export function createApp(deps: AppDeps): InferenceApp {
       [
         { prefix: '/users', router: createUsersRouter(createUserStore(deps.db), deps.config.limits) },
         { prefix: '/v1', router: createV1Router({ models, limits: deps.config.limits, admit, validator }) },
+        { prefix: '/playground', router: createPlaygroundRouter(deps.playgroundDir) },
       ],
       rootRouter,
     ),

@@ -8,6 +8,7 @@ import { ERROR_CODES } from '../errors.js';
 import { jsonError, type Json, type Operation } from './operation.js';
 import { healthOperations } from './routes/health-routes.js';
 import { metricsOperations } from './routes/metrics-route.js';
+import { playgroundOperations } from './routes/playground-routes.js';
 import { libreTranslateOperations } from './routes/libretranslate-routes.js';
 import { rootOperations } from './routes/root-router.js';
 import { teiOperations } from './routes/tei-routes.js';
@@ -17,7 +18,7 @@ import { v1Operations } from './routes/v1-router.js';
 export function buildOpenApiDocument(limits: Limits): Json {
   const components: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of [...rootOperations(), ...healthOperations(), ...metricsOperations(), ...usersOperations(limits), ...v1Operations(limits), ...libreTranslateOperations(limits), ...teiOperations(limits)]) {
+  for (const operation of [...rootOperations(), ...playgroundOperations(), ...healthOperations(), ...metricsOperations(), ...usersOperations(limits), ...v1Operations(limits), ...libreTranslateOperations(limits), ...teiOperations(limits)]) {
     const { method, path, secured, ...described } = operation;
     paths[path] ??= {};
     const responses = path.startsWith('/v1/') ? withKeyPolicy(described.responses) : described.responses;

@@ -65,6 +65,8 @@ export interface TranscribeOptions extends Cancellable {
   task?: 'transcribe' | 'translate';
   /** Ask for timestamped segments (verbose_json). */
   segments?: boolean;
+  /** Ask for word timestamps (with `segments`: each segment's `words`). */
+  words?: boolean;
   /** Transcribe only the speech Silero VAD finds; absent: on for audio over 30 s when the VAD model is installed. */
   vadFilter?: boolean;
   vad?: VadOptions;
@@ -80,11 +82,38 @@ export interface TranscriptSegment {
   start: number;
   end: number;
   text: string;
+  /** Decoding details, from Whisper's own window decoder (long-form-decoder.ts) only. */
+  details?: SegmentDetails;
+  /** With `words: true`: the segment's words, seconds from the start of the audio. */
+  words?: TranscriptWord[];
+}
+
+/** What openai/whisper reports of each segment (OpenAI's verbose_json segment fields). */
+export interface SegmentDetails {
+  /** Mel frame (10 ms) where the segment's 30-s window starts. */
+  seek: number;
+  /** The segment's token ids, timestamp tokens included. */
+  tokens: number[];
+  /** Sampling temperature of the window's accepted decode. */
+  temperature: number;
+  /** The window's average log probability per token, its text's gzip compression ratio and its no-speech probability. */
+  avgLogprob: number;
+  compressionRatio: number;
+  noSpeechProb: number;
+}
+
+export interface TranscriptWord {
+  /** The word as decoded: with its leading space, punctuation attached. */
+  word: string;
+  start: number;
+  end: number;
 }
 
 export interface Transcript {
   text: string;
   language?: string;
+  /** The language's English name in lower case (`english`), as OpenAI's verbose_json names it. */
+  languageName?: string;
   duration: number;
   segments?: TranscriptSegment[];
 }

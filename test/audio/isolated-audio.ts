@@ -27,6 +27,11 @@ export class IsolatedAudio {
     return this.#run('decode', { bytes, options }, timeoutMs);
   }
 
+  /** decodeAudio16 (the ASR worker's decode) instead of decodeAudio. */
+  decode16(bytes: Uint8Array, options: DecodeAudioOptions, timeoutMs: number): Promise<IsolatedResult> {
+    return this.#run('decode16', { bytes, options }, timeoutMs);
+  }
+
   /** Resamples `length` samples of a constant signal. */
   resample(length: number, fromRate: number, toRate: number, timeoutMs: number): Promise<IsolatedResult> {
     return this.#run('resample', { length, fromRate, toRate }, timeoutMs);
@@ -42,7 +47,7 @@ export class IsolatedAudio {
    * Past `timeoutMs` the worker is terminated (a synchronous loop cannot be interrupted any
    * other way) and the outcome is a TimedOutError; the next call starts a fresh worker.
    */
-  async #run<M extends 'decode' | 'resample'>(method: M, payload: PayloadOf<IsolatedAudioApi, M>, timeoutMs: number): Promise<IsolatedResult> {
+  async #run<M extends 'decode' | 'decode16' | 'resample'>(method: M, payload: PayloadOf<IsolatedAudioApi, M>, timeoutMs: number): Promise<IsolatedResult> {
     const client = (this.#client ??= await WorkerClient.spawn(ISOLATED_AUDIO_WORKER, { init: undefined, name: 'isolated-audio' }));
     const rssBefore = process.memoryUsage.rss();
     let peak = rssBefore;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DecodeDeadline, DEFAULT_DECODE_DEADLINE_MS } from '../../src/audio/decode-budget.js';
+import { DECODE_MS_PER_AUDIO_SECOND, DecodeDeadline, decodeDeadline, DEFAULT_DECODE_DEADLINE_MS } from '../../src/audio/decode-budget.js';
 import { PcmCollector } from '../../src/audio/pcm-collector.js';
 import { resample } from '../../src/audio/resample.js';
 import { PayloadTooLargeError, UndecodableAudioError } from '../../src/errors.js';
@@ -54,6 +54,24 @@ describe('PcmCollector', () => {
     expect(() => pcm.finish()).to.throw(UndecodableAudioError, /shorter than one sample at 16000 Hz/);
   });
 
+  it('with keep16, holds the same audio as 16-bit samples (finish16), not Float32 pieces', () => {
+    const tone = sine(440, 44100, 0.5);
+    const float = collector();
+    const sixteen = collector({ keep16: true });
+    for (let start = 0; start < tone.length; start += 4000) {
+      const chunk = tone.slice(start, start + 4000);
+      float.add([chunk], chunk.length, 44100);
+      sixteen.add([chunk], chunk.length, 44100);
+    }
+    const expected = float.finish().samples;
+    const pcm = sixteen.finish16();
+    expect(pcm.length).to.equal(expected.length);
+    const read = pcm.read(0, pcm.length);
+    expect(Math.max(...read.map((sample, i) => Math.abs(sample - expected[i]!)))).to.be.at.most(1 / 65536 + 1e-7);
+    expect(() => sixteen.finish()).to.throw(/finish16/);
+    expect(() => collector().finish16()).to.throw(/keep16/);
+  });
+
   it('takes an unsupported output rate as a programming error (RangeError)', () => {
     expect(() => collector({ sampleRate: 0 })).to.throw(RangeError);
   });
@@ -67,5 +85,25 @@ describe('DecodeDeadline', () => {
     deadline.check();
     now += 1;
     expect(() => deadline.check()).to.throw(PayloadTooLargeError, `decoding the audio took longer than the limit of ${DEFAULT_DECODE_DEADLINE_MS / 1000} seconds`);
+  });
+});
+
+describe('DecodeDeadline growing with the audio decoded', () => {
+  it('allows the base plus msPerAudioSecond for each second decoded so far, and names the budget it passed', () => {
+    let now = 0;
+    const deadline = new DecodeDeadline(30_000, () => now, 40);
+    now = 30_000 + 40 * 3600; // an hour decoded: 174 s
+    deadline.check(3600);
+    expect(() => deadline.check(1800)).to.throw(PayloadTooLargeError, 'decoding the audio took longer than the limit of 102 seconds');
+  });
+
+  it('scales by default, and is fixed when a deadline is given without a rate', async () => {
+    // decodeDeadline reads performance.now(); a rate of 0 and a 1-ms deadline pass at once.
+    const fixed = decodeDeadline({ maxSeconds: 60, deadlineMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(() => fixed.check(3600)).to.throw(PayloadTooLargeError);
+    const scaled = decodeDeadline({ maxSeconds: 60 });
+    expect(() => scaled.check(0)).to.not.throw();
+    expect(DEFAULT_DECODE_DEADLINE_MS + DECODE_MS_PER_AUDIO_SECOND * 3600).to.equal(174_000);
   });
 });

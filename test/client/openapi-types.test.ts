@@ -16,7 +16,7 @@
  */
 import { expect } from 'chai';
 import { InferenceClient, type ErrorCode } from '../../src/client/index.js';
-import type { Classification, ClassificationBatch, Label, ModelInfo, TranscriptSegment, TranscriptTextDelta, TranscriptTextDone, Transcript, Transcription, Translation, User, VerboseTranscription } from '../../src/client/types.js';
+import type { Classification, ClassificationBatch, Label, ModelInfo, TranscriptSegment, TranscriptTextDelta, TranscriptWord, TranscriptTextDone, Transcript, Transcription, Translation, User, VerboseTranscription } from '../../src/client/types.js';
 import { serveTestApp } from './serve-test-app.js';
 
 type Json = Record<string, any>;
@@ -64,8 +64,23 @@ const ANSWER_TYPES: Array<[component: string, shape: Record<string, string>]> = 
   ['TranslationResult', { translation: 'string' } satisfies Shape<Translation>],
   ['OpenAITranscription', { text: 'string' } satisfies Shape<Transcription>],
   ['Transcript', { id: 'string', object: 'string', created: 'number', model: 'string', transcript: 'string' } satisfies Shape<Transcript>],
-  ['OpenAIVerboseTranscription', { task: 'string', language: 'string', duration: 'number', text: 'string', segments: 'array' } satisfies Shape<VerboseTranscription>],
-  ['TranscriptSegment', { id: 'number', seek: 'number?', start: 'number', end: 'number', text: 'string' } satisfies Shape<TranscriptSegment>],
+  ['OpenAIVerboseTranscription', { task: 'string', language: 'string', duration: 'number', text: 'string', segments: 'array?', words: 'array?' } satisfies Shape<VerboseTranscription>],
+  [
+    'TranscriptSegment',
+    {
+      id: 'number',
+      seek: 'number',
+      start: 'number',
+      end: 'number',
+      text: 'string',
+      tokens: 'array',
+      temperature: 'number',
+      avg_logprob: 'number',
+      compression_ratio: 'number',
+      no_speech_prob: 'number',
+    } satisfies Shape<TranscriptSegment>,
+  ],
+  ['TranscriptWord', { word: 'string', start: 'number', end: 'number' } satisfies Shape<TranscriptWord>],
   ['TranscriptTextDelta', { type: 'string', delta: 'string' } satisfies Shape<TranscriptTextDelta>],
   ['TranscriptTextDone', { type: 'string', text: 'string' } satisfies Shape<TranscriptTextDone>],
 ];

@@ -85,7 +85,7 @@ describe('client: speech (fixture models)', () => {
       expect(result).to.include({ task: 'transcribe' });
       expect(result.duration).to.be.closeTo(2, 0.01);
       expect(result.segments).to.be.an('array');
-      for (const segment of result.segments) expect(segment).to.include.keys('id', 'start', 'end', 'text');
+      for (const segment of result.segments ?? []) expect(segment).to.include.keys('id', 'seek', 'start', 'end', 'text', 'tokens', 'avg_logprob', 'no_speech_prob');
     });
 
     it("'transcript' is SPEC's JavaScript client form (POST /v1/transcriptions): {id, object, created, model, transcript}", async () => {

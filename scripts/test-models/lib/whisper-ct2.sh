@@ -3,12 +3,17 @@
 #   1. scripts/tools/ct2_whisper_to_hf.py reads model.bin with numpy (no unpickling, no CTranslate2)
 #      and writes a Hugging Face WhisperForConditionalGeneration folder (safetensors);
 #   2. optimum exports it (automatic-speech-recognition-with-past, merged decoder) and checks the ONNX
-#      outputs against PyTorch;
+#      outputs against PyTorch; the decoder also outputs each layer's cross-attention weights
+#      (`cross_attentions.N`), which word timestamps align text to audio with;
 #   3. onnxruntime dynamic quantisation makes the q8 files the way transformers.js's own script does;
 #   4. scripts/tools/share_tied_embedding.py drops the fp32 decoder's duplicate (transposed) embedding;
 #   5. the folder is moved into place with its .installed.json marker last (atomic).
 
-# install_whisper_ct2 ID CT2_DIR WORK STAGING MARKER_JSON
+# What the marker says of this recipe; an install whose marker lacks it is stale (exit_if_installed).
+# cross-attentions-1: the decoder outputs cross_attentions.N (word timestamps).
+WHISPER_EXPORT='"export": "cross-attentions-1"'
+
+# install_whisper_ct2 ID CT2_DIR WORK STAGING MARKER_JSON (WHISPER_EXPORT is added to the JSON object)
 install_whisper_ct2() {
   local id="$1" ct2="$2" work="$3" staging="$4" marker="$5"
   mkdir -p "$staging/onnx"
@@ -30,14 +35,37 @@ hf_dir, export_dir, out_dir = map(Path, sys.argv[1:4])
 # optimum 1.26 targets the TorchScript exporter; torch >= 2.9 defaults to dynamo=True.
 torch.onnx.export = functools.partial(torch.onnx.export, dynamo=False)
 from optimum.exporters.onnx import onnx_export_from_model
+from optimum.exporters.onnx.base import ConfigBehavior
+from optimum.exporters.onnx.model_configs import WhisperOnnxConfig
 from transformers import WhisperForConditionalGeneration
+
+
+class WhisperWithCrossAttentions(WhisperOnnxConfig):
+    """The decoder also outputs its cross-attention weights [batch, heads, tokens, frames] per layer:
+    word timestamps (src/inference/speech-to-text/word-timing.ts) align text to audio with them,
+    as openai/whisper's timing.py does with its alignment heads."""
+
+    @property
+    def outputs(self):
+        outputs = super().outputs
+        if self._behavior is ConfigBehavior.DECODER:
+            for layer in range(self._config.decoder_layers):
+                outputs[f"cross_attentions.{layer}"] = {0: "batch_size", 2: "decoder_sequence_length", 3: "encoder_sequence_length_out"}
+        return outputs
 
 # Eager attention exports q·scale @ kᵀ, which onnxruntime fuses into one MatMul with a transposed
 # operand; the default SDPA export scales and transposes the cached encoder keys on every decoder
 # step (measured here: decoder CPU time −10 % fp32, −25 % q8).
 model = WhisperForConditionalGeneration.from_pretrained(hf_dir, attn_implementation="eager")
 # The export validates each graph against PyTorch on dummy inputs (raises past atol).
-onnx_export_from_model(model, export_dir, task="automatic-speech-recognition-with-past", opset=17, device="cpu")
+config = WhisperWithCrossAttentions(model.config, task="automatic-speech-recognition")
+custom_onnx_configs = {
+    "encoder_model": config.with_behavior("encoder"),
+    "decoder_model": config.with_behavior("decoder", use_past=True, use_past_in_inputs=False),
+    "decoder_with_past_model": config.with_behavior("decoder", use_past=True, use_past_in_inputs=True),
+}
+onnx_export_from_model(model, export_dir, task="automatic-speech-recognition-with-past", opset=17, device="cpu",
+                       model_kwargs={"output_attentions": True}, custom_onnx_configs=custom_onnx_configs)
 for name in ("encoder_model", "decoder_model_merged"):
     src = export_dir / f"{name}.onnx"
     shutil.copy(src, out_dir / f"{name}.onnx")
@@ -57,6 +85,6 @@ PY
   for file in config.json generation_config.json preprocessor_config.json tokenizer.json tokenizer_config.json; do
     cp "$work/hf/$file" "$staging/$file"
   done
-  finish_install "$id" "$staging" "$marker"
+  finish_install "$id" "$staging" "${marker%\}}, $WHISPER_EXPORT}"
   du -sh "$MODELS_DIR/$id"
 }

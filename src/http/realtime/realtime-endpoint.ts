@@ -104,7 +104,15 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       ws.send(JSON.stringify({ event_id: `event_${Math.random().toString(36).slice(2, 14)}`, ...event }));
     };
     const session = new TranscriptionSession(
-      { transcriber: deps.transcriber, openAudio: deps.openAudio, send, pause: () => ws.pause(), resume: () => ws.resume(), limits: deps.limits },
+      {
+        transcriber: deps.transcriber,
+        openAudio: deps.openAudio,
+        send,
+        chargeTurn: () => deps.access.charge(policy),
+        pause: () => ws.pause(),
+        resume: () => ws.resume(),
+        limits: deps.limits,
+      },
       { model },
     );
     let idle: NodeJS.Timeout | undefined;

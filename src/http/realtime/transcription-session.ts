@@ -31,6 +31,8 @@ export interface SessionDeps {
   /** Opens the audio pipeline; speech probabilities only when `detectSpeech`. */
   openAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream>;
   send(event: ServerEvent): void;
+  /** Counts one turn against the key's request limit; throws RateLimitedError past it. */
+  chargeTurn(): Promise<void>;
   /** Stop and resume reading the client's messages (backpressure). */
   pause(): void;
   resume(): void;
@@ -206,6 +208,7 @@ export class TranscriptionSession {
       if (model === undefined) {
         throw new ValidationError('No transcription model: pass ?model= on the URL or set session.input_audio_transcription.model');
       }
+      await this.#deps.chargeTurn();
       const transcriber = await this.#deps.transcriber(model);
       const transcript = await transcriber.transcribe({ samples, sampleRate: SAMPLE_RATE }, { language: this.#settings.language, signal });
       const text = transcript.text.trim();

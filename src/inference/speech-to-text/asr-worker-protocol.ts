@@ -29,6 +29,8 @@ export interface AsrRequest {
   detectLanguage?: boolean;
   task?: 'transcribe' | 'translate';
   segments: boolean;
+  /** Word timestamps (each segment's `words`). */
+  words?: boolean;
   chunkLengthSeconds: number;
   strideSeconds: number;
   maxNewTokens?: number;

@@ -4,9 +4,11 @@
  * and detokenisation, so the HTTP event loop stays free.
  */
 import { pipeline } from '@huggingface/transformers';
-import { decodeAudio, probeAudio } from '../../audio/decode-audio.js';
+import { ValidationError } from '../../errors.js';
+import { decodeAudio16, probeAudio } from '../../audio/decode-audio.js';
 import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
+import { Pcm16Buffer } from '../../audio/pcm16-buffer.js';
 import { resample } from '../../audio/resample.js';
 import { configureRuntime } from '../runtime.js';
 import type { EncodedAudio, Transcript } from '../types.js';
@@ -19,16 +21,23 @@ import { useFastWhisperFeatures } from './fast-features.js';
 import { silentTranscript, VadFilter } from './vad-filter.js';
 import { whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
-import { toTranscript, type WhisperOutput } from './whisper-output.js';
-import { decodeLongForm, segmentsText, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
+import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
+import { decodeLongForm, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
 import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
 import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
 interface AsrPipeline extends LanguageIdPipeline {
   (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
-  model: LanguageIdPipeline['model'] & WhisperSeq2Seq & { generation_config: WhisperGenerationConfig | null };
-  tokenizer: { get_vocab(): Map<string, number>; decode(ids: number[], options?: { skip_special_tokens?: boolean }): string };
+  model: LanguageIdPipeline['model'] &
+    WhisperSeq2Seq & {
+      generation_config: (WhisperGenerationConfig & { alignment_heads?: [number, number][] }) | null;
+      config: { median_filter_width?: number };
+    };
+  tokenizer: {
+    get_vocab(): Map<string, number>;
+    decode(ids: number[], options?: { skip_special_tokens?: boolean; clean_up_tokenization_spaces?: boolean }): string;
+  };
   processor: LanguageIdPipeline['processor'] & {
     feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } };
   };
@@ -51,38 +60,55 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
   const longForm = longFormModel(asr);
-
+  const cannotTimeWords = longForm?.aligner
+    ? undefined
+    : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;
   /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
   const transcribe = async (request: AsrRequest, { signal, progress }: Pick<CallContext<AsrProgress>, 'signal' | 'progress'>): Promise<AsrResponse> => {
-    const decoded = await toModelInput(request.audio, sampleRate);
+    if (request.words && cannotTimeWords) throw new ValidationError(cannotTimeWords);
+    // The audio is held once, as 16-bit PCM (an hour at 16 kHz: 115 MB), and each step reads
+    // the window it needs as Float32; the upload's bytes are let go as soon as they are decoded.
+    const decoded = await toModelInput(takeAudio(request), sampleRate);
     signal.throwIfAborted();
+    const totalSeconds = decoded.length / sampleRate;
     // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
     const speech = await vadFilter?.speechOnly(decoded, sampleRate, request.vad, signal);
-    if (speech?.samples.length === 0) return silentTranscript(decoded.length / sampleRate, { language: request.language, segments: request.segments });
-    // The speech, joined (faster-whisper decodes VAD-filtered audio as one stream too).
+    if (speech?.samples.length === 0) return silentTranscript(totalSeconds, { language: request.language, segments: request.segments });
+    // The speech, joined (faster-whisper decodes VAD-filtered audio as one stream too), in the
+    // same buffer: the filter compacts it in place rather than copying the speech out.
     const audio = speech?.samples ?? decoded;
     const duration = audio.length / sampleRate;
-    const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio, sampleRate) : request.language;
+    const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio.read(0, WINDOW_SECONDS * sampleRate), sampleRate) : request.language;
     signal.throwIfAborted();
     // Times of the joined speech back on the upload's timeline (and its duration).
     const restore = (transcript: Transcript): Transcript => (speech ? speech.restore(transcript) : transcript);
-    if (longForm && duration > request.chunkLengthSeconds) {
+    if (longForm && (duration > request.chunkLengthSeconds || request.words)) {
       // Over one window: openai's sequential decode, always with timestamps, whatever the
-      // response format (without them each window's text stops early).
+      // response format (without them each window's text stops early). Words come from it at
+      // any length. (Segments of shorter audio stay with transformers.js's single-window
+      // decode, which has no temperature fallback: a clip that repeats one sentence, compressible
+      // as a loop, would otherwise be decoded again by sampling.)
       const startTokens = whisperStartTokens(asr.model.generation_config ?? {}, { language, task: request.task });
       const onSegments = (fresh: DecodedSegment[]) => progress({ segments: restore({ text: '', duration, segments: fresh }).segments ?? [] });
-      const segments = await decodeLongForm(audio, longForm, { startTokens, signal, sampleRate, maxTokensPerWindow: request.maxNewTokens, onSegments });
-      const chunks = segments.map((segment) => ({ timestamp: [segment.start, segment.end] as [number, number], text: segment.text }));
-      return restore(toTranscript({ text: segmentsText(segments), chunks }, { duration, language, segments: request.segments }));
+      const segments = await decodeLongForm(audio, longForm, {
+        startTokens,
+        signal,
+        sampleRate,
+        maxTokensPerWindow: request.maxNewTokens,
+        onSegments,
+        words: request.words,
+        language: language ?? 'en',
+      });
+      return restore(decodedTranscript(segments, { duration, language, segments: request.segments, words: request.words === true }));
     }
-    const output = await asr(audio, { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
+    const output = await asr(audio.read(0, audio.length), { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
     return restore(toTranscript(output, { duration, language, segments: request.segments }));
   };
 
   return {
     transcribe: async (request, context) => {
       // Empty or unrecognisable uploads fail at once; the full decode waits its turn, so the
-      // queue holds compressed bytes (≤ 25 MB) rather than decoded audio (up to ~115 MB).
+      // queue holds compressed bytes (≤ maxAudioBytes) rather than decoded audio.
       if ('bytes' in request.audio) probeAudio(request.audio.bytes, request.audio.contentType);
       // One transcription at a time: the model's threads already use the cores we give it, and
       // interleaved requests would only hold more decoded audio in memory at once. A request
@@ -101,19 +127,38 @@ function longFormModel(asr: AsrPipeline): LongFormModel | undefined {
   const config = asr.model.generation_config ?? {};
   const tokens = whisperSpecialTokens(config, asr.tokenizer.get_vocab());
   if (!tokens) return undefined;
+  const decoder = new WhisperWindowDecoder(asr.model, tokens);
+  const alignmentHeads = config.alignment_heads ?? [];
   return {
     features: async (pcm) => (await asr.processor(pcm)).input_features,
-    decoder: new WhisperWindowDecoder(asr.model, tokens),
+    decoder,
     tokens,
     detokenize: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: true }),
+    aligner:
+      decoder.outputsCrossAttention && alignmentHeads.length > 0
+        ? {
+            decoder,
+            alignmentHeads,
+            medianFilterWidth: asr.model.config.median_filter_width ?? 7,
+            decodeRaw: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
+          }
+        : undefined,
   };
 }
 
-async function toModelInput(audio: PcmAudio | EncodedAudio, sampleRate: number): Promise<Float32Array> {
-  if ('bytes' in audio) {
-    const pcm = await decodeAudio(audio.bytes, { contentType: audio.contentType, maxSeconds: audio.maxSeconds, sampleRate });
-    return pcm.samples;
-  }
-  return resample(audio.samples, audio.sampleRate, sampleRate);
+/** Whisper's 30-s window, which language identification listens to. */
+const WINDOW_SECONDS = 30;
+
+/** The request's audio, taken out of it so that the upload's bytes can be freed once decoded. */
+function takeAudio(request: AsrRequest): AsrRequest['audio'] {
+  const { audio } = request;
+  (request as { audio?: AsrRequest['audio'] }).audio = undefined;
+  return audio;
 }
 
+async function toModelInput(audio: PcmAudio | EncodedAudio, sampleRate: number): Promise<Pcm16Buffer> {
+  if ('bytes' in audio) return decodeAudio16(audio.bytes, { contentType: audio.contentType, maxSeconds: audio.maxSeconds, sampleRate });
+  const pcm = new Pcm16Buffer();
+  pcm.append(resample(audio.samples, audio.sampleRate, sampleRate));
+  return pcm;
+}

@@ -7,10 +7,13 @@
  * (voice activity detection) only has to map the timestamps back.
  */
 import type { Tensor } from '@huggingface/transformers';
-import { DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
+import type { SegmentDetails, TranscriptWord } from '../types.js';
+import { floatReader, type PcmReader } from '../../audio/pcm16-buffer.js';
+import { compressionRatio, DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { splitWindow } from './whisper-window-segments.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
+import { alignmentMatrix, assignWords, dtw, splitWords, timeWords, type WindowSegmentForWords } from './word-timing.js';
 
 export interface DecodedSegment {
   /** Seconds from the start of the audio. */
@@ -18,6 +21,19 @@ export interface DecodedSegment {
   end: number;
   /** As decoded: usually with its leading space. */
   text: string;
+  details: SegmentDetails;
+  /** With `words`: the segment's words (seconds from the start of the audio). */
+  words?: TranscriptWord[];
+}
+
+/** What word timestamps need of the model (word-timing.ts). */
+export interface WordAligner {
+  decoder: Pick<WhisperWindowDecoder, 'crossAttention'>;
+  /** [layer, head] pairs whose cross-attention follows the speech (generation_config alignment_heads). */
+  alignmentHeads: readonly (readonly [number, number])[];
+  medianFilterWidth: number;
+  /** Text of tokens exactly as decoded (spaces kept, no clean-up). */
+  decodeRaw(ids: number[]): string;
 }
 
 export interface LongFormModel {
@@ -27,6 +43,8 @@ export interface LongFormModel {
   tokens: WhisperSpecialTokens;
   /** Text of text tokens (no timestamps or markers among them). */
   detokenize(ids: number[]): string;
+  /** Absent when the model's decoder does not output cross-attention. */
+  aligner?: WordAligner;
 }
 
 export interface LongFormOptions {
@@ -44,61 +62,89 @@ export interface LongFormOptions {
   onSegments?: (segments: DecodedSegment[]) => void;
   /** Sampling at fallback temperatures: a fixed-seed generator by default, so a file always gives the same text. */
   random?: () => number;
+  /** Word timestamps (needs `model.aligner`); windows then also seek to the last word's end, as openai. */
+  words?: boolean;
+  /** The spoken language's code, for splitting words (languages without spaces split at characters). */
+  language?: string;
 }
 
 /** Past this temperature the prompt is dropped: the text so far led the model astray (openai: 0.5). */
 const PROMPT_RESET_TEMPERATURE = 0.5;
 
-export async function decodeLongForm(audio: Float32Array, model: LongFormModel, options: LongFormOptions): Promise<DecodedSegment[]> {
+/** `audio`: 16-kHz PCM, whole or as a reader (a 16-bit hour is read one window at a time). */
+export async function decodeLongForm(audio: Float32Array | PcmReader, model: LongFormModel, options: LongFormOptions): Promise<DecodedSegment[]> {
+  const source = audio instanceof Float32Array ? floatReader(audio) : audio;
   const sampleRate = options.sampleRate ?? 16_000;
   const samplesPerFrame = sampleRate / FRAMES_PER_SECOND;
-  const totalFrames = Math.floor(audio.length / samplesPerFrame);
+  const totalFrames = Math.floor(source.length / samplesPerFrame);
   const { tokens: special, decoder } = model;
   const all: DecodedSegment[] = [];
   /** Every kept segment's tokens, for the prompt; the prompt starts at `promptStart`. */
   const history: number[] = [];
   let promptStart = 0;
   let seek = 0;
+  let lastSpeechTimestamp = 0;
+  const aligner = options.words ? model.aligner : undefined;
+  if (options.words && !aligner) throw new Error('word timestamps need a decoder with cross-attention outputs');
   const random = options.random ?? seededRandom(0x5eed);
   while (seek < totalFrames) {
     options.signal.throwIfAborted();
     const windowFrames = Math.min(WINDOW_FRAMES, totalFrames - seek);
     const offset = seek / FRAMES_PER_SECOND;
-    const pcm = audio.subarray(seek * samplesPerFrame, (seek + windowFrames) * samplesPerFrame);
+    const pcm = source.read(seek * samplesPerFrame, (seek + windowFrames) * samplesPerFrame);
     const audioFeatures = await decoder.encode(await model.features(pcm));
     options.signal.throwIfAborted();
     const prompt = options.conditionOnPreviousText === false ? [] : history.slice(promptStart);
-    const { result, temperature } = await decodeWithFallback(model, { ...options, random }, { audioFeatures, prompt });
+    const { result, temperature, text: windowText } = await decodeWithFallback(model, { ...options, random }, { audioFeatures, prompt });
     if (isNoSpeech(result, options.thresholds ?? DEFAULT_THRESHOLDS)) {
       seek += windowFrames;
       continue;
     }
     const split = splitWindow(result.tokens, special.timestampBegin, windowFrames);
+    const window = { seek, temperature, avgLogprob: result.avgLogProb, compressionRatio: compressionRatio(windowText), noSpeechProb: result.noSpeechProb };
     const fresh: DecodedSegment[] = [];
+    // The last window is padded to 30 s; a stamp in the padding is clamped to the audio's end.
+    const windowEnd = windowFrames / FRAMES_PER_SECOND;
     for (const segment of split.segments) {
       const text = model.detokenize(segment.tokens.filter((id) => id < special.eot));
+      const start = Math.min(segment.start, windowEnd);
+      const end = Math.min(segment.end, windowEnd);
       // openai clears instantaneous or empty segments, from the output and from the prompt.
-      if (segment.start === segment.end || text.trim() === '') continue;
-      fresh.push({ start: round(offset + segment.start), end: round(offset + segment.end), text });
+      if (start === end || text.trim() === '') continue;
+      fresh.push({ start: round(offset + start), end: round(offset + end), text, details: { ...window, tokens: segment.tokens } });
       history.push(...segment.tokens);
     }
     if (temperature > PROMPT_RESET_TEMPERATURE) promptStart = history.length;
-    seek += split.seekFrames;
+    const timing = aligner && fresh.length > 0 ? await addWords(fresh, aligner, { audioFeatures, windowFrames, offset, lastSpeechTimestamp, options, special }) : undefined;
+    if (timing) lastSpeechTimestamp = timing.lastSpeechTimestamp;
+    // With word timestamps openai seeks to the last word's end instead of the last segment's,
+    // unless the window was decoded to its end.
+    const singleTimestampEnding = result.tokens.length >= 2 && result.tokens.at(-2)! < special.timestampBegin && result.tokens.at(-1)! >= special.timestampBegin;
+    const lastWordEnd = timing?.lastWordEnd;
+    if (lastWordEnd !== undefined && !singleTimestampEnding && lastWordEnd > offset) seek = Math.round(lastWordEnd * FRAMES_PER_SECOND);
+    else seek += split.seekFrames;
     all.push(...fresh);
     if (fresh.length > 0) options.onSegments?.(fresh);
   }
   return all;
 }
 
-/** Decodes at each temperature in turn until the result passes (or the last one is reached). */
+/**
+ * Decodes at each temperature in turn until the result passes. When none does, the most likely
+ * of those that are not repetition loops (or of all, if every one is) is kept, as faster-whisper
+ * does; openai keeps the last, a sample at temperature 1 that is often noise. The temperature
+ * reported is the last one tried, so a failed window still resets the prompt.
+ */
 async function decodeWithFallback(
   model: LongFormModel,
   options: LongFormOptions,
   window: { audioFeatures: Tensor; prompt: number[] },
-): Promise<{ result: WindowDecodeResult; temperature: number }> {
+): Promise<{ result: WindowDecodeResult; temperature: number; text: string }> {
   const temperatures = options.temperatures ?? FALLBACK_TEMPERATURES;
-  let last: { result: WindowDecodeResult; temperature: number } | undefined;
-  for (const temperature of temperatures) {
+  const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
+  const failed: Array<{ result: WindowDecodeResult; text: string; loop: boolean }> = [];
+  let temperature = temperatures[0] ?? 0;
+  for (temperature of temperatures) {
     const result = await model.decoder.decode({
       ...window,
       startTokens: options.startTokens,
@@ -108,11 +154,53 @@ async function decodeWithFallback(
       signal: options.signal,
       random: options.random,
     });
-    last = { result, temperature };
     const text = model.detokenize(result.tokens.filter((id) => id < model.tokens.eot));
-    if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, options.thresholds)) break;
+    if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, thresholds)) return { result, temperature, text };
+    failed.push({ result, text, loop: compressionRatio(text) > thresholds.compressionRatio });
   }
-  return last!;
+  const candidates = failed.some((entry) => !entry.loop) ? failed.filter((entry) => !entry.loop) : failed;
+  const best = candidates.reduce((a, b) => (b.result.avgLogProb > a.result.avgLogProb ? b : a));
+  return { result: best.result, temperature, text: best.text };
+}
+
+/**
+ * Aligns one window's kept segments to its audio (one decoder pass over their text, without
+ * prompt or timestamps, as openai's find_alignment) and gives each its words, moving segment
+ * bounds to them. Returns the last word's end and the new last speech time.
+ */
+async function addWords(
+  segments: DecodedSegment[],
+  aligner: WordAligner,
+  window: { audioFeatures: Tensor; windowFrames: number; offset: number; lastSpeechTimestamp: number; options: LongFormOptions; special: WhisperSpecialTokens },
+): Promise<{ lastWordEnd: number | undefined; lastSpeechTimestamp: number }> {
+  const { special, options } = window;
+  const perSegment: WindowSegmentForWords[] = segments.map((segment) => ({
+    start: segment.start,
+    end: segment.end,
+    textTokens: segment.details.tokens.filter((id) => id < special.eot),
+  }));
+  const textTokens = perSegment.flatMap((segment) => segment.textTokens);
+  if (textTokens.length === 0) return { lastWordEnd: undefined, lastSpeechTimestamp: window.lastSpeechTimestamp };
+  const startTokens = [...options.startTokens, special.noTimestamps];
+  const heads = await aligner.decoder.crossAttention(window.audioFeatures, [...startTokens, ...textTokens, special.eot], aligner.alignmentHeads);
+  options.signal.throwIfAborted();
+  const { matrix, rows, cols } = alignmentMatrix(heads, Math.floor(window.windowFrames / 2), aligner.medianFilterWidth);
+  // DTW runs over the rows from <|notimestamps|> (which predicts the first text token) to the
+  // last text token (which predicts end-of-text), as openai's matrix[len(sot_sequence):-1].
+  const first = options.startTokens.length;
+  const pathRows = rows - first - 1;
+  const cost = new Float32Array(pathRows * cols);
+  for (let index = 0; index < cost.length; index++) cost[index] = -matrix[first * cols + index]!;
+  const path = dtw(cost, pathRows, cols);
+  const words = [...splitWords(textTokens, aligner.decodeRaw, options.language), { word: '<|endoftext|>', tokens: [special.eot] }];
+  const timed = assignWords(timeWords(words, path), perSegment, window.offset, window.lastSpeechTimestamp);
+  segments.forEach((segment, index) => {
+    segment.start = perSegment[index]!.start;
+    segment.end = perSegment[index]!.end;
+    segment.words = timed.words[index]!;
+  });
+  const lastWord = timed.words.flat().at(-1);
+  return { lastWordEnd: lastWord?.end, lastSpeechTimestamp: timed.lastSpeechTimestamp };
 }
 
 /** The transcript text of segments, as openai joins them. */

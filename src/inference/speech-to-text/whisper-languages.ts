@@ -106,6 +106,12 @@ const WHISPER_LANGUAGES: readonly (readonly [string, string])[] = [
 
 const CODE_BY_NAME = new Map(WHISPER_LANGUAGES.map(([code, name]) => [name, code]));
 const CODES = new Set(WHISPER_LANGUAGES.map(([code]) => code));
+const NAME_BY_CODE = new Map(WHISPER_LANGUAGES.map(([code, name]) => [code, name]));
+
+/** `en` → `english`: the name OpenAI's verbose_json gives as `language`. */
+export function whisperLanguageName(code: string): string | undefined {
+  return NAME_BY_CODE.get(code);
+}
 
 /** `en`, `EN`, `english` → `en`; undefined when Whisper does not know the language. */
 export function whisperLanguageCode(language: string): string | undefined {

@@ -10,7 +10,7 @@ import { workerModule } from '../worker/worker-api.js';
 import type { AsrOptions } from './asr-options.js';
 import type { AsrApi, AsrRequest, AsrWorkerInit } from './asr-worker-protocol.js';
 import { vadFilterRequest } from './vad-request.js';
-import { whisperLanguageCode } from './whisper-languages.js';
+import { whisperLanguageCode, whisperLanguageName } from './whisper-languages.js';
 
 const ASR_WORKER = workerModule<AsrApi, AsrWorkerInit>(import.meta.url, './asr-worker');
 
@@ -41,6 +41,7 @@ export class WhisperTranscriber implements Transcriber {
       audio,
       ...this.#languageAndTask(options),
       segments: options.segments ?? false,
+      words: options.words ?? false,
       chunkLengthSeconds: this.#options.chunkLengthSeconds,
       strideSeconds: this.#options.strideSeconds,
       maxNewTokens: this.#options.maxNewTokens,
@@ -53,7 +54,8 @@ export class WhisperTranscriber implements Transcriber {
       onProgress: onSegments && ((progress) => onSegments(progress.segments)),
     });
     // English-only models are English by construction; multilingual ones report what was detected.
-    return { ...transcript, language: transcript.language ?? 'en' };
+    const language = transcript.language ?? 'en';
+    return { ...transcript, language, languageName: whisperLanguageName(language) ?? language };
   }
 
   dispose(): Promise<void> {

@@ -8,6 +8,7 @@
 import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
+import type { HeadAttention } from './word-timing.js';
 
 /** An onnxruntime-node tensor, as the sessions take and give them. */
 interface OrtTensor {
@@ -17,13 +18,16 @@ interface OrtTensor {
 type OrtTensorClass = new (type: string, data: unknown, dims: readonly number[]) => OrtTensor;
 interface OrtSession {
   inputNames: readonly string[];
-  run(feeds: Record<string, unknown>): Promise<Record<string, OrtTensor>>;
+  outputNames?: readonly string[];
+  run(feeds: Record<string, unknown>, fetches?: readonly string[]): Promise<Record<string, OrtTensor>>;
 }
 
 /** The parts of a transformers.js WhisperForConditionalGeneration this uses. */
 export interface WhisperSeq2Seq {
   sessions: Record<string, OrtSession>;
   forward(inputs: Record<string, unknown>): Promise<DecoderOutputs>;
+  /** For the empty key/value cache of the alignment pass. */
+  config: { decoder_attention_heads: number; d_model: number };
 }
 
 /** `logits` [1, tokens, vocab] and the `present.*` key/value cache. */
@@ -69,6 +73,41 @@ export class WhisperWindowDecoder {
   async encode(inputFeatures: Tensor): Promise<Tensor> {
     const outputs = await this.#model.sessions.model!.run({ input_features: (inputFeatures as unknown as { ort_tensor: unknown }).ort_tensor });
     return new (Tensor as unknown as new (ortTensor: unknown) => Tensor)(outputs.last_hidden_state);
+  }
+
+  /** Whether the decoder outputs its cross-attention (`cross_attentions.N`, see scripts/test-models/lib/whisper-ct2.sh). */
+  get outputsCrossAttention(): boolean {
+    return this.#model.sessions.decoder_model_merged?.outputNames?.includes('cross_attentions.0') ?? false;
+  }
+
+  /**
+   * The cross-attention of the given heads ([layer, head]) while the decoder reads `tokens` in
+   * one pass, no cache: rows are tokens, columns the window's 1500 encoder frames. Straight on
+   * the ONNX session, fetching only the layers asked for: all outputs of a full window (224
+   * tokens) would be every layer's attention plus the key/value cache, tens of MB per pass.
+   */
+  async crossAttention(audioFeatures: Tensor, tokens: readonly number[], heads: readonly (readonly [number, number])[]): Promise<HeadAttention[]> {
+    const session = this.#model.sessions.decoder_model_merged!;
+    const audio = (audioFeatures as unknown as { ort_tensor: OrtTensor }).ort_tensor;
+    const OrtTensor = audio.constructor as OrtTensorClass;
+    const { decoder_attention_heads: headCount, d_model: width } = this.#model.config;
+    const emptyCache = new OrtTensor('float32', new Float32Array(0), [1, headCount, 0, width / headCount]);
+    const feeds: Record<string, unknown> = {};
+    for (const name of session.inputNames) {
+      if (name === 'input_ids') feeds[name] = new OrtTensor('int64', BigInt64Array.from(tokens, (id) => BigInt(id)), [1, tokens.length]);
+      else if (name === 'encoder_hidden_states') feeds[name] = audio;
+      else if (name === 'use_cache_branch') feeds[name] = new OrtTensor('bool', Uint8Array.of(0), [1]);
+      else if (name.startsWith('past_key_values')) feeds[name] = emptyCache;
+      else throw new Error(`the decoder takes an input this pass does not know: ${name}`);
+    }
+    const layers = [...new Set(heads.map(([layer]) => layer))];
+    const outputs = await session.run(feeds, layers.map((layer) => `cross_attentions.${layer}`));
+    return heads.map(([layer, head]) => {
+      const attention = outputs[`cross_attentions.${layer}`]!;
+      const [, , rows, frames] = attention.dims as [number, number, number, number];
+      const size = rows * frames;
+      return { weights: (attention.data as Float32Array).slice(head * size, (head + 1) * size), tokens: rows, frames };
+    });
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { decodeAudio } from '../../../src/audio/decode-audio.js';
 import type { ManifestEntry } from '../../../src/inference/manifest.js';
-import { SileroVad } from '../../../src/inference/speech-to-text/silero-vad.js';
+import { Pcm16Buffer } from '../../../src/audio/pcm16-buffer.js';
+import { SileroVad, TRANSCRIPTION_STATE_RESETS } from '../../../src/inference/speech-to-text/silero-vad.js';
 import { sileroVadEngine } from '../../../src/inference/speech-to-text/silero-vad-engine.js';
 import type { VoiceActivityDetector } from '../../../src/inference/types.js';
 import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
@@ -89,6 +90,38 @@ describe('Silero VAD v6 (real weights)', function () {
     }
     const regions = await vad.speechChunks(audio);
     expect(regions[0]!.start).to.be.within(2.5 * RATE, 3 * RATE);
+  });
+
+  describe('with the state restarted every 10 s (the transcription filter)', () => {
+    it('finds quiet speech (-65 dBFS) that follows half a minute of loud speech, which one continuous pass misses', async () => {
+      const quiet = jfk.map((sample) => sample * 0.004);
+      const audio = joined(jfk, new Float32Array(1.5 * RATE), jfk, new Float32Array(1.5 * RATE), jfk, new Float32Array(1.5 * RATE), quiet);
+      const quietStart = 3 * jfk.length + 3 * 1.5 * RATE;
+      const inQuiet = (chunks: { start: number; end: number }[]) =>
+        chunks.reduce((sum, chunk) => sum + Math.max(0, chunk.end - Math.max(chunk.start, quietStart)), 0) / quiet.length;
+      expect(inQuiet(await vad.speechChunks(audio)), 'continuous').to.be.below(0.2);
+      expect(inQuiet(await vad.speechChunks(audio, {}, undefined, TRANSCRIPTION_STATE_RESETS)), 'with resets').to.be.above(0.6);
+    });
+
+    it('still finds no speech in 60 s of silence or of white noise up to ±0.5', async () => {
+      expect(await vad.speechChunks(new Float32Array(60 * RATE), {}, undefined, TRANSCRIPTION_STATE_RESETS)).to.deep.equal([]);
+      for (const amplitude of [0.01, 0.1, 0.3, 0.5]) {
+        expect(await vad.speechChunks(whiteNoise(60, amplitude), {}, undefined, TRANSCRIPTION_STATE_RESETS), `noise at ±${amplitude}`).to.deep.equal([]);
+      }
+    });
+
+    it('reads 16-bit PCM (Pcm16Buffer) as it reads Float32', async () => {
+      const audio = joined(new Float32Array(3 * RATE), jfk, new Float32Array(12 * RATE), jfk);
+      const pcm = new Pcm16Buffer();
+      pcm.append(audio);
+      const fromFloat = await vad.speechChunks(audio, {}, undefined, TRANSCRIPTION_STATE_RESETS);
+      const from16 = await vad.speechChunks(pcm, {}, undefined, TRANSCRIPTION_STATE_RESETS);
+      expect(from16.length).to.equal(fromFloat.length);
+      from16.forEach((chunk, i) => {
+        expect(Math.abs(chunk.start - fromFloat[i]!.start)).to.be.at.most(2 * 512);
+        expect(Math.abs(chunk.end - fromFloat[i]!.end)).to.be.at.most(2 * 512);
+      });
+    });
   });
 
   it('runs as the voice-activity-detection model in its own worker, at any sample rate', async () => {

@@ -8,6 +8,7 @@ import { whisperLanguageCode } from '../../../src/inference/speech-to-text/whisp
 import { toTranscript } from '../../../src/inference/speech-to-text/whisper-output.js';
 import type { Transcriber } from '../../../src/inference/types.js';
 import { REPO_ROOT, sine, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+import { wav8kSilence } from '../../audio/hour-long-audio.js';
 import { rejection } from '../../helpers/rejection.js';
 
 const MODELS_DIR = join(REPO_ROOT, 'test/fixtures/models');
@@ -44,6 +45,27 @@ describe('transformers-asr engine (random-weight Whisper fixture in a worker)', 
       expect(segment.start).to.be.at.least(0).and.at.most(segment.end);
       expect(segment.end).to.be.at.most(2);
     }
+  });
+
+  it('decodes a multi-window upload into 16-bit PCM and transcribes it window by window, segments in order and reported as decoded', async function () {
+    this.timeout(60_000);
+    // 95 s of a quiet square wave: more than three 30-s windows through the long-form decoder.
+    const bytes = wav8kSilence(95, true);
+    const reported: { start: number; end: number }[] = [];
+    const transcript = await transcriber.transcribe(
+      { bytes, contentType: 'audio/wav', maxSeconds: 3600 },
+      { segments: true, onSegments: (segments) => reported.push(...segments) },
+    );
+    expect(transcript.duration).to.equal(95);
+    const segments = transcript.segments!;
+    expect(segments.length).to.be.greaterThan(0);
+    for (const [index, segment] of segments.entries()) {
+      expect(segment.start).to.be.at.least(index === 0 ? 0 : segments[index - 1]!.end - 0.01).and.at.most(segment.end);
+      expect(segment.end).to.be.at.most(95);
+    }
+    // What stream=true sends comes from these progress reports: the same segments, as they were decoded.
+    // The padding of the last window holds no audio: no stamp lands past the end.
+    expect(reported.map(({ start, end }) => [start, end])).to.deep.equal(segments.map(({ start, end }) => [start, end]));
   });
 
   it('re-throws decoding errors from the worker as UndecodableAudioError (400)', async () => {

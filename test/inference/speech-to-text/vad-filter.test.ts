@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { ModelNotInstalledError } from '../../../src/errors.js';
 import { SpeechTimestampsMap } from '../../../src/inference/speech-to-text/speech-timestamps.js';
-import { originalEnd, originalStart, silentTranscript } from '../../../src/inference/speech-to-text/vad-filter.js';
+import { Pcm16Buffer } from '../../../src/audio/pcm16-buffer.js';
+import { joinRegions, originalEnd, originalStart, REGION_MAX_GAIN, REGION_TARGET_RMS, regionGain, silentTranscript } from '../../../src/inference/speech-to-text/vad-filter.js';
 import { vadFilterRequest } from '../../../src/inference/speech-to-text/vad-request.js';
 
 describe('vad filter pieces', () => {
@@ -37,5 +38,26 @@ describe('vad filter pieces', () => {
     expect(vadFilterRequest({ vadFilter: false }, true)).to.equal(undefined);
     expect(vadFilterRequest({}, false)).to.equal(undefined);
     expect(() => vadFilterRequest({ vadFilter: true }, false)).to.throw(ModelNotInstalledError, /silero-vad-v6/);
+  });
+
+  it('joins the regions, raising a quiet one to the target level (at most ×100) and leaving loud ones and silence as they are', () => {
+    const second = 16_000;
+    const sine = (amplitude: number) => Float32Array.from({ length: second }, (_, i) => amplitude * Math.sin(i / 3));
+    const pcm = new Pcm16Buffer();
+    for (const amplitude of [0.5, 0.002, 0.0002, 0]) pcm.append(sine(amplitude));
+    const regions = [0, 1, 2, 3].map((k) => ({ start: k * second, end: (k + 1) * second }));
+    const rms = (samples: Float32Array) => Math.sqrt(samples.reduce((sum, x) => sum + x * x, 0) / samples.length);
+    expect(regionGain(pcm, regions[0]!)).to.equal(1);
+    expect(regionGain(pcm, regions[1]!)).to.be.closeTo(REGION_TARGET_RMS / (0.002 / Math.SQRT2), 1);
+    expect(regionGain(pcm, regions[2]!)).to.equal(REGION_MAX_GAIN);
+    expect(regionGain(pcm, regions[3]!)).to.equal(1);
+    const before = [0, 1, 2, 3].map((k) => pcm.read(k * second, (k + 1) * second));
+    const joined = joinRegions(pcm, regions);
+    expect(joined, 'in place').to.equal(pcm);
+    expect(joined.length).to.equal(4 * second);
+    expect(Array.from(joined.read(0, second))).to.deep.equal(Array.from(before[0]!));
+    expect(rms(joined.read(second, 2 * second))).to.be.closeTo(REGION_TARGET_RMS, 0.001);
+    expect(rms(joined.read(2 * second, 3 * second))).to.be.closeTo(100 * rms(before[2]!), 0.001);
+    expect(joined.read(3 * second, 4 * second).every((x) => x === 0)).to.equal(true);
   });
 });

@@ -28,7 +28,20 @@ export const AUDIO_MEDIA_TYPES: readonly string[] = [
   'application/octet-stream',
 ];
 
-const FIELDS = ['model', 'language', 'task', 'response_format', 'stream', 'vad_filter', 'min_silence_duration_ms', 'speech_pad_ms', 'vad_threshold'] as const;
+const FIELDS = [
+  'model',
+  'language',
+  'task',
+  'response_format',
+  'stream',
+  'vad_filter',
+  'min_silence_duration_ms',
+  'speech_pad_ms',
+  'vad_threshold',
+  'timestamp_granularities',
+] as const;
+/** Array fields: sent as `name[]` (repeated) by the OpenAI SDKs; every value is kept, comma-joined. */
+const ARRAY_FIELDS: ReadonlySet<UploadField> = new Set(['timestamp_granularities']);
 /** The OpenAI form has a handful of fields (model, language, prompt, temperature, timestamp_granularities[] …). */
 const MAX_FORM_FIELDS = 20;
 /** A prompt is the longest field OpenAI clients send (224 tokens). */
@@ -72,10 +85,18 @@ async function readMultipartUpload(ctx: Context, limits: MultipartLimits): Promi
 function fieldsFrom(ctx: Context, form: Record<string, unknown>): AudioUpload['fields'] {
   const fields: AudioUpload['fields'] = {};
   for (const name of FIELDS) {
-    const value = stringParam(form[name]) ?? stringParam(ctx.query[name]) ?? stringParam(ctx.get(FIELD_HEADERS[name]));
+    const value = ARRAY_FIELDS.has(name)
+      ? (listParam(form[`${name}[]`] ?? form[name]) ?? listParam(ctx.query[`${name}[]`] ?? ctx.query[name]) ?? stringParam(ctx.get(FIELD_HEADERS[name])))
+      : (stringParam(form[name]) ?? stringParam(ctx.query[name]) ?? stringParam(ctx.get(FIELD_HEADERS[name])));
     if (value !== undefined) fields[name] = value;
   }
   return fields;
+}
+
+/** Every value of a repeated parameter, comma-joined. */
+function listParam(value: unknown): string | undefined {
+  const values = (Array.isArray(value) ? value : [value]).map(stringParam).filter((item) => item !== undefined);
+  return values.length > 0 ? values.join(',') : undefined;
 }
 
 function stringParam(value: unknown): string | undefined {

@@ -1,12 +1,13 @@
 /**
- * OpenAI-compatible POST /v1/audio/transcriptions and /v1/audio/translations, so the official SDKs work against us: multipart `file` + `model` (+ `language`, `response_format`, `stream`);
- * `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored.
+ * OpenAI-compatible POST /v1/audio/transcriptions and /v1/audio/translations, so the official SDKs work against us: multipart `file` + `model` (+ `language`, `response_format`, `stream`,
+ * `timestamp_granularities[]`); `prompt` and `temperature` are accepted and ignored. verbose_json is shaped as OpenAI's: segments with
+ * their decoding details, `words` with the word granularity.
  */
 import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import type { Limits } from '../../../config/load-config.js';
-import type { Transcript } from '../../../inference/types.js';
+import type { Transcript, TranscriptSegment } from '../../../inference/types.js';
 import type { Operation } from '../../operation.js';
 import { StringEnum } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
@@ -20,37 +21,61 @@ import { respondWithTranscriptEvents, transcriptEventStream } from './transcript
 export const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
+const GRANULARITIES = ['segment', 'word'] as const;
+type Granularity = (typeof GRANULARITIES)[number];
+
 const openAiFields = {
   ...transcriptionFields,
   response_format: Type.Optional(StringEnum(RESPONSE_FORMATS, { description: 'Answer format.', default: 'json' })),
+  timestamp_granularities: Type.Optional(Type.String({ description: 'The `timestamp_granularities[]` values, comma-joined (read by the route).' })),
 };
 const OpenAITranscriptionForm = Type.Object(
   {
     file: fileField,
-    ...openAiFields,
+    ...transcriptionFields,
+    response_format: openAiFields.response_format,
+    'timestamp_granularities[]': Type.Optional(
+      Type.Array(StringEnum(GRANULARITIES), {
+        description: 'With `verbose_json`: `segment` (the default) and/or `word` (word timestamps by cross-attention alignment; the array form, repeated, as the OpenAI SDKs send it). Ignored by the other formats, as OpenAI does.',
+      }),
+    ),
     prompt: Type.Optional(Type.String({ description: 'Accepted for compatibility; ignored.' })),
     temperature: Type.Optional(Type.Number({ description: 'Accepted for compatibility; ignored.' })),
   },
   { $id: 'OpenAITranscriptionForm' },
 );
 const OpenAITranscription = Type.Object({ text: Type.String() }, { $id: 'OpenAITranscription' });
-const TranscriptSegment = Type.Object(
+const TranscriptWord = Type.Object(
+  {
+    word: Type.String({ description: 'The word, without surrounding spaces; punctuation stays attached.' }),
+    start: Type.Number({ description: 'Seconds from the start of the audio.' }),
+    end: Type.Number({ description: 'Seconds from the start of the audio.' }),
+  },
+  { $id: 'TranscriptWord' },
+);
+const TranscriptSegmentSchema = Type.Object(
   {
     id: Type.Integer(),
-    seek: Type.Optional(Type.Integer()),
+    seek: Type.Integer({ description: 'Mel frame (10 ms) where the segment\'s 30-s decoding window starts.' }),
     start: Type.Number({ description: 'Seconds from the start of the audio.' }),
     end: Type.Number({ description: 'Seconds from the start of the audio.' }),
     text: Type.String(),
+    tokens: Type.Array(Type.Integer(), { description: 'Token ids, timestamp tokens included.' }),
+    temperature: Type.Number({ description: 'Sampling temperature of the window\'s accepted decode.' }),
+    avg_logprob: Type.Number({ description: 'Average log probability per token of the window.' }),
+    compression_ratio: Type.Number({ description: 'gzip compression ratio of the window\'s text.' }),
+    no_speech_prob: Type.Number({ description: 'Probability of `<|nospeech|>` at the window\'s start.' }),
   },
   { $id: 'TranscriptSegment' },
 );
 const OpenAIVerboseTranscription = Type.Object(
   {
     task: Type.String({ description: '`transcribe` or `translate`.' }),
-    language: Type.String({ description: 'Spoken language code.' }),
+    language: Type.String({ description: 'Spoken language, named as OpenAI names it (`english`).' }),
     duration: Type.Number({ description: 'Seconds of audio.' }),
     text: Type.String(),
-    segments: Type.Array(TranscriptSegment),
+    segments: Type.Optional(Type.Array(TranscriptSegmentSchema, { description: 'With the `segment` granularity (the default).' })),
+    words: Type.Optional(Type.Array(TranscriptWord, { description: 'With the `word` granularity.' })),
   },
   { $id: 'OpenAIVerboseTranscription' },
 );
@@ -63,14 +88,18 @@ export function openaiAudioRoutes(router: Router, { models, limits, admit, valid
     // /audio/translations always translates into English, whatever `task` says.
     const fields = parseFields(task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload);
     const format = fields.response_format ?? 'json';
-    const request = toTranscriptionRequest(upload, fields, limits, { segments: format !== 'json' && format !== 'text' });
+    const granularities = parseGranularities(fields.timestamp_granularities);
+    // As OpenAI: granularities apply to verbose_json only; srt and vtt need segments.
+    const words = format === 'verbose_json' && granularities.has('word');
+    const segments = format === 'srt' || format === 'vtt' || (format === 'verbose_json' && granularities.has('segment'));
+    const request = toTranscriptionRequest(upload, fields, limits, { segments, words });
     if (request.stream && format !== 'json' && format !== 'text') {
       throw new ValidationError(`"stream" works with "response_format" json or text (events carry text only); got "${format}"`);
     }
     const transcriber = await models.get(request.modelId, 'speech-to-text');
     if (request.stream) return respondWithTranscriptEvents(ctx, transcriber, request.audio, request.options);
     const transcript = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
-    respond(ctx, format, transcript, request.options.task ?? 'transcribe');
+    respond(ctx, format, transcript, { task: request.options.task ?? 'transcribe', granularities });
   };
   router.post('/audio/transcriptions', admit('speech-to-text'), handler('transcribe'));
   router.post('/audio/translations', admit('speech-to-text'), handler('translate'));
@@ -79,7 +108,7 @@ export function openaiAudioRoutes(router: Router, { models, limits, admit, valid
 export const openAiAudioOperations = (limits: Limits): Operation[] => {
   const ok = {
     description:
-      'By `response_format`: `json` (default) `{text}`; `verbose_json` adds task, language, duration and segments; `text` the plain transcript; `srt` / `vtt` subtitles. With `stream=true` (json or text): `text/event-stream` of `transcript.text.delta` events as segments are decoded, then `transcript.text.done`.',
+      'By `response_format`: `json` (default) `{text}`; `verbose_json` adds task, language, duration, and segments (with their tokens, temperature, avg_logprob, compression_ratio and no_speech_prob) and/or words by `timestamp_granularities[]`; `text` the plain transcript; `srt` / `vtt` subtitles. With `stream=true` (json or text): `text/event-stream` of `transcript.text.delta` events as segments are decoded, then `transcript.text.done`.',
     content: {
       'application/json': { schema: { oneOf: [OpenAITranscription, OpenAIVerboseTranscription] } },
       'text/plain': { schema: { type: 'string' } },
@@ -91,7 +120,7 @@ export const openAiAudioOperations = (limits: Limits): Operation[] => {
     transcriptionOperation(
       '/v1/audio/transcriptions',
       'Transcribe audio (OpenAI form)',
-      'OpenAI-compatible, for the official SDKs: multipart/form-data with `file` and `model`; `prompt`, `temperature` and `timestamp_granularities[]` are accepted and ignored. A raw audio body with `?model=` works too.',
+      'OpenAI-compatible, for the official SDKs: multipart/form-data with `file` and `model`; `timestamp_granularities[]` `word` adds word timestamps to `verbose_json`; `prompt` and `temperature` are accepted and ignored. A raw audio body with `?model=` works too.',
       OpenAITranscriptionForm,
       ok,
       limits,
@@ -107,7 +136,26 @@ export const openAiAudioOperations = (limits: Limits): Operation[] => {
   ];
 };
 
-function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, task: string): void {
+/** `timestamp_granularities[]`, comma-joined by the upload reader; `segment` when none is given. */
+function parseGranularities(value: string | undefined): Set<Granularity> {
+  if (value === undefined) return new Set(['segment']);
+  const granularities = new Set<Granularity>();
+  for (const item of value.split(',')) {
+    const granularity = item.trim();
+    if (!(GRANULARITIES as readonly string[]).includes(granularity)) {
+      throw new ValidationError(`"timestamp_granularities[]" values must be "segment" or "word"; got "${granularity}"`);
+    }
+    granularities.add(granularity as Granularity);
+  }
+  return granularities;
+}
+
+interface VerboseContext {
+  task: string;
+  granularities: ReadonlySet<Granularity>;
+}
+
+function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, context: VerboseContext): void {
   switch (format) {
     case 'json':
       ctx.body = { text: transcript.text };
@@ -125,17 +173,37 @@ function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, t
       ctx.body = toWebVtt(transcript.segments ?? []);
       return;
     case 'verbose_json':
-      ctx.body = verboseJson(transcript, task);
+      ctx.body = verboseJson(transcript, context);
   }
 }
 
-/** OpenAI's verbose_json, limited to what Whisper here really produces (no log-probs). */
-function verboseJson(transcript: Transcript, task: string) {
+/** OpenAI's verbose_json: segments and/or words by the granularities asked for. */
+function verboseJson(transcript: Transcript, { task, granularities }: VerboseContext) {
+  const segments = transcript.segments ?? [];
   return {
     task,
-    language: transcript.language ?? 'en',
+    language: transcript.languageName ?? transcript.language ?? 'english',
     duration: transcript.duration,
     text: transcript.text,
-    segments: (transcript.segments ?? []).map((segment, id) => ({ id, seek: 0, start: segment.start, end: segment.end, text: segment.text })),
+    ...(granularities.has('segment') ? { segments: segments.map(openAiSegment) } : {}),
+    // OpenAI's words carry no spaces; ours keep the punctuation merged into them, as openai/whisper.
+    ...(granularities.has('word') ? { words: segments.flatMap((segment) => (segment.words ?? []).map((word) => ({ word: word.word.trim(), start: word.start, end: word.end }))) } : {}),
+  };
+}
+
+/** A model without our window decoder (no timestamp tokens) has no details: OpenAI's neutral values stand in. */
+function openAiSegment(segment: TranscriptSegment, id: number) {
+  const details = segment.details;
+  return {
+    id,
+    seek: details?.seek ?? 0,
+    start: segment.start,
+    end: segment.end,
+    text: segment.text,
+    tokens: details?.tokens ?? [],
+    temperature: details?.temperature ?? 0,
+    avg_logprob: details?.avgLogprob ?? 0,
+    compression_ratio: details?.compressionRatio ?? 0,
+    no_speech_prob: details?.noSpeechProb ?? 0,
   };
 }

@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { floatReader, Pcm16Buffer } from '../../src/audio/pcm16-buffer.js';
+
+const BLOCK = 1 << 20;
+
+/** A ramp that crosses block boundaries and covers the whole 16-bit range. */
+function ramp(length: number): Float32Array {
+  return Float32Array.from({ length }, (_, i) => ((i % 65536) - 32768) / 32768);
+}
+
+describe('Pcm16Buffer', () => {
+  it('reads back what was appended, in pieces of any size and across blocks, to 16-bit precision', () => {
+    const samples = ramp(BLOCK * 2 + 12_345);
+    const pcm = new Pcm16Buffer();
+    for (let from = 0; from < samples.length; from += 700_001) pcm.append(samples.subarray(from, from + 700_001));
+    expect(pcm.length).to.equal(samples.length);
+    for (const [start, end] of [[0, 10], [BLOCK - 5, BLOCK + 5], [BLOCK * 2 - 1, BLOCK * 2 + 12_345], [0, samples.length]] as const) {
+      const read = pcm.read(start, end);
+      expect(read.length).to.equal(end - start);
+      // The ramp is exactly representable in 16 bits.
+      for (let i = 0; i < read.length; i++) if (read[i] !== samples[start + i]) expect.fail(`sample ${start + i}: ${read[i]} ≠ ${samples[start + i]}`);
+    }
+  });
+
+  it('rounds to the nearest 16-bit step and clamps to [-1, 1) as FFmpeg s16 does', () => {
+    const pcm = new Pcm16Buffer();
+    pcm.append(Float32Array.of(0.3, -0.3, 1, -1, 2, -2, 1 / 65536 + 1e-9));
+    expect(Array.from(pcm.read(0, 7), (x) => Math.round(x * 32768))).to.deep.equal([9830, -9830, 32767, -32768, 32767, -32768, 1]);
+  });
+
+  it('clips reads to its length', () => {
+    const pcm = new Pcm16Buffer();
+    pcm.append(new Float32Array(10).fill(0.5));
+    expect(pcm.read(8, 20).length).to.equal(2);
+    expect(pcm.read(20, 30).length).to.equal(0);
+  });
+
+  it('keeps only the given ranges in place, moved to the front and scaled, and frees the blocks past them', () => {
+    const samples = ramp(BLOCK * 3);
+    const pcm = new Pcm16Buffer();
+    pcm.append(samples);
+    const ranges = [
+      { start: 5, end: 10 },
+      { start: BLOCK - 2, end: BLOCK + 3 }, // across a block edge
+      { start: 2 * BLOCK + 100, end: 2 * BLOCK + 110 }, // from the third block into the first
+    ];
+    pcm.keepRanges(ranges, [1, 1, 2]);
+    expect(pcm.length).to.equal(5 + 5 + 10);
+    expect(pcm.byteLength).to.equal(2 * BLOCK);
+    const doubled = Array.from(samples.subarray(2 * BLOCK + 100, 2 * BLOCK + 110), (x) => Math.max(-1, Math.min(32767 / 32768, 2 * x)));
+    expect(Array.from(pcm.read(0, pcm.length))).to.deep.equal([...samples.subarray(5, 10), ...samples.subarray(BLOCK - 2, BLOCK + 3), ...doubled]);
+  });
+
+  it('keeps whole blocks at once and nothing for no ranges', () => {
+    const samples = ramp(BLOCK * 2 + 7);
+    const pcm = new Pcm16Buffer();
+    pcm.append(samples);
+    pcm.keepRanges([{ start: BLOCK, end: 2 * BLOCK + 7 }]);
+    expect(Array.from(pcm.read(0, pcm.length))).to.deep.equal(Array.from(samples.subarray(BLOCK)));
+    expect(pcm.byteLength).to.equal(4 * BLOCK);
+    pcm.keepRanges([]);
+    expect([pcm.length, pcm.byteLength]).to.deep.equal([0, 0]);
+  });
+
+  it('holds 2 bytes a sample plus at most one partly filled 2 MB block', () => {
+    const pcm = new Pcm16Buffer();
+    expect(pcm.byteLength).to.equal(0);
+    pcm.append(new Float32Array(1));
+    expect(pcm.byteLength).to.equal(2 * BLOCK);
+    pcm.append(new Float32Array(BLOCK));
+    expect(pcm.byteLength).to.equal(4 * BLOCK);
+  });
+
+  it('floatReader reads views of a Float32Array', () => {
+    const samples = Float32Array.of(1, 2, 3, 4);
+    const view = floatReader(samples).read(1, 3);
+    expect(Array.from(view)).to.deep.equal([2, 3]);
+    expect(view.buffer).to.equal(samples.buffer);
+  });
+});
