@@ -137,7 +137,13 @@ function printTable(results: Result[]): void {
   }
 }
 
+/** The cases name these models; without them every case would fail for one reason. */
+const NEEDED_MODELS = ['whisper-tiny.en', 'whisper-base-pypi', 'piper-en_US-joe-medium', 'all-MiniLM-L6-v2'];
+
 async function main(): Promise<void> {
+  const modelsDir = resolve(ROOT, process.env.MODELS_DIR ?? 'models');
+  const missing = NEEDED_MODELS.filter((id) => !existsSync(join(modelsDir, id)));
+  if (missing.length > 0) throw new Error(`${missing.join(', ')} not installed in ${modelsDir}: run npm run test-models first`);
   const filterAt = process.argv.indexOf('--filter');
   const filter = filterAt > 0 ? (process.argv[filterAt + 1] ?? '') : '';
   const python = pythonWithClients();

@@ -11,10 +11,9 @@ import openai
 from huggingface_hub import InferenceClient
 from libretranslatepy import LibreTranslateAPI
 
-from common import STT_ALIAS, STT_MULTILINGUAL, Context, Skip, check, flac_info, adts_duration, ogg_opus_info, wav_sample_rate
+from common import STT_ALIAS, STT_MULTILINGUAL, Context, check, flac_info, adts_duration, ogg_opus_info, wav_sample_rate
 
 Case = tuple[str, str, Callable[[], None]]
-__all__ = ["Skip", "cases"]
 
 
 def cases(ctx: Context) -> list[Case]:
