@@ -162,6 +162,17 @@ def cases(ctx: Context) -> list[Case]:
             return
         raise AssertionError("an unknown model was accepted")
 
+    def wrong_key() -> None:
+        bad = openai.OpenAI(base_url=f"{ctx.base_url}/v1", api_key="sk-wrong", max_retries=0)
+        try:
+            bad.models.list()
+        except openai.AuthenticationError as error:
+            check(error.request_id is not None or "x-request-id" in error.response.headers, "no request id")
+            check(isinstance(error.body, dict) and error.body.get("message"), f"error body {error.body!r}")
+            return
+        raise AssertionError("a wrong key was accepted")
+
+    add("openai-py", "wrong key → AuthenticationError with message", wrong_key)
     add("openai-py", "models.list", models_list)
     add("openai-py", "models.retrieve[whisper-1]", models_retrieve_alias)
     add("openai-py", "models.retrieve[missing]→404", models_missing)
