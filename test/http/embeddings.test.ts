@@ -58,4 +58,18 @@ describe('embeddings: OpenAI /v1/embeddings and TEI /embed, /predict (real MiniL
     expect(pairs.status).to.equal(400);
     expect(pairs.body.error).to.match(/cross-encoder/);
   });
+
+  it("answers huggingface_hub's text_classification request (Inference API task shape) nested, best first, cut to top_k", async () => {
+    // The exact bodies InferenceClient(model=".../predict").text_classification() sends (huggingface_hub 0.36).
+    const all = await app.request.post('/predict').set('Authorization', bearer()).send({ inputs: 'I like you. I love you', parameters: {} });
+    expect(all.body).to.have.length(1);
+    expect(all.body[0].map((s: { label: string }) => s.label)).to.deep.equal(['positive', 'negative']);
+    const top = await app.request.post('/predict').set('Authorization', bearer()).send({ inputs: 'What a terrible, boring film.', parameters: { top_k: 1 } });
+    expect(top.body).to.have.length(1);
+    expect(top.body[0]).to.have.length(1);
+    expect(top.body[0][0]).to.include({ label: 'negative' });
+    const sigmoid = await app.request.post('/predict').set('Authorization', bearer()).send({ inputs: 'x', parameters: { function_to_apply: 'sigmoid' } });
+    expect(sigmoid.status).to.equal(400);
+    expect(sigmoid.body.error).to.match(/function_to_apply/);
+  });
 });

@@ -25,7 +25,15 @@ describe('LibreTranslate API', () => {
     const wrong = await app.request.post('/translate').send({ q: 'Hello', source: 'en', target: 'es', api_key: 'not-a-key-0123456789' });
     expect(wrong.status).to.equal(403);
     expect(wrong.body).to.deep.equal({ error: 'Invalid API key' });
-    expect((await app.request.get('/languages')).status).to.equal(400);
+    // npm `libretranslate` sends its key as `apiKey`.
+    const camel = await app.request.post('/translate').send({ q: 'Hello', source: 'en', target: 'es', apiKey: 'not-a-key-0123456789' });
+    expect(camel.status).to.equal(403);
+  });
+
+  it('answers /languages without a key, as LibreTranslate does (npm `libretranslate` asks it keyless)', async () => {
+    expect((await app.request.get('/languages')).status).to.equal(200);
+    // libretranslatepy: a GET with a url-encoded body carrying its api_key
+    expect((await app.request.get('/languages').type('form').send({ api_key: TEST_API_KEY })).status).to.equal(200);
     expect((await app.request.get(`/languages?api_key=${TEST_API_KEY}`)).status).to.equal(200);
     expect((await app.request.get('/languages').set('Authorization', bearer())).status).to.equal(200);
     expect((await app.request.post('/languages').type('form').send({ api_key: TEST_API_KEY })).status).to.equal(200);

@@ -3,9 +3,11 @@
  * so LibreTranslate clients and plugins work pointed at this server. Bodies are JSON or
  * url-encoded forms, answers and errors take LibreTranslate's shapes (`{"error": "…"}`).
  *
- * Unlike LibreTranslate, a key is always needed (also for /languages): `api_key` in the body or
- * query, or `Authorization: Bearer`. The model is chosen from the language pair among the
- * installed translation models (language-pairs.ts).
+ * A key is needed to translate and detect: `api_key` (or `apiKey`, as the npm `libretranslate`
+ * package sends it) in the body or query, or `Authorization: Bearer`. `/languages` is open, as in
+ * LibreTranslate: the npm client asks it without any key and libretranslatepy puts its key in a GET
+ * body, and it tells only which language codes are installed. The model is chosen from the language
+ * pair among the installed translation models (language-pairs.ts).
  */
 import type Router from '@koa/router';
 import { Type, type Static } from '@sinclair/typebox';
@@ -48,6 +50,7 @@ const TranslateBody = (limits: Limits) =>
       target: Type.String({ minLength: 1, maxLength: 16, description: 'Target language code.' }),
       format: Type.Optional(StringEnum(['text', 'html'] as const, { description: '`text` (default); `html` is not supported here.' })),
       api_key: ApiKey,
+      apiKey: ApiKey,
       alternatives: Type.Optional(Type.Unknown()),
     },
     { $id: 'LibreTranslateRequest' },
@@ -96,9 +99,9 @@ export function libreTranslateRoutes(router: Router, deps: LibreTranslateDeps): 
   const languages: Middleware = async (ctx) => {
     ctx.body = await pairs.languages();
   };
-  router.get('/languages', requireKey, languages);
-  // libretranslatepy asks with a POST carrying its api_key.
-  router.post('/languages', body, requireKey, languages);
+  router.get('/languages', languages);
+  // Some clients POST, carrying their api_key; it is not needed here.
+  router.post('/languages', body, languages);
 
   router.post('/detect', body, requireKey, async (ctx) => {
     const { q } = parseDetect(ctx.request.body);
@@ -130,11 +133,12 @@ function detectEach(models: Models, texts: readonly string[]): Guess[] {
   });
 }
 
-/** The key from `Authorization: Bearer`, or `api_key` in the body or query string. */
+/** The key from `Authorization: Bearer`, or `api_key` (`apiKey`) in the body, or `api_key` in the query string. */
 function libreTranslateKey(access: KeyAccess): Middleware {
   return async (ctx, next) => {
     const bearer = bearerToken(ctx.get('Authorization'));
-    const fromBody = (ctx.request.body as Record<string, unknown> | undefined)?.api_key;
+    const fields = ctx.request.body as Record<string, unknown> | undefined;
+    const fromBody = fields?.api_key ?? fields?.apiKey;
     const key = bearer ?? (typeof fromBody === 'string' ? fromBody : undefined) ?? (typeof ctx.query.api_key === 'string' ? ctx.query.api_key : undefined);
     if (!key) throw new AppError(400, 'unauthorized', 'Please send an API key: the api_key field or "Authorization: Bearer <API_KEY>"');
     const policy = await access.authorize(key);
@@ -172,8 +176,8 @@ export const libreTranslateOperations = (limits: Limits): Operation[] => {
       method: 'get',
       path: '/languages',
       tags: ['libretranslate'],
-      secured: true,
-      summary: 'Languages of the installed translation models (LibreTranslate API; POST also accepted)',
+      secured: false,
+      summary: 'Languages of the installed translation models (LibreTranslate API; POST also accepted; no key needed)',
       responses: {
         '200': jsonResponse('`[{code, name, targets}]`', { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' }, targets: { type: 'array', items: { type: 'string' } } } } }),
         ...errors,
@@ -183,8 +187,8 @@ export const libreTranslateOperations = (limits: Limits): Operation[] => {
       method: 'post',
       path: '/languages',
       tags: ['libretranslate'],
-      secured: true,
-      summary: 'Same as GET /languages, for clients that POST their api_key',
+      secured: false,
+      summary: 'Same as GET /languages, for clients that POST (a key they send is not needed)',
       responses: { '200': jsonResponse('As GET.', { type: 'array' }), ...errors },
     },
     {

@@ -5,6 +5,11 @@
  * TEI serves one model per server; here `?model=` picks one, and without it the first installed
  * model of the task (`default` ones first) answers. The key is a Bearer key, as TEI's `--api-key`.
  * Errors are `{"error": "…"}` (TEI adds `error_type`, which clients do not read).
+ *
+ * huggingface_hub's InferenceClient(model="<base>/predict").text_classification() sends the
+ * Inference API task shape `{inputs, parameters: {top_k?, function_to_apply?}}` and reads the
+ * first element of the answer: a body with `parameters` gets that API's nested `[[{label, score}]]`
+ * (best first, cut to `top_k`); without it, TEI's own shapes.
  */
 import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
@@ -17,6 +22,7 @@ import { jsonBody } from '../body-parsers.js';
 import { jsonResponse, messageError, type Operation } from '../operation.js';
 import { requestSignal } from '../request-signal.js';
 import type { Models } from '../scoped-models.js';
+import { StringEnum } from '../schema-types.js';
 import type { RequestValidator } from '../validation.js';
 
 export const TEI_PATHS: ReadonlySet<string> = new Set(['/embed', '/predict']);
@@ -50,6 +56,15 @@ const PredictBody = (limits: Limits) =>
       inputs: texts(limits, 'Texts to classify'),
       raw_scores: Type.Optional(Type.Boolean({ description: 'Scores are always probabilities here; `true` is refused.' })),
       truncate: Type.Optional(Type.Boolean()),
+      parameters: Type.Optional(
+        Type.Object(
+          {
+            top_k: Type.Optional(Type.Integer({ minimum: 1, description: 'Keep the best k labels.' })),
+            function_to_apply: Type.Optional(StringEnum(['softmax'] as const, { description: 'Only `softmax`: scores are probabilities.' })),
+          },
+          { description: 'Hugging Face Inference API task parameters (huggingface_hub sends them); the answer is then nested, `[[{label, score}]]`.' },
+        ),
+      ),
     },
     { $id: 'TeiPredictRequest' },
   );
@@ -78,8 +93,14 @@ export function teiRoutes(router: Router, deps: TeiDeps): void {
     if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);
     const classifier = await models.get(await modelFor(ctx, 'text-classification'), 'text-classification');
     const signal = requestSignal(ctx);
-    const score = async (text: string) => (await classifier.classify(text, { signal })).map(({ label, confidence }) => ({ label, score: confidence }));
-    ctx.body = typeof request.inputs === 'string' ? await score(request.inputs) : await Promise.all(request.inputs.map(score));
+    const topK = request.parameters?.top_k;
+    const score = async (text: string) =>
+      (await classifier.classify(text, { signal }))
+        .map(({ label, confidence }) => ({ label, score: confidence }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, topK);
+    const answers = typeof request.inputs === 'string' ? [await score(request.inputs)] : await Promise.all(request.inputs.map(score));
+    ctx.body = typeof request.inputs === 'string' && request.parameters === undefined ? answers[0] : answers;
   });
 }
 
@@ -107,7 +128,7 @@ export const teiOperations = (limits: Limits): Operation[] => {
       parameters: [model],
       requestBody: { required: true, content: { 'application/json': { schema: PredictBody(limits) } } },
       responses: {
-        '200': jsonResponse('`[{label, score}]` for one text, an array of those for an array.', { type: 'array' }),
+        '200': jsonResponse('`[{label, score}]` (best first) for one text, an array of those for an array or when `parameters` is sent.', { type: 'array' }),
         ...errors,
       },
     },
