@@ -225,7 +225,7 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     }
   });
 
-  it('verbose_json with only the word granularity has words and no segments; json with words stays {text}', async function () {
+  it('verbose_json with only the word granularity has words and no segments; json with words is a 400, as OpenAI answers', async function () {
     needsWords(this);
     const verbose = await served!.client.audio.transcriptions.create({
       file: await jfk(),
@@ -235,9 +235,11 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     });
     expect(verbose.words).to.be.an('array').that.is.not.empty;
     expect(verbose.segments).to.equal(undefined);
-    // As OpenAI: granularities need verbose_json; json answers the text alone.
-    const json = await served!.client.audio.transcriptions.create({ file: await jfk(), model: 'whisper-tiny.en', timestamp_granularities: ['word'] });
-    expect(Object.keys(json)).to.deep.equal(['text']);
+    // As OpenAI: word timestamps need verbose_json.
+    const json = served!.client.audio.transcriptions.create({ file: await jfk(), model: 'whisper-tiny.en', timestamp_granularities: ['word'] });
+    const error = await json.then(() => undefined, (failure: unknown) => failure);
+    expect(error).to.be.instanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).to.match(/word needs "response_format" verbose_json/);
   });
 
   it('a raw audio body takes the granularities from the query string (repeated timestamp_granularities[])', async function () {

@@ -129,7 +129,8 @@ describe('POST /v1/text-to-speech', () => {
       .split('\n\n')
       .filter((block) => block.startsWith('data: '))
       .map((block) => JSON.parse(block.slice(6)) as { type: string; audio?: string });
-    expect(events.at(-1)).to.deep.equal({ type: 'speech.audio.done', usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 } });
+    const tokens = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+    expect(events.at(-1)).to.deep.equal({ type: 'speech.audio.done', usage: tokens, token_usage: tokens });
     const deltas = events.slice(0, -1);
     expect(deltas.length).to.be.greaterThan(0);
     expect(deltas.every((event) => event.type === 'speech.audio.delta')).to.equal(true);

@@ -89,7 +89,11 @@ export function openaiAudioRoutes(router: Router, { models, limits, admit, valid
     const fields = parseFields(task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload);
     const format = fields.response_format ?? 'json';
     const granularities = parseGranularities(fields.timestamp_granularities);
-    // As OpenAI: granularities apply to verbose_json only; srt and vtt need segments.
+    // As OpenAI: granularities apply to verbose_json only (words with any other format are a
+    // 400 there); srt and vtt need segments.
+    if (granularities.has('word') && format !== 'verbose_json') {
+      throw new ValidationError(`"timestamp_granularities[]" word needs "response_format" verbose_json; got "${format}"`);
+    }
     const words = format === 'verbose_json' && granularities.has('word');
     const segments = format === 'srt' || format === 'vtt' || (format === 'verbose_json' && granularities.has('segment'));
     const request = toTranscriptionRequest(upload, fields, limits, { segments, words });

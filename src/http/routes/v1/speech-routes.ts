@@ -163,11 +163,16 @@ async function* afterFirst(ctx: Context, first: Uint8Array, rest: AsyncGenerator
   }
 }
 
-/** OpenAI's speech events: each chunk base64 in a delta, then done (tokens are not counted here: 0). */
+/**
+ * OpenAI's speech events: each chunk base64 in a delta, then done (tokens are not counted here:
+ * 0). The done event's counts are under OpenAI's `usage` and, for clients written against
+ * speaches, `token_usage`.
+ */
 async function* speechEvents(ctx: Context, first: Uint8Array, rest: AsyncGenerator<Uint8Array>): AsyncGenerator<string> {
   const event = (value: object) => `data: ${JSON.stringify(value)}\n\n`;
   for await (const chunk of afterFirst(ctx, first, rest)) yield event({ type: 'speech.audio.delta', audio: chunk.toString('base64') });
-  if (!ctx.res.destroyed) yield event({ type: 'speech.audio.done', usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 } });
+  const tokens = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  if (!ctx.res.destroyed) yield event({ type: 'speech.audio.done', usage: tokens, token_usage: tokens });
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {
