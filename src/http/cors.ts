@@ -9,7 +9,7 @@ import cors from '@koa/cors';
 import type { Middleware } from 'koa';
 
 /** What a page may read of our responses besides the CORS-safelisted headers. */
-const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Location', 'Content-Disposition', 'X-Sample-Rate'];
+const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Location', 'Content-Disposition', 'X-Sample-Rate', 'X-Model'];
 /** Browsers cache a preflight answer at most this long (Chromium caps it at 2 h). */
 const PREFLIGHT_MAX_AGE_SECONDS = 7_200;
 

@@ -26,6 +26,7 @@ import { healthRoutes, type Readiness } from './routes/health-routes.js';
 import { routerTree } from './router-tree.js';
 import { createRealtimeEndpoint, type RealtimeEndpoint } from './realtime/realtime-endpoint.js';
 import { slowClientGuard } from './slow-client-guard.js';
+import { modelUsedHeader } from './model-used-header.js';
 import { scopedModels } from './scoped-models.js';
 import { createRequestValidator } from './validation.js';
 
@@ -132,8 +133,9 @@ export function createApp(deps: AppDeps): InferenceApp {
   // model without a key. Admission comes after it, so a client without a key holds no slot.
   const requireKey = requireApiKey(access);
   // What routes see of the registry: the key's model list is checked and its usage counted.
-  const models = scopedModels(deps.models, access, metrics.inference);
-  app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, next) : next()));
+  const modelUsed = modelUsedHeader();
+  const models = scopedModels(deps.models, access, metrics.inference, modelUsed.announce);
+  app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, () => modelUsed.run(ctx, next)) : next()));
 
   const admit = createAdmission(deps.config.limits.maxPendingRequests, metrics.admission);
   const rootRouter = createRootRouter(constants);

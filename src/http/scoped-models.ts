@@ -22,7 +22,8 @@ interface Usage {
 /** What the HTTP layer uses of the model registry. */
 export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'identifyLanguage' | 'openLiveAudio'>;
 
-export function scopedModels(registry: ModelRegistry, access: KeyAccess, observer?: InferenceObserver): Models {
+/** `announce` is told the model each `get` resolved to (the X-Model answer header). */
+export function scopedModels(registry: ModelRegistry, access: KeyAccess, observer?: InferenceObserver, announce?: (modelId: string) => void): Models {
   return {
     list: () => registry.list(),
     resolve: (name, task) => registry.resolve(name, task),
@@ -32,6 +33,7 @@ export function scopedModels(registry: ModelRegistry, access: KeyAccess, observe
     async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
       const id = await registry.resolve(name, task);
       access.checkModel(name, id);
+      announce?.(id);
       return counting(await registry.get(id, task), { model: id, task, access, observer });
     },
   };

@@ -143,6 +143,8 @@ describe('model aliases and GET /v1/models/{id}', () => {
     expect(alias).to.deep.include({ id: 'gpt-sentiment', object: 'model', alias_of: 'sst2', installed: true, task: 'text-classification' });
     const res = await app.request.post('/v1/classifications').set('Authorization', bearer()).send({ model: 'gpt-sentiment', query: 'Great!' });
     expect(res.status).to.equal(200);
+    // The answer names the installed model that ran, whatever the body's shape.
+    expect(res.headers['x-model']).to.equal('sst2');
   });
 
   it('answers 503 naming the install command when no candidate is installed', async () => {
