@@ -1,7 +1,9 @@
 /**
- * Streaming encoders for the speech formats beyond MP3/WAV/PCM: Ogg Opus, FLAC and AAC (ADTS,
- * as OpenAI's `aac` answers). Mediabunny does the muxing, append-only so every byte can leave
- * as soon as it exists; the codecs are WASM builds: libopus (opusscript, opus-encoder.ts),
+ * Encoders for the speech formats beyond MP3/WAV/PCM: Ogg Opus, FLAC and AAC (ADTS, as OpenAI's
+ * `aac` answers). Mediabunny does the muxing. Opus and AAC are append-only, so every byte can
+ * leave as soon as it exists. FLAC is written whole at the end: its header (STREAMINFO) comes
+ * first and carries the sample count, which a streamed FLAC must leave at 0 ("unknown"), and
+ * players and tools (soundfile, speaches' tests) then read the duration as 0; the codecs are WASM builds: libopus (opusscript, opus-encoder.ts),
  * libFLAC (@mediabunny/flac-encoder) and FFmpeg's AAC encoder (@mediabunny/aac-encoder; the
  * latter two run in a worker thread of their own, started per stream).
  */
@@ -11,6 +13,7 @@ import {
   AdtsOutputFormat,
   AppendOnlyStreamTarget,
   AudioSample,
+  BufferTarget,
   AudioSampleSource,
   FlacOutputFormat,
   OggOutputFormat,
@@ -46,7 +49,7 @@ function registerEncoders(): void {
 }
 
 function outputFormat(format: MediaFormat): OutputFormat {
-  if (format === 'flac') return new FlacOutputFormat({ appendOnly: true });
+  if (format === 'flac') return new FlacOutputFormat();
   if (format === 'aac') return new AdtsOutputFormat();
   // Short pages, so a streamed answer does not wait for a 255-packet page (5 s of audio).
   return new OggOutputFormat({ maximumPageDuration: 0.2 });
@@ -59,6 +62,8 @@ export class MediaStreamEncoder {
   readonly #sampleRate: number;
   readonly #format: MediaFormat;
   #pending: Uint8Array[] = [];
+  /** FLAC's whole-file target (see the top of this file); undefined for the streamed formats. */
+  readonly #wholeFile: BufferTarget | undefined;
   #frames = 0;
   /** Seconds of input the encoder has turned into packets. */
   #encodedUntil = 0;
@@ -67,9 +72,10 @@ export class MediaStreamEncoder {
   private constructor(format: MediaFormat, sampleRate: number) {
     this.#sampleRate = sampleRate;
     this.#format = format;
+    this.#wholeFile = format === 'flac' ? new BufferTarget() : undefined;
     this.#output = new Output({
       format: outputFormat(format),
-      target: new AppendOnlyStreamTarget(new WritableStream<Uint8Array>({ write: (chunk) => void this.#pending.push(chunk.slice()) })),
+      target: this.#wholeFile ?? new AppendOnlyStreamTarget(new WritableStream<Uint8Array>({ write: (chunk) => void this.#pending.push(chunk.slice()) })),
     });
     this.#source = new AudioSampleSource({
       codec: format,
@@ -103,7 +109,7 @@ export class MediaStreamEncoder {
       } finally {
         sample.close();
       }
-      await this.#caughtUp();
+      if (!this.#wholeFile) await this.#caughtUp();
     }
     return this.#take();
   }
@@ -129,6 +135,7 @@ export class MediaStreamEncoder {
       return new Uint8Array(0);
     }
     await this.#output.finalize();
+    if (this.#wholeFile?.buffer) return new Uint8Array(this.#wholeFile.buffer);
     return this.#take();
   }
 

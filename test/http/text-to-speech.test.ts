@@ -115,7 +115,7 @@ describe('POST /v1/text-to-speech', () => {
     expect(pcm.length / 2 / (wavSamples * 1.5)).to.be.within(0.6, 1.6);
   });
 
-  it('streams OpenAI speech.audio.delta events for stream_format sse, and refuses sse with wav', async () => {
+  it('streams OpenAI speech.audio.delta events for stream_format sse; a WAV (sent whole) comes as one delta', async () => {
     const res = await app.request
       .post('/v1/audio/speech')
       .set('Authorization', bearer())
@@ -137,8 +137,16 @@ describe('POST /v1/text-to-speech', () => {
     const audio = Buffer.concat(deltas.map((event) => Buffer.from(event.audio!, 'base64')));
     expect(audio.length % 2).to.equal(0);
     expect(audio.length).to.be.greaterThan(24_000 * 2 * 0.2);
-    const wav = await speak({ model: 'piper-random', input: 'Hi.', response_format: 'wav', stream_format: 'sse' });
-    expect(wav.status).to.equal(400);
+    const wav = await app.request
+      .post('/v1/audio/speech')
+      .set('Authorization', bearer())
+      .send({ model: 'piper-random', input: 'Hi.', response_format: 'wav', stream_format: 'sse' })
+      .buffer(true)
+      .parse(binary);
+    expect(wav.status).to.equal(200);
+    const wavEvents = (wav.body as Buffer).toString('utf8').split('\n\n').filter((block) => block.startsWith('data: ')).map((block) => JSON.parse(block.slice(6)) as { type: string; audio?: string });
+    expect(wavEvents.map((event) => event.type)).to.deep.equal(['speech.audio.delta', 'speech.audio.done']);
+    expect(Buffer.from(wavEvents[0]!.audio!, 'base64').subarray(0, 4).toString()).to.equal('RIFF');
   });
 
   it('resamples to a requested sample_rate in every format, says the rate in X-Sample-Rate, and refuses others', async () => {

@@ -72,9 +72,6 @@ export function speechRoutes(router: Router, deps: V1RouteDeps): void {
 export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>): SpeechRequest {
   const { model, input, voice, speed, response_format, stream_format, sample_rate } = body;
   const format = response_format ?? 'mp3';
-  if (stream_format === 'sse' && format === 'wav') {
-    throw new ValidationError(`"stream_format" sse needs a streamed "response_format": ${SPEECH_FORMATS.filter((f) => f !== 'wav').join(', ')} (WAV is sent whole)`);
-  }
   if (sample_rate !== undefined && !SPEECH_SAMPLE_RATES[format].includes(sample_rate)) {
     throw new ValidationError(`"sample_rate" ${sample_rate} is not supported for ${format}; use one of: ${SPEECH_SAMPLE_RATES[format].join(', ')}`);
   }
