@@ -54,7 +54,7 @@ export const speechRequestFields = (limits: Limits, formatDescription: string, v
   ),
   stream_format: Type.Optional(
     StringEnum(['audio', 'sse'] as const, {
-      description: '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks of any format but `wav`), then `speech.audio.done`.',
+      description: '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks; WAV and FLAC, sent whole, as one), then `speech.audio.done`.',
     }),
   ),
 });
