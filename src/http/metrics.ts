@@ -33,6 +33,12 @@ export class AppMetrics {
   readonly #pending = new Gauge({ name: 'admission_pending_requests', help: 'Inference requests held (running, queued or uploading) by task.', labelNames: ['task'], registers: [this.registry] });
   readonly #rejected = new Counter({ name: 'admission_rejected_total', help: 'Inference requests refused with 503 server_busy, by task.', labelNames: ['task'], registers: [this.registry] });
   readonly #loads = new Counter({ name: 'model_loads_total', help: 'Model loads by model and outcome (loaded | failed).', labelNames: ['model', 'outcome'], registers: [this.registry] });
+  readonly #unloads = new Counter({
+    name: 'model_unloads_total',
+    help: 'Model unloads by model and reason (idle: its time-out passed; memory: evicted for another load under MODELS_MAX_MEMORY; admin: by the API).',
+    labelNames: ['model', 'reason'],
+    registers: [this.registry],
+  });
   readonly #loadSeconds = new Histogram({ name: 'model_load_seconds', help: 'Time to load a model.', labelNames: ['model'], buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
 
   constructor(models: ModelRegistry) {
@@ -41,6 +47,7 @@ export class AppMetrics {
       this.#loads.inc({ model: modelId, outcome: ok ? 'loaded' : 'failed' });
       if (ok) this.#loadSeconds.observe({ model: modelId }, seconds);
     });
+    models.onUnload(({ modelId, reason }) => this.#unloads.inc({ model: modelId, reason }));
   }
 
   readonly admission: AdmissionObserver = {

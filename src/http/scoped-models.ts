@@ -4,12 +4,13 @@
  * (characters of text, seconds of audio). Everything else is the registry's.
  */
 import type { KeyAccess } from '../auth/key-access.js';
+import { AdminRequiredError } from '../errors.js';
 import type { ModelRegistry } from '../inference/model-registry.js';
 import type { ModelForTask, Task } from '../inference/types.js';
 import { characterCount } from './validation.js';
 
 /** What the HTTP layer uses of the model registry. */
-export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'identifyLanguage' | 'openLiveAudio'>;
+export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'identifyLanguage' | 'openLiveAudio' | 'load' | 'unload'>;
 
 export function scopedModels(registry: ModelRegistry, access: KeyAccess): Models {
   return {
@@ -18,12 +19,19 @@ export function scopedModels(registry: ModelRegistry, access: KeyAccess): Models
     defaultModel: (task) => registry.defaultModel(task),
     identifyLanguage: (text) => registry.identifyLanguage(text),
     openLiveAudio: (options) => registry.openLiveAudio(options),
+    // Loading and unloading change what every key gets: admin keys only.
+    load: async (name) => (requireAdmin(access, 'Loading a model'), registry.load(name)),
+    unload: async (name) => (requireAdmin(access, 'Unloading a model'), registry.unload(name)),
     async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
       const id = await registry.resolve(name, task);
       access.checkModel(name, id);
       return counting(await registry.get(id, task), access);
     },
   };
+}
+
+function requireAdmin(access: KeyAccess, what: string): void {
+  if (!access.current()?.admin) throw new AdminRequiredError(what);
 }
 
 /** Methods whose input (text) or output (a transcript's duration) is usage. */
