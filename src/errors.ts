@@ -201,7 +201,7 @@ export class ModelMemoryExhaustedError extends AppError {
       'model_memory_exhausted',
       neededBytes > budgetBytes
         ? `Model "${modelId}" needs about ${mib(neededBytes)}, more than the whole memory budget (MODELS_MAX_MEMORY = ${mib(budgetBytes)})`
-        : `Model "${modelId}" needs about ${mib(neededBytes)}, but the models answering requests hold ${mib(busyBytes)} of the ${mib(budgetBytes)} memory budget; retry when they are done`,
+        : `Model "${modelId}" needs about ${mib(neededBytes)}, but the models answering requests hold ${mib(busyBytes)} of the ${mib(budgetBytes)} memory budget (MODELS_MAX_MEMORY); retry when they are done`,
       { 'Retry-After': '5' },
     );
   }
@@ -214,4 +214,4 @@ export class AdminRequiredError extends AppError {
   }
 }
 
-const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
+const mib = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MiB` : `${bytes} bytes`);
