@@ -391,6 +391,12 @@ export class ModelRegistry {
     const model = await resident.ready.catch(() => undefined);
     if (!model) return;
     await model.dispose();
+    // The voices' shared encoder goes with the last voice, so unloading every voice frees it too.
+    if (resident.entry.task === 'text-to-speech' && ![...this.#residents.values()].some((other) => other.entry.task === 'text-to-speech')) {
+      const encoder = this.#speechEncoder;
+      this.#speechEncoder = undefined;
+      await encoder?.dispose();
+    }
     const event = { modelId: resident.entry.id, task: resident.entry.task, reason };
     for (const listener of this.#unloadListeners) listener(event);
   }
