@@ -56,13 +56,48 @@ async function* reloadingIterable(target: HandleTarget, property: PropertyKey, a
   yield* call(target, property, args) as AsyncIterable<unknown>;
 }
 
-/** The same items; the call ends when the consumer finishes, stops early (`return`) or it throws. */
-async function* tracked(iterable: AsyncIterable<unknown>, end: () => void): AsyncGenerator<unknown, void, undefined> {
-  try {
-    yield* iterable;
-  } finally {
-    end();
-  }
+/**
+ * The same items; the call ends when the consumer finishes, stops early (`return`) or it throws.
+ * Not an `async function*`: a generator closed by `return()` before its first `next()` never runs
+ * its `finally`, and a speech stream whose client left before the first chunk is closed that way.
+ */
+function tracked(iterable: AsyncIterable<unknown>, end: () => void): AsyncIterableIterator<unknown> {
+  const inner = iterable[Symbol.asyncIterator]();
+  let ended = false;
+  const finish = () => {
+    if (!ended) {
+      ended = true;
+      end();
+    }
+  };
+  const settle = async (step: () => Promise<IteratorResult<unknown>>): Promise<IteratorResult<unknown>> => {
+    try {
+      const result = await step();
+      if (result.done) finish();
+      return result;
+    } catch (error) {
+      finish();
+      throw error;
+    }
+  };
+  return {
+    next: (...args: [] | [unknown]) => settle(() => inner.next(...args)),
+    return: async (value?: unknown) => {
+      try {
+        return (await inner.return?.(value)) ?? { done: true, value };
+      } finally {
+        finish();
+      }
+    },
+    throw: (error?: unknown) =>
+      settle(async () => {
+        if (!inner.throw) throw error;
+        return inner.throw(error);
+      }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
