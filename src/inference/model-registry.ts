@@ -124,7 +124,8 @@ export class ModelRegistry {
   /** Loads running now: a load's RSS growth is its own only when it ran alone. */
   #loadsRunning = 0;
   #loadsOverlapped = false;
-  #preload: { pending: Set<string>; failed: Map<string, string> } | undefined;
+  /** Models of the running preload not tried yet. */
+  #preloadPending: Set<string> | undefined;
   /** One MP3/WAV encoder for every voice; its worker starts on first use and stops when idle. */
   #speechEncoder: SpeechEncoder | undefined;
   readonly #createSpeechEncoder: () => SpeechEncoder;
@@ -153,7 +154,8 @@ export class ModelRegistry {
     const ttls = [this.#idleTtlSeconds, ...options.manifest.models.map((entry) => entry.idleTtl ?? -1)].filter((ttl) => ttl >= 0);
     if (ttls.length > 0) {
       const interval = options.sweepIntervalMs ?? Math.min(60_000, Math.max(1_000, (Math.min(...ttls) * 1000) / 4));
-      this.#sweeper = setInterval(() => void this.unloadIdle(), interval).unref();
+      // A worker that fails to free its sessions is terminated by its own dispose; nothing to add here.
+      this.#sweeper = setInterval(() => void this.unloadIdle().catch(() => {}), interval).unref();
     }
   }
 
@@ -257,22 +259,21 @@ export class ModelRegistry {
    * `preloadProblem()` says which are pending (for /readyz). A failure is reported, not thrown.
    */
   async preload(names: readonly string[], onError: (name: string, error: Error) => void = () => {}): Promise<void> {
-    const state = { pending: new Set(names), failed: new Map<string, string>() };
-    this.#preload = state;
+    const pending = new Set(names);
+    this.#preloadPending = pending;
     for (const name of names) {
       try {
         await this.load(name);
       } catch (error) {
-        state.failed.set(name, (error as Error).message);
         onError(name, error as Error);
       }
-      state.pending.delete(name);
+      pending.delete(name);
     }
   }
 
   /** Why the server is not ready yet as far as models go (preloads still running), or undefined. */
   preloadProblem(): string | undefined {
-    const pending = this.#preload?.pending;
+    const pending = this.#preloadPending;
     return pending && pending.size > 0 ? `loading models: ${[...pending].join(', ')}` : undefined;
   }
 
