@@ -43,6 +43,17 @@ export class AppMetrics {
 
   constructor(models: ModelRegistry) {
     collectDefaultMetrics({ register: this.registry });
+    // Read at scrape time from the registry, so an unloaded model's series goes away with it.
+    new Gauge({
+      name: 'model_memory_bytes',
+      help: 'Memory each model in memory counts against MODELS_MAX_MEMORY: its measured load, else the size of its files.',
+      labelNames: ['model', 'state'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { id, state, bytes } of models.residents()) this.set({ model: id, state }, bytes);
+      },
+    });
     models.onLoad(({ modelId, seconds, ok }) => {
       this.#loads.inc({ model: modelId, outcome: ok ? 'loaded' : 'failed' });
       if (ok) this.#loadSeconds.observe({ model: modelId }, seconds);

@@ -277,6 +277,11 @@ export class ModelRegistry {
     return pending && pending.size > 0 ? `loading models: ${[...pending].join(', ')}` : undefined;
   }
 
+  /** The models in memory or loading now, with the bytes each counts against the budget (for metrics). */
+  residents(): Array<{ id: string; state: 'loading' | 'loaded'; bytes: number }> {
+    return [...this.#residents.values()].map((resident) => ({ id: resident.entry.id, state: resident.state, bytes: resident.bytes }));
+  }
+
   /** Calls `listener` after each model unload; returns the function that stops it. */
   onUnload(listener: (event: UnloadEvent) => void): () => void {
     this.#unloadListeners.add(listener);

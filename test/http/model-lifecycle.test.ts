@@ -155,6 +155,8 @@ describe('model lifecycle', () => {
       expect(scripted.events).to.deep.equal(['load a', 'load b', 'dispose b', 'load c']);
       const metrics = await app.request.get('/metrics').set('Authorization', bearer());
       expect(metrics.text).to.include('model_unloads_total{model="b",reason="memory"} 1');
+      expect(metrics.text).to.include('model_memory_bytes{model="a",state="loaded"} 100');
+      expect(metrics.text).not.to.include('model_memory_bytes{model="b"');
     });
 
     it('never evicts a busy model: 503 model_memory_exhausted when nothing can be freed, then the load succeeds once it is idle', async () => {
