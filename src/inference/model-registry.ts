@@ -40,7 +40,7 @@ export interface ModelInfo {
   installed: boolean;
   loaded: boolean;
   state: ModelState;
-  /** Measured RSS growth of its load, else its files' size; null when neither is known yet. */
+  /** Measured RSS growth of its load and first call; its files' size while its first load runs; null before. */
   memory_bytes: number | null;
   /** Unix seconds of its last use (a request or a load), null if never used since start. */
   last_used_at: number | null;
@@ -69,6 +69,8 @@ interface Resident {
   lastUsed: number;
   /** Bytes counted against the budget: the estimate while loading, then what was measured. */
   bytes: number;
+  /** Whether the RSS growth of a first call (ONNX arenas, caches) has been added to `bytes`. */
+  warmed: boolean;
 }
 
 /** `owned_by` of every model, as OpenAI's model objects name their owner. */
@@ -124,6 +126,9 @@ export class ModelRegistry {
   /** Loads running now: a load's RSS growth is its own only when it ran alone. */
   #loadsRunning = 0;
   #loadsOverlapped = false;
+  /** Calls in flight over all models, and a count of every call and load started (to see if one ran alone). */
+  #callsRunning = 0;
+  #activity = 0;
   /** Models of the running preload not tried yet. */
   #preloadPending: Set<string> | undefined;
   /** One MP3/WAV encoder for every voice; its worker starts on first use and stops when idle. */
@@ -352,7 +357,7 @@ export class ModelRegistry {
    */
   #startLoad(entry: ManifestEntry, estimate: number): Resident {
     const victims = this.#makeRoom(entry.id, estimate);
-    const resident: Resident = { entry, state: 'loading', model: undefined, ready: undefined!, busy: 0, lastUsed: this.#now(), bytes: estimate };
+    const resident: Resident = { entry, state: 'loading', model: undefined, ready: undefined!, busy: 0, lastUsed: this.#now(), bytes: estimate, warmed: false };
     this.#residents.set(entry.id, resident);
     resident.ready = (async () => {
       await Promise.allSettled(victims.map((victim) => this.#unload(victim, 'memory')));
@@ -429,9 +434,21 @@ export class ModelRegistry {
           const resident = this.#residents.get(id)!;
           resident.busy++;
           this.#touch(resident);
+          // A model's first call grows its memory too (ONNX arenas); measured when nothing else runs.
+          const alone = this.#rss !== null && !resident.warmed && this.#callsRunning === 0 && this.#loadsRunning === 0;
+          const before = alone ? this.#rss!() : undefined;
+          this.#callsRunning++;
+          if (this.#loadsRunning > 0) this.#loadsOverlapped = true;
+          const started = ++this.#activity;
           return () => {
             resident.busy--;
+            this.#callsRunning--;
             this.#touch(resident);
+            if (before !== undefined && this.#activity === started && !resident.warmed) {
+              resident.warmed = true;
+              resident.bytes += Math.max(0, this.#rss!() - before);
+              this.#measured.set(id, resident.bytes);
+            }
           };
         },
       });
@@ -443,7 +460,8 @@ export class ModelRegistry {
   /** The load, and the RSS it added when no other load ran at the same time (then it is the model's own). */
   async #measuredLoad(resident: Resident): Promise<Disposable> {
     const before = this.#rss?.();
-    if (this.#loadsRunning++ > 0) this.#loadsOverlapped = true;
+    this.#activity++;
+    if (this.#loadsRunning++ > 0 || this.#callsRunning > 0) this.#loadsOverlapped = true;
     let model: Disposable;
     try {
       model = await this.#timedLoad(resident.entry);

@@ -23,7 +23,7 @@ const ModelInfo = Type.Object(
     state: Type.Optional(StringEnum(['unloaded', 'loading', 'loaded'], { description: 'Where it is in its lifecycle (README "Model lifecycle").' })),
     memory_bytes: Type.Optional(
       Type.Union([Type.Integer(), Type.Null()], {
-        description: 'Memory it takes: the RSS growth measured during its load in this process, else (before its first load) the size of its files; null if unknown.',
+        description: 'Memory it takes: the RSS growth measured in this process during its load and its first call; while its first load runs, the size of its files; null before that.',
       }),
     ),
     last_used_at: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'Unix time of its last use since the server started; null if none.' })),
