@@ -60,7 +60,7 @@ async function child(id: string): Promise<void> {
   const gc = runInNewContext('gc') as () => void;
   const settle = async () => {
     gc();
-    await new Promise((done) => setTimeout(done, 1500));
+    await new Promise((done) => setTimeout(done, 3000));
     gc();
     return process.memoryUsage.rss();
   };
