@@ -62,8 +62,9 @@ describe('server process: model preload and idle unload', function () {
   it('is ready once PRELOAD_MODELS are loaded, and unloads them after MODEL_IDLE_TTL', async () => {
     server = await spawnServer({ ...env, PRELOAD_MODELS: 'sentiment', MODEL_IDLE_TTL: '1' });
     await until(async () => (await fetch(`${server!.url}/readyz`)).status === 200, '/readyz 200');
-    // Loaded by the preload (the idle time-out of 1 s may already have unloaded it again).
-    expect(server.stderr()).to.include('"message":"models preloaded"');
+    // Loaded by the preload (the idle time-out of 1 s may already have unloaded it again); the log
+    // line is written after /readyz turns 200 and reaches the pipe in its own time.
+    await until(async () => server!.stderr().includes('"message":"models preloaded"'), 'the "models preloaded" log line');
     await until(async () => (await modelState()).state === 'unloaded', 'the idle unload');
     const metrics = await (await get('/metrics')).text();
     expect(metrics).to.include('model_unloads_total{model="bert-sentiment-random",reason="idle"} 1');
