@@ -66,8 +66,9 @@ describe('server process: model preload and idle unload', function () {
     // line is written after /readyz turns 200 and reaches the pipe in its own time.
     await until(async () => server!.stderr().includes('"message":"models preloaded"'), 'the "models preloaded" log line');
     await until(async () => (await modelState()).state === 'unloaded', 'the idle unload');
-    const metrics = await (await get('/metrics')).text();
-    expect(metrics).to.include('model_unloads_total{model="bert-sentiment-random",reason="idle"} 1');
+    // Counted once its worker has ended, a moment after it stops being listed as loaded.
+    let metrics = '';
+    await until(async () => (metrics = await (await get('/metrics')).text()).includes('model_unloads_total{model="bert-sentiment-random",reason="idle"} 1'), 'the unload metric');
     expect(metrics).to.include('model_loads_total{model="bert-sentiment-random",outcome="loaded"} 1');
   });
 
