@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   model_not_installed: 'The model is known but its files are not installed; the message names the command.',
   model_unavailable: 'The model is installed but failed to load.',
   inference_failed: 'The model failed or timed out while answering (e.g. its process crashed); retrying usually works.',
+  model_memory_exhausted: 'Loading the model would pass the memory budget (MODELS_MAX_MEMORY) and every loaded model is answering requests, so none can be unloaded; retry after the Retry-After header\'s seconds.',
+  admin_required: 'The endpoint needs an admin API key (API_KEYS, or `keys create --admin`).',
   server_busy: 'Too many requests for this task are in progress or queued, or the database is locked by another process; retry after the Retry-After header\'s seconds.',
   client_closed: 'Logged only, never sent: the client went away before its answer was complete.',
   internal_error: 'An unexpected server error; details are in the server log under the request id.',
@@ -189,3 +191,27 @@ export class ServerBusyError extends AppError {
     super(503, 'server_busy', message, { 'Retry-After': String(retryAfterSeconds) });
   }
 }
+
+export class ModelMemoryExhaustedError extends AppError {
+  override name = 'ModelMemoryExhaustedError';
+  override readonly expose = true;
+  constructor(modelId: string, neededBytes: number, budgetBytes: number, busyBytes: number) {
+    super(
+      503,
+      'model_memory_exhausted',
+      neededBytes > budgetBytes
+        ? `Model "${modelId}" needs about ${mib(neededBytes)}, more than the whole memory budget (MODELS_MAX_MEMORY = ${mib(budgetBytes)})`
+        : `Model "${modelId}" needs about ${mib(neededBytes)}, but the models answering requests hold ${mib(busyBytes)} of the ${mib(budgetBytes)} memory budget (MODELS_MAX_MEMORY); retry when they are done`,
+      { 'Retry-After': '5' },
+    );
+  }
+}
+
+export class AdminRequiredError extends AppError {
+  override name = 'AdminRequiredError';
+  constructor(what: string) {
+    super(403, 'admin_required', `${what} needs an admin API key (API_KEYS, or keys create --admin)`);
+  }
+}
+
+const mib = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MiB` : `${bytes} bytes`);

@@ -21,7 +21,18 @@ async function main(): Promise<void> {
 
   const db = await openDatabase(config.databasePath);
   const manifest = await readManifest(config.manifestPath);
-  const models = new ModelRegistry({ manifest, modelsDir: config.modelsDir, engines: ENGINES, aliasOverrides: config.modelAliases });
+  const models = new ModelRegistry({
+    manifest,
+    modelsDir: config.modelsDir,
+    engines: ENGINES,
+    aliasOverrides: config.modelAliases,
+    idleTtlSeconds: config.modelIdleTtlSeconds,
+    maxMemoryBytes: config.modelsMaxMemoryBytes,
+  });
+  // A misspelt name stops the server now rather than leaving it not-ready.
+  for (const name of config.preloadModels) {
+    if (!models.knows(name)) throw new ConfigError(`PRELOAD_MODELS: "${name}" is no model or alias of the manifest`);
+  }
   // Rate limits shared by replicas. If Redis is down, requests of keys with a limit fail (500,
   // logged) rather than pass unlimited; keys without a limit are not affected.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
@@ -55,6 +66,13 @@ async function main(): Promise<void> {
     const port = typeof address === 'object' && address ? address.port : config.port;
     logger.info('listening', { url: `http://${config.host}:${port}`, database: config.databasePath, modelsDir: config.modelsDir });
   });
+  // While these load, /readyz answers 503 (health-routes.ts); a failed one is logged and the
+  // server becomes ready anyway: its requests get the load error, and other models still serve.
+  if (config.preloadModels.length > 0) {
+    void models
+      .preload(config.preloadModels, (name, error) => logger.error('preload failed', { model: name, error: error.message }))
+      .then(() => logger.info('models preloaded', { models: config.preloadModels }));
+  }
 
   const shutdown = (signal: string) => {
     if (stopping) return;

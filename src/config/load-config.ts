@@ -32,6 +32,12 @@ export interface Config {
   /** Translation model ids the LibreTranslate API tries first for a pair (LIBRETRANSLATE_MODELS). */
   readonly libreTranslateModels: readonly string[];
   readonly limits: Limits;
+  /** Seconds a model stays loaded unused before it is unloaded (MODEL_IDLE_TTL); -1: never. */
+  readonly modelIdleTtlSeconds: number;
+  /** Bytes all loaded models may take (MODELS_MAX_MEMORY, e.g. `6GB`); undefined: no budget. */
+  readonly modelsMaxMemoryBytes: number | undefined;
+  /** Models (ids or aliases) loaded at start (PRELOAD_MODELS); /readyz waits for them. */
+  readonly preloadModels: readonly string[];
 }
 
 export interface Limits {
@@ -150,6 +156,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     shutdownDelayMs: parseSeconds('SHUTDOWN_DELAY_SECONDS', env.SHUTDOWN_DELAY_SECONDS ?? '0', 300) * 1000,
     libreTranslateModels: Object.freeze((env.LIBRETRANSLATE_MODELS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')),
     limits: audioLimits(env),
+    modelIdleTtlSeconds: parseIdleTtl(env.MODEL_IDLE_TTL ?? '-1'),
+    modelsMaxMemoryBytes: parseBytes('MODELS_MAX_MEMORY', env.MODELS_MAX_MEMORY ?? ''),
+    preloadModels: Object.freeze(
+      (env.PRELOAD_MODELS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== ''),
+    ),
   });
 }
 
@@ -171,6 +182,39 @@ function parseWhole(name: string, value: string | undefined, fallback: number, m
     throw new ConfigError(`${name} must be a whole number from 1 to ${max}, got "${value}"`);
   }
   return number;
+}
+
+/** Seconds (fractions allowed), or -1 for never. */
+function parseIdleTtl(value: string): number {
+  const seconds = Number(value);
+  if (value.trim() === '' || !Number.isFinite(seconds) || (seconds < 0 && seconds !== -1)) {
+    throw new ConfigError(`MODEL_IDLE_TTL must be a number of seconds (0 or more), or -1 for never, got "${value}"`);
+  }
+  return seconds;
+}
+
+const BYTE_UNITS: Readonly<Record<string, number>> = Object.freeze({
+  '': 1,
+  B: 1,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  TB: 1e12,
+  KIB: 1024,
+  MIB: 1024 ** 2,
+  GIB: 1024 ** 3,
+  TIB: 1024 ** 4,
+});
+
+/** `6GB`, `512MB`, `1.5GiB` or a number of bytes; empty: undefined (no budget). */
+function parseBytes(name: string, value: string): number | undefined {
+  if (value.trim() === '') return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$/.exec(value);
+  const unit = BYTE_UNITS[match?.[2]?.toUpperCase() ?? 'X'];
+  if (!match || unit === undefined || Number(match[1]) <= 0) {
+    throw new ConfigError(`${name} must be a size such as 6GB, 512MB or 1.5GiB (KB, MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024), got "${value}"`);
+  }
+  return Math.round(Number(match[1]) * unit);
 }
 
 function parsePort(value: string): number {

@@ -139,7 +139,7 @@ export function createApp(deps: AppDeps): InferenceApp {
 
   const admit = createAdmission(deps.config.limits.maxPendingRequests, metrics.admission);
   const rootRouter = createRootRouter(constants);
-  healthRoutes(rootRouter, { db: deps.db, readiness: app.readiness });
+  healthRoutes(rootRouter, { db: deps.db, readiness: app.readiness, models: deps.models });
   metricsRoute(rootRouter, { metrics, requireKey, access });
   libreTranslateRoutes(rootRouter, {
     models,

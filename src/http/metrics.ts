@@ -43,14 +43,32 @@ export class AppMetrics {
   });
   readonly #audioSeconds = new Counter({ name: 'processed_audio_seconds_total', help: 'Seconds of audio transcribed, by model.', labelNames: ['model'], registers: [this.registry] });
   readonly #characters = new Counter({ name: 'processed_characters_total', help: 'Characters of text classified, translated, spoken or embedded, by model and task.', labelNames: ['model', 'task'], registers: [this.registry] });
+  readonly #unloads = new Counter({
+    name: 'model_unloads_total',
+    help: 'Model unloads by model and reason (idle: its time-out passed; memory: evicted for another load under MODELS_MAX_MEMORY; admin: by the API).',
+    labelNames: ['model', 'reason'],
+    registers: [this.registry],
+  });
   readonly #loadSeconds = new Histogram({ name: 'model_load_seconds', help: 'Time to load a model.', labelNames: ['model'], buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
 
   constructor(models: ModelRegistry) {
     collectDefaultMetrics({ register: this.registry });
+    // Read at scrape time from the registry, so an unloaded model's series goes away with it.
+    new Gauge({
+      name: 'model_memory_bytes',
+      help: 'Memory each model in memory counts against MODELS_MAX_MEMORY: its measured load, else the size of its files.',
+      labelNames: ['model', 'state'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { id, state, bytes } of models.residents()) this.set({ model: id, state }, bytes);
+      },
+    });
     models.onLoad(({ modelId, seconds, ok }) => {
       this.#loads.inc({ model: modelId, outcome: ok ? 'loaded' : 'failed' });
       if (ok) this.#loadSeconds.observe({ model: modelId }, seconds);
     });
+    models.onUnload(({ modelId, reason }) => this.#unloads.inc({ model: modelId, reason }));
   }
 
   readonly inference: InferenceObserver = {

@@ -5,6 +5,7 @@
  * Everything else is the registry's.
  */
 import type { KeyAccess } from '../auth/key-access.js';
+import { AdminRequiredError } from '../errors.js';
 import type { ModelRegistry } from '../inference/model-registry.js';
 import type { ModelForTask, Task } from '../inference/types.js';
 import { characterCount } from './validation.js';
@@ -20,7 +21,7 @@ interface Usage {
 }
 
 /** What the HTTP layer uses of the model registry. */
-export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'identifyLanguage' | 'openLiveAudio'>;
+export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'identifyLanguage' | 'openLiveAudio' | 'load' | 'unload'>;
 
 /** `announce` is told the model each `get` resolved to (the X-Model answer header). */
 export function scopedModels(registry: ModelRegistry, access: KeyAccess, observer?: InferenceObserver, announce?: (modelId: string) => void): Models {
@@ -30,6 +31,9 @@ export function scopedModels(registry: ModelRegistry, access: KeyAccess, observe
     defaultModel: (task) => registry.defaultModel(task),
     identifyLanguage: (text) => registry.identifyLanguage(text),
     openLiveAudio: (options) => registry.openLiveAudio(options),
+    // Loading and unloading change what every key gets: admin keys only.
+    load: async (name) => (requireAdmin(access, 'Loading a model'), registry.load(name)),
+    unload: async (name) => (requireAdmin(access, 'Unloading a model'), registry.unload(name)),
     async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
       const id = await registry.resolve(name, task);
       access.checkModel(name, id);
@@ -37,6 +41,10 @@ export function scopedModels(registry: ModelRegistry, access: KeyAccess, observe
       return counting(await registry.get(id, task), { model: id, task, access, observer });
     },
   };
+}
+
+function requireAdmin(access: KeyAccess, what: string): void {
+  if (!access.current()?.admin) throw new AdminRequiredError(what);
 }
 
 /** Methods whose input (text) or output (a transcript's duration) is usage. */

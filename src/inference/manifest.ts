@@ -42,6 +42,8 @@ export interface ManifestEntry {
   /** How to install it when not from the hub, e.g. "npm run test-models". */
   installCommand?: string;
   options?: Record<string, unknown>;
+  /** Seconds unused before it is unloaded, over MODEL_IDLE_TTL; -1: never. */
+  idleTtl?: number;
 }
 
 /**
@@ -93,6 +95,9 @@ export function parseManifest(raw: unknown, origin = 'manifest'): Manifest {
     }
     if (typeof entry.engine !== 'string') throw new ManifestError(`${where}.engine must be a string`);
     if (entry.source !== undefined) checkSource(entry.source, where);
+    if (entry.idleTtl !== undefined && !(entry.idleTtl === -1 || (typeof entry.idleTtl === 'number' && Number.isFinite(entry.idleTtl) && entry.idleTtl >= 0))) {
+      throw new ManifestError(`${where}.idleTtl must be a number of seconds (0 or more), or -1 for never`);
+    }
   }
   const aliases = (raw as { aliases?: unknown }).aliases;
   if (aliases !== undefined) checkAliases(aliases, models as ManifestEntry[], origin);

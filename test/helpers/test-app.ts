@@ -13,7 +13,7 @@ import { createApp } from '../../src/http/create-app.js';
 import type { Engine } from '../../src/inference/engine.js';
 import { ENGINES } from '../../src/inference/engines.js';
 import type { Manifest } from '../../src/inference/manifest.js';
-import { ModelRegistry } from '../../src/inference/model-registry.js';
+import { ModelRegistry, type ModelRegistryOptions } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
 import type { Redis } from 'ioredis';
 import { createLogger, type Logger } from '../../src/logger.js';
@@ -38,6 +38,8 @@ export interface TestAppOptions {
   logger?: Logger;
   /** Redis for shared rate limits (a unique namespace per app is used). */
   redis?: Redis;
+  /** Lifecycle options of the model registry (idle time-out, memory budget, clock). */
+  registry?: Partial<Omit<ModelRegistryOptions, 'manifest' | 'modelsDir' | 'engines'>>;
   /** `postgres`: a fresh schema on TEST_POSTGRES_URL (test-databases.ts) instead of a SQLite file. */
   database?: TestDatabaseKind;
 }
@@ -73,6 +75,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     manifest: options.manifest ?? { models: [] },
     modelsDir,
     engines: options.engines ?? ENGINES,
+    ...options.registry,
   });
   const app = createApp({
     db,

@@ -59,6 +59,12 @@ describe('model manifest', () => {
     expect(() => parseManifest({ models: [{ ...entry, task: 'chat' }] })).to.throw(/task must be one of/);
   });
 
+  it('accepts an idleTtl of seconds or -1, and refuses others', () => {
+    const entry = { id: 'a', task: 'translation', engine: 'e' };
+    for (const idleTtl of [0, 600, 0.5, -1]) expect(() => parseManifest({ models: [{ ...entry, idleTtl }] })).not.to.throw();
+    for (const idleTtl of [-2, '600', null]) expect(() => parseManifest({ models: [{ ...entry, idleTtl }] })).to.throw(ManifestError, /models\[0\]\.idleTtl/);
+  });
+
   it('accepts aliases of a task whose preferred models serve it, and refuses others', () => {
     const committed = parseManifest(JSON.parse(readFileSync('models/models.json', 'utf8')));
     expect(committed.aliases?.['whisper-1']?.task).to.equal('speech-to-text');

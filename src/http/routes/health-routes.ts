@@ -2,7 +2,8 @@
  * Probes for process managers and load balancers. `/health` and `/healthz` (liveness) are
  * constant answers (root-router.ts serves them, before Koa: constant-responses.ts): if the
  * event loop answers, the process is alive. `/readyz` says whether to send traffic: the database
- * answers and every migration has run, and the server is not draining after SIGTERM.
+ * answers and every migration has run, the models of PRELOAD_MODELS are loaded, and the server
+ * is not draining after SIGTERM.
  */
 import type Router from '@koa/router';
 import { Migrator, type Kysely } from 'kysely';
@@ -15,10 +16,15 @@ export interface Readiness {
   readonly draining: boolean;
 }
 
-export function healthRoutes(router: Router, deps: { db: Kysely<Database>; readiness: Readiness }): void {
+export function healthRoutes(
+  router: Router,
+  deps: { db: Kysely<Database>; readiness: Readiness; models?: { preloadProblem(): string | undefined } },
+): void {
   const migrator = new Migrator({ db: deps.db, provider: migrationProvider });
   router.get('/readyz', async (ctx) => {
-    const problem = deps.readiness.draining ? 'draining: the server is shutting down' : await databaseProblem(migrator);
+    const problem = deps.readiness.draining
+      ? 'draining: the server is shutting down'
+      : (deps.models?.preloadProblem() ?? (await databaseProblem(migrator)));
     ctx.type = 'text/plain; charset=utf-8';
     ctx.status = problem ? 503 : 200;
     ctx.body = problem ?? 'ready';
@@ -43,7 +49,7 @@ export const healthOperations = (): Operation[] => [
     method: 'get',
     path: '/readyz',
     tags: ['service'],
-    summary: 'Readiness probe: database reachable, migrations applied, not draining',
+    summary: 'Readiness probe: database reachable, migrations applied, PRELOAD_MODELS loaded, not draining',
     responses: { '200': text('ready'), '503': { ...text('What is not ready (e.g. "draining: the server is shutting down").'), 'x-error-codes': [] } },
   },
 ];

@@ -20,6 +20,13 @@ const ModelInfo = Type.Object(
     default: Type.Optional(Type.Boolean()),
     installed: Type.Boolean({ description: 'False until its files are installed (requests then answer 503); for an alias, whether any candidate is.' }),
     loaded: Type.Optional(Type.Boolean({ description: 'Whether it is in memory now.' })),
+    state: Type.Optional(StringEnum(['unloaded', 'loading', 'loaded'], { description: 'Where it is in its lifecycle (README "Model lifecycle").' })),
+    memory_bytes: Type.Optional(
+      Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Memory it takes: the RSS growth measured in this process during its load and its first call; while its first load runs, the size of its files; null before that.',
+      }),
+    ),
+    last_used_at: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'Unix time of its last use since the server started; null if none.' })),
     install: Type.Optional(Type.String({ description: 'Command that installs it.' })),
     alias_of: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'For an alias (`whisper-1`, `tts-1`…): the installed model it stands for now.' })),
   },
@@ -37,6 +44,19 @@ export function modelRoutes(router: Router, { models }: V1RouteDeps): void {
     if (!info) throw new UnknownModelError(ctx.params.id!, (await models.list()).filter((model) => model.installed).map((model) => model.id));
     ctx.body = info;
   });
+  // Admin only (scoped-models.ts): load now / unload now; both answer the model object.
+  router.post('/models/:id/load', async (ctx) => {
+    const id = await models.load(ctx.params.id!);
+    ctx.body = await modelInfo(models, id);
+  });
+  router.delete('/models/:id/load', async (ctx) => {
+    const { id } = await models.unload(ctx.params.id!);
+    ctx.body = await modelInfo(models, id);
+  });
+}
+
+async function modelInfo(models: V1RouteDeps['models'], id: string): Promise<unknown> {
+  return (await models.list()).find((model) => model.id === id);
 }
 
 export const modelOperations = (): Operation[] => [
@@ -61,6 +81,40 @@ export const modelOperations = (): Operation[] => [
       '200': jsonResponse('The model.', ModelInfo),
       '401': V1_COMMON_ERRORS['401']!,
       '404': jsonError('No model or alias has this id (the message lists the installed models).', ['model_not_found']),
+      '500': V1_COMMON_ERRORS['500']!,
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/models/{id}/load',
+    tags: ['models'],
+    summary: 'Load a model now (admin key)',
+    description: 'Loads the model (or the model an alias stands for), unloading least recently used idle models first if MODELS_MAX_MEMORY needs room; answers once it is loaded.',
+    secured: true,
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      '200': jsonResponse('The model, now loaded.', ModelInfo),
+      '401': V1_COMMON_ERRORS['401']!,
+      '403': jsonError('The key is not an admin key.', ['admin_required']),
+      '404': jsonError('No model or alias has this id.', ['model_not_found']),
+      '500': V1_COMMON_ERRORS['500']!,
+      '503': jsonError('It is not installed, failed to load, or the memory budget has no room (every loaded model is busy).', ['model_not_installed', 'model_unavailable', 'model_memory_exhausted']),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/v1/models/{id}/load',
+    tags: ['models'],
+    summary: 'Unload a model now (admin key)',
+    description: 'Ends its worker threads so its memory returns; a model that is not loaded is left as it is (200).',
+    secured: true,
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      '200': jsonResponse('The model, now unloaded.', ModelInfo),
+      '401': V1_COMMON_ERRORS['401']!,
+      '403': jsonError('The key is not an admin key.', ['admin_required']),
+      '404': jsonError('No model or alias has this id.', ['model_not_found']),
+      '409': jsonError('It is answering requests or still loading.', ['conflict']),
       '500': V1_COMMON_ERRORS['500']!,
     },
   },

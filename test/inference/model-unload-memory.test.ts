@@ -1,0 +1,36 @@
+/**
+ * Real model: unloading gives the memory back. The measurement runs in a fresh child process
+ * (scripts/bench/model-memory.ts --child), so this suite's own allocations do not blur it. It is a
+ * bound on memory, not on time: the same figure README "Model lifecycle" reports.
+ */
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '../audio/audio-test-helpers.js';
+import { realModel } from '../helpers/real-models.js';
+
+const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
+const MODEL = 'whisper-tiny.en';
+
+describe('unloading a real model returns its memory', function () {
+  this.timeout(120_000);
+
+  it(`RSS after unloading ${MODEL} is within 10% of RSS before its load`, async function () {
+    if (!realModel(MODEL).installed) this.skip(); // needs `npm run test-models`
+    // jemalloc (Debian libjemalloc2) as README "Model lifecycle" recommends; else glibc tuned the same way.
+    const env = existsSync(JEMALLOC)
+      ? { LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0' }
+      : { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536', MALLOC_TRIM_THRESHOLD_: '65536' };
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts/bench/model-memory.ts'), '--child', MODEL], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+    });
+    const sample = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { before: number; loaded: number; unloaded: number };
+    // The load really happened (whisper-tiny.en in fp32 takes several hundred MB)…
+    expect(sample.loaded - sample.before).to.be.greaterThan(200 * 2 ** 20);
+    // …and its memory came back.
+    expect(sample.unloaded / sample.before).to.be.at.most(1.1);
+  });
+});
