@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'undecodable_audio'
   | 'model_not_installed'
   | 'model_unavailable'
+  | 'model_memory_exhausted'
+  | 'admin_required'
   | 'inference_failed'
   | 'server_busy'
   | 'internal_error'

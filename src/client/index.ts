@@ -73,6 +73,10 @@ export interface ModelsApi {
   /** The manifest's models, then the aliases; `installed: true` lists installed ones only. */
   list(options?: CallOptions & { installed?: boolean }): Promise<ModelInfo[]>;
   get(id: string, options?: CallOptions): Promise<ModelInfo>;
+  /** Loads a model now (an admin key's right): POST /v1/models/{id}/load; answers its info, `state: 'loaded'`. */
+  load(id: string, options?: CallOptions): Promise<ModelInfo>;
+  /** Unloads it, ending its worker threads (admin): DELETE /v1/models/{id}/load; 409 while it is busy. */
+  unload(id: string, options?: CallOptions): Promise<ModelInfo>;
 }
 
 export class InferenceClient {
@@ -102,6 +106,8 @@ export class InferenceClient {
         return list.data;
       },
       get: (id, o) => http.json({ method: 'GET', path: `/v1/models/${encodeURIComponent(id)}`, authorized: true, signal: o?.signal }),
+      load: (id, o) => http.json({ method: 'POST', path: `/v1/models/${encodeURIComponent(id)}/load`, authorized: true, signal: o?.signal }),
+      unload: (id, o) => http.json({ method: 'DELETE', path: `/v1/models/${encodeURIComponent(id)}/load`, authorized: true, signal: o?.signal }),
     };
   }
 

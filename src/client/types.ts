@@ -41,6 +41,12 @@ export interface ModelInfo {
   install?: string;
   /** For an alias (`whisper-1`, `tts-1`): the installed model it stands for now. */
   alias_of?: string | null;
+  /** Where it is in its lifecycle (README "Model lifecycle"). */
+  state?: 'unloaded' | 'loading' | 'loaded';
+  /** Memory it takes: the RSS growth measured during its load and first call (its files' size while the first load runs); null before. */
+  memory_bytes?: number | null;
+  /** Unix time of its last use since the server started; null if none. */
+  last_used_at?: number | null;
   /** Engines add what they know, e.g. `labels`, `accepts_labels`, `source_languages`, `target_languages`, `formats`, `speed`. */
   [extra: string]: unknown;
 }

@@ -32,7 +32,9 @@ type Kind<V> = [V] extends [string]
         ? 'array'
         : [V] extends [string | null]
           ? 'string|null'
-          : 'object';
+          : [V] extends [number | null]
+            ? 'number|null'
+            : 'object';
 /** The declared fields of T, without an index signature. */
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
 type Shape<T> = { [K in KnownKeys<T>]-?: undefined extends T[K] ? `${Kind<Exclude<T[K], undefined>>}?` : Kind<T[K]> };
@@ -56,6 +58,9 @@ const ANSWER_TYPES: Array<[component: string, shape: Record<string, string>]> = 
       loaded: 'boolean?',
       install: 'string?',
       alias_of: 'string|null?',
+      state: 'string?',
+      memory_bytes: 'number|null?',
+      last_used_at: 'number|null?',
     } satisfies Shape<ModelInfo>,
   ],
   ['ClassificationResult', { labels: 'array' } satisfies Shape<Classification>],
@@ -90,7 +95,8 @@ const CLIENT_CODES: Record<ErrorCode, true> = {
   invalid_request: true, invalid_json: true, unauthorized: true, model_not_allowed: true, rate_limited: true, not_found: true,
   model_not_found: true, wrong_model_task: true, method_not_allowed: true, conflict: true, request_timeout: true,
   payload_too_large: true, unsupported_media_type: true, undecodable_audio: true, model_not_installed: true,
-  model_unavailable: true, inference_failed: true, server_busy: true, internal_error: true, stream_interrupted: true,
+  model_unavailable: true, model_memory_exhausted: true, admin_required: true, inference_failed: true, server_busy: true,
+  internal_error: true, stream_interrupted: true,
 };
 
 interface Recorded {
@@ -119,7 +125,7 @@ function recordingFetch(recorded: Recorded[]): typeof fetch {
     if (url.searchParams.get('stream') === 'true' || (body && body.stream === 'true')) {
       return new Response('data: {"type":"transcript.text.done","text":""}\n\n', { headers: { 'Content-Type': 'text/event-stream' } });
     }
-    if (request.method === 'DELETE') return new Response(null, { status: 204 });
+    if (request.method === 'DELETE' && !url.pathname.endsWith('/load')) return new Response(null, { status: 204 });
     return new Response(url.pathname === '/v1/models' ? '{"data":[]}' : '{}', { headers: { 'Content-Type': 'application/json' } });
   };
 }
@@ -148,6 +154,8 @@ async function callEverything(client: InferenceClient): Promise<void> {
   await client.users.delete(1);
   await client.models.list({ installed: true });
   await client.models.get('m');
+  await client.models.load('m');
+  await client.models.unload('m');
   await client.classify({ model: 'm', query: 'q', labels: ['a'] });
   await client.classify({ model: 'm', query: ['q', 'r'] });
   await client.translate({ model: 'm', text: 't', targetLanguage: 'es', sourceLanguage: 'en' });
@@ -197,6 +205,8 @@ describe('client types and requests match /openapi.json', () => {
       'DELETE /users/1',
       'GET /v1/models',
       'GET /v1/models/m',
+      'POST /v1/models/m/load',
+      'DELETE /v1/models/m/load',
       'POST /v1/classifications',
       'POST /v1/classifications',
       'POST /v1/engines/m/translate',

@@ -44,6 +44,11 @@ describe('client: models, classify, translate (fixture models)', () => {
       const error = await rejection(served.client().models.get('no/such model'));
       expect(error).to.be.instanceOf(InferenceError).and.include({ status: 404, code: 'model_not_found' });
     });
+
+    it('load and unload (an admin key: the static test key) move a model between states', async () => {
+      expect(await served.client().models.load('nli-random')).to.include({ id: 'nli-random', state: 'loaded' });
+      expect(await served.client().models.unload('nli-random')).to.include({ id: 'nli-random', state: 'unloaded' });
+    });
   });
 
   describe('classify', () => {
