@@ -146,14 +146,7 @@ export class MediaStreamEncoder {
 
   #take(): Uint8Array {
     const pieces = this.#pending.splice(0);
-    if (pieces.length === 1) return pieces[0]!;
-    const out = new Uint8Array(pieces.reduce((total, piece) => total + piece.length, 0));
-    let offset = 0;
-    for (const piece of pieces) {
-      out.set(piece, offset);
-      offset += piece.length;
-    }
-    return out;
+    return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
   }
 }
 

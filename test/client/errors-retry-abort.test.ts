@@ -8,33 +8,12 @@ import { InferenceClient, InferenceError } from '../../src/client/index.js';
 import { retryAfterSeconds, errorFromResponse } from '../../src/client/errors.js';
 import { retryDelayMs } from '../../src/client/retry.js';
 import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
-import type { Engine } from '../../src/inference/engine.js';
 import { ENGINES } from '../../src/inference/engines.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { rejection } from '../helpers/rejection.js';
 import { serveTestApp, type ServedApp } from './serve-test-app.js';
-
-/** A classifier whose answers wait until the test lets them go, so requests stay in flight. */
-function heldEngine() {
-  let release!: () => void;
-  let gate = new Promise<void>((resolve) => (release = resolve));
-  const state = { running: 0, open: () => release(), close: () => (gate = new Promise<void>((resolve) => (release = resolve))) };
-  const engine: Engine<'text-classification'> = {
-    tasks: ['text-classification'],
-    isInstalled: async () => true,
-    load: async () => ({
-      async classify() {
-        state.running++;
-        await gate;
-        state.running--;
-        return [{ label: 'ok', confidence: 1 }];
-      },
-      dispose: async () => {},
-    }),
-  };
-  return { engine, state };
-}
+import { heldEngine } from '../helpers/held-engine.js';
 
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -1,33 +1,8 @@
 import { expect } from 'chai';
 import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
-import type { Engine } from '../../src/inference/engine.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
-
-/** A classifier whose answers wait until the test lets them go, so requests stay in flight. */
-function heldEngine() {
-  let release!: () => void;
-  let gate = new Promise<void>((resolve) => (release = resolve));
-  const state = {
-    running: 0,
-    open: () => release(),
-    close: () => (gate = new Promise<void>((resolve) => (release = resolve))),
-  };
-  const engine: Engine<'text-classification'> = {
-    tasks: ['text-classification'],
-    isInstalled: async () => true,
-    load: async () => ({
-      async classify() {
-        state.running++;
-        await gate;
-        state.running--;
-        return [{ label: 'ok', confidence: 1 }];
-      },
-      dispose: async () => {},
-    }),
-  };
-  return { engine, state };
-}
+import { heldEngine } from '../helpers/held-engine.js';
 
 const MANIFEST: Manifest = {
   models: [{ id: 'held', task: 'text-classification', engine: 'held', description: 'test', license: 'mit' }],
