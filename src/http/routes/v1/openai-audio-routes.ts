@@ -97,9 +97,8 @@ export function openaiAudioRoutes(router: Router, { models, limits, admit, valid
     const words = format === 'verbose_json' && granularities.has('word');
     const segments = format === 'srt' || format === 'vtt' || (format === 'verbose_json' && granularities.has('segment'));
     const request = toTranscriptionRequest(upload, fields, limits, { segments, words });
-    if (request.stream && format !== 'json' && format !== 'text') {
-      throw new ValidationError(`"stream" works with "response_format" json or text (events carry text only); got "${format}"`);
-    }
+    // With stream=true the events are the same whatever the format: text deltas, then the text
+    // (OpenAI's gpt-4o-transcribe streams json and text; speaches streams every format).
     const transcriber = await models.get(request.modelId, 'speech-to-text');
     if (request.stream) return respondWithTranscriptEvents(ctx, transcriber, request.audio, request.options);
     const transcript = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
