@@ -98,7 +98,7 @@ if (args.sessions) {
   const window = long.samples.slice(0, 30 * 16_000);
   await settle();
   mark('before load (audio decoded)');
-  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype: args.dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
+  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype: args.dtype!.startsWith('{') ? JSON.parse(args.dtype!) : args.dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
   await settle();
   mark('after load');
   await transcriber.transcribe({ samples: window, sampleRate: 16_000 }, { vadFilter: false });

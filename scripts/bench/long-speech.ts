@@ -3,6 +3,7 @@
  * nice value, same samples (run by `npm run bench:speech` after the short-clip bench, or alone):
  *
  *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off] [--vad] [--tsx]
+ *                                    [--our-dtype '{"encoder_model":"fp32","decoder_model_merged":"q8"}']
  *                                    [--hour-minutes 60]
  *
  * The long files: every English clip of the shared speech set (EVAL_SPEECH_DIR) decoded once to
@@ -61,6 +62,8 @@ export interface LongSpeechBenchOptions {
   rounds: number;
   /** Our side's `memoryArena` option (manifest default when absent). */
   memoryArena?: boolean;
+  /** Our side's dtype when it differs from `dtype` (a transformers.js dtype string or per-part JSON). */
+  ourDtype?: string;
   /** Run our side from source under tsx instead of from the compiled dist/ (not how the server runs). */
   tsx?: boolean;
   /** Add both sides with their VAD filter on. */
@@ -79,13 +82,14 @@ let oursFromSource = false;
 /** Returns false when a goal was missed. */
 export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promise<boolean> {
   const { threads, dtype, rounds, memoryArena, vad = false } = options;
+  const ourDtype = options.ourDtype ?? dtype;
   oursFromSource = options.tsx === true;
   if (!oursFromSource) await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { maxBuffer: 16 * 1024 * 1024 });
   const decoded = await decodeClipsOnce(await readSpeechClips());
   const nice = transformersAsrEngine.options.read({ id: MODEL_ID, task: 'speech-to-text', engine: 'transformers-asr', description: '', license: '' }).threadNice;
   console.log(`\nlong-file bench: ${MODEL_ID}, ${decoded.length} English clips from ${speechDir()} joined with ${GAP_SECONDS} s silences`);
   const arena = memoryArena === undefined ? '' : `, our memoryArena ${memoryArena ? 'on' : 'off'}`;
-  console.log(`threads ${threads}, nice ${nice}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}; VAD off unless a row says on`);
+  console.log(`threads ${threads}, nice ${nice}, ours dtype ${ourDtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}; VAD off unless a row says on`);
   const dir = await mkdtemp(join(tmpdir(), 'long-speech-'));
   let passed = true;
   try {
@@ -95,11 +99,11 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
       await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
       const sides: Sides = { ours: [], fwDefault: [], fwGreedy: [], oursVad: [], fwVad: [] };
       for (let round = 0; round < rounds; round++) {
-        sides.ours.push(await runOurs(file, { threads, dtype, memoryArena, vad: false }));
+        sides.ours.push(await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: false }));
         sides.fwDefault.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: false }));
         sides.fwGreedy.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 1, vad: false }));
         if (vad) {
-          sides.oursVad.push(await runOurs(file, { threads, dtype, memoryArena, vad: true }));
+          sides.oursVad.push(await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: true }));
           sides.fwVad.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: true }));
         }
       }
@@ -109,7 +113,7 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
       const long = spreadClips(joinClips(decoded, { targetSeconds: options.minutes[0]! * 60, gapSeconds: GAP_SECONDS }), options.hourMinutes * 60);
       const file = join(dir, `${options.hourMinutes}min.wav`);
       await writeFile(file, encodeWav(long));
-      const ours = await runOurs(file, { threads, dtype, memoryArena, vad: true, wav: true });
+      const ours = await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: true, wav: true });
       const fw = await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: true, fileInput: true });
       reportHour(long, options.hourMinutes, ours, fw);
     }
@@ -236,7 +240,7 @@ async function oursChild(file: string, threads: number, dtype: string, memoryAre
   const audio = wav
     ? { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: 'audio/wav', maxSeconds: 4 * 3600 }
     : { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice(), sampleRate: 16_000 };
-  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
+  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype: dtype.startsWith('{') ? JSON.parse(dtype) : dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
   try {
     await transcriber.transcribe({ samples: warmUpSamples(bytes, wav), sampleRate: 16_000 }, { vadFilter });
     const started = performance.now();
@@ -274,6 +278,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       minutes: { type: 'string', default: '2,8' },
       threads: { type: 'string', default: String(defaultThreads()) },
       dtype: { type: 'string', default: 'fp32' },
+      'our-dtype': { type: 'string' },
       rounds: { type: 'string', default: '1' },
       'memory-arena': { type: 'string' },
       vad: { type: 'boolean', default: false },
@@ -289,7 +294,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
     if (!BASELINE_PRECISION[args.dtype!]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
     const minutes = args.minutes!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
     const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
-    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad, hourMinutes, tsx: args.tsx });
+    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad, hourMinutes, tsx: args.tsx, ourDtype: args['our-dtype'] });
     if (!passed) process.exitCode = 1;
   }
 }
