@@ -2,14 +2,16 @@
  * Where the ASR model's memory goes: RSS of one fresh process (all threads: main, ASR worker,
  * VAD, onnxruntime's pool share it) at each step of loading and using whisper-tiny.en:
  *
- *   tsx scripts/bench/asr-memory.ts [--dtype fp32|q8] [--memory-arena on|off] [--threads N] [--minutes 2] [--vad]
- *   tsx scripts/bench/asr-memory.ts --sessions [--dtype fp32|q8] [--memory-arena on|off] [--mem-pattern on|off]
+ *   node dist/scripts/bench/asr-memory.js [--dtype fp32|q8|JSON] [--memory-arena on|off] [--threads N] [--minutes 2] [--vad]
+ *   node dist/scripts/bench/asr-memory.js --sessions [--dtype fp32|q8] [--memory-arena on|off] [--mem-pattern on|off] [--opt basic|…] [--config session.disable_prepacking=1]
  *
  * Default mode: RSS before the load, after it, after a 30-s window, after the long file (the
  * English clips joined as in long-speech.ts), with the peak (getrusage maxrss, a high-water mark).
  * `--sessions`: the bare onnxruntime sessions (encoder, merged decoder) created from their files,
  * without transformers.js, to tell the weights' cost from the rest.
  * "model RSS" = RSS after the long file − RSS before the load (what the model adds to a server).
+ * Run it compiled, as the server runs (`npx tsc -p . && node dist/scripts/bench/asr-memory.js …`):
+ * under tsx every thread importing transformers.js holds ~145 MB more, which the server does not.
  * Run under `MALLOC_ARENA_MAX=2` to see glibc's per-thread arenas' share. One process per run:
  * RSS is a process-wide figure, so compare runs side by side, with `uptime` alongside.
  */
