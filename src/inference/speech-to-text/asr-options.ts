@@ -3,7 +3,7 @@
  *
  * ```json
  * "options": { "dtype": "q8", "multilingual": false, "chunkLengthSeconds": 30, "strideSeconds": 5,
- *              "threads": 1, "fastFeatures": true, "threadNice": 10, "memoryArena": true, "maxNewTokens": 224 }
+ *              "threads": 1, "fastFeatures": true, "threadNice": 10, "memoryArena": false, "maxNewTokens": 224 }
  * ```
  */
 import { availableParallelism } from 'node:os';
@@ -33,11 +33,12 @@ export const AsrOptions = Type.Object(
     /** Nice value of the worker thread (0–19); the default 10 keeps HTTP latency low under load. */
     threadNice: Type.Integer({ minimum: 0, maximum: 19, default: 10 }),
     /**
-     * onnxruntime's CPU memory arena. Off, peak RSS over a 67-s long-form transcription with
-     * tiny.en fell from ~1040 to ~840 MB here (the arena keeps the largest buffers each prompt
-     * length needed); the speed cost could not be told apart from the machine's noise.
+     * onnxruntime's CPU memory arena. It keeps the largest buffers each window and prompt length
+     * needed (the encoder's attention alone is ~54 MB a layer), so it is off by default: peak RSS
+     * of the 2-min long-file bench fell from 985 to 785 MB (738 with VAD, from 990) at 1.02× the
+     * CPU, inside the machine's noise (scripts/bench/asr-memory.ts, long-speech.ts).
      */
-    memoryArena: Type.Boolean({ default: true }),
+    memoryArena: Type.Boolean({ default: false }),
     /** Caps tokens generated per window (Whisper's own limit is 448). */
     maxNewTokens: Type.Optional(Type.Integer({ minimum: 1 })),
   },
