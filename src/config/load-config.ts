@@ -131,7 +131,8 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   }),
   timeouts: Object.freeze({
     headersMs: 15_000,
-    // 25 MB at the minimum rate below takes 13 minutes; the body checks usually act first.
+    // 25 MB at the minimum rate below takes 13 minutes, a 128-MB hour of WAV needs ≥ 146 kB/s;
+    // the body checks usually act first.
     requestMs: 15 * 60_000,
     keepAliveMs: 5_000,
     bodyIdleMs: 10_000,

@@ -1,6 +1,6 @@
 /**
  * Bounds the inference requests of each task that the server holds at once (running, waiting in
- * a model queue, or still uploading), so a flood cannot grow memory without limit: 25 MB audio
+ * a model queue, or still uploading), so a flood cannot grow memory without limit: audio
  * uploads and queued micro-batches otherwise pile up until the process dies. A request over the
  * bound is refused at once with 503 `server_busy` and a Retry-After, before its body is read.
  *
