@@ -225,6 +225,19 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     }
   });
 
+  it('verbose_json of a short clip without words: each segment carries its real decoding details', async function () {
+    if (!served) this.skip();
+    const verbose = await served.client.audio.transcriptions.create({ file: await jfk(), model: 'whisper-tiny.en', response_format: 'verbose_json' });
+    const segments = verbose.segments ?? [];
+    expect(segments.length).to.be.above(0);
+    for (const segment of segments) {
+      expect(segment.tokens.length).to.be.above(0);
+      expect(segment.avg_logprob).to.be.below(0);
+      expect(segment.compression_ratio).to.be.above(0);
+      expect(segment.no_speech_prob).to.be.within(0, 1);
+    }
+  });
+
   it('verbose_json with only the word granularity has words and no segments; json with words is a 400, as OpenAI answers', async function () {
     needsWords(this);
     const verbose = await served!.client.audio.transcriptions.create({

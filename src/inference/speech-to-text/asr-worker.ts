@@ -82,12 +82,11 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     signal.throwIfAborted();
     // Times of the joined speech back on the upload's timeline (and its duration).
     const restore = (transcript: Transcript): Transcript => (speech ? speech.restore(transcript) : transcript);
-    if (longForm && (duration > request.chunkLengthSeconds || request.words)) {
+    if (longForm && (duration > request.chunkLengthSeconds || request.words || request.segments)) {
       // Over one window: openai's sequential decode, always with timestamps, whatever the
-      // response format (without them each window's text stops early). Words come from it at
-      // any length. (Segments of shorter audio stay with transformers.js's single-window
-      // decode, which has no temperature fallback: a clip that repeats one sentence, compressible
-      // as a loop, would otherwise be decoded again by sampling.)
+      // response format (without them each window's text stops early). Words and segments come
+      // from it at any length, so each segment carries its window's real decoding details
+      // (tokens, temperature, avg_logprob, compression_ratio, no_speech_prob).
       const startTokens = whisperStartTokens(asr.model.generation_config ?? {}, { language, task: request.task });
       const onSegments = (fresh: DecodedSegment[]) => progress({ segments: restore({ text: '', duration, segments: fresh }).segments ?? [] });
       const segments = await decodeLongForm(audio, longForm, {
