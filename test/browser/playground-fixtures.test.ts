@@ -44,7 +44,10 @@ describe('the playground in Chromium, on the fixture models only', function () {
     await page.getByLabel('Audio file to transcribe').setInputFiles(TONE);
     await page.getByRole('button', { name: 'Transcribe', exact: true }).click();
     await expectText(page.locator('#transcribe-status'), /^Transcribed /, 30_000);
-    expect(await page.getByLabel('Transcript segments').locator('li').count()).to.be.greaterThan(0);
+    // Random weights on a tone decode to no speech, so the segment list may be empty; it is there,
+    // and the error box is not (the real-model test checks segments and words).
+    expect(await page.getByLabel('Transcript segments').count()).to.equal(1);
+    expect(await page.locator('#transcribe-error').isHidden()).to.equal(true);
   });
 
   it('transcribes a file dropped on the drop zone', async () => {
