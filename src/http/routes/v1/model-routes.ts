@@ -40,9 +40,7 @@ export function modelRoutes(router: Router, { models }: V1RouteDeps): void {
     ctx.body = { object: 'list', data: ctx.query.installed === 'true' ? all.filter((info) => info.installed) : all };
   });
   router.get('/models/:id', async (ctx) => {
-    const info = (await models.list()).find((model) => model.id === ctx.params.id);
-    if (!info) throw new UnknownModelError(ctx.params.id!, (await models.list()).filter((model) => model.installed).map((model) => model.id));
-    ctx.body = info;
+    ctx.body = await modelInfo(models, ctx.params.id!);
   });
   // Admin only (scoped-models.ts): load now / unload now; both answer the model object.
   router.post('/models/:id/load', async (ctx) => {
@@ -55,8 +53,12 @@ export function modelRoutes(router: Router, { models }: V1RouteDeps): void {
   });
 }
 
+/** One model's object, from one listing (each looks at every model's files); unknown: 404 naming the installed ones. */
 async function modelInfo(models: V1RouteDeps['models'], id: string): Promise<unknown> {
-  return (await models.list()).find((model) => model.id === id);
+  const all = await models.list();
+  const info = all.find((model) => model.id === id);
+  if (!info) throw new UnknownModelError(id, all.filter((model) => model.installed).map((model) => model.id));
+  return info;
 }
 
 export const modelOperations = (): Operation[] => [

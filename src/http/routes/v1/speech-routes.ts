@@ -1,7 +1,7 @@
 /**
  * POST /v1/text-to-speech: JSON {model, input, voice?, speed?, response_format?, sample_rate?} → audio.
  *
- * Every format but WAV (MP3, PCM, Ogg Opus, FLAC, AAC) is streamed (chunked) sentence by sentence, so the first audio leaves before the whole
+ * MP3, PCM, Ogg Opus and AAC are streamed (chunked) sentence by sentence, so the first audio leaves before the whole
  * text is synthesised. Errors before the first byte are normal JSON errors; once audio has
  * been sent the status cannot change, so a later failure is reported to the app's error
  * listener and the connection is cut (the client sees an incomplete chunked response rather
@@ -92,7 +92,7 @@ export function speechOperation(path: string, summary: string, description: stri
     responses: {
       '200': {
         description:
-          'The spoken audio: MP3 (default), PCM (16-bit signed little-endian mono at 24 kHz, no header, as OpenAI sends it), Ogg Opus, FLAC or AAC (ADTS) streamed sentence by sentence, or WAV whole.',
+          'The spoken audio: MP3 (default), PCM (16-bit signed little-endian mono at 24 kHz, no header, as OpenAI sends it), Ogg Opus or AAC (ADTS) streamed sentence by sentence; WAV and FLAC whole (their headers carry the length).',
         content: {
           ...Object.fromEntries([...new Set(Object.values(SPEECH_MEDIA_TYPES))].map((type) => [type, audio(type)])),
           'text/event-stream': {
