@@ -47,6 +47,11 @@ describe('embeddings: OpenAI /v1/embeddings and TEI /embed, /predict (real MiniL
 
   it('serves TEI /embed and /predict with a Bearer key, on the installed models', async () => {
     expect((await app.request.post('/embed').send({ inputs: 'hello' })).status).to.equal(401);
+    // Other spellings match no route (routers are exact and case-sensitive): none reaches a model without a key.
+    for (const path of ['/EMBED', '/embed/', '/%65mbed', '//embed', '/Predict', '/predict/.']) {
+      const res = await app.request.post(path).send({ inputs: 'hello' });
+      expect([401, 404], path).to.include(res.status);
+    }
     const vectors = (await app.request.post('/embed').set('Authorization', bearer()).send({ inputs: ['hello', 'world'] })).body as number[][];
     expect(vectors).to.have.length(2);
     expect(vectors[0]).to.have.length(384);
