@@ -1,25 +1,14 @@
 /**
- * Knows every model in the manifest, whether it is installed, and loads each one lazily,
- * once: concurrent first requests wait on the same load. Every manifest entry is checked when
- * the registry is built (engine, task, options), so a bad manifest stops the server at start-up.
- * It also owns what models of a task share (the speech encoder) and closes it with them.
+ * Loads the manifest's models (model-catalog.ts knows which exist and whether they are
+ * installed) lazily, once: concurrent first requests wait on the same load. It also owns what models of a task share (the speech encoder) and closes it with them.
  *
  * Lifecycle (README "Model lifecycle"): a model idle for its time-out is unloaded (its workers
  * end); before a load that would pass the memory budget, the least recently used idle models are
  * unloaded; a model with a call in flight (model-handle.ts counts them) is never unloaded.
  */
-import { join } from 'node:path';
-import {
-  ConflictError,
-  ModelMemoryExhaustedError,
-  ModelNotInstalledError,
-  ModelUnavailableError,
-  UnknownModelError,
-  WrongModelTaskError,
-} from '../errors.js';
-import { hasInstallMarker, type Engine, type EngineContext } from './engine.js';
-import { NO_OPTIONS } from './engine-options.js';
-import { ManifestError, type AliasEntry, type Manifest, type ManifestEntry } from './manifest.js';
+import { ConflictError, ModelMemoryExhaustedError, ModelNotInstalledError, ModelUnavailableError } from '../errors.js';
+import type { ManifestEntry } from './manifest.js';
+import { ModelCatalog, type ModelCatalogOptions, type ModelInfo } from './model-catalog.js';
 import { filesSize } from './lifecycle/files-size.js';
 import { modelHandle } from './lifecycle/model-handle.js';
 import { taskModel } from './task-models.js';
@@ -30,24 +19,7 @@ import { DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND } from './speech-to-text/vad-req
 import { languageCandidates } from './translation/detect-language.js';
 import type { Disposable, LanguageGuess, LiveAudioStream, ModelForTask, Task } from './types.js';
 
-export interface ModelInfo {
-  id: string;
-  task: Task;
-  engine: string;
-  description: string;
-  license: string;
-  default: boolean;
-  installed: boolean;
-  loaded: boolean;
-  state: ModelState;
-  /** Measured RSS growth of its load and first call; its files' size while its first load runs; null before. */
-  memory_bytes: number | null;
-  /** Unix seconds of its last use (a request or a load), null if never used since start. */
-  last_used_at: number | null;
-  [extra: string]: unknown;
-}
-
-export type ModelState = 'unloaded' | 'loading' | 'loaded';
+export type { ModelInfo, ModelState } from './model-catalog.js';
 
 /** Why a model left memory. */
 export type UnloadReason = 'idle' | 'memory' | 'admin';
@@ -73,9 +45,6 @@ interface Resident {
   warmed: boolean;
 }
 
-/** `owned_by` of every model, as OpenAI's model objects name their owner. */
-const OWNER = 'local-inference-server';
-
 export interface LoadEvent {
   modelId: string;
   task: Task;
@@ -83,14 +52,9 @@ export interface LoadEvent {
   ok: boolean;
 }
 
-export interface ModelRegistryOptions {
-  manifest: Manifest;
-  modelsDir: string;
-  engines: Readonly<Record<string, Engine>>;
+export interface ModelRegistryOptions extends ModelCatalogOptions {
   /** Makes the one speech encoder all voices share (on first use); tests pass their own. */
   createSpeechEncoder?: () => SpeechEncoder;
-  /** Aliases pinned to one model each (MODEL_ALIASES), over the manifest's `aliases`. */
-  aliasOverrides?: Readonly<Record<string, string>>;
   /** Seconds a model may stay unused before it is unloaded (MODEL_IDLE_TTL); -1: never. A manifest entry's `idleTtl` wins. */
   idleTtlSeconds?: number;
   /** Bytes all loaded models may take (MODELS_MAX_MEMORY); undefined: no budget. */
@@ -106,10 +70,8 @@ export interface ModelRegistryOptions {
 }
 
 export class ModelRegistry {
-  readonly #entries: ReadonlyMap<string, ManifestEntry>;
-  readonly #aliases: ReadonlyMap<string, AliasEntry>;
+  readonly #catalog: ModelCatalog;
   readonly #modelsDir: string;
-  readonly #engines: Readonly<Record<string, Engine>>;
   readonly #residents = new Map<string, Resident>();
   /** Last use of each model, kept after it is unloaded (for GET /v1/models). */
   readonly #lastUsed = new Map<string, number>();
@@ -140,17 +102,8 @@ export class ModelRegistry {
 
   constructor(options: ModelRegistryOptions) {
     this.#modelsDir = options.modelsDir;
-    this.#engines = options.engines;
+    this.#catalog = new ModelCatalog(options);
     this.#createSpeechEncoder = options.createSpeechEncoder ?? createSpeechEncoder;
-    for (const entry of options.manifest.models) checkEntry(entry, this.#engines);
-    this.#entries = new Map(options.manifest.models.map((entry) => [entry.id, entry]));
-    const aliases = new Map(Object.entries(options.manifest.aliases ?? {}));
-    for (const [alias, id] of Object.entries(options.aliasOverrides ?? {})) {
-      const entry = this.#entries.get(id);
-      if (!entry) throw new ManifestError(`MODEL_ALIASES: ${alias}=${id} names no model of the manifest`);
-      aliases.set(alias, { task: entry.task, prefer: [id] });
-    }
-    this.#aliases = aliases;
     this.#idleTtlSeconds = options.idleTtlSeconds ?? -1;
     this.#maxMemoryBytes = options.maxMemoryBytes;
     this.#now = options.now ?? Date.now;
@@ -166,56 +119,32 @@ export class ModelRegistry {
 
   /** Whether `name` is a model id or alias of the manifest. */
   knows(name: string): boolean {
-    return this.#entries.has(name) || this.#aliases.has(name);
+    return this.#catalog.knows(name);
   }
 
   ids(): string[] {
-    return [...this.#entries.keys()];
+    return this.#catalog.ids();
   }
 
-  /** Every model of the manifest, then every alias with the model it stands for now. */
-  async list(): Promise<ModelInfo[]> {
-    const models = await Promise.all([...this.#entries.values()].map((entry) => this.#info(entry)));
-    return [...models, ...[...this.#aliases].map(([name, alias]) => this.#aliasInfo(name, alias, models))];
+  /** Every model of the manifest (with what is loaded now), then every alias with the model it stands for now. */
+  list(): Promise<ModelInfo[]> {
+    return this.#catalog.list((id) => {
+      const resident = this.#residents.get(id);
+      const measured = this.#measured.get(id);
+      const lastUsed = this.#lastUsed.get(id);
+      if (!resident && measured === undefined && lastUsed === undefined) return undefined;
+      return { state: resident?.state ?? 'unloaded', memoryBytes: resident?.bytes ?? measured ?? null, lastUsed };
+    });
   }
 
-  /**
-   * The model id a request for `id` uses: `id` itself for a model, or for an alias its first
-   * installed candidate. Throws the AppError the client should see: an unknown name lists only
-   * installed models, so a client is never sent to one it cannot use.
-   */
-  async resolve(id: string, task: Task): Promise<string> {
-    const entry = this.#entries.get(id);
-    if (entry) {
-      if (entry.task !== task) throw new WrongModelTaskError(id, entry.task, task);
-      return id;
-    }
-    const alias = this.#aliases.get(id);
-    if (!alias) {
-      const installed = (await this.list()).filter((info) => info.task === task && info.installed).map((info) => info.id);
-      throw new UnknownModelError(id, installed);
-    }
-    if (alias.task !== task) throw new WrongModelTaskError(id, alias.task, task);
-    const candidates = this.#candidates(alias);
-    for (const candidate of candidates) {
-      if (await this.#isInstalled(candidate, this.#engineFor(candidate), this.#context(candidate))) return candidate.id;
-    }
-    const first = candidates[0];
-    throw first ? new ModelNotInstalledError(id, this.#installCommand(first, this.#engineFor(first))) : new UnknownModelError(id, []);
+  /** The model id a request for `id` (a model or an alias) uses; see ModelCatalog.resolve. */
+  resolve(id: string, task: Task): Promise<string> {
+    return this.#catalog.resolve(id, task);
   }
 
-  /**
-   * The model a request that names none uses (TEI's /embed and /predict): the first installed
-   * model of the task, `default` ones first, then in manifest order.
-   */
-  async defaultModel(task: Task): Promise<string> {
-    const candidates = this.#candidates({ task, prefer: [] });
-    for (const candidate of candidates) {
-      if (await this.#isInstalled(candidate, this.#engineFor(candidate), this.#context(candidate))) return candidate.id;
-    }
-    const first = candidates[0];
-    if (!first) throw new UnknownModelError(`(any ${task} model)`, []);
-    throw new ModelNotInstalledError(first.id, this.#installCommand(first, this.#engineFor(first)));
+  /** The model a request that names none uses (TEI's /embed and /predict); see ModelCatalog.defaultModel. */
+  defaultModel(task: Task): Promise<string> {
+    return this.#catalog.defaultModel(task);
   }
 
   /** Loads (once) and returns the model, or throws the AppError the client should see. */
@@ -230,7 +159,7 @@ export class ModelRegistry {
    * resolves to its id once it is loaded.
    */
   async load(name: string): Promise<string> {
-    const id = await this.resolve(name, this.#taskOf(name));
+    const id = await this.resolve(name, this.#catalog.taskOf(name));
     await this.#acquire(id);
     return id;
   }
@@ -240,7 +169,7 @@ export class ModelRegistry {
    * or still loading is refused with a ConflictError (409).
    */
   async unload(name: string): Promise<{ id: string; unloaded: boolean }> {
-    const id = await this.resolve(name, this.#taskOf(name));
+    const id = await this.resolve(name, this.#catalog.taskOf(name));
     const resident = this.#residents.get(id);
     if (!resident) return { id, unloaded: false };
     if (resident.state === 'loading') throw new ConflictError(`Model "${id}" is still loading; unload it once it is loaded`);
@@ -331,19 +260,12 @@ export class ModelRegistry {
     await liveAudio?.dispose();
   }
 
-  /** The task a model id or alias serves (UnknownModelError for neither). */
-  #taskOf(name: string): Task {
-    const task = this.#entries.get(name)?.task ?? this.#aliases.get(name)?.task;
-    if (!task) throw new UnknownModelError(name, [...this.#entries.keys(), ...this.#aliases.keys()]);
-    return task;
-  }
-
   /** The model `id` loaded (loading it first if needed), its last use now. */
   async #acquire(id: string): Promise<Disposable> {
     let resident = this.#residents.get(id);
     if (!resident) {
-      const entry = this.#entries.get(id)!;
-      const estimate = this.#measured.get(id) ?? (await this.#estimateBytes(entry, this.#context(entry).modelDir));
+      const entry = this.#catalog.entry(id);
+      const estimate = this.#measured.get(id) ?? (await this.#estimateBytes(entry, this.#catalog.context(entry).modelDir));
       // Another request may have started the load while the estimate was read.
       resident = this.#residents.get(id) ?? this.#startLoad(entry, estimate);
     }
@@ -494,108 +416,14 @@ export class ModelRegistry {
   }
 
   async #load(entry: ManifestEntry): Promise<Disposable> {
-    const engine = this.#engineFor(entry);
-    const context = this.#context(entry);
-    if (!(await this.#isInstalled(entry, engine, context))) {
-      throw new ModelNotInstalledError(entry.id, this.#installCommand(entry, engine));
+    if (!(await this.#catalog.isInstalled(entry))) {
+      throw new ModelNotInstalledError(entry.id, this.#catalog.installCommand(entry));
     }
     try {
-      const model = await engine.load(entry, context);
+      const model = await this.#catalog.engineFor(entry).load(entry, this.#catalog.context(entry));
       return taskModel(entry.task, model, entry.id, { speechEncoder: () => (this.#speechEncoder ??= this.#createSpeechEncoder()) });
     } catch (error) {
       throw new ModelUnavailableError(entry.id, (error as Error).message);
     }
   }
-
-  /** An alias's candidates in order: its `prefer` list, then the task's `default` models, then the rest. */
-  #candidates(alias: AliasEntry): ManifestEntry[] {
-    const ofTask = [...this.#entries.values()].filter((entry) => entry.task === alias.task);
-    const ranked = [...ofTask.filter((entry) => entry.default === true), ...ofTask.filter((entry) => entry.default !== true)];
-    const preferred = alias.prefer.map((id) => this.#entries.get(id)!);
-    return [...preferred, ...ranked.filter((entry) => !alias.prefer.includes(entry.id))];
-  }
-
-  /** What `resolve` would answer, read from the models' installed state just listed (no second look at the disk). */
-  #aliasInfo(name: string, alias: AliasEntry, models: readonly ModelInfo[]): ModelInfo {
-    const installed = new Set(models.filter((model) => model.installed).map((model) => model.id));
-    const target = this.#candidates(alias).find((candidate) => installed.has(candidate.id))?.id;
-    const info = models.find((model) => model.id === target);
-    const { task } = alias;
-    return {
-      id: name,
-      object: 'model',
-      created: 0,
-      owned_by: OWNER,
-      task,
-      engine: info?.engine ?? 'alias',
-      description: `Alias: the best installed ${task} model${target ? ` (now ${target})` : ' (none installed)'}.`,
-      license: info?.license ?? '',
-      default: false,
-      installed: target !== undefined,
-      loaded: info?.loaded ?? false,
-      state: info?.state ?? 'unloaded',
-      memory_bytes: info?.memory_bytes ?? null,
-      last_used_at: info?.last_used_at ?? null,
-      alias_of: target ?? null,
-    };
-  }
-
-  async #info(entry: ManifestEntry): Promise<ModelInfo> {
-    const engine = this.#engineFor(entry);
-    const resident = this.#residents.get(entry.id);
-    const lastUsed = this.#lastUsed.get(entry.id);
-    return {
-      id: entry.id,
-      object: 'model',
-      // Unknown for local files; OpenAI clients read it as a Unix time.
-      created: 0,
-      owned_by: OWNER,
-      task: entry.task,
-      engine: entry.engine,
-      description: entry.description,
-      license: entry.license,
-      default: entry.default === true,
-      installed: await this.#isInstalled(entry, engine, this.#context(entry)),
-      loaded: resident?.state === 'loaded',
-      state: resident?.state ?? 'unloaded',
-      memory_bytes: resident?.bytes ?? this.#measured.get(entry.id) ?? null,
-      last_used_at: lastUsed === undefined ? null : Math.floor(lastUsed / 1000),
-      ...(entry.installCommand || entry.source ? { install: this.#installCommand(entry, engine) } : {}),
-      ...engine.describe?.(entry),
-    };
-  }
-
-  #engineFor(entry: ManifestEntry): Engine {
-    return this.#engines[entry.engine] as Engine;
-  }
-
-  #context(entry: ManifestEntry): EngineContext {
-    return { modelDir: join(this.#modelsDir, entry.id), modelsDir: this.#modelsDir };
-  }
-
-  #isInstalled(entry: ManifestEntry, engine: Engine, context: EngineContext): Promise<boolean> {
-    return engine.isInstalled ? engine.isInstalled(entry, context) : hasInstallMarker(context.modelDir);
-  }
-
-  #installCommand(entry: ManifestEntry, engine: Engine): string {
-    return entry.installCommand ?? engine.installCommand?.(entry) ?? `npm run download-models -- ${entry.id}`;
-  }
-}
-
-/**
- * Start-up check of one manifest entry: its engine exists, serves its task, and accepts its
- * options. Throws a ManifestError naming the model and the field (the server prints it as a
- * configuration error and stops).
- */
-function checkEntry(entry: ManifestEntry, engines: Readonly<Record<string, Engine>>): void {
-  const engine = engines[entry.engine];
-  if (!engine) {
-    throw new ManifestError(`model "${entry.id}" uses unknown engine "${entry.engine}" (known: ${Object.keys(engines).join(', ')})`);
-  }
-  if (!(engine.tasks as readonly Task[]).includes(entry.task)) {
-    throw new ManifestError(
-      `model "${entry.id}": engine "${entry.engine}" serves ${engine.tasks.join(', ')}, not task "${entry.task}"`,
-    );
-  }
-  (engine.options ?? NO_OPTIONS).read(entry);
 }
