@@ -1,26 +1,17 @@
 /** The replica test's figures: phases, operations, failures, HAProxy's counters, then the checks. */
 import { cpus, loadavg } from 'node:os';
-import type { BalancerStats, Cluster, Replica } from './cluster.js';
 import type { Sample } from './mixed-load.js';
-import { describeFailure, type Burst, type Check, type Events } from './replica-verdict.js';
-import type { Verification, WriteLedger } from './write-ledger.js';
+import { describeFailure, type Check, type ReplicaRun } from './replica-verdict.js';
+import type { WriteLedger } from './write-ledger.js';
 
-export function report(input: {
-  cluster: Cluster;
-  samples: Sample[];
-  ledger: WriteLedger;
-  verification: Verification;
-  events: Events;
-  killed: Replica;
-  drained: Replica;
-  t0: number;
-  t1: number;
-  burst: Burst;
-  options: { replicas: number; connections: number; durationMs: number; loadBefore: number[] };
-  haproxy502: Map<string, number>;
-  balancer: Map<string, BalancerStats>;
-  checks: Check[];
-}): void {
+export function report(
+  input: ReplicaRun & {
+    ledger: WriteLedger;
+    options: { replicas: number; connections: number; durationMs: number; loadBefore: number[] };
+    haproxy502: Map<string, number>;
+    checks: Check[];
+  },
+): void {
   const { samples, events, t0, t1, killed, drained } = input;
   const s = (t: number) => ((t - t0) / 1000).toFixed(1);
   const phases: [string, number, number][] = [

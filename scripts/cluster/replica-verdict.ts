@@ -48,10 +48,10 @@ export interface Burst {
   seconds: number;
 }
 
-export function judge(input: {
+/** What one run of the replica test observed: judged here, printed by replica-report.ts. */
+export interface ReplicaRun {
   cluster: Cluster;
   samples: Sample[];
-  staleReads: string[];
   verification: Verification;
   events: Events;
   killed: Replica;
@@ -59,10 +59,10 @@ export function judge(input: {
   t0: number;
   t1: number;
   burst: Burst;
-  rpm: number;
-  usage: number | undefined;
   balancer: Map<string, BalancerStats>;
-}): Check[] {
+}
+
+export function judge(input: ReplicaRun & { staleReads: string[]; rpm: number; usage: number | undefined }): Check[] {
   const { samples, events, killed, drained, burst, rpm, verification } = input;
   const failed = samples.filter((sample) => !sample.ok);
   const inFlightOnKilled = (sample: Sample) =>
