@@ -4,7 +4,7 @@
  * than one .onnx), `threads` (ORT intra-op threads; ORT's default when absent).
  */
 import { defineEngine } from '../engine.js';
-import { PiperOptions } from './tts-options.js';
+import { PiperOptions, describeVoice } from './tts-options.js';
 import { WorkerSynthesizer } from './worker-synthesizer.js';
 
 export const piperEngine = defineEngine({
@@ -16,5 +16,5 @@ export const piperEngine = defineEngine({
       entry.id,
     );
   },
-  describe: () => ({ formats: ['mp3', 'wav'], speed: { min: 0.25, max: 4 } }),
+  describe: describeVoice({ min: 0.25, max: 4 }),
 });

@@ -4,7 +4,7 @@
  * Manifest option: `threads` (ORT intra-op threads).
  */
 import { defineEngine } from '../engine.js';
-import { TransformersTtsOptions } from './tts-options.js';
+import { TransformersTtsOptions, describeVoice } from './tts-options.js';
 import { WorkerSynthesizer } from './worker-synthesizer.js';
 
 export const transformersTtsEngine = defineEngine({
@@ -16,5 +16,5 @@ export const transformersTtsEngine = defineEngine({
       entry.id,
     );
   },
-  describe: () => ({ formats: ['mp3', 'wav'], speed: { min: 1, max: 1 } }),
+  describe: describeVoice({ min: 1, max: 1 }),
 });

@@ -1,5 +1,6 @@
-/** Manifest options of the text-to-speech engines (`piper`, `transformers-tts`). */
+/** Manifest options of the text-to-speech engines (`piper`, `transformers-tts`), and what GET /v1/models says of their voices. */
 import { Type } from '@sinclair/typebox';
+import { SPEECH_FORMATS } from '../types.js';
 
 /** onnxruntime intra-op threads; ORT's default (one per core) when absent. */
 export const TtsThreads = Type.Optional(Type.Integer({ minimum: 1, maximum: 256 }));
@@ -14,3 +15,8 @@ export const PiperOptions = Type.Object(
 );
 
 export const TransformersTtsOptions = Type.Object({ threads: TtsThreads }, { additionalProperties: false });
+
+/** A voice's extra fields in GET /v1/models: every format speak() encodes (the registry's shared encoders), and its speed range. */
+export function describeVoice(speed: { min: number; max: number }): () => { formats: string[]; speed: { min: number; max: number } } {
+  return () => ({ formats: [...SPEECH_FORMATS], speed });
+}
