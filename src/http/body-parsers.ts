@@ -80,13 +80,15 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
         fail(new ValidationError(`unexpected file part "${name}": send the audio in a part named "${limits.fileField}"`));
         return;
       }
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // The file part is never longer than the whole body.
+      const declared = declaredLength(req.headers);
+      const collector = new ByteCollector(declared === undefined ? undefined : Math.min(declared, limits.maxFileBytes));
+      stream.on('data', (chunk: Buffer) => collector.push(chunk));
       // A body cut short fails the file stream too; unhandled, that error would end the process.
       stream.on('error', () => fail(malformedMultipart()));
       stream.on('limit', () => fail(new PayloadTooLargeError(`"${name}" is larger than the limit of ${limits.maxFileBytes} bytes`)));
       stream.on('close', () => {
-        if (!failed) file = { bytes: Buffer.concat(chunks), contentType: (info.mimeType || 'application/octet-stream').toLowerCase(), filename: info.filename ?? '' };
+        if (!failed) file = { bytes: collector.bytes(), contentType: (info.mimeType || 'application/octet-stream').toLowerCase(), filename: info.filename ?? '' };
       });
     });
     parser.on('field', (name, value, info) => {
@@ -117,32 +119,72 @@ const malformedMultipart = () => new ValidationError('the multipart/form-data bo
 
 /**
  * Reads a raw body into memory, answering 413 as soon as it passes `limitBytes` (without
- * waiting for the rest, and before a declared Content-Length is read at all). With a
- * Content-Length the body goes straight into one buffer of that size, so a 115-MB upload is
- * not held twice while its chunks are joined (Node's parser never passes more than declared).
+ * waiting for the rest, and before a declared Content-Length is read at all).
  */
 export async function readRawBody(req: NodeJS.ReadableStream & { headers: Record<string, unknown> }, limitBytes: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) {
+  const declared = declaredLength(req.headers);
+  if (declared !== undefined && declared > limitBytes) {
     throw new PayloadTooLargeError(`Body is ${declared} bytes; the limit is ${limitBytes} bytes`);
   }
-  let whole = Number.isSafeInteger(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
-  const chunks: Buffer[] = [];
-  let received = 0;
+  const collector = new ByteCollector(declared);
   for await (const chunk of req) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    if (received + buffer.length > limitBytes) {
+    if (collector.received + buffer.length > limitBytes) {
       throw new PayloadTooLargeError(`Body is larger than the limit of ${limitBytes} bytes`);
     }
-    if (whole && received + buffer.length <= whole.length) {
-      whole.set(buffer, received);
-    } else {
-      // More than declared: only a stream that is not an HTTP request can do that.
-      if (whole) chunks.push(whole.subarray(0, received));
-      whole = undefined;
-      chunks.push(buffer);
-    }
-    received += buffer.length;
+    collector.push(buffer);
   }
-  return whole ? whole.subarray(0, received) : Buffer.concat(chunks);
+  return collector.bytes();
 }
+
+function declaredLength(headers: Record<string, unknown>): number | undefined {
+  const declared = Number(headers['content-length']);
+  return Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
+}
+
+/**
+ * Gathers a body's chunks. Given an upper bound on the bytes to come (a declared Content-Length;
+ * Node's parser never passes more than declared), they go into one ArrayBuffer that grows in
+ * place up to that bound: a 115-MB upload is not held twice while its chunks are joined, and
+ * the bytes end up in a buffer of their own, which a worker can take without a copy (a multipart
+ * file part is shorter than its body, so a buffer of the body's size would be cloned whole).
+ */
+class ByteCollector {
+  #whole: ResizableArrayBuffer | undefined;
+  readonly #chunks: Buffer[] = [];
+  #received = 0;
+
+  constructor(atMostBytes: number | undefined) {
+    if (atMostBytes !== undefined && atMostBytes > 0) this.#whole = new ResizableArrayBuffer(0, { maxByteLength: atMostBytes });
+  }
+
+  get received(): number {
+    return this.#received;
+  }
+
+  push(chunk: Buffer): void {
+    const whole = this.#whole;
+    this.#received += chunk.length;
+    if (whole && this.#received <= whole.maxByteLength) {
+      const at = whole.byteLength;
+      whole.resize(this.#received);
+      new Uint8Array(whole, at, chunk.length).set(chunk);
+      return;
+    }
+    // More than the bound: only a stream that is not an HTTP request can send that.
+    if (whole) this.#chunks.push(Buffer.from(whole));
+    this.#whole = undefined;
+    this.#chunks.push(chunk);
+  }
+
+  bytes(): Buffer {
+    return this.#whole ? Buffer.from(this.#whole, 0, this.#whole.byteLength) : Buffer.concat(this.#chunks);
+  }
+}
+
+/** Node 20 has ES2024's resizable ArrayBuffers (grown in place, within a reserved range); the ES2022 lib does not declare them. */
+interface ResizableArrayBuffer extends ArrayBuffer {
+  readonly maxByteLength: number;
+  resize(byteLength: number): void;
+}
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (byteLength: number, options: { maxByteLength: number }) => ResizableArrayBuffer;

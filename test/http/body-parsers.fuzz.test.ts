@@ -60,16 +60,22 @@ describe('body readers under mutated bodies (property)', function () {
     server.close();
   });
 
-  function send(body: Buffer, contentType: string): Promise<Outcome> {
+  /** Sends `body` with its Content-Length, or chunked (none declared) when `chunked`. */
+  function send(body: Buffer, contentType: string, chunked = false): Promise<Outcome> {
     return new Promise((resolve, reject) => {
-      const req = request({ port, method: 'POST', headers: { 'Content-Type': contentType, 'Content-Length': body.length } }, (res) => {
+      const length = chunked ? {} : { 'Content-Length': body.length };
+      const req = request({ port, method: 'POST', headers: { 'Content-Type': contentType, ...length } }, (res) => {
         let text = '';
         res.on('data', (chunk) => (text += chunk));
         res.on('end', () => resolve(JSON.parse(text) as Outcome));
       });
       req.setTimeout(5_000, () => reject(new Error('no answer within 5 s')));
       req.on('error', reject);
-      req.end(body);
+      if (chunked) {
+        // Two writes, so the body really arrives in more than one chunk.
+        req.write(body.subarray(0, body.length >> 1));
+        req.end(body.subarray(body.length >> 1));
+      } else req.end(body);
     });
   }
 
@@ -98,6 +104,24 @@ describe('body readers under mutated bodies (property)', function () {
         expect(uncaught).to.deep.equal([]);
       }),
       { numRuns: fuzzRuns(200) },
+    );
+  });
+
+  it('readMultipart: the file part byte for byte, whether or not the body declares its length', async () => {
+    let expected = Buffer.alloc(0);
+    read = async (req) => {
+      const form = await readMultipart(req, LIMITS);
+      if (!form.file.bytes.equals(expected)) throw new Error(`file bytes differ: ${form.file.bytes.length} vs ${expected.length}`);
+    };
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: LIMITS.maxFileBytes }), fc.boolean(), async (file, chunked) => {
+        expected = Buffer.from(file);
+        const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n`;
+        const body = Buffer.concat([Buffer.from(head), expected, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
+        const outcome = await send(body, `multipart/form-data; boundary=${BOUNDARY}`, chunked);
+        expect(outcome, JSON.stringify(outcome)).to.deep.equal({ ok: true });
+      }),
+      { numRuns: fuzzRuns(100) },
     );
   });
 
