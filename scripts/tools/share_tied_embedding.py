@@ -1,9 +1,12 @@
-"""Halves the size of an exported Whisper decoder: the ONNX export stores the tied output
+"""Keeps one copy of a Whisper decoder's tied embedding: the ONNX export stores the output
 projection (proj_out = embed_tokensᵀ, the biggest tensor by far) as a second, transposed copy of
-the embedding. This replaces that copy with a Transpose of the embedding in the outer graph, which
-the If branches of a merged decoder can read. Same maths; onnxruntime constant-folds the Transpose
-when the session loads, so run time is unchanged (measured on whisper-tiny.en) and only the file
-shrinks (198 → 118 MB for tiny.en fp32).
+the embedding. This keeps only the transposed copy, which the output MatMul reads as it is, and
+makes the token lookups gather its columns (Gather axis=1, then a Transpose of the few rows
+looked up). Same maths, identical logits. The file shrinks (198 → 118 MB for tiny.en fp32) and,
+unlike a Transpose of the embedding (which onnxruntime folds back into a second 80 MB table at
+load), the session holds one table, as long as onnxruntime does not pre-pack the MatMul's
+weight into yet another copy: the ASR worker turns pre-packing off for fp32 models
+(asr-options.ts `prepackWeights`).
 
 Apply it after quantising: the q8 quantiser only quantises MatMuls whose weight is an initializer.
 
@@ -24,23 +27,43 @@ from onnx import helper, numpy_helper
 
 
 def share_tied_embedding(decoder_path: Path) -> int:
-    """Rewrites the file in place; returns how many transposed copies were removed."""
+    """Rewrites the file in place; returns how many embedding copies were removed."""
     model = onnx.load(str(decoder_path))
     graph = model.graph
     embedding = next(init for init in graph.initializer if "embed_tokens.weight" in init.name)
     table = numpy_helper.to_array(embedding)
-    removed = 0
-    for init in list(graph.initializer):
-        if init is embedding or list(init.dims) != [table.shape[1], table.shape[0]]:
-            continue
-        if not np.array_equal(numpy_helper.to_array(init), table.T):
-            continue
-        graph.initializer.remove(init)
-        graph.node.insert(0, helper.make_node("Transpose", [embedding.name], [init.name], perm=[1, 0]))
-        removed += 1
+    transposed = [
+        init
+        for init in graph.initializer
+        if init is not embedding
+        and list(init.dims) == [table.shape[1], table.shape[0]]
+        and np.array_equal(numpy_helper.to_array(init), table.T)
+    ]
+    if len(transposed) != 1:
+        return 0
+    projection = transposed[0].name
+    graph.initializer.remove(embedding)
+    for gather, nodes in list(gathers_of(graph, embedding.name)):
+        # Row i of the table is column i of its transpose: gather along axis 1 ([dim, *ids]),
+        # then move the model dimension last again ([*ids, dim]).
+        at = list(nodes).index(gather)
+        ids, out = gather.input[1], gather.output[0]
+        nodes.remove(gather)
+        nodes.insert(at, helper.make_node("Gather", [projection, ids], [f"{out}_columns"], axis=1))
+        nodes.insert(at + 1, helper.make_node("Transpose", [f"{out}_columns"], [out], perm=[1, 2, 0]))
     onnx.checker.check_model(model)
     onnx.save(model, str(decoder_path))
-    return removed
+    return 1
+
+
+def gathers_of(graph: onnx.GraphProto, table: str):
+    """Every Gather reading `table`, in the graph and in its subgraphs (the If branches of a merged decoder)."""
+    for node in list(graph.node):
+        if node.op_type == "Gather" and node.input[0] == table:
+            yield node, graph.node
+        for attribute in node.attribute:
+            if attribute.type == onnx.AttributeProto.GRAPH:
+                yield from gathers_of(attribute.g, table)
 
 
 def first_step_logits(path: Path) -> np.ndarray:

@@ -33,5 +33,11 @@ export async function loadModel<T extends Task>(
   // The registry sees the base models too, so an entry sharing one (options.baseModel) resolves.
   const models = manifest.models.map((model) => (model.id === modelId ? entry : model));
   const registry = new ModelRegistry({ manifest: { models }, modelsDir: modelsDir(), engines: ENGINES });
-  return { entry, modelDir: join(modelsDir(), entry.id), model: await registry.get(modelId, task) };
+  const handle = await registry.get(modelId, task);
+  // A registry handle's dispose does nothing (the registry owns its models); here the caller owns
+  // this registry, and its model's worker must end for the process to exit.
+  const model = new Proxy(handle, {
+    get: (target, property) => (property === 'dispose' ? () => registry.close() : Reflect.get(target, property)),
+  });
+  return { entry, modelDir: join(modelsDir(), entry.id), model };
 }

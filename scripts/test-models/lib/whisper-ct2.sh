@@ -6,12 +6,13 @@
 #      outputs against PyTorch; the decoder also outputs each layer's cross-attention weights
 #      (`cross_attentions.N`), which word timestamps align text to audio with;
 #   3. onnxruntime dynamic quantisation makes the q8 files the way transformers.js's own script does;
-#   4. scripts/tools/share_tied_embedding.py drops the fp32 decoder's duplicate (transposed) embedding;
+#   4. scripts/tools/share_tied_embedding.py keeps one (transposed) copy of the fp32 decoder's tied embedding;
 #   5. the folder is moved into place with its .installed.json marker last (atomic).
 
 # What the marker says of this recipe; an install whose marker lacks it is stale (exit_if_installed).
 # cross-attentions-1: the decoder outputs cross_attentions.N (word timestamps).
-WHISPER_EXPORT='"export": "cross-attentions-1"'
+# tied-embedding-2: one copy of the tied embedding, kept transposed (share_tied_embedding.py).
+WHISPER_EXPORT='"export": "cross-attentions-1+tied-embedding-2"'
 
 # install_whisper_ct2 ID CT2_DIR WORK STAGING MARKER_JSON (WHISPER_EXPORT is added to the JSON object)
 install_whisper_ct2() {
@@ -77,8 +78,8 @@ for name in ("encoder_model", "decoder_model_merged"):
                      extra_options={"EnableSubgraph": True, "MatMulConstBOnly": True})
 PY
 
-  # Last, so the q8 file above was quantised from the plain graph: drop the fp32 decoder's second,
-  # transposed copy of the tied embedding, checking the logits stay identical.
+  # Last, so the q8 file above was quantised from the plain graph: keep one copy of the fp32
+  # decoder's tied embedding (the transposed one), checking the logits stay identical.
   "$python" "$root/scripts/tools/share_tied_embedding.py" "$staging/onnx/decoder_model_merged.onnx" --check
 
   local file

@@ -19,6 +19,8 @@ export interface AsrWorkerInit {
   vadModelFile?: string;
   /** onnxruntime's CPU memory arena on (faster reuse) or off (lower peak RSS). */
   memoryArena?: boolean;
+  /** onnxruntime's weight pre-packing (off: one copy of each weight; see AsrOptions). */
+  prepackWeights: boolean;
 }
 
 export interface AsrRequest {

@@ -54,7 +54,12 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const asr = (await pipeline('automatic-speech-recognition', init.modelId, {
     dtype: init.dtype as never,
     device: 'cpu',
-    session_options: { intraOpNumThreads: init.threads, interOpNumThreads: 1, enableCpuMemArena: init.memoryArena ?? false },
+    session_options: {
+      intraOpNumThreads: init.threads,
+      interOpNumThreads: 1,
+      enableCpuMemArena: init.memoryArena ?? false,
+      ...(init.prepackWeights ? {} : { extra: { session: { disable_prepacking: '1' } } }),
+    },
   })) as unknown as AsrPipeline;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);

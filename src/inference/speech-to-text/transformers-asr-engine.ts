@@ -9,7 +9,7 @@ import { AUDIO_FORMATS } from '../../audio/sniff-format.js';
 import { defineEngine, type EngineContext } from '../engine.js';
 import type { ManifestEntry } from '../manifest.js';
 import type { Transcriber } from '../types.js';
-import { AsrOptions, asrOptionsRule, defaultThreads } from './asr-options.js';
+import { AsrOptions, asrOptionsRule, defaultThreads, prepacksWeights } from './asr-options.js';
 import type { AsrWorkerInit } from './asr-worker-protocol.js';
 import { vadModelFile } from './silero-vad-engine.js';
 import { WhisperTranscriber } from './whisper-transcriber.js';
@@ -29,6 +29,7 @@ export const transformersAsrEngine = defineEngine({
       fastFeatures: options.fastFeatures,
       nice: options.threadNice,
       memoryArena: options.memoryArena,
+      prepackWeights: prepacksWeights(options),
       vadModelFile: await vadModelFile(context.modelsDir),
     };
     return WhisperTranscriber.start(init, { ...options, modelId: entry.id, multilingual });
