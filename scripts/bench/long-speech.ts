@@ -32,6 +32,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { ensureFasterWhisper } from './baselines/faster-whisper-setup.js';
 import { encodeWav } from '../../src/audio/encode-wav.js';
 import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
 import { transformersAsrEngine } from '../../src/inference/speech-to-text/transformers-asr-engine.js';
@@ -91,6 +92,7 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
   oursFromSource = options.tsx === true;
   const allocator = options.allocator ?? 'server';
   oursLauncher = allocator === 'server' ? ['sh', join(root, 'scripts/server-allocator.sh')] : [];
+  await ensureFasterWhisper(python, wheelPath);
   if (!oursFromSource) await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { maxBuffer: 16 * 1024 * 1024 });
   const decoded = await decodeClipsOnce(await readSpeechClips());
   const nice = transformersAsrEngine.options.read({ id: MODEL_ID, task: 'speech-to-text', engine: 'transformers-asr', description: '', license: '' }).threadNice;

