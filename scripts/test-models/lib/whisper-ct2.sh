@@ -12,6 +12,7 @@
 # What the marker says of this recipe; an install whose marker lacks it is stale (exit_if_installed).
 # cross-attentions-1: the decoder outputs cross_attentions.N (word timestamps).
 # tied-embedding-2: one copy of the tied embedding, kept transposed (share_tied_embedding.py).
+# Tests read the parts joined by "+" (test/http/openai-sdk.test.ts: cross-attentions-1).
 WHISPER_EXPORT='"export": "cross-attentions-1+tied-embedding-2"'
 
 # install_whisper_ct2 ID CT2_DIR WORK STAGING MARKER_JSON (WHISPER_EXPORT is added to the JSON object)
