@@ -16,7 +16,7 @@
  *    /v1/text-to-speech per sentence, after one warm-up request. Goal: median < 300 ms.
  *
  *   tsx scripts/bench/text-to-speech.ts [--voice piper-en_US-joe-medium] [--rounds 3] [--limit N]
- *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server]
+ *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server] [--spinning on|off]
  *
  * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python; piper-tts==1.8.0
  * is pip-installed there when missing), EVAL_TTS_DIR (default /work/shared/eval/tts). Bounded loops only.
@@ -24,7 +24,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { Mp3Encoder } from '@breezystack/lamejs';
@@ -50,6 +50,8 @@ const { values: args } = parseArgs({
     'ttfb-requests': { type: 'string', default: '20' },
     'skip-baseline': { type: 'boolean', default: false },
     'skip-server': { type: 'boolean', default: false },
+    /** The voice's `spinning` option for this run (the manifest's when absent). */
+    spinning: { type: 'string' },
   },
 });
 const voiceId = args.voice!;
@@ -61,11 +63,11 @@ const work = await mkdtemp(join(tmpdir(), 'tts-bench-'));
 const sentencesFile = join(work, 'sentences.txt');
 await writeFile(sentencesFile, sentences.join('\n') + '\n');
 let failed = false;
-console.log(`TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}\n`);
+console.log(`TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}${args.spinning ? `, spinning ${args.spinning}` : ''}, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}\n`);
 
 try {
   const loadStarted = performance.now();
-  const { synthesizer, modelDir, entry } = await loadSynthesizer(voiceId);
+  const { synthesizer, modelDir, entry } = await loadSynthesizer(voiceId, args.spinning === undefined ? {} : { spinning: args.spinning === 'on' });
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const onnx = join(modelDir, String(entry.options?.onnxFile ?? 'en_US-joe-medium.onnx'));
   const encoder = createSpeechEncoder();

@@ -26,6 +26,8 @@ export interface PiperVoiceOptions {
   onnxFile?: string;
   /** ORT intra-op threads; ORT's default when absent. */
   threads?: number;
+  /** Idle ORT threads spin between operators (default false; see PiperOptions.spinning). */
+  spinning?: boolean;
 }
 
 export class PiperVoice implements SentenceSynthesizer {
@@ -50,9 +52,9 @@ export class PiperVoice implements SentenceSynthesizer {
       // settings. Its idle threads spin, though, which on a busy machine (this server's other
       // workers, other processes) takes cores from the threads doing the work: without spinning,
       // ORT alone ran the joe voice 15–35 % faster than with it (interleaved best-of-6 A/B
-      // against piper-tts at load average 7–13 on 2 cores).
+      // against piper-tts at load average 7–13 on 2 cores). Spinning is a manifest choice.
       ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
-      extra: { session: { 'intra_op.allow_spinning': '0', 'inter_op.allow_spinning': '0' } },
+      extra: { session: { 'intra_op.allow_spinning': options.spinning ? '1' : '0', 'inter_op.allow_spinning': '0' } },
     });
     for (const name of ['input', 'input_lengths', 'scales']) {
       if (!session.inputNames.includes(name)) throw new Error(`${onnxFile} is not a Piper voice: no "${name}" input`);

@@ -1,0 +1,20 @@
+import { expect } from 'chai';
+import { ManifestError, type ManifestEntry } from '../../../src/inference/manifest.js';
+import { piperEngine } from '../../../src/inference/text-to-speech/piper-engine.js';
+
+const voice = (options: Record<string, unknown>): ManifestEntry => ({
+  id: 'v',
+  task: 'text-to-speech',
+  engine: 'piper',
+  description: 'a voice',
+  license: 'MIT',
+  options,
+});
+
+describe('piper options', () => {
+  it('keeps ORT threads from spinning unless the manifest asks, and names a wrong value', () => {
+    expect(piperEngine.options.read(voice({}))).to.include({ spinning: false });
+    expect(piperEngine.options.read(voice({ spinning: true }))).to.include({ spinning: true });
+    expect(() => piperEngine.options.read(voice({ spinning: 'yes' }))).to.throw(ManifestError, /model "v".*options\.spinning/);
+  });
+});
