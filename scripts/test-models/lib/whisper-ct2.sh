@@ -7,13 +7,17 @@
 #      (`cross_attentions.N`), which word timestamps align text to audio with;
 #   3. onnxruntime dynamic quantisation makes the q8 files the way transformers.js's own script does;
 #   4. scripts/tools/share_tied_embedding.py keeps one (transposed) copy of the fp32 decoder's tied embedding;
-#   5. the folder is moved into place with its .installed.json marker last (atomic).
+#   5. scripts/tools/split_attention_heads.py makes both encoders attend one head at a time (lower peak memory);
+#   6. scripts/tools/external_weights.py moves every file's weights into <file>.onnx_data, which onnxruntime maps;
+#   7. the folder is moved into place with its .installed.json marker last (atomic).
 
 # What the marker says of this recipe; an install whose marker lacks it is stale (exit_if_installed).
 # cross-attentions-1: the decoder outputs cross_attentions.N (word timestamps).
 # tied-embedding-2: one copy of the tied embedding, kept transposed (share_tied_embedding.py).
+# encoder-heads-1: the encoder's self-attention split per head (split_attention_heads.py).
+# external-weights-1: weights in <file>.onnx_data beside each graph (external_weights.py).
 # Tests read the parts joined by "+" (test/http/openai-sdk.test.ts: cross-attentions-1).
-WHISPER_EXPORT='"export": "cross-attentions-1+tied-embedding-2"'
+WHISPER_EXPORT='"export": "cross-attentions-1+tied-embedding-2+encoder-heads-1+external-weights-1"'
 
 # install_whisper_ct2 ID CT2_DIR WORK STAGING MARKER_JSON (WHISPER_EXPORT is added to the JSON object)
 install_whisper_ct2() {
@@ -82,6 +86,11 @@ PY
   # Last, so the q8 file above was quantised from the plain graph: keep one copy of the fp32
   # decoder's tied embedding (the transposed one), checking the logits stay identical.
   "$python" "$root/scripts/tools/share_tied_embedding.py" "$staging/onnx/decoder_model_merged.onnx" --check
+  local encoder
+  for encoder in encoder_model encoder_model_quantized; do
+    "$python" "$root/scripts/tools/split_attention_heads.py" "$staging/onnx/$encoder.onnx" --config "$work/hf/config.json" --check
+  done
+  "$python" "$root/scripts/tools/external_weights.py" "$staging"/onnx/*.onnx
 
   local file
   for file in config.json generation_config.json preprocessor_config.json tokenizer.json tokenizer_config.json; do
