@@ -18,20 +18,16 @@ interface OrtTensor {
 type OrtTensorClass = new (type: string, data: unknown, dims: readonly number[]) => OrtTensor;
 interface OrtSession {
   inputNames: readonly string[];
-  outputNames?: readonly string[];
+  outputNames: readonly string[];
   run(feeds: Record<string, unknown>, fetches?: readonly string[]): Promise<Record<string, OrtTensor>>;
 }
 
 /** The parts of a transformers.js WhisperForConditionalGeneration this uses. */
 export interface WhisperSeq2Seq {
   sessions: Record<string, OrtSession>;
-  forward(inputs: Record<string, unknown>): Promise<DecoderOutputs>;
-  /** For the empty key/value cache of the alignment pass. */
+  /** For the empty key/value cache of a first pass. */
   config: { decoder_attention_heads: number; d_model: number };
 }
-
-/** `logits` [1, tokens, vocab] and the `present.*` key/value cache. */
-type DecoderOutputs = Record<string, Tensor> & { logits: Tensor };
 
 export interface WindowDecodeRequest {
   /** The encoder's output for this window. */
@@ -59,6 +55,15 @@ export interface WindowDecodeResult {
 
 /** Tokens of earlier text kept as the prompt (openai: n_ctx / 2 - 1). */
 export const MAX_PROMPT_TOKENS = 223;
+/** Prompt tokens the decoder reads per pass: logits of 32 tokens are 6.6 MB. */
+const PROMPT_CHUNK_TOKENS = 32;
+
+/** The decoder's `past_key_values.*` inputs, by name. */
+type Cache = Record<string, OrtTensor>;
+
+function ortTensorOf(tensor: Tensor): OrtTensor {
+  return (tensor as unknown as { ort_tensor: OrtTensor }).ort_tensor;
+}
 
 export class WhisperWindowDecoder {
   readonly #model: WhisperSeq2Seq;
@@ -77,31 +82,16 @@ export class WhisperWindowDecoder {
 
   /** Whether the decoder outputs its cross-attention (`cross_attentions.N`, see scripts/test-models/lib/whisper-ct2.sh). */
   get outputsCrossAttention(): boolean {
-    return this.#model.sessions.decoder_model_merged?.outputNames?.includes('cross_attentions.0') ?? false;
+    return this.#model.sessions.decoder_model_merged?.outputNames.includes('cross_attentions.0') ?? false;
   }
 
   /**
    * The cross-attention of the given heads ([layer, head]) while the decoder reads `tokens` in
-   * one pass, no cache: rows are tokens, columns the window's 1500 encoder frames. Straight on
-   * the ONNX session, fetching only the layers asked for: all outputs of a full window (224
-   * tokens) would be every layer's attention plus the key/value cache, tens of MB per pass.
+   * one pass, no cache: rows are tokens, columns the window's 1500 encoder frames.
    */
   async crossAttention(audioFeatures: Tensor, tokens: readonly number[], heads: readonly (readonly [number, number])[]): Promise<HeadAttention[]> {
-    const session = this.#model.sessions.decoder_model_merged!;
-    const audio = (audioFeatures as unknown as { ort_tensor: OrtTensor }).ort_tensor;
-    const OrtTensor = audio.constructor as OrtTensorClass;
-    const { decoder_attention_heads: headCount, d_model: width } = this.#model.config;
-    const emptyCache = new OrtTensor('float32', new Float32Array(0), [1, headCount, 0, width / headCount]);
-    const feeds: Record<string, unknown> = {};
-    for (const name of session.inputNames) {
-      if (name === 'input_ids') feeds[name] = new OrtTensor('int64', BigInt64Array.from(tokens, (id) => BigInt(id)), [1, tokens.length]);
-      else if (name === 'encoder_hidden_states') feeds[name] = audio;
-      else if (name === 'use_cache_branch') feeds[name] = new OrtTensor('bool', Uint8Array.of(0), [1]);
-      else if (name.startsWith('past_key_values')) feeds[name] = emptyCache;
-      else throw new Error(`the decoder takes an input this pass does not know: ${name}`);
-    }
     const layers = [...new Set(heads.map(([layer]) => layer))];
-    const outputs = await session.run(feeds, layers.map((layer) => `cross_attentions.${layer}`));
+    const outputs = await this.#run(ortTensorOf(audioFeatures), tokens, undefined, layers.map((layer) => `cross_attentions.${layer}`));
     return heads.map(([layer, head]) => {
       const attention = outputs[`cross_attentions.${layer}`]!;
       const [, , rows, frames] = attention.dims as [number, number, number, number];
@@ -110,34 +100,64 @@ export class WhisperWindowDecoder {
     });
   }
 
+  /**
+   * The decoder reading `tokens` after the key/value cache `past` (none: an empty cache),
+   * straight on the ONNX session (transformers.js's wrapping of every input and output cost
+   * ~1 ms of a ~12 ms step, measured here), fetching only `fetches`. Everything a pass can
+   * output is, for 228 tokens, logits for every token (47 MB for a 51,864-token vocabulary),
+   * every layer's cross-attention (33 MB for tiny) and the caches: garbage the moment the next
+   * pass starts, which left to the garbage collector set the worker's peak memory.
+   */
+  async #run(audio: OrtTensor, tokens: readonly number[], past: Cache | undefined, fetches: readonly string[]): Promise<Record<string, OrtTensor>> {
+    const session = this.#model.sessions.decoder_model_merged!;
+    const OrtTensor = audio.constructor as OrtTensorClass;
+    const { decoder_attention_heads: headCount, d_model: width } = this.#model.config;
+    const emptyCache = past ? undefined : new OrtTensor('float32', new Float32Array(0), [1, headCount, 0, width / headCount]);
+    const feeds: Record<string, unknown> = {};
+    for (const name of session.inputNames) {
+      if (name === 'input_ids') feeds[name] = new OrtTensor('int64', BigInt64Array.from(tokens, (id) => BigInt(id)), [1, tokens.length]);
+      else if (name === 'encoder_hidden_states') feeds[name] = audio;
+      else if (name === 'use_cache_branch') feeds[name] = new OrtTensor('bool', Uint8Array.of(past ? 1 : 0), [1]);
+      else if (name.startsWith('past_key_values')) feeds[name] = past ? past[name] : emptyCache;
+      else throw new Error(`the decoder takes an input this pass does not know: ${name}`);
+    }
+    return session.run(feeds, fetches);
+  }
+
+  /**
+   * Reads `tokens` after `past` and returns the grown cache, and the logits of these tokens if
+   * asked. The cross-attention cache (`.encoder`) is the same after the first pass, so later
+   * passes neither fetch nor replace it.
+   */
+  async #extend(audio: OrtTensor, tokens: readonly number[], past: Cache | undefined, withLogits: boolean): Promise<{ cache: Cache; logits?: OrtTensor }> {
+    const caches = this.#model.sessions.decoder_model_merged!.outputNames.filter((name) => name.startsWith('present') && !(past && name.includes('encoder')));
+    const outputs = await this.#run(audio, tokens, past, withLogits ? ['logits', ...caches] : caches);
+    const cache: Cache = { ...past };
+    for (const name of caches) cache[name.replace('present', 'past_key_values')] = outputs[name]!;
+    return { cache, logits: outputs.logits };
+  }
+
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
     const { eot, sot, sotPrev, noSpeech } = this.#tokens;
     const prompt = sotPrev !== undefined && request.prompt.length > 0 ? [sotPrev, ...request.prompt.slice(-MAX_PROMPT_TOKENS)] : [];
-    const initial = [...prompt, ...request.startTokens];
-    const sotIndex = prompt.length + Math.max(0, request.startTokens.indexOf(sot));
     const random = request.random ?? Math.random;
+    const audio = ortTensorOf(request.audioFeatures);
 
-    // The first pass (prompt and start tokens, empty cache) goes through transformers.js, which
-    // builds the empty cache; then one token per step straight on the ONNX session, skipping
-    // transformers.js's wrapping of every input and output (~1 ms of a ~12 ms step, measured here).
-    const first = await this.#model.forward({
-      encoder_outputs: request.audioFeatures,
-      decoder_input_ids: new Tensor('int64', BigInt64Array.from(initial, (id) => BigInt(id)), [1, initial.length]),
-    });
-    const vocab = first.logits.dims[2]!;
+    // The prompt is read a chunk at a time, without its logits: read at once, a full prompt's
+    // would be 47 MB for the few rows the start tokens need (same cache, same logits after).
+    let past: Cache | undefined;
+    for (let at = 0; at < prompt.length; at += PROMPT_CHUNK_TOKENS) {
+      ({ cache: past } = await this.#extend(audio, prompt.slice(at, at + PROMPT_CHUNK_TOKENS), past, false));
+    }
+    const start = await this.#extend(audio, request.startTokens, past, true);
+    past = start.cache;
+    const vocab = start.logits!.dims[2]!;
+    let last = { data: start.logits!.data as Float32Array, rows: start.logits!.dims[1]! };
     let noSpeechProb = 0;
     if (noSpeech !== undefined) {
-      const atSot = (first.logits.data as Float32Array).subarray(sotIndex * vocab, (sotIndex + 1) * vocab);
-      noSpeechProb = Math.exp(logSoftmaxAt(atSot, noSpeech));
+      const sotIndex = Math.max(0, request.startTokens.indexOf(sot));
+      noSpeechProb = Math.exp(logSoftmaxAt(last.data.subarray(sotIndex * vocab, (sotIndex + 1) * vocab), noSpeech));
     }
-    const past: Record<string, OrtTensor> = {};
-    for (const [name, tensor] of Object.entries(first)) {
-      if (name.startsWith('present')) past[name.replace('present', 'past_key_values')] = (tensor as unknown as { ort_tensor: OrtTensor }).ort_tensor;
-    }
-    const audio = (request.audioFeatures as unknown as { ort_tensor: OrtTensor }).ort_tensor;
-    const OrtTensor = audio.constructor as OrtTensorClass;
-    const session = this.#model.sessions.decoder_model_merged!;
-    let last = { data: first.logits.data as Float32Array, rows: first.logits.dims[1]! };
     const sampled: number[] = [];
     let sumLogProb = 0;
     for (;;) {
@@ -149,18 +169,9 @@ export class WhisperWindowDecoder {
       if (token === eot) break;
       sampled.push(token);
       if (sampled.length >= request.maxTokens) break;
-      const feeds: Record<string, unknown> = {
-        ...past,
-        input_ids: new OrtTensor('int64', BigInt64Array.of(BigInt(token)), [1, 1]),
-        encoder_hidden_states: audio,
-        use_cache_branch: new OrtTensor('bool', Uint8Array.of(1), [1]),
-      };
-      const outputs = await session.run(Object.fromEntries(session.inputNames.map((name) => [name, feeds[name]])));
-      // The self-attention cache grows by this token; the cross-attention one stays the first pass's.
-      for (const [name, tensor] of Object.entries(outputs)) {
-        if (name.startsWith('present') && !name.includes('encoder')) past[name.replace('present', 'past_key_values')] = tensor;
-      }
-      last = { data: outputs.logits!.data as Float32Array, rows: outputs.logits!.dims[1]! };
+      const step = await this.#extend(audio, [token], past, true);
+      past = step.cache;
+      last = { data: step.logits!.data as Float32Array, rows: step.logits!.dims[1]! };
     }
     return { tokens: sampled, avgLogProb: sumLogProb / (sampled.length + 1), noSpeechProb };
   }
