@@ -24,9 +24,11 @@
  * - with --vad, also ours with vad_filter on (Silero VAD v6, needs silero-vad-v6 installed) and
  *   faster-whisper default with vad_filter=True (the same Silero v6 weights, its own defaults).
  * Rounds alternate the sides. Prints WER, wall and CPU seconds, peak RSS and ratios, with the
- * load average. Goal: WER ≤ faster-whisper default's, wall ≤ 1.0× it.
+ * load average. Goals: WER ≤ faster-whisper default's, wall ≤ 1.0× it, and the model's RSS (our
+ * peak − our RSS just before the load) ≤ faster-whisper default's whole process.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -54,6 +56,8 @@ interface SideResult {
   seconds: number;
   cpuSeconds: number;
   peakRssMb: number;
+  /** Ours: RSS just before the model loads (Node and the file's bytes), so peak − this is the model's. */
+  rssBeforeLoadMb?: number;
 }
 
 export interface LongSpeechBenchOptions {
@@ -140,8 +144,9 @@ function report(audio: LongSpeech, minutes: number, sides: Sides): boolean {
     const wall = mean(results.map((r) => r.seconds));
     const cpu = mean(results.map((r) => r.cpuSeconds));
     const rss = Math.max(...results.map((r) => r.peakRssMb));
+    const modelRss = Math.max(...results.map((r) => r.peakRssMb - (r.rssBeforeLoadMb ?? 0)));
     const { wer } = wordErrors(reference, normalizeTranscript(results[results.length - 1]!.text));
-    return { name, wall, cpu, rss, wer };
+    return { name, wall, cpu, rss, modelRss, wer };
   };
   const rows = [row('ours', sides.ours), row('faster-whisper default (beam 5)', sides.fwDefault), row('faster-whisper greedy (beam 1)', sides.fwGreedy)];
   if (sides.oursVad.length > 0) rows.push(row('ours, vad_filter on', sides.oursVad), row('faster-whisper default, vad_filter on', sides.fwVad));
@@ -159,6 +164,12 @@ function report(audio: LongSpeech, minutes: number, sides: Sides): boolean {
       `CPU ${(ours.cpu / fwDefault.cpu).toFixed(2)}×, peak RSS ${(ours.rss / fwDefault.rss).toFixed(2)}×, ` +
       `WER ${ours.wer.toFixed(3)} vs ${fwDefault.wer.toFixed(3)} (goal ≤: ${werOk ? 'PASS' : 'FAIL'})`,
   );
+  // Issue 10's memory goal: what the model adds to our process, against faster-whisper's whole process.
+  const memoryOk = ours.modelRss <= fwDefault.rss;
+  console.log(
+    `model RSS (ours' peak − its RSS before the load) ${ours.modelRss.toFixed(0)} MB vs faster-whisper default's whole process ` +
+      `${fwDefault.rss.toFixed(0)} MB (goal ≤: ${memoryOk ? 'PASS' : 'FAIL'})`,
+  );
   const greedy = rows[2]!;
   console.log(`ours / faster-whisper greedy: wall ${(ours.wall / greedy.wall).toFixed(2)}×, CPU ${(ours.cpu / greedy.cpu).toFixed(2)}×`);
   if (rows.length > 3) {
@@ -170,9 +181,9 @@ function report(audio: LongSpeech, minutes: number, sides: Sides): boolean {
         `CPU ${(oursVad.cpu / fwVad.cpu).toFixed(2)}×, peak RSS ${(oursVad.rss / fwVad.rss).toFixed(2)}×, ` +
         `WER ${oursVad.wer.toFixed(3)} vs ${fwVad.wer.toFixed(3)} (goal ≤: ${oursVad.wer <= fwVad.wer ? 'PASS' : 'FAIL'})`,
     );
-    return wallRatio <= GOAL_RATIO && werOk && vadOk;
+    return wallRatio <= GOAL_RATIO && werOk && memoryOk && vadOk;
   }
-  return wallRatio <= GOAL_RATIO && werOk;
+  return wallRatio <= GOAL_RATIO && werOk && memoryOk;
 }
 
 /**
@@ -255,6 +266,7 @@ async function oursChild(file: string, threads: number, dtype: string, memoryAre
   const audio = wav
     ? { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: 'audio/wav', maxSeconds: 4 * 3600 }
     : { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice(), sampleRate: 16_000 };
+  const rssBeforeLoadMb = currentRssMb();
   const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype: dtype.startsWith('{') ? JSON.parse(dtype) : dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
   try {
     await transcriber.transcribe({ samples: warmUpSamples(bytes, wav), sampleRate: 16_000 }, { vadFilter });
@@ -267,6 +279,7 @@ async function oursChild(file: string, threads: number, dtype: string, memoryAre
       seconds: (performance.now() - started) / 1000,
       cpuSeconds: (used.user + used.system) / 1e6,
       peakRssMb: process.resourceUsage().maxRSS / 1024,
+      rssBeforeLoadMb,
     };
     console.log(JSON.stringify(result));
   } finally {
@@ -280,6 +293,11 @@ function warmUpSamples(bytes: Buffer, wav: boolean): Float32Array {
   if (!wav) return new Float32Array(bytes.buffer, bytes.byteOffset, count).slice();
   // Our own 16-bit WAV (encodeWav): a 44-byte header, then little-endian samples.
   return Float32Array.from({ length: count }, (_, i) => bytes.readInt16LE(44 + 2 * i) / 32768);
+}
+
+/** This process's resident set now, from the kernel (maxRSS is only the high-water mark). */
+function currentRssMb(): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
 }
 
 function mean(values: readonly number[]): number {
