@@ -4,6 +4,7 @@
  * the HTTP event loop never waits on them. Each call is one micro-batch from the main thread,
  * split into length buckets to keep padding small.
  */
+import { threadSessionOptions } from '../ort-threads.js';
 import { configureRuntime } from '../runtime.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
@@ -23,24 +24,12 @@ function pack(rows: Float32Array[]): ForwardResult {
   return { data, width };
 }
 
-/**
- * onnxruntime-node session options (`extra` holds ONNX Runtime session config entries). A spinning
- * pool stops spinning when its run ends, so it does not hold cores while the session is idle.
- */
-function sessionOptionsFor(threads: number, spinning: boolean) {
-  const spin = spinning ? '1' : '0';
-  return {
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    extra: { session: { intra_op: { allow_spinning: spin }, force_spinning_stop: '1' } },
-  };
-}
-
 serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
   const Model = init.head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
-  const sessionOptions = init.threads ? { session_options: sessionOptionsFor(init.threads, init.spinning ?? false) } : {};
+  // A spinning pool (the solo session for lone requests) stops when its run ends: idle, it holds no core.
+  const sessionOptions = init.threads ? { session_options: threadSessionOptions({ threads: init.threads, spinning: init.spinning ?? false, stopSpinningAfterRun: true }) } : {};
   const [tokenizer, model] = await Promise.all([
     AutoTokenizer.from_pretrained(init.dir),
     Model.from_pretrained(init.dir, { dtype: init.dtype, ...sessionOptions }),

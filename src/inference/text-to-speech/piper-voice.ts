@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { ValidationError } from '../../errors.js';
+import { threadSessionOptions } from '../ort-threads.js';
 import { findOnnx } from './find-onnx.js';
 import { PiperPhonemizer } from './piper-phonemizer.js';
 import { parsePiperVoiceConfig, type PiperVoiceConfig } from './piper-voice-config.js';
@@ -49,12 +50,10 @@ export class PiperVoice implements SentenceSynthesizer {
     const config = parsePiperVoiceConfig(JSON.parse(await readFile(configPath, 'utf8')), configPath);
     const session = await ort.InferenceSession.create(join(modelDir, onnxFile), {
       // ORT's default thread count (the piper CLI's too) measured ~20 % faster here than explicit
-      // settings. Its idle threads spin, though, which on a busy machine (this server's other
-      // workers, other processes) takes cores from the threads doing the work: without spinning,
-      // ORT alone ran the joe voice 15–35 % faster than with it (interleaved best-of-6 A/B
-      // against piper-tts at load average 7–13 on 2 cores). Spinning is a manifest choice.
-      ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
-      extra: { session: { 'intra_op.allow_spinning': options.spinning ? '1' : '0', 'inter_op.allow_spinning': '0' } },
+      // settings. Unlike the CLI's, the threads do not spin unless the manifest says so: without
+      // spinning, ORT alone ran the joe voice 15–35 % faster (interleaved best-of-6 A/B against
+      // piper-tts at load average 7–13 on 2 cores), with it ~4 % faster near idle.
+      ...threadSessionOptions({ threads: options.threads, spinning: options.spinning ?? false }),
     });
     for (const name of ['input', 'input_lengths', 'scales']) {
       if (!session.inputNames.includes(name)) throw new Error(`${onnxFile} is not a Piper voice: no "${name}" input`);
