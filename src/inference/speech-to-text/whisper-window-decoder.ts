@@ -76,7 +76,7 @@ export class WhisperWindowDecoder {
 
   /** Runs the encoder on input features [1, mel, 3000]. */
   async encode(inputFeatures: Tensor): Promise<Tensor> {
-    const outputs = await this.#model.sessions.model!.run({ input_features: (inputFeatures as unknown as { ort_tensor: unknown }).ort_tensor });
+    const outputs = await this.#model.sessions.model!.run({ input_features: ortTensorOf(inputFeatures) });
     return new (Tensor as unknown as new (ortTensor: unknown) => Tensor)(outputs.last_hidden_state);
   }
 
