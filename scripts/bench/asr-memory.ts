@@ -15,7 +15,6 @@
  * Run under `MALLOC_ARENA_MAX=2` to see glibc's per-thread arenas' share. One process per run:
  * RSS is a process-wide figure, so compare runs side by side, with `uptime` alongside.
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -44,11 +43,8 @@ const onOff = (value: string | undefined) => (value === undefined ? undefined : 
 const memoryArena = onOff(args['memory-arena']);
 const threads = Number(args.threads);
 
-/** Resident set of the whole process, from the kernel (not V8's view). */
-function rssMb(): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-  return Number(match![1]) / 1024;
-}
+/** Resident set of the whole process, from the kernel (not V8's heap figures). */
+const rssMb = () => process.memoryUsage.rss() / 2 ** 20;
 const peakMb = () => process.resourceUsage().maxRSS / 1024;
 const rows: Array<[string, number, number]> = [];
 const mark = (step: string) => rows.push([step, rssMb(), peakMb()]);

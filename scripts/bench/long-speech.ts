@@ -28,7 +28,6 @@
  * peak − our RSS just before the load) ≤ faster-whisper default's whole process.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -266,7 +265,8 @@ async function oursChild(file: string, threads: number, dtype: string, memoryAre
   const audio = wav
     ? { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: 'audio/wav', maxSeconds: 4 * 3600 }
     : { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice(), sampleRate: 16_000 };
-  const rssBeforeLoadMb = currentRssMb();
+  // The resident set now, from the kernel (maxRSS below is only the high-water mark).
+  const rssBeforeLoadMb = process.memoryUsage.rss() / 2 ** 20;
   const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype: dtype.startsWith('{') ? JSON.parse(dtype) : dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
   try {
     await transcriber.transcribe({ samples: warmUpSamples(bytes, wav), sampleRate: 16_000 }, { vadFilter });
@@ -293,11 +293,6 @@ function warmUpSamples(bytes: Buffer, wav: boolean): Float32Array {
   if (!wav) return new Float32Array(bytes.buffer, bytes.byteOffset, count).slice();
   // Our own 16-bit WAV (encodeWav): a 44-byte header, then little-endian samples.
   return Float32Array.from({ length: count }, (_, i) => bytes.readInt16LE(44 + 2 * i) / 32768);
-}
-
-/** This process's resident set now, from the kernel (maxRSS is only the high-water mark). */
-function currentRssMb(): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
 }
 
 function mean(values: readonly number[]): number {
