@@ -8,14 +8,19 @@
  * Our side is the real app, built as src/server.ts builds it: loadConfig, openDatabase (WAL,
  * busy-retrying dialect), createApp with an API key configured (so the /v1 key boundary and the
  * slow-client guard run on every request) and the same server time-outs and finish listener.
- * Both servers read one temp SQLite file seeded with 100 users, and each runs in its own child
- * process so neither shares an event loop with the load generator or the other.
+ * The servers read one temp SQLite file seeded with 100 users, and each runs in its own child
+ * process so none shares an event loop with the load generator or another.
+ *
+ * A third server, the floor, is Koa itself: one middleware answering both routes from the same
+ * prepared statement, no router and none of our middleware. Koa is fixed by the design card, so
+ * the floor is the best any app built on it can do; the summary gives ours against it, which is
+ * what changes to our code can still win.
  *
  * The load generator is wrk (Debian: `apt-get install wrk`), one thread, 50 keep-alive
  * connections; without it a small keep-alive node:http client in this process stands in (it
  * costs more CPU per request than wrk, which compresses the ratios on a 2-core machine, so
- * the output says which one ran). Rounds are interleaved (app then bare, then bare then app)
- * and each round's ratio compares two runs seconds apart, so both see the same machine load.
+ * the output says which one ran). Rounds are interleaved (app, bare, koa, then the reverse)
+ * and each round's ratio compares runs seconds apart, so all see the same machine load.
  * The headline ratio takes each side's best round (most requests/s, lowest p99), because other
  * work on a shared machine only ever slows a side down; a single round's ratio can be flattered
  * by the baseline's run alone being disturbed, so the per-round range is printed too. Server CPU per
@@ -52,7 +57,8 @@ const GOALS: Record<(typeof ALL_PATHS)[number], { rps: number; p99?: number }> =
 const LIST_USERS_SQL = 'select * from "users" order by "id"';
 const GREETING = 'Hello from the local inference server. See /docs for the API.';
 
-type Side = 'app' | 'bare';
+type Side = 'app' | 'bare' | 'koa';
+const SIDES: readonly Side[] = ['app', 'bare', 'koa'];
 interface Run {
   rps: number;
   p99Ms: number;
@@ -72,7 +78,7 @@ function positiveInt(name: string, fallback: number): number {
 
 /** Runs in the child: serves, reports its port, answers CPU-usage probes. */
 async function serveChild(side: Side, databasePath: string): Promise<void> {
-  const port = side === 'app' ? await serveApp(databasePath) : await serveBare(databasePath);
+  const port = side === 'app' ? await serveApp(databasePath) : side === 'bare' ? await serveBare(databasePath) : await serveKoaFloor(databasePath);
   process.on('message', (message) => {
     if (message === 'cpu') process.send!({ cpu: process.cpuUsage() });
     // Exit through the event loop so --cpu-prof writes its profile.
@@ -133,6 +139,22 @@ async function serveBare(databasePath: string): Promise<number> {
     }
   });
   return listen(server);
+}
+
+/** Koa's own cost: one middleware, the same statement, Koa's respond() writing the body. */
+async function serveKoaFloor(databasePath: string): Promise<number> {
+  const { default: Koa } = await import('koa');
+  const { default: SQLite } = await import('better-sqlite3');
+  const sqlite = new SQLite(databasePath);
+  sqlite.pragma('journal_mode = WAL');
+  const listUsers = sqlite.prepare(LIST_USERS_SQL);
+  const koa = new Koa();
+  koa.use((ctx) => {
+    if (ctx.method !== 'GET') return;
+    if (ctx.path === '/') ctx.body = GREETING;
+    else if (ctx.path === '/users') ctx.body = listUsers.all();
+  });
+  return listen(createServer(koa.callback()));
 }
 
 function listen(server: ReturnType<typeof createServer>): Promise<number> {
@@ -280,13 +302,16 @@ async function seed(databasePath: string): Promise<void> {
   await db.destroy();
 }
 
-/** Both servers must answer the same bytes, or the comparison means nothing. */
-async function checkSameAnswers(app: ServerChild, bare: ServerChild): Promise<void> {
+/** Every server must answer the same bytes, or the comparison means nothing. */
+async function checkSameAnswers(servers: Record<Side, ServerChild>): Promise<void> {
+  const { app, bare } = servers;
   for (const path of PATHS) {
-    const [ours, theirs] = await Promise.all(
-      [app, bare].map(async (server) => (await fetch(`http://127.0.0.1:${await server.port}${path}`)).text()),
+    const answers = await Promise.all(
+      SIDES.map(async (side) => ({ side, text: await (await fetch(`http://127.0.0.1:${await servers[side].port}${path}`)).text() })),
     );
-    if (ours !== theirs) throw new Error(`GET ${path}: the two servers answer differently`);
+    for (const { side, text } of answers) {
+      if (text !== answers[0]!.text) throw new Error(`GET ${path}: ${side} answers differently from ${answers[0]!.side}`);
+    }
   }
   const users = JSON.parse(await (await fetch(`http://127.0.0.1:${await bare.port}/users`)).text()) as unknown[];
   if (users.length !== USERS) throw new Error(`expected ${USERS} users, got ${users.length}`);
@@ -301,10 +326,13 @@ async function main(): Promise<void> {
   const servers: ServerChild[] = [];
   try {
     await seed(databasePath);
-    const app = new ServerChild('app', databasePath, process.env.BENCH_CPU_PROF);
-    const bare = new ServerChild('bare', databasePath);
-    servers.push(app, bare);
-    await checkSameAnswers(app, bare);
+    const bySide: Record<Side, ServerChild> = {
+      app: new ServerChild('app', databasePath, process.env.BENCH_CPU_PROF),
+      bare: new ServerChild('bare', databasePath),
+      koa: new ServerChild('koa', databasePath),
+    };
+    servers.push(...Object.values(bySide));
+    await checkSameAnswers(bySide);
 
     console.log(
       `GET / and GET /users (${USERS} users), ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per side; ` +
@@ -313,19 +341,20 @@ async function main(): Promise<void> {
     console.log(`load average before: ${fmtLoad()}`);
     for (const path of PATHS) for (const server of servers) await measure(server, path, WARMUP_SECONDS);
 
-    const results: Record<string, { app: Run; bare: Run }[]> = { '/': [], '/users': [] };
+    const results: Record<string, Record<Side, Run>[]> = { '/': [], '/users': [] };
     for (let round = 1; round <= ROUNDS; round++) {
       for (const path of PATHS) {
-        const order: Side[] = round % 2 === 1 ? ['app', 'bare'] : ['bare', 'app'];
+        const order = round % 2 === 1 ? SIDES : [...SIDES].reverse();
         const runs = {} as Record<Side, Run>;
-        for (const side of order) runs[side] = await measure(side === 'app' ? app : bare, path, SECONDS);
+        for (const side of order) runs[side] = await measure(bySide[side], path, SECONDS);
         results[path]!.push(runs);
         const { app: a, bare: b } = runs;
+        const errors = SIDES.filter((side) => runs[side].errors > 0).map((side) => `${side} ${runs[side].errors}`);
         console.log(
-          `round ${round} GET ${path.padEnd(6)} app ${a.rps.toFixed(0).padStart(6)} req/s p99 ${a.p99Ms.toFixed(2)} ms ` +
-            `${a.cpuUsPerRequest.toFixed(0)} µs CPU/req | bare ${b.rps.toFixed(0).padStart(6)} req/s p99 ${b.p99Ms.toFixed(2)} ms ` +
-            `${b.cpuUsPerRequest.toFixed(0)} µs CPU/req | ratio ${ratio(a.rps / b.rps)} req/s, ${ratio(a.p99Ms / b.p99Ms)} p99` +
-            (a.errors + b.errors > 0 ? ` | ERRORS app ${a.errors} bare ${b.errors}` : ''),
+          `round ${round} GET ${path.padEnd(6)} ` +
+            SIDES.map((side) => `${side} ${runs[side].rps.toFixed(0).padStart(6)} req/s p99 ${runs[side].p99Ms.toFixed(2)} ms ${runs[side].cpuUsPerRequest.toFixed(0)} µs CPU/req`).join(' | ') +
+            ` | app/bare ${ratio(a.rps / b.rps)} req/s, ${ratio(a.p99Ms / b.p99Ms)} p99` +
+            (errors.length > 0 ? ` | ERRORS ${errors.join(', ')}` : ''),
         );
       }
     }
@@ -337,13 +366,18 @@ async function main(): Promise<void> {
       const p99 = rounds.map((r) => r.app.p99Ms / r.bare.p99Ms);
       const cpu = rounds.map((r) => r.app.cpuUsPerRequest / r.bare.cpuUsPerRequest);
       const goal = GOALS[path as keyof typeof GOALS];
-      const best = Math.max(...rounds.map((r) => r.app.rps)) / Math.max(...rounds.map((r) => r.bare.rps));
+      const bestRps = (side: Side) => Math.max(...rounds.map((r) => r[side].rps));
+      const best = bestRps('app') / bestRps('bare');
       const bestP99 = Math.min(...rounds.map((r) => r.app.p99Ms)) / Math.min(...rounds.map((r) => r.bare.p99Ms));
       const verdict = best >= goal.rps && (goal.p99 === undefined || bestP99 <= goal.p99) ? 'meets' : 'MISSES';
       console.log(
         `GET ${path.padEnd(6)} req/s ${ratio(best)} of bare (best rounds; per round ${ratio(Math.min(...rps))}–${ratio(Math.max(...rps))}, goal ≥ ${goal.rps}×)` +
           `; p99 ${ratio(bestP99)} (per round ${ratio(Math.min(...p99))}–${ratio(Math.max(...p99))}${goal.p99 ? `, goal ≤ ${goal.p99}×` : ''})` +
           `; server CPU/request ${ratio(Math.min(...cpu))}–${ratio(Math.max(...cpu))}; ${verdict} the goal`,
+      );
+      console.log(
+        `           Koa floor (one middleware, same statement): ${ratio(bestRps('koa') / bestRps('bare'))} of bare req/s; ` +
+          `ours ${ratio(bestRps('app') / bestRps('koa'))} of the floor (best rounds)`,
       );
     }
   } finally {
@@ -353,7 +387,7 @@ async function main(): Promise<void> {
 }
 
 const [role, databasePath] = process.argv.slice(2);
-if (role === 'app' || role === 'bare') {
+if (role === 'app' || role === 'bare' || role === 'koa') {
   void serveChild(role, databasePath!);
 } else {
   main().catch((error) => {
