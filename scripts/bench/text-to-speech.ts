@@ -16,7 +16,7 @@
  *    /v1/text-to-speech per sentence, after one warm-up request. Goal: median < 300 ms.
  *
  *   tsx scripts/bench/text-to-speech.ts [--voice piper-en_US-joe-medium] [--rounds 3] [--limit N]
- *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server] [--spinning on|off]
+ *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server] [--spinning on|off|<µs>]
  *
  * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python; piper-tts==1.8.0
  * is pip-installed there when missing), EVAL_TTS_DIR (default /work/shared/eval/tts). Bounded loops only.
@@ -67,7 +67,8 @@ console.log(`TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir(
 
 try {
   const loadStarted = performance.now();
-  const { synthesizer, modelDir, entry } = await loadSynthesizer(voiceId, args.spinning === undefined ? {} : { spinning: args.spinning === 'on' });
+  const spinning = args.spinning === undefined ? undefined : args.spinning === 'on' ? true : args.spinning === 'off' ? false : Number(args.spinning);
+  const { synthesizer, modelDir, entry } = await loadSynthesizer(voiceId, spinning === undefined ? {} : { spinning });
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const onnx = join(modelDir, String(entry.options?.onnxFile ?? 'en_US-joe-medium.onnx'));
   const encoder = createSpeechEncoder();

@@ -7,8 +7,11 @@
 export interface ThreadChoice {
   /** Intra-op threads; onnxruntime's default (one per core) when absent. */
   threads?: number;
-  /** Idle intra-op threads spin-wait between parallel sections instead of sleeping. */
-  spinning: boolean;
+  /**
+   * Idle intra-op threads spin-wait between parallel sections instead of sleeping: for as long as
+   * onnxruntime's own default (true), or at most this many microseconds and then sleep.
+   */
+  spinning: boolean | number;
   /** Spinning threads stop when a run ends, so a session between requests holds no core. */
   stopSpinningAfterRun?: boolean;
 }
@@ -24,6 +27,7 @@ export function threadSessionOptions({ threads, spinning, stopSpinningAfterRun =
     extra: {
       session: {
         'intra_op.allow_spinning': spinning ? '1' : '0',
+        ...(typeof spinning === 'number' && spinning > 0 ? { 'intra_op.spin_duration_us': String(spinning) } : {}),
         'inter_op.allow_spinning': '0',
         ...(stopSpinningAfterRun ? { force_spinning_stop: '1' } : {}),
       },

@@ -27,8 +27,8 @@ export interface PiperVoiceOptions {
   onnxFile?: string;
   /** ORT intra-op threads; ORT's default when absent. */
   threads?: number;
-  /** Idle ORT threads spin between operators (default false; see PiperOptions.spinning). */
-  spinning?: boolean;
+  /** Idle ORT threads spin between operators: true, false, or at most this many µs (default false; see PiperOptions.spinning). */
+  spinning?: boolean | number;
 }
 
 export class PiperVoice implements SentenceSynthesizer {

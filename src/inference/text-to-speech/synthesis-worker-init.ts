@@ -3,7 +3,7 @@ import type { CallContext } from '../worker/worker-api.js';
 import { workerModule } from '../worker/worker-api.js';
 
 export type SynthesisWorkerInit =
-  | { engine: 'piper'; modelDir: string; onnxFile?: string; threads?: number; spinning?: boolean }
+  | { engine: 'piper'; modelDir: string; onnxFile?: string; threads?: number; spinning?: boolean | number }
   | { engine: 'transformers-tts'; modelsDir: string; modelId: string; threads?: number };
 
 export interface VoiceOptions {

@@ -11,12 +11,12 @@ export const PiperOptions = Type.Object(
     onnxFile: Type.Optional(Type.String({ pattern: '^[^/\\\\]+\\.onnx$' })),
     threads: TtsThreads,
     /**
-     * Let ORT's idle intra-op threads spin between operators (the piper CLI's default). Off by
-     * default: on a busy machine spinning threads take cores from the ones working (without it
-     * ORT ran the joe voice 15–35 % faster at load 7–13 on 2 cores); on a quiet one, spinning
-     * is a few per cent faster (README, text to speech).
+     * Let ORT's idle intra-op threads spin between operators: `true` as the piper CLI does, or at
+     * most this many microseconds. Off by default: on a busy machine spinning threads take cores
+     * from the ones working (beside one busy process, the joe voice ran 26 % slower spinning and
+     * 11 % slower with 100 µs); on a quiet one, spinning is 3–6 % faster (README, text to speech).
      */
-    spinning: Type.Boolean({ default: false }),
+    spinning: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100_000 })], { default: false }),
   },
   { additionalProperties: false },
 );

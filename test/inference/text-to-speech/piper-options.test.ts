@@ -16,5 +16,9 @@ describe('piper options', () => {
     expect(piperEngine.options.read(voice({}))).to.include({ spinning: false });
     expect(piperEngine.options.read(voice({ spinning: true }))).to.include({ spinning: true });
     expect(() => piperEngine.options.read(voice({ spinning: 'yes' }))).to.throw(ManifestError, /model "v".*options\.spinning/);
+    expect(piperEngine.options.read(voice({ spinning: 250 }))).to.include({ spinning: 250 });
+    for (const spinning of [0, -5, 1.5, 100_001]) {
+      expect(() => piperEngine.options.read(voice({ spinning })), String(spinning)).to.throw(ManifestError, /options\.spinning/);
+    }
   });
 });
