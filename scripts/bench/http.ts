@@ -121,11 +121,16 @@ async function serveApp(databasePath: string): Promise<number> {
   return listen(server);
 }
 
-async function serveBare(databasePath: string): Promise<number> {
+/** The statement both baselines answer `GET /users` from, on a connection of their own. */
+async function prepareListUsers(databasePath: string) {
   const { default: SQLite } = await import('better-sqlite3');
   const sqlite = new SQLite(databasePath);
   sqlite.pragma('journal_mode = WAL');
-  const listUsers = sqlite.prepare(LIST_USERS_SQL);
+  return sqlite.prepare(LIST_USERS_SQL);
+}
+
+async function serveBare(databasePath: string): Promise<number> {
+  const listUsers = await prepareListUsers(databasePath);
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/') {
       res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(GREETING) });
@@ -144,10 +149,7 @@ async function serveBare(databasePath: string): Promise<number> {
 /** Koa's own cost: one middleware, the same statement, Koa's respond() writing the body. */
 async function serveKoaFloor(databasePath: string): Promise<number> {
   const { default: Koa } = await import('koa');
-  const { default: SQLite } = await import('better-sqlite3');
-  const sqlite = new SQLite(databasePath);
-  sqlite.pragma('journal_mode = WAL');
-  const listUsers = sqlite.prepare(LIST_USERS_SQL);
+  const listUsers = await prepareListUsers(databasePath);
   const koa = new Koa();
   koa.use((ctx) => {
     if (ctx.method !== 'GET') return;
@@ -304,7 +306,6 @@ async function seed(databasePath: string): Promise<void> {
 
 /** Every server must answer the same bytes, or the comparison means nothing. */
 async function checkSameAnswers(servers: Record<Side, ServerChild>): Promise<void> {
-  const { app, bare } = servers;
   for (const path of PATHS) {
     const answers = await Promise.all(
       SIDES.map(async (side) => ({ side, text: await (await fetch(`http://127.0.0.1:${await servers[side].port}${path}`)).text() })),
@@ -313,7 +314,7 @@ async function checkSameAnswers(servers: Record<Side, ServerChild>): Promise<voi
       if (text !== answers[0]!.text) throw new Error(`GET ${path}: ${side} answers differently from ${answers[0]!.side}`);
     }
   }
-  const users = JSON.parse(await (await fetch(`http://127.0.0.1:${await bare.port}/users`)).text()) as unknown[];
+  const users = JSON.parse(await (await fetch(`http://127.0.0.1:${await servers.bare.port}/users`)).text()) as unknown[];
   if (users.length !== USERS) throw new Error(`expected ${USERS} users, got ${users.length}`);
 }
 
