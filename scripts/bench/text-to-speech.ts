@@ -95,7 +95,6 @@ try {
   // The same output format as Piper's (WAV), so the ratio compares synthesis, not MP3 encoding.
   const oursWav = new Array<number>(sentences.length).fill(Infinity);
   const theirs = new Array<number>(sentences.length).fill(Infinity);
-  let mp3Bytes = 0;
   // Counted from our WAV (44-byte header, 16-bit mono), as Piper's samples are: an MP3's length
   // over-counts by LAME's encoder delay and last-frame padding (~2 % of a 4-s sentence).
   let oursWavSamples = 0;
@@ -104,7 +103,7 @@ try {
     for (const [index, text] of sentences.entries()) {
       const timeOurs = async () => {
         let started = performance.now();
-        mp3Bytes += await speak(text);
+        await speak(text);
         ours[index] = Math.min(ours[index]!, (performance.now() - started) / 1000);
         started = performance.now();
         oursWavSamples += ((await speak(text, 'wav')) - 44) / 2;
@@ -150,9 +149,9 @@ try {
   }
   await Promise.allSettled([synthesizer.dispose(), encoder.dispose()]);
   const oursTotal = ours.reduce((a, b) => a + b, 0);
-  // 64 kbit/s CBR: bytes → seconds of audio, near enough for a real-time factor.
-  const audioSeconds = (mp3Bytes * 8) / 64_000 / rounds;
-  console.log(`ours: load ${loadSeconds.toFixed(2)} s; ${oursTotal.toFixed(2)} s for ${sentences.length} sentences (best of ${rounds} rounds each) incl. MP3 (≈${audioSeconds.toFixed(0)} s of audio, RTF ${(oursTotal / audioSeconds).toFixed(3)})`);
+  // Audio per round: every round renders each sentence again, and VITS draws its durations at random.
+  const oursWavAudio = oursWavSamples / synthesizer.sampleRate / rounds;
+  console.log(`ours: load ${loadSeconds.toFixed(2)} s; ${oursTotal.toFixed(2)} s for ${sentences.length} sentences (best of ${rounds} rounds each) incl. MP3 (${oursWavAudio.toFixed(0)} s of audio, RTF ${(oursTotal / oursWavAudio).toFixed(3)})`);
 
   if (piper) {
     piper.stop();
@@ -163,9 +162,7 @@ try {
     for (const [index, seconds] of ours.entries()) {
       console.log(`${String(index + 1).padStart(3)} ${(seconds * 1000).toFixed(0).padStart(8)} ${(theirs[index]! * 1000).toFixed(0).padStart(9)}  ${(seconds / theirs[index]!).toFixed(2)}`);
     }
-    // Per second of audio, since the two renderings of a sentence differ slightly in length
-    // (VITS draws durations at random).
-    const oursWavAudio = oursWavSamples / synthesizer.sampleRate / rounds;
+    // Per second of audio, since the two renderings of a sentence differ slightly in length.
     const ratio = oursTotal / oursWavAudio / (piperTotal / piperAudio);
     const oursWavTotal = oursWav.reduce((a, b) => a + b, 0);
     const wavRatio = oursWavTotal / oursWavAudio / (piperTotal / piperAudio);
