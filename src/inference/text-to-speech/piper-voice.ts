@@ -50,9 +50,8 @@ export class PiperVoice implements SentenceSynthesizer {
     const config = parsePiperVoiceConfig(JSON.parse(await readFile(configPath, 'utf8')), configPath);
     const session = await ort.InferenceSession.create(join(modelDir, onnxFile), {
       // ORT's default thread count (the piper CLI's too) measured ~20 % faster here than explicit
-      // settings. Unlike the CLI's, the threads do not spin unless the manifest says so: without
-      // spinning, ORT alone ran the joe voice 15–35 % faster (interleaved best-of-6 A/B against
-      // piper-tts at load average 7–13 on 2 cores), with it ~4 % faster near idle.
+      // settings. Unlike the CLI's, the threads spin only as the manifest's `spinning` says
+      // (PiperOptions.spinning holds the measurements behind its default).
       ...threadSessionOptions({ threads: options.threads, spinning: options.spinning ?? false }),
     });
     for (const name of ['input', 'input_lengths', 'scales']) {
