@@ -1,7 +1,7 @@
 /**
  * Engine `piper`: a Piper voice (`<name>.onnx` + `<name>.onnx.json`) in the model folder, run
  * in its own synthesis worker (ORT) with a phonemizer worker (espeak) beside it. Manifest options: `onnxFile` (when the folder holds more
- * than one .onnx), `threads` (ORT intra-op threads; ORT's default when absent), `spinning` (idle ORT threads spin: true, or at most n µs; off).
+ * than one .onnx), `threads` (ORT intra-op threads; ORT's default when absent), `spinning` (idle ORT threads spin: true, the default; false; or at most n µs).
  */
 import { defineEngine } from '../engine.js';
 import { PiperOptions, describeVoice } from './tts-options.js';

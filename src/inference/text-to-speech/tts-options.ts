@@ -11,12 +11,14 @@ export const PiperOptions = Type.Object(
     onnxFile: Type.Optional(Type.String({ pattern: '^[^/\\\\]+\\.onnx$' })),
     threads: TtsThreads,
     /**
-     * Let ORT's idle intra-op threads spin between operators: `true` as the piper CLI does, or at
-     * most this many microseconds. Off by default: on a busy machine spinning threads take cores
-     * from the ones working (beside one busy process, the joe voice ran 26 % slower spinning and
-     * 11 % slower with 100 µs); on a quiet one, spinning is 3–6 % faster (README, text to speech).
+     * Let ORT's idle intra-op threads spin between operators: `true` (the default, as the piper
+     * CLI and onnxruntime do), `false`, or at most this many microseconds. Spinning is what keeps
+     * a voice as fast as the CLI on a quiet machine (joe voice per sentence: 0.98× the CLI
+     * spinning, 1.02–1.04× not, 1.01–1.02× bounded to 300–1000 µs). A voice sharing its cores
+     * with other busy work synthesises faster with `false` (beside one busy process: 0.79–0.82×
+     * the CLI against 0.96–0.98× spinning).
      */
-    spinning: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100_000 })], { default: false }),
+    spinning: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100_000 })], { default: true }),
   },
   { additionalProperties: false },
 );

@@ -12,8 +12,9 @@ const voice = (options: Record<string, unknown>): ManifestEntry => ({
 });
 
 describe('piper options', () => {
-  it('keeps ORT threads from spinning unless the manifest asks, and names a wrong value', () => {
-    expect(piperEngine.options.read(voice({}))).to.include({ spinning: false });
+  it('lets ORT threads spin unless the manifest says otherwise, and names a wrong value', () => {
+    expect(piperEngine.options.read(voice({}))).to.include({ spinning: true });
+    expect(piperEngine.options.read(voice({ spinning: false }))).to.include({ spinning: false });
     expect(piperEngine.options.read(voice({ spinning: true }))).to.include({ spinning: true });
     expect(() => piperEngine.options.read(voice({ spinning: 'yes' }))).to.throw(ManifestError, /model "v".*options\.spinning/);
     expect(piperEngine.options.read(voice({ spinning: 250 }))).to.include({ spinning: 250 });
