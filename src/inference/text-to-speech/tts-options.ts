@@ -13,7 +13,7 @@ export const PiperOptions = Type.Object(
     /**
      * Let ORT's idle intra-op threads spin between operators: `true` (the default, as the piper
      * CLI and onnxruntime do), `false`, or at most this many microseconds. Spinning is what keeps
-     * a voice as fast as the CLI on a quiet machine (joe voice per sentence: 0.98× the CLI
+     * a voice as fast as the CLI on a quiet machine (joe voice per sentence: 0.96–0.98× the CLI
      * spinning, 1.02–1.04× not, 1.01–1.02× bounded to 300–1000 µs). A voice sharing its cores
      * with other busy work synthesises faster with `false` (beside one busy process: 0.79–0.82×
      * the CLI against 0.96–0.98× spinning).
