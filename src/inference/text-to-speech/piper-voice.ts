@@ -16,6 +16,7 @@ import { findOnnx } from './find-onnx.js';
 import { PiperPhonemizer } from './piper-phonemizer.js';
 import { parsePiperVoiceConfig, type PiperVoiceConfig } from './piper-voice-config.js';
 import type { SentenceSynthesizer } from './sentence-synthesizer.js';
+import { DEFAULT_PIPER_SPINNING } from './tts-options.js';
 
 export interface PiperVoiceOptions {
   /**
@@ -27,7 +28,7 @@ export interface PiperVoiceOptions {
   onnxFile?: string;
   /** ORT intra-op threads; ORT's default when absent. */
   threads?: number;
-  /** Idle ORT threads spin between operators: true, false, or at most this many µs (default true; see PiperOptions.spinning). */
+  /** Idle ORT threads spin between operators: true, false, or at most this many µs (default DEFAULT_PIPER_SPINNING; see PiperOptions.spinning). */
   spinning?: boolean | number;
 }
 
@@ -54,7 +55,7 @@ export class PiperVoice implements SentenceSynthesizer {
       // the measurements). Not stopped after each run: that cost 4–6 % per sentence, back to
       // where sleeping threads are, and ORT's own spin ends by itself (~60 ms of CPU after the
       // last sentence, then none).
-      ...threadSessionOptions({ threads: options.threads, spinning: options.spinning ?? true }),
+      ...threadSessionOptions({ threads: options.threads, spinning: options.spinning ?? DEFAULT_PIPER_SPINNING }),
     });
     for (const name of ['input', 'input_lengths', 'scales']) {
       if (!session.inputNames.includes(name)) throw new Error(`${onnxFile} is not a Piper voice: no "${name}" input`);

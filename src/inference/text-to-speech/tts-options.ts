@@ -5,6 +5,9 @@ import { SPEECH_FORMATS } from '../types.js';
 /** onnxruntime intra-op threads; ORT's default (one per core) when absent. */
 export const TtsThreads = Type.Optional(Type.Integer({ minimum: 1, maximum: 256 }));
 
+/** A voice's `spinning` when the manifest does not set it (PiperOptions.spinning says why). */
+export const DEFAULT_PIPER_SPINNING = true;
+
 export const PiperOptions = Type.Object(
   {
     /** The voice's `.onnx` file, when the folder holds more than one. */
@@ -18,7 +21,7 @@ export const PiperOptions = Type.Object(
      * with other busy work synthesises faster with `false` (beside one busy process: 0.79–0.82×
      * the CLI against 0.96–0.98× spinning).
      */
-    spinning: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100_000 })], { default: true }),
+    spinning: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100_000 })], { default: DEFAULT_PIPER_SPINNING }),
   },
   { additionalProperties: false },
 );
