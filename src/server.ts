@@ -3,10 +3,10 @@
  * serve, and shut down cleanly on SIGTERM/SIGINT (in-flight requests finish, then the
  * database and models are closed).
  */
-import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { createApp } from './http/create-app.js';
+import { createHttpServer } from './http/http-server.js';
 import { ENGINES } from './inference/engines.js';
 import { ManifestError, readManifest } from './inference/manifest.js';
 import { ModelRegistry } from './inference/model-registry.js';
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   let stopping = false;
   let closing = false;
   const handle = app.callback();
-  const server = createServer((req, res) => {
+  const server = createHttpServer((req, res) => {
     // Draining (the delay after SIGTERM): a load balancer may still send a request on any
     // idle kept-alive connection until it sees /readyz fail, so none is closed under it; each
     // answer instead says `Connection: close`, and the connection ends after it.
@@ -53,14 +53,8 @@ async function main(): Promise<void> {
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
     void handle(req, res);
-  });
-  // Deliberate values (README "Security and limits"); the body and response checks are in
-  // slow-client-guard.ts, these bound what happens before the app sees a request.
-  const { timeouts } = config.limits;
+  }, config.limits.timeouts);
   server.on('upgrade', app.realtime.upgrade);
-  server.headersTimeout = timeouts.headersMs;
-  server.requestTimeout = timeouts.requestMs;
-  server.keepAliveTimeout = timeouts.keepAliveMs;
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;

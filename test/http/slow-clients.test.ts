@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import Koa from 'koa';
 import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { slowClientGuard } from '../../src/http/slow-client-guard.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
@@ -107,5 +108,37 @@ describe('slowClientGuard on responses', () => {
     server.close();
     expect(closedAt, 'the server closed the response').to.be.greaterThan(0);
     expect(closedAt - started).to.be.below(2_500);
+  });
+});
+
+describe('createHttpServer', () => {
+  it('cuts off headers that trickle in at the documented time-out, not at Node\'s 30-s sweep', async () => {
+    const headersMs = 1_500;
+    const server = createHttpServer((_req, res) => res.end('ok'), { ...DEFAULT_LIMITS.timeouts, headersMs });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n');
+      // One header line every 200 ms: the socket never idles, the head never ends.
+      let line = 0;
+      const timer = setInterval(() => socket.writable && socket.write(`X-Slow-${line++}: 1\r\n`), 200);
+      const started = Date.now();
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+        socket.on('error', () => {});
+        socket.on('close', () => {
+          clearInterval(timer);
+          resolve(text);
+        });
+      });
+      const elapsed = Date.now() - started;
+      expect(answer).to.match(/^HTTP\/1\.1 408 /);
+      expect(elapsed).to.be.at.least(headersMs - 100);
+      // Within one sweep of the time-out (Node's default sweep would take up to 30 s).
+      expect(elapsed).to.be.below(headersMs + 2_500);
+    } finally {
+      server.close();
+    }
   });
 });
