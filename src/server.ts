@@ -10,7 +10,8 @@ import { createHttpServer } from './http/http-server.js';
 import { ENGINES } from './inference/engines.js';
 import { ManifestError, readManifest } from './inference/manifest.js';
 import { ModelRegistry } from './inference/model-registry.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Logger } from './logger.js';
+import { listenError, StartupError } from './startup-error.js';
 import { openDatabase } from './users/open-database.js';
 
 const SHUTDOWN_GRACE_MS = 30_000;
@@ -55,11 +56,18 @@ async function main(): Promise<void> {
     void handle(req, res);
   }, config.limits.timeouts);
   server.on('upgrade', app.realtime.upgrade);
-  server.listen(config.port, config.host, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    logger.info('listening', { url: `http://${config.host}:${port}`, database: config.databasePath, modelsDir: config.modelsDir });
+  await new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, config.host, config.port));
+    server.once('error', failed);
+    server.listen(config.port, config.host, () => {
+      server.off('error', failed);
+      resolve();
+    });
   });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info('listening', { url: `http://${config.host}:${port}`, database: config.databasePath, modelsDir: config.modelsDir });
+  void logInstalledModels(models, logger);
   // While these load, /readyz answers 503 (health-routes.ts); a failed one is logged and the
   // server becomes ready anyway: its requests get the load error, and other models still serve.
   if (config.preloadModels.length > 0) {
@@ -100,11 +108,21 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
+/** What a newcomer needs at start: which models answer now, and how to get one when none do. */
+async function logInstalledModels(models: ModelRegistry, logger: Logger): Promise<void> {
+  const ids = new Set(models.ids());
+  const installed = (await models.list()).filter((model) => ids.has(model.id) && model.installed).map((model) => model.id);
+  if (installed.length > 0) logger.info('models installed', { models: installed, manifest: ids.size });
+  else logger.warn('no model installed: every inference request will answer 503', { manifest: ids.size, install: 'npm run download-models -- --list' });
+}
+
 main().catch((error) => {
   const message =
     error instanceof ConfigError || error instanceof ManifestError
       ? `Configuration error: ${error.message}`
-      : (error?.stack ?? String(error));
+      : error instanceof StartupError
+        ? `Cannot start: ${error.message}`
+        : (error?.stack ?? String(error));
   process.stderr.write(`${message}\n`);
   process.exit(1);
 });

@@ -6,6 +6,7 @@ import { BusyRetryingDialect } from './busy-retrying-dialect.js';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations.js';
 import { connectPostgres, isPostgresUrl } from './open-postgres.js';
+import { databaseOpenError } from '../startup-error.js';
 import { withStatementCache } from './statement-cache.js';
 
 export interface OpenDatabaseOptions {
@@ -29,10 +30,16 @@ const BUSY_DEADLINE_MS = 5_000;
 /** Opens and migrates the database: a SQLite file path (or `:memory:`), or a `postgres://` URL. */
 export async function openDatabase(path: string, options: OpenDatabaseOptions = {}): Promise<Kysely<Database>> {
   if (isPostgresUrl(path)) return migrated(connectPostgres(path));
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new SQLite(path);
-  sqlite.pragma(`busy_timeout = ${STARTUP_BUSY_TIMEOUT_MS}`);
-  sqlite.pragma('journal_mode = WAL');
+  let sqlite: SQLite.Database;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    sqlite = new SQLite(path);
+    sqlite.pragma(`busy_timeout = ${STARTUP_BUSY_TIMEOUT_MS}`);
+    // The first write: a read-only file or directory fails here, not at the first request.
+    sqlite.pragma('journal_mode = WAL');
+  } catch (error) {
+    throw databaseOpenError(error as NodeJS.ErrnoException, path);
+  }
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 0');

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -18,7 +19,10 @@ describe('server process', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('on SIGTERM lets an in-flight request finish, refuses new ones, then exits 0', async () => {
-    const server = await spawnServer(env);
+    // One model whose files are not in MODELS_DIR (Debian's Apertium pairs of the real manifest may be installed).
+    const manifest = { models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT' }] };
+    writeFileSync(join(dir, 'models.json'), JSON.stringify(manifest));
+    const server = await spawnServer({ ...env, MODELS_MANIFEST: join(dir, 'models.json') });
     try {
       const body = JSON.stringify({ name: 'Ann', email: 'ann@example.org' });
       const { port } = new URL(server.url);
@@ -64,7 +68,10 @@ describe('server process', () => {
   });
 
   it('exits 0 promptly on SIGTERM when idle, even with a kept-alive connection open', async () => {
-    const server = await spawnServer(env);
+    // One model whose files are not in MODELS_DIR (Debian's Apertium pairs of the real manifest may be installed).
+    const manifest = { models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT' }] };
+    writeFileSync(join(dir, 'models.json'), JSON.stringify(manifest));
+    const server = await spawnServer({ ...env, MODELS_MANIFEST: join(dir, 'models.json') });
     try {
       // fetch keeps the connection alive after the response.
       expect((await fetch(`${server.url}/`)).status).to.equal(200);
@@ -88,4 +95,49 @@ describe('server process', () => {
     expect(code).to.equal(1);
     expect(stderr).to.match(/^Configuration error: LOG_LEVEL must be one of/);
   });
+
+  it('exits 1 with one line naming the port when it is taken', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const { code, stderr } = await runServerToExit({ ...env, HOST: '127.0.0.1', PORT: String(port) });
+      expect(code).to.equal(1);
+      expect(stderr).to.equal(`Cannot start: 127.0.0.1:${port} is already in use (another server running?): stop it or set PORT to a free port\n`);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('exits 1 with one line naming the database path when it cannot be written', async () => {
+    // A path under a regular file: no directory can be made there, even as root.
+    const path = join(dir, 'app.db', 'nested', 'app.db');
+    writeFileSync(join(dir, 'app.db'), '');
+    const { code, stderr } = await runServerToExit({ ...env, DATABASE_URL: `sqlite:${path}` });
+    expect(code).to.equal(1);
+    expect(stderr.split('\n').filter(Boolean)).to.have.length(1);
+    expect(stderr).to.match(new RegExp(`^Cannot start: cannot open the database at ${path} \\(ENOTDIR: .*\\): make its directory writable or set DATABASE_URL=sqlite:<writable path>`));
+  });
+
+  it('logs the installed models at start, and how to install one when there are none', async () => {
+    // One model whose files are not in MODELS_DIR (Debian's Apertium pairs of the real manifest may be installed).
+    const manifest = { models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT' }] };
+    writeFileSync(join(dir, 'models.json'), JSON.stringify(manifest));
+    const server = await spawnServer({ ...env, MODELS_MANIFEST: join(dir, 'models.json') });
+    try {
+      await waitFor(() => /no model installed/.test(server.stderr()));
+      const line = JSON.parse(server.stderr().split('\n').find((l) => l.includes('no model installed'))!) as Record<string, unknown>;
+      expect(line).to.include({ level: 'warn', install: 'npm run download-models -- --list' });
+    } finally {
+      server.child.kill('SIGKILL');
+    }
+  });
 });
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await delay(50);
+  }
+}
