@@ -397,8 +397,10 @@ export class ModelRegistry {
             this.#callsRunning--;
             this.#touch(resident);
             if (before !== undefined && this.#activity === started) {
-              // Replaces an earlier residency's warm-up, which the estimate of this load included.
-              this.#recount(resident, { load: resident.footprint.load, warmup: Math.max(0, this.#rss!() - before) });
+              // A first call's growth depends on its input (a short text grows the arenas less), so
+              // the largest seen, which an earlier residency's estimate already counted, stays.
+              const warmup = Math.max(resident.footprint.warmup, this.#rss!() - before);
+              this.#recount(resident, { load: resident.footprint.load, warmup });
             } else {
               // A busy model that kept the budget passed may be idle now.
               this.#holdBudget();

@@ -11,7 +11,8 @@ const IDS = ['a', 'b', 'c'];
 
 /**
  * A process whose RSS the test sets: each load of a model adds `load` bytes, that instance's first
- * call `warmup` more, its dispose gives both back. A call on the text 'hold' waits for `release()`.
+ * call `warmup` more (a fifth of it for the text 'short'), its dispose gives both back. A call on
+ * the text 'hold' waits for `release()`.
  */
 function fakeProcess(load: number, warmup: number) {
   const state = { rss: 1_000 };
@@ -24,8 +25,9 @@ function fakeProcess(load: number, warmup: number) {
       return {
         classify: async (text) => {
           if (grown === load) {
-            state.rss += warmup;
-            grown += warmup;
+            const growth = text === 'short' ? warmup / 5 : warmup;
+            state.rss += growth;
+            grown += growth;
           }
           if (text === 'hold') await new Promise<void>((resolve) => held.push(resolve));
           return [];
@@ -146,6 +148,10 @@ describe('the memory budget against measured memory', () => {
     await use('a');
     expect(counted()).to.equal(150);
     expect((await registry.list()).find((model) => model.id === 'a')!.memory_bytes).to.equal(150);
+    // A first call that grows it less (a short input) leaves the larger warm-up counted.
+    await registry.unload('a');
+    await use('a', 'short');
+    expect(counted()).to.equal(150);
   });
 
   it('keeps the estimates of loads that overlap (their RSS growth cannot be told apart)', async () => {
