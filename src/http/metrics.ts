@@ -45,7 +45,7 @@ export class AppMetrics {
   readonly #characters = new Counter({ name: 'processed_characters_total', help: 'Characters of text classified, translated, spoken or embedded, by model and task.', labelNames: ['model', 'task'], registers: [this.registry] });
   readonly #unloads = new Counter({
     name: 'model_unloads_total',
-    help: 'Model unloads by model and reason (idle: its time-out passed; memory: evicted for another load under MODELS_MAX_MEMORY; admin: by the API).',
+    help: 'Model unloads by model and reason (idle: its time-out passed; memory: evicted to keep MODELS_MAX_MEMORY, for a load or after a measurement; admin: by the API).',
     labelNames: ['model', 'reason'],
     registers: [this.registry],
   });
@@ -56,7 +56,7 @@ export class AppMetrics {
     // Read at scrape time from the registry, so an unloaded model's series goes away with it.
     new Gauge({
       name: 'model_memory_bytes',
-      help: 'Memory each model in memory counts against MODELS_MAX_MEMORY: its measured load, else the size of its files.',
+      help: 'Memory each model in memory counts against MODELS_MAX_MEMORY: its measured load and first call, else the size of its files.',
       labelNames: ['model', 'state'],
       registers: [this.registry],
       collect() {

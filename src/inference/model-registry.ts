@@ -3,13 +3,15 @@
  * installed) lazily, once: concurrent first requests wait on the same load. It also owns what models of a task share (the speech encoder) and closes it with them.
  *
  * Lifecycle (README "Model lifecycle"): a model idle for its time-out is unloaded (its workers
- * end); before a load that would pass the memory budget, the least recently used idle models are
- * unloaded; a model with a call in flight (model-handle.ts counts them) is never unloaded.
+ * end); before a load that would pass the memory budget, and whenever a measurement raises the
+ * count past it, the least recently used idle models are unloaded (lifecycle/memory-budget.ts); a
+ * model with a call in flight (model-handle.ts counts them) is never unloaded.
  */
 import { ConflictError, ModelMemoryExhaustedError, ModelNotInstalledError, ModelUnavailableError } from '../errors.js';
 import type { ManifestEntry } from './manifest.js';
 import { ModelCatalog, type ModelCatalogOptions, type ModelInfo } from './model-catalog.js';
 import { filesSize } from './lifecycle/files-size.js';
+import { footprintBytes, planEviction, type Footprint } from './lifecycle/memory-budget.js';
 import { modelHandle } from './lifecycle/model-handle.js';
 import { taskModel } from './task-models.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
@@ -39,9 +41,11 @@ interface Resident {
   /** Calls in flight. */
   busy: number;
   lastUsed: number;
-  /** Bytes counted against the budget: the estimate while loading, then what was measured. */
+  /** Bytes counted against the budget: `footprint`'s sum. */
   bytes: number;
-  /** Whether the RSS growth of a first call (ONNX arenas, caches) has been added to `bytes`. */
+  /** The estimate (an earlier residency's measures, else the files' size) until this one's are measured. */
+  footprint: Footprint;
+  /** Whether its first call has begun (the only one whose RSS growth is the warm-up's). */
   warmed: boolean;
 }
 
@@ -75,8 +79,10 @@ export class ModelRegistry {
   readonly #residents = new Map<string, Resident>();
   /** Last use of each model, kept after it is unloaded (for GET /v1/models). */
   readonly #lastUsed = new Map<string, number>();
-  /** Bytes each model's load was measured to take (kept after unload: the estimate of its next load). */
-  readonly #measured = new Map<string, number>();
+  /** What each model was measured to take (kept after unload: the estimate of its next load). */
+  readonly #measured = new Map<string, Footprint>();
+  /** Unloads the budget started on its own (close waits for them). */
+  readonly #evicting = new Set<Promise<void>>();
   readonly #handles = new Map<string, object>();
   readonly #unloadListeners = new Set<(event: UnloadEvent) => void>();
   readonly #idleTtlSeconds: number;
@@ -133,7 +139,7 @@ export class ModelRegistry {
       const measured = this.#measured.get(id);
       const lastUsed = this.#lastUsed.get(id);
       if (!resident && measured === undefined && lastUsed === undefined) return undefined;
-      return { state: resident?.state ?? 'unloaded', memoryBytes: resident?.bytes ?? measured ?? null, lastUsed };
+      return { state: resident?.state ?? 'unloaded', memoryBytes: resident?.bytes ?? (measured ? footprintBytes(measured) : null), lastUsed };
     });
   }
 
@@ -251,7 +257,7 @@ export class ModelRegistry {
     clearInterval(this.#sweeper);
     const loads = [...this.#residents.values()].map((resident) => resident.ready);
     this.#residents.clear();
-    await Promise.allSettled(loads.map(async (load) => (await load).dispose()));
+    await Promise.allSettled([...loads.map(async (load) => (await load).dispose()), ...this.#evicting]);
     const encoder = this.#speechEncoder;
     this.#speechEncoder = undefined;
     await encoder?.dispose();
@@ -265,7 +271,7 @@ export class ModelRegistry {
     let resident = this.#residents.get(id);
     if (!resident) {
       const entry = this.#catalog.entry(id);
-      const estimate = this.#measured.get(id) ?? (await this.#estimateBytes(entry, this.#catalog.context(entry).modelDir));
+      const estimate = this.#measured.get(id) ?? { load: await this.#estimateBytes(entry, this.#catalog.context(entry).modelDir), warmup: 0 };
       // Another request may have started the load while the estimate was read.
       resident = this.#residents.get(id) ?? this.#startLoad(entry, estimate);
     }
@@ -277,9 +283,10 @@ export class ModelRegistry {
    * Makes room and registers the load in one synchronous step, so two loads at once cannot both
    * count on the same free memory.
    */
-  #startLoad(entry: ManifestEntry, estimate: number): Resident {
-    const victims = this.#makeRoom(entry.id, estimate);
-    const resident: Resident = { entry, state: 'loading', model: undefined, ready: undefined!, busy: 0, lastUsed: this.#now(), bytes: estimate, warmed: false };
+  #startLoad(entry: ManifestEntry, estimate: Footprint): Resident {
+    const bytes = footprintBytes(estimate);
+    const victims = this.#makeRoom(entry.id, bytes);
+    const resident: Resident = { entry, state: 'loading', model: undefined, ready: undefined!, busy: 0, lastUsed: this.#now(), bytes, footprint: estimate, warmed: false };
     this.#residents.set(entry.id, resident);
     resident.ready = (async () => {
       await Promise.allSettled(victims.map((victim) => this.#unload(victim, 'memory')));
@@ -305,18 +312,39 @@ export class ModelRegistry {
   #makeRoom(id: string, bytes: number): Resident[] {
     const budget = this.#maxMemoryBytes;
     if (budget === undefined) return [];
-    const residents = [...this.#residents.values()];
-    let used = residents.reduce((sum, resident) => sum + resident.bytes, 0);
-    const idle = residents.filter((resident) => resident.state === 'loaded' && resident.busy === 0).sort((a, b) => a.lastUsed - b.lastUsed);
-    const victims: Resident[] = [];
-    while (used + bytes > budget && idle.length > 0) {
-      const victim = idle.shift()!;
-      victims.push(victim);
-      used -= victim.bytes;
-    }
-    if (used + bytes > budget) throw new ModelMemoryExhaustedError(id, bytes, budget, used);
+    const { victims, used, fits } = planEviction(this.#residents.values(), budget, bytes);
+    if (!fits) throw new ModelMemoryExhaustedError(id, bytes, budget, used);
     for (const victim of victims) this.#residents.delete(victim.entry.id);
     return victims;
+  }
+
+  /**
+   * Counts `resident` at `footprint` from now on and for its next load, and holds the budget:
+   * a measurement is often well above the estimate the load was admitted on.
+   */
+  #recount(resident: Resident, footprint: Footprint): void {
+    resident.footprint = footprint;
+    resident.bytes = footprintBytes(footprint);
+    this.#measured.set(resident.entry.id, footprint);
+    this.#holdBudget();
+  }
+
+  /**
+   * Unloads idle models, least recently used first, until the count fits the budget. A model still
+   * loading is spared (its caller waits for it), as is one answering; if those alone pass the
+   * budget, #makeRoom refuses every load until they are done, and each call's end tries again. A
+   * model that has just answered is idle: it goes too if the others are busy, rather than leave the
+   * budget passed for as long as they run.
+   */
+  #holdBudget(): void {
+    const budget = this.#maxMemoryBytes;
+    if (budget === undefined) return;
+    for (const victim of planEviction(this.#residents.values(), budget).victims) {
+      // Leaves the count now (#unload's first step), so the next plan does not pick it again.
+      const unloading = this.#unload(victim, 'memory').catch(() => {});
+      this.#evicting.add(unloading);
+      void unloading.finally(() => this.#evicting.delete(unloading));
+    }
   }
 
   async #unload(resident: Resident, reason: UnloadReason): Promise<void> {
@@ -357,7 +385,9 @@ export class ModelRegistry {
           resident.busy++;
           this.#touch(resident);
           // A model's first call grows its memory too (ONNX arenas); measured when nothing else runs.
+          // Only the first: a later call finds the arenas grown and would count the warm-up as 0.
           const alone = this.#rss !== null && !resident.warmed && this.#callsRunning === 0 && this.#loadsRunning === 0;
+          resident.warmed = true;
           const before = alone ? this.#rss!() : undefined;
           this.#callsRunning++;
           if (this.#loadsRunning > 0) this.#loadsOverlapped = true;
@@ -366,10 +396,14 @@ export class ModelRegistry {
             resident.busy--;
             this.#callsRunning--;
             this.#touch(resident);
-            if (before !== undefined && this.#activity === started && !resident.warmed) {
-              resident.warmed = true;
-              resident.bytes += Math.max(0, this.#rss!() - before);
-              this.#measured.set(id, resident.bytes);
+            if (before !== undefined && this.#activity === started) {
+              // A first call's growth depends on its input (a short text grows the arenas less), so
+              // the largest seen, which an earlier residency's estimate already counted, stays.
+              const warmup = Math.max(resident.footprint.warmup, this.#rss!() - before);
+              this.#recount(resident, { load: resident.footprint.load, warmup });
+            } else {
+              // A busy model that kept the budget passed may be idle now.
+              this.#holdBudget();
             }
           };
         },
@@ -390,10 +424,12 @@ export class ModelRegistry {
     } finally {
       this.#loadsRunning--;
     }
+    // Loads and calls at the same time grow the one process RSS together, and its growth cannot be
+    // split among them: an overlapped load keeps counting its estimate (its last measure, else its
+    // files' size, which is often low) rather than a share that may belong to another model.
     if (before !== undefined && this.#rss && !this.#loadsOverlapped) {
-      const grown = Math.max(0, this.#rss() - before);
-      this.#measured.set(resident.entry.id, grown);
-      resident.bytes = grown;
+      // The warm-up of an earlier residency stays counted until this one's first call measures it.
+      this.#recount(resident, { load: Math.max(0, this.#rss() - before), warmup: resident.footprint.warmup });
     }
     if (this.#loadsRunning === 0) this.#loadsOverlapped = false;
     return model;
