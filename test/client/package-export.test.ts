@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { TEST_API_KEY } from '../helpers/test-app.js';
+import { packClient } from '../../scripts/pack-client.js';
 import { serveTestApp, type ServedApp } from './serve-test-app.js';
 
 const run = promisify(execFile);
@@ -100,5 +101,36 @@ console.log(JSON.stringify({ user: user.name, isInferenceError: error instanceof
     );
     const { stdout } = await run(process.execPath, [join(dir, 'consumer.mjs'), served.baseUrl, TEST_API_KEY], { cwd: dir });
     expect(JSON.parse(stdout)).to.deep.equal({ user: 'Ann', isInferenceError: true, status: 404, code: 'not_found' });
+  });
+});
+
+describe('npm run pack:client', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let served: ServedApp;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lis-installer-'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'installer', private: true, type: 'module' }));
+    served = await serveTestApp();
+  });
+  after(async () => {
+    await served?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives a tarball that `npm install` puts in another project, with no dependency, working as documented', async () => {
+    const tarball = await packClient();
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: dir });
+    const installed = JSON.parse(readFileSync(join(dir, 'node_modules/local-inference-server/package.json'), 'utf8')) as Record<string, unknown>;
+    expect(installed.dependencies ?? {}).to.deep.equal({});
+    writeFileSync(
+      join(dir, 'consumer.mjs'),
+      `import { InferenceClient } from 'local-inference-server/client';
+const client = new InferenceClient({ baseUrl: process.argv[2], apiKey: process.argv[3] });
+console.log(JSON.stringify((await client.users.create({ name: 'Bo', email: 'bo@example.org' })).name));`,
+    );
+    const { stdout } = await run(process.execPath, [join(dir, 'consumer.mjs'), served.baseUrl, TEST_API_KEY], { cwd: dir });
+    expect(JSON.parse(stdout)).to.equal('Bo');
   });
 });
