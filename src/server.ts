@@ -30,6 +30,12 @@ async function main(): Promise<void> {
     idleTtlSeconds: config.modelIdleTtlSeconds,
     maxMemoryBytes: config.modelsMaxMemoryBytes,
   });
+  models.onLoad((event) =>
+    event.ok
+      ? logger.info('model loaded', { model: event.modelId, task: event.task, seconds: round(event.seconds, 2), memoryMB: megabytes(event.memoryBytes) })
+      : logger.warn('model load failed', { model: event.modelId, task: event.task, seconds: round(event.seconds, 2), error: event.error }),
+  );
+  models.onUnload(({ modelId, task, reason, memoryBytes }) => logger.info('model unloaded', { model: modelId, task, reason, memoryMB: megabytes(memoryBytes) }));
   // A misspelt name stops the server now rather than leaving it not-ready.
   for (const name of config.preloadModels) {
     if (!models.knows(name)) throw new ConfigError(`PRELOAD_MODELS: "${name}" is no model or alias of the manifest`);
@@ -107,6 +113,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
+
+const round = (value: number, digits: number) => Number(value.toFixed(digits));
+const megabytes = (bytes: number) => Math.round(bytes / 1e6);
 
 /** What a newcomer needs at start: which models answer now, and how to get one when none do. */
 async function logInstalledModels(models: ModelRegistry, logger: Logger): Promise<void> {

@@ -30,6 +30,8 @@ export interface UnloadEvent {
   modelId: string;
   task: Task;
   reason: UnloadReason;
+  /** What it counted against the budget. */
+  memoryBytes: number;
 }
 
 /** One model in memory (or on its way there). */
@@ -49,12 +51,8 @@ interface Resident {
   warmed: boolean;
 }
 
-export interface LoadEvent {
-  modelId: string;
-  task: Task;
-  seconds: number;
-  ok: boolean;
-}
+/** A load attempt: once it is counted (with what it counts against the budget), or why it failed. */
+export type LoadEvent = { modelId: string; task: Task; seconds: number } & ({ ok: true; memoryBytes: number } | { ok: false; error: string });
 
 export interface ModelRegistryOptions extends ModelCatalogOptions {
   /** Makes the one speech encoder all voices share (on first use); tests pass their own. */
@@ -358,7 +356,7 @@ export class ModelRegistry {
       this.#speechEncoder = undefined;
       await encoder?.dispose();
     }
-    const event = { modelId: resident.entry.id, task: resident.entry.task, reason };
+    const event = { modelId: resident.entry.id, task: resident.entry.task, reason, memoryBytes: resident.bytes };
     for (const listener of this.#unloadListeners) listener(event);
   }
 
@@ -413,14 +411,21 @@ export class ModelRegistry {
     return handle;
   }
 
-  /** The load, and the RSS it added when no other load ran at the same time (then it is the model's own). */
+  /**
+   * The load, timed, and the RSS it added when no other load ran at the same time (then it is the
+   * model's own); load listeners hear of it once it is counted.
+   */
   async #measuredLoad(resident: Resident): Promise<Disposable> {
+    const started = performance.now();
     const before = this.#rss?.();
     this.#activity++;
     if (this.#loadsRunning++ > 0 || this.#callsRunning > 0) this.#loadsOverlapped = true;
     let model: Disposable;
     try {
-      model = await this.#timedLoad(resident.entry);
+      model = await this.#load(resident.entry);
+    } catch (error) {
+      this.#reportLoad(resident, started, error as Error);
+      throw error;
     } finally {
       this.#loadsRunning--;
     }
@@ -432,23 +437,15 @@ export class ModelRegistry {
       this.#recount(resident, { load: Math.max(0, this.#rss() - before), warmup: resident.footprint.warmup });
     }
     if (this.#loadsRunning === 0) this.#loadsOverlapped = false;
+    this.#reportLoad(resident, started);
     return model;
   }
 
-  async #timedLoad(entry: ManifestEntry): Promise<Disposable> {
-    const started = performance.now();
-    const report = (ok: boolean) => {
-      const event = { modelId: entry.id, task: entry.task, seconds: (performance.now() - started) / 1000, ok };
-      for (const listener of this.#loadListeners) listener(event);
-    };
-    try {
-      const model = await this.#load(entry);
-      report(true);
-      return model;
-    } catch (error) {
-      report(false);
-      throw error;
-    }
+  #reportLoad(resident: Resident, started: number, error?: Error): void {
+    const { id: modelId, task } = resident.entry;
+    const seconds = (performance.now() - started) / 1000;
+    const event: LoadEvent = error ? { modelId, task, seconds, ok: false, error: error.message } : { modelId, task, seconds, ok: true, memoryBytes: resident.bytes };
+    for (const listener of this.#loadListeners) listener(event);
   }
 
   async #load(entry: ManifestEntry): Promise<Disposable> {

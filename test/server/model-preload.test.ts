@@ -70,6 +70,14 @@ describe('server process: model preload and idle unload', function () {
     let metrics = '';
     await until(async () => (metrics = await (await get('/metrics')).text()).includes('model_unloads_total{model="bert-sentiment-random",reason="idle"} 1'), 'the unload metric');
     expect(metrics).to.include('model_loads_total{model="bert-sentiment-random",outcome="loaded"} 1');
+    // One log line each way, with the seconds and the memory counted.
+    const lines = server.stderr().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const loaded = lines.find((line) => line.message === 'model loaded');
+    expect(loaded).to.include({ model: 'bert-sentiment-random', task: 'text-classification' });
+    expect(loaded?.seconds).to.be.a('number');
+    expect(loaded?.memoryMB).to.be.a('number');
+    await until(async () => server!.stderr().includes('"message":"model unloaded"'), 'the unload log line');
+    expect(server.stderr()).to.match(/"message":"model unloaded","model":"bert-sentiment-random","task":"text-classification","reason":"idle","memoryMB":\d+/);
   });
 
   it('loads by the admin API and reports the measured memory', async () => {

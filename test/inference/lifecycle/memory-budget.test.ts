@@ -92,7 +92,7 @@ describe('the memory budget against measured memory', () => {
     clock += 1;
     await registry.get('c', 'text-classification');
     await settle();
-    expect(unloads).to.deep.equal([{ modelId: 'a', task: 'text-classification', reason: 'memory' }]);
+    expect(unloads).to.deep.equal([{ modelId: 'a', task: 'text-classification', reason: 'memory', memoryBytes: 150 }]);
     expect(registry.residents().map((resident) => resident.id)).to.deep.equal(['b', 'c']);
     await use('c');
     expect(counted()).to.equal(300);
