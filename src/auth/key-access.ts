@@ -42,6 +42,11 @@ export class KeyAccess {
     return policy;
   }
 
+  /** The key's policy, or undefined for an unknown, revoked or expired key; counts nothing. */
+  verify(key: string): Promise<KeyPolicy | undefined> {
+    return this.#keys.verify(key);
+  }
+
   /**
    * Counts one more request of a key already authorized, under its requests-per-minute limit
    * (throws RateLimitedError past it): each turn of a realtime session is one, or a key limited
