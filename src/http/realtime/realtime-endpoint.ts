@@ -162,12 +162,10 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       session.sendError('session_expired', `Sessions last at most ${limits.maxSessionSeconds} s; reconnect to go on`);
       end(CLOSE.normal, `Session lifetime of ${limits.maxSessionSeconds} s reached`);
     }, limits.maxSessionSeconds * 1000);
-    /** Frees what the session holds; once, when the server ends it or the socket closes. */
-    const release = () => {
+    /** Stops the session's work and frees its memory; once, when the server ends it or the socket closes. */
+    const stop = () => {
       clearTimeout(idle);
       clearTimeout(lifetime);
-      sessions.delete(ws);
-      opened.release();
       held.close();
       session.close().catch((error: unknown) => deps.logger.error('realtime session failed to close', { session: session.id, error }));
     };
@@ -175,7 +173,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       if (ended) return;
       ended = true;
       ws.close(code, reason);
-      release();
+      stop();
     };
     stillActive();
     ws.on('message', (data: RawData, isBinary: boolean) => {
@@ -195,9 +193,12 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     });
     ws.on('error', (error) => deps.logger.info('realtime connection error', { session: session.id, error: error.message }));
     ws.on('close', () => {
+      // The slot is the socket's: one the client keeps open after our close frame still counts.
+      sessions.delete(ws);
+      opened.release();
       if (ended) return;
       ended = true;
-      release();
+      stop();
     });
     session.start();
   };
