@@ -255,6 +255,17 @@ describe('realtime sessions: bounds and key policy', () => {
       (await connect(`${base}${SESSION}`, withKey(byAlias))).ws.close();
       expect((await refused(`${base}${SESSION}&model=heard`, withKey(byAlias))).status).to.equal(403);
     });
+
+    it('still checks each turn against the list when a session update names another model', async () => {
+      await start();
+      const client = await manualSession(await keyFor(['heard']));
+      client.send({ type: 'transcription_session.update', session: { input_audio_transcription: { model: 'other-stt' } } });
+      await client.next('transcription_session.updated', client.events.length);
+      const outcome = await turn(client);
+      expect(outcome.type).to.equal('conversation.item.input_audio_transcription.failed');
+      expect(outcome.error).to.include({ code: 'model_not_allowed' });
+      client.ws.close();
+    });
   });
 
   describe('who holds the sessions', () => {
