@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   unauthorized: 'The Authorization header is missing, malformed, or the API key is unknown, expired or revoked.',
   model_not_allowed: 'The API key may not use this model (its model list is set by `keys create --models`).',
   rate_limited: "The API key made more requests in the last minute than its limit (`keys create --rpm`); retry after the Retry-After header's seconds.",
+  too_many_sessions: 'The API key already holds as many realtime sessions as one key may (maxSessionsPerKey); close one first.',
   not_found: 'No record or route matches the path.',
   model_not_found: 'The model id is not in the manifest (GET /v1/models lists them).',
   wrong_model_task: 'The model exists but serves another task than this endpoint.',
@@ -180,6 +181,13 @@ export class RateLimitedError extends AppError {
     super(429, 'rate_limited', `This API key is limited to ${limitPerMinute} requests per minute; retry in ${retryAfterSeconds} s`, {
       'Retry-After': String(retryAfterSeconds),
     });
+  }
+}
+
+export class TooManySessionsError extends AppError {
+  override name = 'TooManySessionsError';
+  constructor(perKey: number) {
+    super(429, 'too_many_sessions', `This API key already holds ${perKey} realtime session(s), as many as one key may; close one first`);
   }
 }
 

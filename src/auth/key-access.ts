@@ -35,19 +35,20 @@ export class KeyAccess {
     this.#flusher = setInterval(() => void this.flush(), USAGE_FLUSH_MS).unref();
   }
 
-  /** The key's policy, or undefined for an unknown, revoked or expired key; throws RateLimitedError over its limit. */
+  /**
+   * The key's policy, or undefined for an unknown, revoked or expired key; throws RateLimitedError
+   * over its limit. Each turn of a realtime session is authorized again, so a key revoked or
+   * expired mid-session, or limited to a few requests a minute, cannot transcribe without end
+   * over one WebSocket.
+   */
   async authorize(key: string): Promise<KeyPolicy | undefined> {
     const policy = await this.#keys.verify(key);
-    if (policy) await this.charge(policy);
+    if (policy) await this.#charge(policy);
     return policy;
   }
 
-  /**
-   * Counts one more request of a key already authorized, under its requests-per-minute limit
-   * (throws RateLimitedError past it): each turn of a realtime session is one, or a key limited
-   * to a few requests a minute could transcribe without end over one WebSocket.
-   */
-  async charge(policy: KeyPolicy): Promise<void> {
+  /** Counts one more request of a verified key, under its requests-per-minute limit (throws RateLimitedError past it). */
+  async #charge(policy: KeyPolicy): Promise<void> {
     if (policy.id === null) return;
     if (policy.rpm !== null) await this.#consume(policy.id, policy.rpm);
     this.#add(policy.id, { requests: 1, audioSeconds: 0, characters: 0 });

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'model_not_allowed'
   | 'rate_limited'
+  | 'too_many_sessions'
   | 'not_found'
   | 'model_not_found'
   | 'wrong_model_task'

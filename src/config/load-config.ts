@@ -84,6 +84,10 @@ export interface ClientTimeouts {
 export interface RealtimeLimits {
   /** Open sessions at once; the next is closed at once with a reason. */
   readonly maxSessions: number;
+  /** Open sessions of one API key (each static key counts on its own); the next upgrade answers 429. */
+  readonly maxSessionsPerKey: number;
+  /** A session is closed this long after it opened, however active, so no client keeps a slot for good. */
+  readonly maxSessionSeconds: number;
   /** Largest WebSocket message (an append of base64 audio). */
   readonly maxMessageBytes: number;
   /** Audio held uncommitted (manual commit mode); more is refused with an error event. */
@@ -94,6 +98,15 @@ export interface RealtimeLimits {
   readonly maxPendingItems: number;
   /** A session that sends nothing for this long is closed. */
   readonly idleMs: number;
+  /**
+   * Bytes a session may hold unprocessed (messages received but not yet handled, audio buffered,
+   * audio of turns awaiting transcription; session-budget.ts) before its socket stops being read.
+   */
+  readonly sessionPauseBytes: number;
+  /** Past this many bytes held, the session is closed (1008) with an error event. */
+  readonly sessionMaxBytes: number;
+  /** Bytes all sessions together may hold before every session with work queued stops being read. */
+  readonly totalPauseBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -122,12 +135,21 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   }),
   realtime: Object.freeze({
     maxSessions: 8,
+    // Well under maxSessions, so one key (a leaked one, a runaway client) cannot take every slot.
+    maxSessionsPerKey: 2,
+    maxSessionSeconds: 60 * 60,
     // An append of 1 MiB of base64 is ~16 s of 24-kHz PCM16; OpenAI's own cap is 15 MiB.
     maxMessageBytes: 1024 * 1024,
     maxBufferSeconds: 120,
     maxTurnSeconds: 30,
     maxPendingItems: 4,
     idleMs: 60_000,
+    // Room for the longest uncommitted buffer (120 s is 7.7 MB as 16-kHz Float32) and a message.
+    // A paused session grows only by what it had already received, so the close bound is a
+    // backstop; 8 sessions hold at most 8 × 32 MiB even then.
+    sessionPauseBytes: 8 * 1024 * 1024,
+    sessionMaxBytes: 32 * 1024 * 1024,
+    totalPauseBytes: 32 * 1024 * 1024,
   }),
   timeouts: Object.freeze({
     headersMs: 15_000,

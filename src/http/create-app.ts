@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import Koa from 'koa';
 import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
@@ -41,6 +42,8 @@ export interface AppDeps {
   rateLimitPrefix?: string;
   /** Where the built playground is (default: dist/playground of the package). */
   playgroundDir?: string;
+  /** The clock API keys expire by (tests move it). */
+  now?: () => Date;
 }
 
 /**
@@ -86,7 +89,7 @@ export function createApp(deps: AppDeps): InferenceApp {
   const logger = deps.logger ?? createLogger(deps.config.logLevel);
   const constants = rootResponses(deps.config.limits);
   const metrics = new AppMetrics(deps.models);
-  const access = new KeyAccess(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys }), { redis: deps.redis, prefix: deps.rateLimitPrefix, logger });
+  const access = new KeyAccess(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys, now: deps.now }), { redis: deps.redis, prefix: deps.rateLimitPrefix, logger });
   // One per app: Ajv keeps every schema it compiled, and schemas carry the app's limits.
   const validator = createRequestValidator();
   const app = new InferenceApp(
@@ -167,6 +170,13 @@ export function createApp(deps: AppDeps): InferenceApp {
     access,
     transcriber: (modelId) => models.get(modelId, 'speech-to-text'),
     openAudio: (options) => models.openLiveAudio(options),
+    models: deps.models,
+    // Read by Koa itself, so the upgrade's path is the one the routers would match (absolute
+    // form included, dot segments not resolved) and no spelling reaches one and not the other.
+    target: (req) => {
+      const ctx = app.createContext(req, new ServerResponse(req));
+      return { path: ctx.path ?? '/', query: new URLSearchParams(ctx.querystring) };
+    },
     validator,
     limits: deps.config.limits.realtime,
     logger,

@@ -39,7 +39,10 @@ export function buildOpenApiDocument(limits: Limits): Json {
   };
 }
 
-/** Every /v1 operation may meet its key's rate limit; those that run a model (a 503), its model list. */
+/**
+ * Every /v1 operation may meet its key's rate limit (an operation's own 429 says what else it
+ * answers it for); those that run a model (a 503), its model list.
+ */
 function withKeyPolicy(responses: Record<string, Json>): Record<string, Json> {
   return {
     ...responses,
@@ -47,6 +50,7 @@ function withKeyPolicy(responses: Record<string, Json>): Record<string, Json> {
     '429': {
       ...jsonError('This API key is over its requests per minute (`keys create --rpm`); retry after `Retry-After` seconds.', ['rate_limited']),
       headers: { 'Retry-After': { description: 'Seconds until the key may send again.', schema: { type: 'integer' } } },
+      ...responses['429'],
     },
   };
 }

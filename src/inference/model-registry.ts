@@ -130,6 +130,11 @@ export class ModelRegistry {
     return this.#catalog.ids();
   }
 
+  /** The task a model id or alias serves (UnknownModelError for neither). */
+  taskOf(name: string): Task {
+    return this.#catalog.taskOf(name);
+  }
+
   /** Every model of the manifest (with what is loaded now), then every alias with the model it stands for now. */
   list(): Promise<ModelInfo[]> {
     return this.#catalog.list((id) => {

@@ -39,3 +39,40 @@ function parseResponse(text: string): RawResponse {
   }
   return { status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') };
 }
+
+/**
+ * A WebSocket upgrade of `target` exactly as written: the status of the answer (101 when the
+ * server switched protocols) and, for a refusal, its body.
+ */
+export function rawUpgrade(port: number, target: string, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<RawResponse> {
+  const head = [
+    `GET ${target} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Upgrade: websocket',
+    'Connection: Upgrade',
+    'Sec-WebSocket-Version: 13',
+    'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n');
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer within ${timeoutMs} ms to upgrade ${target}`));
+    }, timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(parseResponse(Buffer.concat(chunks).toString('latin1')));
+    };
+    socket.on('data', (chunk) => {
+      chunks.push(chunk);
+      // Switched: the socket now speaks WebSocket and stays open; the head is all we want.
+      if (/^HTTP\/1\.1 101 [^]*?\r\n\r\n/.test(Buffer.concat(chunks).toString('latin1'))) done();
+    });
+    socket.on('error', reject);
+    socket.on('close', done);
+    socket.write(`${head}\r\n\r\n`);
+  });
+}

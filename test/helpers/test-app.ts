@@ -42,6 +42,8 @@ export interface TestAppOptions {
   registry?: Partial<Omit<ModelRegistryOptions, 'manifest' | 'modelsDir' | 'engines'>>;
   /** `postgres`: a fresh schema on TEST_POSTGRES_URL (test-databases.ts) instead of a SQLite file. */
   database?: TestDatabaseKind;
+  /** The clock API keys expire by. */
+  now?: () => Date;
 }
 
 export interface TestApp {
@@ -84,6 +86,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: options.logger ?? createLogger('silent'),
     redis: options.redis,
     rateLimitPrefix: `test-${databasePath}`,
+    now: options.now,
   });
   return {
     request: supertest.agent(app.callback()),

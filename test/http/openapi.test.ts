@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ERROR_CODES } from '../../src/errors.js';
 import { LIBRETRANSLATE_PATHS } from '../../src/http/routes/libretranslate-routes.js';
 import { TEI_PATHS } from '../../src/http/routes/tei-routes.js';
-import { REALTIME_PATH } from '../../src/http/realtime/realtime-endpoint.js';
+import { REALTIME_PATH } from '../../src/http/realtime/realtime-operations.js';
 import { createApp } from '../../src/http/create-app.js';
 import { createLogger } from '../../src/logger.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';

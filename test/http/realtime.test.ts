@@ -5,86 +5,17 @@
 import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import WebSocket from 'ws';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { SPEECH_DIR } from '../audio/audio-test-helpers.js';
 import { createKeyStore } from '../../src/auth/key-store.js';
+import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
 import type { Engine } from '../../src/inference/engine.js';
 import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
+import { connect, listen, refused, withKey as withStaticKey, type ServerEvent } from '../helpers/realtime-client.js';
 import { createTestApp, TEST_API_KEY, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 
-interface ServerEvent {
-  type: string;
-  event_id: string;
-  [field: string]: unknown;
-}
-
-/** A client of one session that records what the server sent. */
-class RealtimeClient {
-  readonly events: ServerEvent[] = [];
-  readonly #waiters: { test: (event: ServerEvent) => boolean; resolve: (event: ServerEvent) => void }[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-
-  constructor(readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const event = JSON.parse(data.toString()) as ServerEvent;
-      this.events.push(event);
-      for (const waiter of [...this.#waiters]) {
-        if (waiter.test(event)) {
-          this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-          waiter.resolve(event);
-        }
-      }
-    });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  }
-
-  send(event: Record<string, unknown>): void {
-    this.ws.send(JSON.stringify(event));
-  }
-
-  /** The next event of `type` (or one already received since `from`). */
-  next(type: string, from = 0): Promise<ServerEvent> {
-    const seen = this.events.slice(from).find((event) => event.type === type);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => this.#waiters.push({ test: (event) => event.type === type, resolve }));
-  }
-}
-
-async function listen(app: TestApp): Promise<{ server: Server; url: string }> {
-  const server = app.app.listen(0, '127.0.0.1');
-  server.on('upgrade', app.app.realtime.upgrade);
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { server, url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-function connect(url: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<RealtimeClient> {
-  const ws = new WebSocket(url, options.protocols ?? [], { headers: options.headers });
-  const client = new RealtimeClient(ws);
-  return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve(client));
-    ws.once('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk));
-      res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, body, headers: res.headers })));
-    });
-    ws.once('error', reject);
-  });
-}
-
-const withKey = { headers: { Authorization: `Bearer ${TEST_API_KEY}` } };
-
-async function refused(url: string, options: Parameters<typeof connect>[1] = {}): Promise<{ status: number; body: string; headers: Record<string, string> }> {
-  try {
-    const client = await connect(url, options);
-    client.ws.close();
-  } catch (error) {
-    return error as { status: number; body: string; headers: Record<string, string> };
-  }
-  throw new Error(`connected to ${url}`);
-}
+const withKey = withStaticKey();
 
 describe('realtime transcription sessions (WebSocket)', () => {
   let app: TestApp;
@@ -153,7 +84,7 @@ describe('realtime transcription sessions (WebSocket)', () => {
   });
 
   it('caps open sessions with a close reason, closes idle sessions, and bounds message size', async () => {
-    await start({ limits: { realtime: { maxSessions: 1, maxMessageBytes: 4096, maxBufferSeconds: 1, maxTurnSeconds: 30, maxPendingItems: 4, idleMs: 300 } } });
+    await start({ limits: { realtime: { ...DEFAULT_LIMITS.realtime, maxSessions: 1, maxMessageBytes: 4096, maxBufferSeconds: 1, maxTurnSeconds: 30, maxPendingItems: 4, idleMs: 300 } } });
     const first = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
     const second = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
     const refusedSession = await second.closed;
@@ -203,7 +134,7 @@ describe('realtime transcription sessions (WebSocket)', () => {
   });
 
   it('refuses audio over the buffer bound when the client commits by hand', async () => {
-    await start({ limits: { realtime: { maxSessions: 8, maxMessageBytes: 1 << 20, maxBufferSeconds: 1, maxTurnSeconds: 30, maxPendingItems: 4, idleMs: 10_000 } } });
+    await start({ limits: { realtime: { ...DEFAULT_LIMITS.realtime, maxSessions: 8, maxMessageBytes: 1 << 20, maxBufferSeconds: 1, maxTurnSeconds: 30, maxPendingItems: 4, idleMs: 10_000 } } });
     const client = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
     client.send({ type: 'transcription_session.update', session: { turn_detection: null } });
     await client.next('transcription_session.updated');

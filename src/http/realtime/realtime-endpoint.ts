@@ -2,14 +2,17 @@
  * `GET /v1/realtime?intent=transcription` upgraded to a WebSocket: OpenAI's Realtime API for
  * live transcription (transcription-session.ts holds the protocol).
  *
- * The upgrade is answered here, outside Koa (Koa has no upgrade path), by the same rules:
- * any spelling of a /v1 path needs a key (api-boundary.ts), given as `Authorization: Bearer`
- * or, from browsers that cannot set headers, as the `openai-insecure-api-key.<key>`
- * subprotocol; refusals are the API's JSON errors. Bounds: message size (ws `maxPayload`),
- * open sessions (the next one is closed with 1013 and a reason), idle time, audio buffered per
- * session, transcriptions queued per session (the socket stops being read), and a client that
- * stops reading our events is dropped.
+ * The upgrade is answered here, outside Koa (Koa has no upgrade path), by the same rules: the
+ * path is read as the HTTP routers read it (`target`), any spelling of a /v1 path needs a key
+ * (api-boundary.ts), given as `Authorization: Bearer` or, from browsers that cannot set
+ * headers, as the `openai-insecure-api-key.<key>` subprotocol; a key whose model list allows no
+ * speech-to-text model (or not `?model=`) is refused (speech-scope.ts); refusals are the API's
+ * JSON errors. Bounds: message size (ws `maxPayload`), open sessions in all and per key
+ * (session-slots.ts), idle time and lifetime, the bytes a session holds unprocessed
+ * (session-budget.ts: the socket stops being read, then the session is closed), and a client
+ * that stops reading our events is dropped. The key is checked again before every turn.
  */
+import Router from '@koa/router';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -17,27 +20,34 @@ import { bearerToken } from '../../auth/api-key.js';
 import type { KeyAccess } from '../../auth/key-access.js';
 import type { KeyPolicy } from '../../auth/key-store.js';
 import type { RealtimeLimits } from '../../config/load-config.js';
-import { BEARER_CHALLENGE, RateLimitedError, ValidationError } from '../../errors.js';
+import { AppError, BEARER_CHALLENGE, RateLimitedError, TooManySessionsError, ValidationError } from '../../errors.js';
 import type { LiveAudioStream, Transcriber } from '../../inference/types.js';
 import type { Logger } from '../../logger.js';
 import { isApiPath } from '../api-boundary.js';
 import { errorType } from '../error-middleware.js';
-import { jsonError, V1_COMMON_ERRORS, type Operation } from '../operation.js';
+import { V1_ROUTER_OPTIONS } from '../routes/v1-router.js';
 import type { RequestValidator, Validate } from '../validation.js';
 import { CLIENT_EVENTS, type ClientEvent, type ClientEventType } from './realtime-events.js';
+import { REALTIME_PATH } from './realtime-operations.js';
+import { RealtimeBudget } from './session-budget.js';
+import { SessionSlots, slotHolder } from './session-slots.js';
+import { speechScopeRefusal, type SpeechModels } from './speech-scope.js';
 import { TranscriptionSession } from './transcription-session.js';
 
-export const REALTIME_PATH = '/v1/realtime';
 const KEY_PROTOCOL_PREFIX = 'openai-insecure-api-key.';
 /** Events we could not deliver pile up in memory; a client this far behind is dropped. */
 const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 /** RFC 6455 close codes. */
-const CLOSE = { normal: 1000, goingAway: 1001, tryAgainLater: 1013 } as const;
+const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, tryAgainLater: 1013 } as const;
 
 export interface RealtimeEndpointDeps {
   access: KeyAccess;
   transcriber(modelId: string): Promise<Transcriber>;
   openAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream>;
+  /** The manifest's models and aliases, for the key's model list at the upgrade. */
+  models: SpeechModels;
+  /** The path and query of the request target as the HTTP routers read it (Koa's ctx.path). */
+  target(req: IncomingMessage): { path: string; query: URLSearchParams };
   validator: RequestValidator;
   limits: RealtimeLimits;
   logger: Logger;
@@ -48,24 +58,31 @@ export interface RealtimeEndpoint {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every session (server shutdown). */
   close(): void;
+  /** Open sessions and the bytes they hold unprocessed (session-budget.ts). */
+  stats(): { sessions: number; heldBytes: number; peakSessionBytes: number };
 }
 
 export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndpoint {
+  const { limits } = deps;
   const sockets = new WebSocketServer({
     noServer: true,
-    maxPayload: deps.limits.maxMessageBytes,
+    maxPayload: limits.maxMessageBytes,
     // Browsers fail the handshake unless one offered subprotocol is chosen; never the key one.
     handleProtocols: (offered) => (offered.has('realtime') ? 'realtime' : [...offered].find((p) => !p.startsWith(KEY_PROTOCOL_PREFIX)) ?? false),
   });
   const parse = Object.fromEntries(
     Object.entries(CLIENT_EVENTS).map(([type, schema]) => [type, deps.validator.compile(schema)]),
   ) as Record<ClientEventType, Validate<(typeof CLIENT_EVENTS)[ClientEventType]>>;
+  // Matched as the /v1 routes are (a trailing slash too), on the path as they read it (`target`).
+  const route = new Router({ ...V1_ROUTER_OPTIONS }).get(REALTIME_PATH.slice(V1_ROUTER_OPTIONS.prefix.length), () => {});
   const sessions = new Set<WebSocket>();
+  const slots = new SessionSlots(limits);
+  const budget = new RealtimeBudget(limits);
 
   const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!isApiPath(url.pathname)) return refuse(socket, 404, 'text', 'No WebSocket endpoint here');
+    const { path, query } = deps.target(req);
+    if (!isApiPath(path)) return refuse(socket, 404, 'text', 'No WebSocket endpoint here');
     const key = presentedKey(req);
     if (key === undefined) {
       return refuse(socket, 401, 'json', 'Missing API key: send "Authorization: Bearer <API_KEY>" or the subprotocol "openai-insecure-api-key.<API_KEY>"', 'unauthorized');
@@ -74,27 +91,36 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     try {
       policy = await deps.access.authorize(key);
     } catch (error) {
-      if (error instanceof RateLimitedError) return refuse(socket, 429, 'json', error.message, error.code, error.headers);
+      if (error instanceof RateLimitedError) return refuseWith(socket, error);
       throw error;
     }
     if (!policy) return refuse(socket, 401, 'json', 'Invalid, expired or revoked API key', 'unauthorized');
     const keyPolicy = policy;
-    if (url.pathname !== REALTIME_PATH) return refuse(socket, 404, 'json', `No WebSocket endpoint at ${url.pathname}`, 'not_found');
-    const intent = url.searchParams.get('intent');
-    if (intent !== 'transcription') {
+    if (!route.match(path, 'GET').route) return refuse(socket, 404, 'json', `No WebSocket endpoint at ${path}`, 'not_found');
+    if (query.get('intent') !== 'transcription') {
       return refuse(socket, 400, 'json', `Only transcription sessions are served: connect to ${REALTIME_PATH}?intent=transcription`, 'invalid_request');
     }
+    const model = query.get('model') ?? undefined;
+    const outOfScope = await speechScopeRefusal(keyPolicy, model, deps.models);
+    if (outOfScope) return refuseWith(socket, outOfScope);
+    const holder = slotHolder(keyPolicy, key);
+    if (slots.full(holder) === 'key') return refuseWith(socket, new TooManySessionsError(limits.maxSessionsPerKey));
     sockets.handleUpgrade(req, socket, head, (ws) => {
-      if (sessions.size >= deps.limits.maxSessions) {
-        ws.close(CLOSE.tryAgainLater, `Too many realtime sessions (${deps.limits.maxSessions} open); retry later`);
+      const full = slots.full(holder);
+      if (full) {
+        const reason = full === 'server' ? `Too many realtime sessions (${limits.maxSessions} open); retry later` : new TooManySessionsError(limits.maxSessionsPerKey).message;
+        ws.close(CLOSE.tryAgainLater, reason);
         return;
       }
-      serve(ws, url.searchParams.get('model') ?? undefined, keyPolicy);
+      serve(ws, { model, policy: keyPolicy, key, release: slots.take(holder) });
     });
   };
 
-  const serve = (ws: WebSocket, model: string | undefined, policy: KeyPolicy) => {
+  const serve = (ws: WebSocket, opened: { model: string | undefined; policy: KeyPolicy; key: string; release: () => void }) => {
     sessions.add(ws);
+    // The key as last verified: each turn runs as it (its model list, its usage).
+    let policy = opened.policy;
+    let ended = false;
     const send = (event: { type: string }) => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > MAX_UNSENT_BYTES) {
@@ -103,36 +129,76 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       }
       ws.send(JSON.stringify({ event_id: `event_${Math.random().toString(36).slice(2, 14)}`, ...event }));
     };
+    const held = budget.open({
+      pause: () => ws.pause(),
+      resume: () => ws.resume(),
+      overflow: (bytes) => {
+        session.sendError('session_overloaded', `The session holds ${bytes} bytes of input not yet processed, over its bound of ${limits.sessionMaxBytes}; send audio no faster than it is processed`);
+        end(CLOSE.policy, 'Too much input waiting to be processed');
+      },
+    });
     const session = new TranscriptionSession(
       {
-        transcriber: deps.transcriber,
+        transcriber: (modelId) => deps.access.run(policy, () => deps.transcriber(modelId)),
         openAudio: deps.openAudio,
         send,
-        chargeTurn: () => deps.access.charge(policy),
-        pause: () => ws.pause(),
-        resume: () => ws.resume(),
-        limits: deps.limits,
+        authorizeTurn: async () => {
+          const current = await deps.access.authorize(opened.key);
+          if (current) policy = current;
+          return current !== undefined;
+        },
+        end: (reason) => end(CLOSE.policy, reason),
+        budget: held,
+        limits,
       },
-      { model },
+      { model: opened.model },
     );
     let idle: NodeJS.Timeout | undefined;
     const stillActive = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => ws.close(CLOSE.normal, `No events for ${deps.limits.idleMs / 1000} s; session closed`), deps.limits.idleMs);
+      idle = setTimeout(() => end(CLOSE.normal, `No events for ${limits.idleMs / 1000} s; session closed`), limits.idleMs);
+    };
+    const lifetime = setTimeout(() => {
+      session.sendError('session_expired', `Sessions last at most ${limits.maxSessionSeconds} s; reconnect to go on`);
+      end(CLOSE.normal, `Session lifetime of ${limits.maxSessionSeconds} s reached`);
+    }, limits.maxSessionSeconds * 1000);
+    /** Stops the session's work and frees its memory; once, when the server ends it or the socket closes. */
+    const stop = () => {
+      clearTimeout(idle);
+      clearTimeout(lifetime);
+      held.close();
+      session.close().catch((error: unknown) => deps.logger.error('realtime session failed to close', { session: session.id, error }));
+    };
+    const end = (code: number, reason: string) => {
+      if (ended) return;
+      ended = true;
+      ws.close(code, reason);
+      stop();
     };
     stillActive();
     ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (ended) return;
       stillActive();
+      const bytes = byteLength(data);
+      held.messageReceived(bytes);
+      if (ended) return;
       const event = readEvent(data, isBinary);
-      if ('error' in event) session.sendError(event.code, event.error, event.eventId);
+      if ('error' in event) {
+        held.messageHandled(bytes);
+        session.sendError(event.code, event.error, event.eventId);
+        return;
+      }
       // As this key: its model list and usage apply to every turn the event leads to.
-      else void deps.access.run(policy, () => session.handle(event));
+      void deps.access.run(policy, () => session.handle(event)).finally(() => held.messageHandled(bytes));
     });
     ws.on('error', (error) => deps.logger.info('realtime connection error', { session: session.id, error: error.message }));
     ws.on('close', () => {
-      clearTimeout(idle);
+      // The slot is the socket's: one the client keeps open after our close frame still counts.
       sessions.delete(ws);
-      session.close().catch((error: unknown) => deps.logger.error('realtime session failed to close', { session: session.id, error }));
+      opened.release();
+      if (ended) return;
+      ended = true;
+      stop();
     });
     session.start();
   };
@@ -170,7 +236,12 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     close: () => {
       for (const ws of sessions) ws.close(CLOSE.goingAway, 'Server shutting down');
     },
+    stats: () => ({ sessions: sessions.size, heldBytes: budget.heldBytes, peakSessionBytes: budget.peakSessionBytes }),
   };
+}
+
+function byteLength(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((sum, part) => sum + part.byteLength, 0) : data.byteLength;
 }
 
 function presentedKey(req: IncomingMessage): string | undefined {
@@ -178,6 +249,10 @@ function presentedKey(req: IncomingMessage): string | undefined {
   if (bearer) return bearer;
   const protocols = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
   return protocols.find((p) => p.startsWith(KEY_PROTOCOL_PREFIX))?.slice(KEY_PROTOCOL_PREFIX.length) || undefined;
+}
+
+function refuseWith(socket: Duplex, error: AppError): void {
+  refuse(socket, error.status, 'json', error.message, error.code, error.headers);
 }
 
 /** An HTTP answer on a socket that asked to upgrade, in the area's error format. */
@@ -194,39 +269,4 @@ function refuse(socket: Duplex, status: number, format: 'json' | 'text', message
     ...Object.entries(extraHeaders).map(([name, value]) => `${name}: ${value}`),
   ];
   socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
-}
-
-/** The upgrade, for /openapi.json (the events themselves are the OpenAI Realtime API's). */
-export function realtimeOperations(limits: RealtimeLimits): Operation[] {
-  return [
-    {
-      method: 'get',
-      path: REALTIME_PATH,
-      tags: ['speech to text'],
-      summary: 'Live transcription over WebSocket (OpenAI Realtime API, transcription sessions)',
-      description: [
-        'Upgrade to a WebSocket with `?intent=transcription` (and optionally `&model=<speech-to-text model id>`). The key goes in',
-        '`Authorization: Bearer <key>` or, from browsers, as the subprotocol `openai-insecure-api-key.<key>` next to `realtime`.',
-        'Client events: `transcription_session.update` (`input_audio_transcription.model|language`, `turn_detection`: `null` or',
-        '`{"type": "server_vad", threshold, prefix_padding_ms, silence_duration_ms}`), `input_audio_buffer.append` (base64 PCM16,',
-        '24 kHz mono), `input_audio_buffer.commit`, `input_audio_buffer.clear`. Server events: `transcription_session.created|updated`,',
-        '`input_audio_buffer.speech_started|speech_stopped|committed|cleared`, `conversation.item.created`,',
-        '`conversation.item.input_audio_transcription.delta|completed|failed`, `error`.',
-        `Bounds: ${limits.maxSessions} sessions at once (the next is closed with code 1013 and a reason), messages of at most`,
-        `${limits.maxMessageBytes} bytes (close 1009), ${limits.maxBufferSeconds} s of uncommitted audio, turns cut at ${limits.maxTurnSeconds} s,`,
-        `${limits.maxPendingItems} turns awaiting transcription before the socket stops being read, closed after ${limits.idleMs / 1000} s without events.`,
-      ].join(' '),
-      secured: true,
-      parameters: [
-        { name: 'intent', in: 'query', required: true, schema: { type: 'string', enum: ['transcription'] } },
-        { name: 'model', in: 'query', required: false, description: 'Speech-to-text model id (or set it in a session update).', schema: { type: 'string' } },
-      ],
-      responses: {
-        '101': { description: 'Switched to the WebSocket protocol; the server sends `transcription_session.created`.' },
-        '400': jsonError('The `intent` is not `transcription`.', ['invalid_request']),
-        '401': V1_COMMON_ERRORS['401']!,
-        '404': jsonError('No WebSocket endpoint at this /v1 path.', ['not_found']),
-      },
-    },
-  ];
 }

@@ -12,6 +12,7 @@ import type { RealtimeLimits } from '../../config/load-config.js';
 import { AppError, PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { LiveAudioStream, Transcriber } from '../../inference/types.js';
 import type { ClientEvent, ClientEventType, RealtimeErrorBody, ServerEvent, SessionSettings } from './realtime-events.js';
+import type { SessionBudget } from './session-budget.js';
 import { TurnDetector, type TurnDetection } from './turn-detector.js';
 
 export const SAMPLE_RATE = 16_000;
@@ -23,6 +24,13 @@ const FRAME_MS = (FRAME_SAMPLES * 1000) / SAMPLE_RATE;
 /** OpenAI refuses to commit less than 100 ms of audio. */
 const MIN_COMMIT_MS = 100;
 
+/** What a session whose key was revoked or expired says before it ends. */
+const KEY_INVALID = {
+  code: 'unauthorized',
+  message: "The session's API key has been revoked or has expired; the session is closed",
+  reason: 'API key revoked or expired',
+} as const;
+
 export const DEFAULT_TURN_DETECTION: TurnDetection = Object.freeze({ threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 });
 
 export interface SessionDeps {
@@ -31,11 +39,16 @@ export interface SessionDeps {
   /** Opens the audio pipeline; speech probabilities only when `detectSpeech`. */
   openAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream>;
   send(event: ServerEvent): void;
-  /** Counts one turn against the key's request limit; throws RateLimitedError past it. */
-  chargeTurn(): Promise<void>;
-  /** Stop and resume reading the client's messages (backpressure). */
-  pause(): void;
-  resume(): void;
+  /**
+   * Checks the session's key again before a turn is transcribed and counts the turn against its
+   * request limit (throws RateLimitedError past it): false when the key has been revoked or has
+   * expired since the session opened.
+   */
+  authorizeTurn(): Promise<boolean>;
+  /** Ends the session from the server's side; `reason` is the close reason. */
+  end(reason: string): void;
+  /** Told the audio the session holds, which bounds it (session-budget.ts). */
+  budget: Pick<SessionBudget, 'buffered' | 'turnQueued' | 'turnDone'>;
   limits: RealtimeLimits;
 }
 
@@ -62,8 +75,6 @@ export class TranscriptionSession {
   /** Events handled one at a time, in arrival order (appends wait for the audio worker). */
   #incoming: Promise<void> = Promise.resolve();
   #transcriptions: Promise<void> = Promise.resolve();
-  #pendingItems = 0;
-  #paused = false;
 
   constructor(deps: SessionDeps, initial: { model?: string }) {
     this.#deps = deps;
@@ -89,6 +100,14 @@ export class TranscriptionSession {
 
   sendError(code: string, message: string, eventId?: string): void {
     this.#deps.send({ type: 'error', error: errorBody('invalid_request_error', code, message, eventId) });
+  }
+
+  /** The session's key is no longer valid: says so, stops all work and ends the session. */
+  #keyInvalid(): void {
+    if (this.#abort.signal.aborted) return;
+    this.sendError(KEY_INVALID.code, KEY_INVALID.message);
+    this.#abort.abort(new Error(KEY_INVALID.message));
+    this.#deps.end(KEY_INVALID.reason);
   }
 
   async #dispatch(event: ClientEvent): Promise<void> {
@@ -145,6 +164,7 @@ export class TranscriptionSession {
     if (this.#abort.signal.aborted) return;
     this.#buffer.push(samples);
     this.#streamSamples += samples.length;
+    this.#deps.budget.buffered(this.#bufferSamples);
     if (this.#detector && this.#settings.turnDetection) {
       for (const turn of this.#detector.push(speechProbabilities)) {
         if (turn.type === 'speech_started') this.#speechStarted(turn.atMs, this.#settings.turnDetection.prefixPaddingMs);
@@ -192,23 +212,26 @@ export class TranscriptionSession {
       previous_item_id: previousItemId,
       item: { id: itemId, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] },
     });
-    this.#pendingItems++;
-    this.#flowControl();
-    this.#transcriptions = this.#transcriptions.then(() => this.#transcribe(itemId, audio)).finally(() => {
-      this.#pendingItems--;
-      this.#flowControl();
-    });
+    this.#deps.budget.turnQueued(audio.length);
+    this.#transcriptions = this.#transcriptions.then(() => this.#transcribe(itemId, audio)).finally(() => this.#deps.budget.turnDone(audio.length));
   }
 
   async #transcribe(itemId: string, samples: Float32Array): Promise<void> {
     const signal = this.#abort.signal;
     if (signal.aborted) return;
     try {
+      // As an HTTP request is: the key first, then what it asks for.
+      const keyValid = await this.#deps.authorizeTurn();
+      if (signal.aborted) return;
+      if (!keyValid) {
+        this.#failed(itemId, KEY_INVALID.code, KEY_INVALID.message);
+        this.#keyInvalid();
+        return;
+      }
       const model = this.#settings.model;
       if (model === undefined) {
         throw new ValidationError('No transcription model: pass ?model= on the URL or set session.input_audio_transcription.model');
       }
-      await this.#deps.chargeTurn();
       const transcriber = await this.#deps.transcriber(model);
       const transcript = await transcriber.transcribe({ samples, sampleRate: SAMPLE_RATE }, { language: this.#settings.language, signal });
       const text = transcript.text.trim();
@@ -218,20 +241,17 @@ export class TranscriptionSession {
     } catch (error) {
       if (signal.aborted) return;
       const { code, message } = describeError(error);
-      this.#deps.send({
-        type: 'conversation.item.input_audio_transcription.failed',
-        item_id: itemId,
-        content_index: 0,
-        error: { type: 'transcription_error', code, message },
-      });
+      this.#failed(itemId, code, message);
     }
   }
 
-  #flowControl(): void {
-    const busy = this.#pendingItems >= this.#deps.limits.maxPendingItems;
-    if (busy && !this.#paused) this.#deps.pause();
-    if (!busy && this.#paused) this.#deps.resume();
-    this.#paused = busy;
+  #failed(itemId: string, code: string, message: string): void {
+    this.#deps.send({
+      type: 'conversation.item.input_audio_transcription.failed',
+      item_id: itemId,
+      content_index: 0,
+      error: { type: 'transcription_error', code, message },
+    });
   }
 
   /** The audio stream, with speech detection exactly when server VAD is on (reopened if that changed). */
@@ -283,6 +303,7 @@ export class TranscriptionSession {
       else this.#buffer[0] = chunk.subarray(used);
     }
     this.#bufferStart += count;
+    this.#deps.budget.buffered(this.#bufferSamples);
     return taken;
   }
 

@@ -3,7 +3,7 @@ import type { Limits } from '../../config/load-config.js';
 import type { Models } from '../scoped-models.js';
 import type { Admission } from '../admission.js';
 import type { Operation } from '../operation.js';
-import { realtimeOperations } from '../realtime/realtime-endpoint.js';
+import { realtimeOperations } from '../realtime/realtime-operations.js';
 import type { RequestValidator } from '../validation.js';
 import { classificationOperations, classificationRoutes } from './v1/classification-routes.js';
 import { embeddingsOperations, embeddingsRoutes } from './v1/embeddings-routes.js';
@@ -31,13 +31,16 @@ export interface V1RouteDeps extends V1Deps {
   speak: SpeechResponder;
 }
 
+/** How the /v1 router matches paths; the WebSocket upgrade (realtime-endpoint.ts) matches its path alike. */
+export const V1_ROUTER_OPTIONS = Object.freeze({ prefix: '/v1', sensitive: true });
+
 export function createV1Router(options: V1Deps): Router {
   const deps: V1RouteDeps = {
     ...options,
     speak: createSpeechResponder(options),
   };
   // The API key is checked before routing, in createApp (see api-boundary.ts).
-  const router = new Router({ prefix: '/v1', sensitive: true });
+  const router = new Router({ ...V1_ROUTER_OPTIONS });
   for (const addRoutes of [modelRoutes, classificationRoutes, embeddingsRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {
     addRoutes(router, deps);
   }

@@ -1,0 +1,52 @@
+/** The WebSocket upgrade of live transcription, as /openapi.json describes it (realtime-endpoint.ts serves it). */
+import type { RealtimeLimits } from '../../config/load-config.js';
+import { jsonError, V1_COMMON_ERRORS, type Operation } from '../operation.js';
+
+export const REALTIME_PATH = '/v1/realtime';
+
+const MIB = 1024 * 1024;
+
+/** The upgrade (the events themselves are the OpenAI Realtime API's). */
+export function realtimeOperations(limits: RealtimeLimits): Operation[] {
+  return [
+    {
+      method: 'get',
+      path: REALTIME_PATH,
+      tags: ['speech to text'],
+      summary: 'Live transcription over WebSocket (OpenAI Realtime API, transcription sessions)',
+      description: [
+        'Upgrade to a WebSocket with `?intent=transcription` (and optionally `&model=<speech-to-text model id>`). The key goes in',
+        '`Authorization: Bearer <key>` or, from browsers, as the subprotocol `openai-insecure-api-key.<key>` next to `realtime`.',
+        'A key whose model list (`keys create --models`) holds no speech-to-text model or alias, or not the `model` asked for, is refused (403).',
+        'Client events: `transcription_session.update` (`input_audio_transcription.model|language`, `turn_detection`: `null` or',
+        '`{"type": "server_vad", threshold, prefix_padding_ms, silence_duration_ms}`), `input_audio_buffer.append` (base64 PCM16,',
+        '24 kHz mono), `input_audio_buffer.commit`, `input_audio_buffer.clear`. Server events: `transcription_session.created|updated`,',
+        '`input_audio_buffer.speech_started|speech_stopped|committed|cleared`, `conversation.item.created`,',
+        '`conversation.item.input_audio_transcription.delta|completed|failed`, `error`.',
+        'The key is checked again before every turn: once it is revoked or expired the turn fails, an `error` event (`unauthorized`)',
+        'follows and the session is closed with code 1008.',
+        `Bounds: ${limits.maxSessions} sessions at once (the next is closed with code 1013 and a reason), ${limits.maxSessionsPerKey} per key`,
+        `(the next upgrade answers 429 \`too_many_sessions\`), each closed ${limits.maxSessionSeconds} s after it opened (an \`error\` event`,
+        `\`session_expired\`, then code 1000) or after ${limits.idleMs / 1000} s without events; messages of at most ${limits.maxMessageBytes} bytes`,
+        `(close 1009), ${limits.maxBufferSeconds} s of uncommitted audio, turns cut at ${limits.maxTurnSeconds} s. The socket stops being read`,
+        `while a session holds ${limits.maxPendingItems} turns awaiting transcription, or ${limits.sessionPauseBytes / MIB} MiB of input not yet`,
+        `processed (messages not yet handled, audio buffered, audio of turns awaiting transcription), or all sessions together`,
+        `${limits.totalPauseBytes / MIB} MiB; a session past ${limits.sessionMaxBytes / MIB} MiB gets an \`error\` event \`session_overloaded\``,
+        'and is closed with code 1008.',
+      ].join(' '),
+      secured: true,
+      parameters: [
+        { name: 'intent', in: 'query', required: true, schema: { type: 'string', enum: ['transcription'] } },
+        { name: 'model', in: 'query', required: false, description: 'Speech-to-text model id (or set it in a session update).', schema: { type: 'string' } },
+      ],
+      responses: {
+        '101': { description: 'Switched to the WebSocket protocol; the server sends `transcription_session.created`.' },
+        '400': jsonError('The `intent` is not `transcription`.', ['invalid_request']),
+        '401': V1_COMMON_ERRORS['401']!,
+        '403': jsonError("The key's model list holds no speech-to-text model, or not the `model` asked for.", ['model_not_allowed']),
+        '404': jsonError('No WebSocket endpoint at this /v1 path.', ['not_found']),
+        '429': jsonError('The key is over its requests per minute (`Retry-After` says when to retry), or already holds as many sessions as one key may.', ['rate_limited', 'too_many_sessions']),
+      },
+    },
+  ];
+}
