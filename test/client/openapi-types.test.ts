@@ -96,7 +96,7 @@ const CLIENT_CODES: Record<ErrorCode, true> = {
   model_not_found: true, wrong_model_task: true, method_not_allowed: true, conflict: true, request_timeout: true,
   payload_too_large: true, unsupported_media_type: true, undecodable_audio: true, model_not_installed: true,
   model_unavailable: true, model_memory_exhausted: true, admin_required: true, inference_failed: true, server_busy: true,
-  internal_error: true, stream_interrupted: true,
+  internal_error: true, stream_interrupted: true, too_many_sessions: true,
 };
 
 interface Recorded {
