@@ -2,7 +2,7 @@
  * The playground on the fixture models only (a clone without `npm run test-models`): speech and
  * transcription still run end to end on the random-weight models, and live captions are not
  * offered without the server's voice activity detection model, with the reason on the page.
- * The full walk through every pane, with the real models when installed, is playground.test.ts.
+ * The full walk through every pane, with the real models when installed, is playground.slow.test.ts.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
