@@ -226,7 +226,7 @@ async function listModels(manifest: Manifest, modelsDir: string, out: CommandIo[
     const bytes = files.reduce((sum, file) => sum + (file.size ?? 0), 0);
     // A "+" says some files have no size in the manifest, so the total is a lower bound.
     const size = bytes > 0 ? `${formatBytes(bytes)}${files.every((file) => file.size !== undefined) ? '' : '+'}` : '-';
-    const how = entry.source ? `npm run download-models -- ${entry.id}` : (info?.install ?? `engine ${entry.engine}`);
+    const how = info?.install ?? `engine ${entry.engine}`;
     const state = info?.installed ? 'installed' : `not installed (${how})`;
     const flags = [entry.default ? 'default' : '', state].filter(Boolean).join(', ');
     out.write(`${entry.id.padEnd(36)} ${entry.task.padEnd(20)} ${size.padStart(9)}  ${flags}\n`);
