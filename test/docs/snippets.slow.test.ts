@@ -13,7 +13,8 @@
  * run under tsx and Python blocks under the tools venv (`.cache/venv`, or SNIPPETS_PYTHON) and
  * must exit 0. Skipped, with the reason printed: blocks naming a model that is not installed
  * (fence flag `optional=<id>` for a model named on purpose, e.g. to show its 503), and Python
- * blocks whose packages no Python at hand has. Fences marked `no-run` are not run; a block that
+ * blocks whose packages no Python at hand has; `absent=<id>` marks a block that shows the answer
+ * when that model is not installed (skipped where it is). Fences marked `no-run` are not run; a block that
  * would install or start something without that mark fails (snippets.test.ts).
  */
 import { expect } from 'chai';
@@ -25,7 +26,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { spawnServer, type SpawnedServer } from '../server/spawn-server.js';
 import { documentationFiles, fencedBlocks, readDoc, type FencedBlock } from './markdown.js';
-import { atPort, forbiddenCommand, isRunnable, JAVASCRIPT, looseMismatch, modelsNamed, PYTHON, pythonImports, SHELL, shellCommands } from './snippets.js';
+import { atPort, flagModels, forbiddenCommand, isRunnable, JAVASCRIPT, looseMismatch, modelsNamed, PYTHON, pythonImports, SHELL, shellCommands } from './snippets.js';
 
 const STATIC_KEY = 'snippets-static-admin-key-0123456789';
 const BLOCK_TIMEOUT_MS = 120_000;
@@ -158,6 +159,8 @@ async function runBlock(block: FencedBlock, run: FileRun, index: number): Promis
   if (forbidden) throw new Error(forbidden);
   const missingModels = modelsNamed(block, run.known).filter((name) => !run.installed.has(name));
   if (missingModels.length > 0) return `needs ${missingModels.join(', ')}, which is not installed (the test models do not include it)`;
+  const present = flagModels(block, 'absent').filter((name) => run.installed.has(name));
+  if (present.length > 0) return `shows the answer without ${present.join(', ')}, which is installed here`;
 
   if (SHELL.has(block.language)) {
     const commands = shellCommands(atPort(block.code, run.port));

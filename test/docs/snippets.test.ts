@@ -54,6 +54,7 @@ describe('documentation examples: reading them', () => {
     const names = ['whisper-base', 'whisper-base-pypi', 'whisper-tiny.en', 'tts-1', 'tts-1-hd'];
     expect(modelsNamed(block('sh', '-F model=whisper-base-pypi -d \'{"model":"tts-1"}\''), names)).to.deep.equal(['whisper-base-pypi', 'tts-1']);
     expect(modelsNamed(block('ts', "model: 'whisper-tiny.en' … model: 'whisper-base'", ['optional=whisper-base']), names)).to.deep.equal(['whisper-tiny.en']);
+    expect(modelsNamed(block('sh', '-F model=whisper-base -F x=tts-1', ['absent=whisper-base']), names)).to.deep.equal(['tts-1']);
   });
 
   it('reads Python imports and points the documented port at the test server', () => {

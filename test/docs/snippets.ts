@@ -102,9 +102,17 @@ export function forbiddenCommand(block: FencedBlock): string | undefined {
   return undefined;
 }
 
-/** The model ids and aliases of `names` that a block mentions, minus those its fence marks `optional=`. */
+/** The models a fence flag such as `optional=a,b` or `absent=a` lists. */
+export function flagModels(block: FencedBlock, flag: 'optional' | 'absent'): string[] {
+  return block.flags.filter((word) => word.startsWith(`${flag}=`)).flatMap((word) => word.slice(flag.length + 1).split(','));
+}
+
+/**
+ * The model ids and aliases of `names` that a block mentions and needs: minus those its fence
+ * marks `optional=` (named, not needed) or `absent=` (named to show the answer without them).
+ */
 export function modelsNamed(block: FencedBlock, names: Iterable<string>): string[] {
-  const optional = new Set(block.flags.filter((flag) => flag.startsWith('optional=')).flatMap((flag) => flag.slice('optional='.length).split(',')));
+  const optional = new Set([...flagModels(block, 'optional'), ...flagModels(block, 'absent')]);
   const named: string[] = [];
   for (const name of names) {
     if (optional.has(name)) continue;
