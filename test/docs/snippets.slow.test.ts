@@ -122,7 +122,7 @@ async function startFileRun(): Promise<FileRun> {
   const databaseUrl = `sqlite:${join(scratch, 'app.db')}`;
   // whisper-1 stands for the smallest Whisper when it is installed, rather than the best (a load
   // of whisper-base-pypi per file): the examples that send it compare no output.
-  const pin = existsSync(join(REPO_ROOT, 'models/whisper-tiny.en/.installed.json')) ? { MODEL_ALIASES: 'whisper-1=whisper-tiny.en' } : {};
+  const pin: Record<string, string> = existsSync(join(REPO_ROOT, 'models/whisper-tiny.en/.installed.json')) ? { MODEL_ALIASES: 'whisper-1=whisper-tiny.en' } : {};
   const server = await spawnServer({ DATABASE_URL: databaseUrl, API_KEYS: STATIC_KEY, MODELS_DIR: join(REPO_ROOT, 'models'), ...pin });
   const port = Number(new URL(server.url).port);
   const env: NodeJS.ProcessEnv = {
