@@ -1,8 +1,8 @@
 #!/bin/sh
 # Runs its arguments with the allocator the server runs under (`npm start`, the benchmarks' side
 # of ours): jemalloc when the system has it (Debian/Ubuntu: libjemalloc2), else glibc tuned.
-# Both give unloaded models' memory back to the system (README "Model lifecycle"; glibc's
-# defaults keep 1.1-2.2x of it), and jemalloc also lowers the ASR peak (README, speech memory).
+# Both give unloaded models' memory back to the system (docs/operations.md,
+# "Memory and the allocator"; glibc's defaults keep much of it), and jemalloc also lowers the ASR peak.
 # Settings already in the environment win, so an operator can choose otherwise.
 if [ -z "${LD_PRELOAD:-}" ] && [ -z "${MALLOC_ARENA_MAX:-}" ]; then
   for lib in /usr/lib/*/libjemalloc.so.2 /usr/lib/libjemalloc.so.2; do

@@ -16,7 +16,7 @@ export const ERROR_CODES = {
   wrong_model_task: 'The model exists but serves another task than this endpoint.',
   method_not_allowed: 'The path exists but not for this HTTP method.',
   conflict: 'The request conflicts with a stored record (e.g. a duplicate email).',
-  request_timeout: 'The request body arrived too slowly or stopped arriving (see "Security and limits" in the README).',
+  request_timeout: 'The request body arrived too slowly or stopped arriving (see docs/security.md).',
   payload_too_large: 'The body or a field exceeds its documented limit.',
   unsupported_media_type: 'The Content-Type is not accepted by this endpoint.',
   undecodable_audio: 'The audio could not be decoded (corrupt, empty or an unsupported format).',

@@ -32,7 +32,7 @@ const modelsDir = resolve(process.env.MODELS_DIR ?? 'models');
 const MB = 2 ** 20;
 const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 
-/** How the child's malloc is set up (README "Model lifecycle" explains the choice). */
+/** How the child's malloc is set up (docs/operations.md, "Memory and the allocator", explains the choice). */
 const VARIANTS: ReadonlyArray<readonly [string, Record<string, string>]> = [
   ['glibc', {}],
   ['glibc-tuned', { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536', MALLOC_TRIM_THRESHOLD_: '65536' }],

@@ -41,7 +41,7 @@ export interface ModelInfo {
   install?: string;
   /** For an alias (`whisper-1`, `tts-1`): the installed model it stands for now. */
   alias_of?: string | null;
-  /** Where it is in its lifecycle (README "Model lifecycle"). */
+  /** Where it is in its lifecycle (docs/operations.md, "Model lifecycle"). */
   state?: 'unloaded' | 'loading' | 'loaded';
   /** Memory it takes: the RSS growth measured during its load and first call (its files' size while the first load runs); null before. */
   memory_bytes?: number | null;

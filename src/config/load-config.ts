@@ -62,7 +62,7 @@ export interface Limits {
 
 /**
  * How slow a client may be before its connection is dropped, so slow or stalled clients cannot
- * hold connections, admission slots or memory (README "Security and limits").
+ * hold connections, admission slots or memory (docs/security.md).
  */
 export interface ClientTimeouts {
   /** Node's headersTimeout: the request line and headers must arrive within this. */
@@ -122,7 +122,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxClassificationChars: 10_000,
   maxTranslationChars: 20_000,
   maxSpeechInputChars: 5_000,
-  // Held as 16-bit PCM while transcribed: 115 MB for an hour at 16 kHz (README "Security and limits").
+  // Held as 16-bit PCM while transcribed: 115 MB for an hour at 16 kHz (docs/security.md).
   maxAudioSeconds: 60 * 60,
   maxPendingRequests: Object.freeze({
     'speech-to-text': 16,

@@ -171,12 +171,11 @@ function messageOf(error: unknown, fallback: string): string {
   return typeof message === 'string' && message !== '' ? message : fallback;
 }
 
+/** OpenAI's error types: every 4xx (403 and 429 included) is about the request, never `server_error`. */
 export function errorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 404) return 'not_found_error';
-  if (status === 413 || status === 415 || status === 400 || status === 408 || status === 409 || status === 405 || status === 501) {
-    return 'invalid_request_error';
-  }
+  if ((status >= 400 && status < 500) || status === 501) return 'invalid_request_error';
   if (status === 503) return 'service_unavailable_error';
   return 'server_error';
 }

@@ -150,7 +150,9 @@ export class ModelCatalog {
     return engine.isInstalled ? engine.isInstalled(entry, context) : hasInstallMarker(context.modelDir);
   }
 
+  /** A hub source wins: the manifest's `installCommand` is how to install a model when not from the hub. */
   installCommand(entry: ManifestEntry): string {
+    if (entry.source) return `npm run download-models -- ${entry.id}`;
     return entry.installCommand ?? this.engineFor(entry).installCommand?.(entry) ?? `npm run download-models -- ${entry.id}`;
   }
 

@@ -2,7 +2,7 @@
  * Loads the manifest's models (model-catalog.ts knows which exist and whether they are
  * installed) lazily, once: concurrent first requests wait on the same load. It also owns what models of a task share (the speech encoder) and closes it with them.
  *
- * Lifecycle (README "Model lifecycle"): a model idle for its time-out is unloaded (its workers
+ * Lifecycle (docs/operations.md, "Model lifecycle"): a model idle for its time-out is unloaded (its workers
  * end); before a load that would pass the memory budget, and whenever a measurement raises the
  * count past it, the least recently used idle models are unloaded (lifecycle/memory-budget.ts); a
  * model with a call in flight (model-handle.ts counts them) is never unloaded.

@@ -73,10 +73,10 @@ describe('the package export ./client', function () {
     expect(result.stdout, 'tsc output').to.equal('');
   });
 
-  it("the README's TypeScript example type-checks against the built client (with Node's types, as a Node user has them)", async () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  it("the documented TypeScript example (docs/clients.md) type-checks against the built client (with Node's types, as a Node user has them)", async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'docs/clients.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## JavaScript client'));
-    const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    const example = /```ts[^\n]*\n([\s\S]*?)```/.exec(section)?.[1];
     expect(example, 'a ts block in the JavaScript client section').to.be.a('string');
     writeFileSync(join(dir, 'readme-example.ts'), `${example}\nexport {};\n`);
     writeFileSync(

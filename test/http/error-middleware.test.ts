@@ -31,6 +31,25 @@ describe('error middleware: AppError.expose', () => {
     expect(res.body.error).to.deep.equal({ message: '"model" is required', type: 'invalid_request_error', code: 'invalid_request' });
   });
 
+  it('types every 4xx as the client\'s error, as OpenAI does: 403 and 429 are not server errors', async () => {
+    const types: Record<number, string> = {};
+    for (const [status, code] of [[400, 'invalid_request'], [401, 'unauthorized'], [403, 'admin_required'], [403, 'model_not_allowed'], [404, 'model_not_found'], [408, 'request_timeout'], [409, 'conflict'], [413, 'payload_too_large'], [429, 'rate_limited']] as const) {
+      const res = await appThrowing(new AppError(status, code, 'x')).request.get('/');
+      expect(res.status).to.equal(status);
+      types[status] = res.body.error.type;
+    }
+    expect(types).to.deep.equal({
+      400: 'invalid_request_error',
+      401: 'authentication_error',
+      403: 'invalid_request_error',
+      404: 'not_found_error',
+      408: 'invalid_request_error',
+      409: 'invalid_request_error',
+      413: 'invalid_request_error',
+      429: 'invalid_request_error',
+    });
+  });
+
   it('shows the 503 messages written for clients: model_not_installed names the install command, server_busy keeps Retry-After', async () => {
     const missing = await appThrowing(new ModelNotInstalledError('whisper-tiny.en')).request.get('/');
     expect(missing.status).to.equal(503);

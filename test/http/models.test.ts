@@ -131,6 +131,42 @@ describe('GET /v1/models', () => {
   });
 });
 
+describe('install command of a model with a hub source and another install script', () => {
+  // The manifest's installCommand is how to install a model "when not from the hub"; with a hub
+  // source the answer is download-models, as `npm run download-models -- --list` says.
+  const both: Manifest = {
+    models: [
+      {
+        id: 'voice',
+        task: 'text-classification',
+        engine: 'scripted',
+        description: 'hub and PyPI',
+        license: 'mit',
+        installCommand: 'bash scripts/test-models/voice.sh',
+        source: { type: 'huggingface', repo: 'org/voice', revision: 'b'.repeat(40), files: [{ path: 'model.onnx' }] },
+      },
+    ],
+  };
+  let app: TestApp;
+  let modelsDir: string;
+  before(async () => {
+    modelsDir = mkdtempSync(join(tmpdir(), 'lis-models-'));
+    app = await createTestApp({ manifest: both, modelsDir, engines: { scripted: engine } });
+  });
+  after(async () => {
+    await app.close();
+    rmSync(modelsDir, { recursive: true, force: true });
+  });
+
+  it('names download-models in GET /v1/models and in the 503', async () => {
+    const listed = await app.request.get('/v1/models/voice').set('Authorization', bearer());
+    expect(listed.body.install).to.equal('npm run download-models -- voice');
+    const res = await app.request.post('/v1/classifications').set('Authorization', bearer()).send({ model: 'voice', query: 'x' });
+    expect(res.status).to.equal(503);
+    expect(res.body.error.message).to.equal('Model "voice" is not installed. Run: npm run download-models -- voice');
+  });
+});
+
 describe('model aliases and GET /v1/models/{id}', () => {
   let app: TestApp;
   let modelsDir: string;

@@ -1,7 +1,7 @@
 /**
  * Real model: unloading gives the memory back. The measurement runs in a fresh child process
  * (scripts/bench/model-memory.ts --child), so this suite's own allocations do not blur it. It is a
- * bound on memory, not on time: the same figure README "Model lifecycle" reports.
+ * bound on memory, not on time: the same figure docs/benchmarks.md reports.
  */
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -19,7 +19,7 @@ describe('unloading a real model returns its memory', function () {
 
   it(`RSS after unloading ${MODEL} is within 10% of RSS before its load`, async function () {
     if (!realModel(MODEL).installed) this.skip(); // needs `npm run test-models`
-    // jemalloc (Debian libjemalloc2) as README "Model lifecycle" recommends; else glibc tuned the same way.
+    // jemalloc (Debian libjemalloc2) as docs/operations.md recommends; else glibc tuned the same way.
     const env = existsSync(JEMALLOC)
       ? { LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0' }
       : { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536', MALLOC_TRIM_THRESHOLD_: '65536' };

@@ -298,6 +298,17 @@ describe('npm run download-models', () => {
     expect(stdout).to.match(/^voice\s+text-to-speech\s+50\.0 kB\+  not installed \(npm run download-models -- voice\)$/m);
   });
 
+  it('--list names the install command the server names: download-models for a hub model, the engine\'s otherwise', async () => {
+    writeManifest([
+      tinyEntry({ installCommand: 'bash scripts/test-models/tiny.sh' }),
+      { id: 'apertium-xxx-yyy', task: 'translation', engine: 'apertium', description: 'x', license: 'GPL-3.0', options: { pair: 'xxx-yyy', source: 'xx', target: 'yy' } },
+    ]);
+    const { code, stdout } = await run(['--list']);
+    expect(code).to.equal(0);
+    expect(stdout).to.match(/^tiny\s.*not installed \(npm run download-models -- tiny\)$/m);
+    expect(stdout).to.match(/^apertium-xxx-yyy\s.*not installed \(apt-get install apertium apertium-xxx-yyy\)$/m);
+  });
+
   describe('--from', () => {
     let offline: string;
     beforeEach(() => {

@@ -14,25 +14,33 @@ export interface SpawnedServer {
  * Starts the real server (`src/server.ts`) in its own process on a free port. `node --import tsx`
  * rather than the `tsx` CLI, so the child pid is the server itself and `kill -9` reaches it.
  */
-export async function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
+export async function spawnServer(env: Record<string, string>, options: { listenTimeoutMs?: number } = {}): Promise<SpawnedServer> {
+  const listenTimeoutMs = options.listenTimeoutMs ?? 20_000;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string);
+  let listening = false;
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /"message":"listening","url":"([^"]+)"/.exec(stderr);
-      if (match?.[1]) resolve(match[1]);
+      if (match?.[1] && !listening) {
+        listening = true;
+        clearTimeout(giveUp);
+        resolve(match[1]);
+      }
     });
     void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${stderr}`)));
     // The "listening" line is logged at info level; without it (or on a hang) fail, don't wait forever.
-    setTimeout(() => {
+    // Only until it listens: a server that lives longer than this must not be killed by it.
+    const giveUp = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`server did not log "listening" within 20 s:\n${stderr}`));
-    }, 20_000).unref();
+      reject(new Error(`server did not log "listening" within ${listenTimeoutMs / 1000} s:\n${stderr}`));
+    }, listenTimeoutMs);
+    giveUp.unref();
   });
   return { child, url, stderr: () => stderr, exited };
 }

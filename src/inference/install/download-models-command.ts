@@ -212,22 +212,21 @@ async function installOne(entry: ManifestEntry, context: InstallContext): Promis
 }
 
 /**
- * Installed state comes from the same registry the server uses, so engines with their own
- * notion of "installed" (Apertium's Debian packages) answer for themselves. The engine table is
- * imported only here: downloading needs none of the inference libraries.
+ * Installed state and install commands come from the same catalog the server uses, so engines
+ * with their own notion of "installed" (Apertium's Debian packages) answer for themselves, and
+ * --list names the command a 503 model_not_installed names. The engine table is imported only
+ * here: downloading needs none of the inference libraries.
  */
 async function listModels(manifest: Manifest, modelsDir: string, out: CommandIo['stdout']): Promise<void> {
-  const [{ ENGINES }, { ModelRegistry }] = await Promise.all([import('../engines.js'), import('../model-registry.js')]);
-  const registry = new ModelRegistry({ manifest, modelsDir, engines: ENGINES });
-  const infos = new Map((await registry.list()).map((info) => [info.id, info]));
+  const [{ ENGINES }, { ModelCatalog }] = await Promise.all([import('../engines.js'), import('../model-catalog.js')]);
+  const catalog = new ModelCatalog({ manifest, modelsDir, engines: ENGINES });
   for (const entry of manifest.models) {
-    const info = infos.get(entry.id);
+    const installed = await catalog.isInstalled(entry);
     const files = entry.source?.files ?? [];
     const bytes = files.reduce((sum, file) => sum + (file.size ?? 0), 0);
     // A "+" says some files have no size in the manifest, so the total is a lower bound.
     const size = bytes > 0 ? `${formatBytes(bytes)}${files.every((file) => file.size !== undefined) ? '' : '+'}` : '-';
-    const how = entry.source ? `npm run download-models -- ${entry.id}` : (info?.install ?? `engine ${entry.engine}`);
-    const state = info?.installed ? 'installed' : `not installed (${how})`;
+    const state = installed ? 'installed' : `not installed (${catalog.installCommand(entry)})`;
     const flags = [entry.default ? 'default' : '', state].filter(Boolean).join(', ');
     out.write(`${entry.id.padEnd(36)} ${entry.task.padEnd(20)} ${size.padStart(9)}  ${flags}\n`);
   }

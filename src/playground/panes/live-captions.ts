@@ -1,6 +1,6 @@
 /**
  * Live captions: the microphone as PCM16 at 24 kHz over `/v1/realtime?intent=transcription`
- * (README "Live transcription over WebSocket"); the server finds the turns and sends each one's
+ * (docs/api.md, "Live transcription over WebSocket"); the server finds the turns and sends each one's
  * text. The key travels as the `openai-insecure-api-key.<key>` subprotocol: a browser's
  * WebSocket cannot set headers.
  */

@@ -20,7 +20,7 @@ const ModelInfo = Type.Object(
     default: Type.Optional(Type.Boolean()),
     installed: Type.Boolean({ description: 'False until its files are installed (requests then answer 503); for an alias, whether any candidate is.' }),
     loaded: Type.Optional(Type.Boolean({ description: 'Whether it is in memory now.' })),
-    state: Type.Optional(StringEnum(['unloaded', 'loading', 'loaded'], { description: 'Where it is in its lifecycle (README "Model lifecycle").' })),
+    state: Type.Optional(StringEnum(['unloaded', 'loading', 'loaded'], { description: 'Where it is in its lifecycle (docs/operations.md, "Model lifecycle").' })),
     memory_bytes: Type.Optional(
       Type.Union([Type.Integer(), Type.Null()], {
         description: 'Memory it takes: the RSS growth measured in this process during its load and its first call; while its first load runs, the size of its files; null before that.',
