@@ -58,6 +58,9 @@ export function audioTooLong(maxSeconds: number): PayloadTooLargeError {
  * MP4 tables can point at the same bytes again. A small upload could so claim the full hour and
  * hold a speech worker for as long as decoding an hour takes, with nothing in it to transcribe.
  * Counting frames per byte makes a decode's work proportional to the upload, whatever the codec.
+ * A count rather than a deadline scaled by the size: honest near-silent files cost within a
+ * small factor of the filler per byte, so a clock tight enough to matter would refuse them
+ * whenever the machine is busy, while the count gives the same answer under any load.
  *
  * Why this figure: it sits above the densest coding real encoders write for anything but pure
  * digital silence, and even for that in most settings (libopus, libFLAC, AAC and libvorbis at
