@@ -50,8 +50,8 @@ export function probeAudio(bytes: Uint8Array, contentType?: string): AudioFormat
 
 /**
  * Throws UndecodableAudioError (400) for anything it cannot or will not decode and
- * PayloadTooLargeError (413) past maxSeconds, the byte budget or the deadline. A RangeError means the caller
- * asked for an unsupported output rate.
+ * PayloadTooLargeError (413) past maxSeconds, the byte budget or the deadline. A RangeError
+ * means the caller asked for an unsupported output rate.
  */
 export async function decodeAudio(bytes: Uint8Array, options: DecodeAudioOptions): Promise<PcmAudio> {
   return (await runDecoder(bytes, options, false)).finish();
