@@ -3,8 +3,9 @@
  * bounded, and compressed audio can expand enormously: a FLAC frame of silence is ~30 bytes
  * for 65 535 samples × 8 channels (2 MB of Float32), and 64 kB of Ogg Vorbis silence decoded
  * to 690 MB in one call in our measurements. Cutting at each sync pattern hands a decoder about one
- * frame (FLAC) or one page (Ogg, ≤ 255 packets) per call, however much a frame expands;
- * stretches with no sync pattern (junk) go in one piece, which costs the parsers only a scan.
+ * frame (FLAC) per call, however much a frame expands; stretches with no sync pattern (junk) go
+ * in one piece, which costs the parsers only a scan. Ogg goes one page (≤ 255 packets) per call,
+ * cut at its real page boundaries (ogg-page-reader.ts).
  */
 
 /** Fixed-size pieces, for formats whose expansion is small (MP3: ≤ ~100 samples per byte). */

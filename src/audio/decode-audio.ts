@@ -1,8 +1,9 @@
 /**
  * Bytes in any supported container → mono Float32 PCM at the rate a model wants. Pure and
  * synchronous-ish CPU work: callers run it inside a worker thread, never on the event loop.
- * Every decode runs under the budget of decode-budget.ts and keeps at most maxSeconds of
- * output (see pcm-collector.ts for the memory bound).
+ * Every decode runs under the budget of decode-budget.ts (a deadline, and audio in proportion
+ * to the upload's size) and keeps at most maxSeconds of output (see pcm-collector.ts for the
+ * memory bound).
  */
 import { AppError, UndecodableAudioError } from '../errors.js';
 import type { DecodeLimits } from './decode-budget.js';
@@ -49,8 +50,8 @@ export function probeAudio(bytes: Uint8Array, contentType?: string): AudioFormat
 
 /**
  * Throws UndecodableAudioError (400) for anything it cannot or will not decode and
- * PayloadTooLargeError (413) past maxSeconds or the deadline. A RangeError means the caller
- * asked for an unsupported output rate.
+ * PayloadTooLargeError (413) past maxSeconds, the byte budget or the deadline. A RangeError
+ * means the caller asked for an unsupported output rate.
  */
 export async function decodeAudio(bytes: Uint8Array, options: DecodeAudioOptions): Promise<PcmAudio> {
   return (await runDecoder(bytes, options, false)).finish();
@@ -67,7 +68,7 @@ export async function decodeAudio16(bytes: Uint8Array, options: DecodeAudioOptio
 async function runDecoder(bytes: Uint8Array, options: DecodeAudioOptions, keep16: boolean): Promise<PcmCollector> {
   const format = probeAudio(bytes, options.contentType);
   const name = AUDIO_FORMAT_NAMES[format];
-  const collector = new PcmCollector({ ...options, format: name, keep16 });
+  const collector = new PcmCollector({ ...options, inputBytes: bytes.length, format: name, keep16 });
   try {
     await DECODERS[format](bytes, collector);
   } catch (error) {

@@ -3,7 +3,8 @@
  * deadline bounds how long it may keep a worker busy, for input whose size says little about
  * its cost (30 minutes of 384 kHz silence compress into a few MB of FLAC). The deadline grows
  * with the audio decoded so far, so an hour of ordinary audio fits while input that costs far
- * more per second of audio than any real recording still stops early.
+ * more per second of audio than any real recording still stops early. The byte budget ties the
+ * audio decoded to the size of the upload, so what a small upload can cost is small too.
  */
 import { PayloadTooLargeError } from '../errors.js';
 
@@ -17,6 +18,11 @@ export interface DecodeLimits {
   deadlineMs?: number;
   /** Default DECODE_MS_PER_AUDIO_SECOND when `deadlineMs` is the default, else 0 (a fixed deadline). */
   deadlineMsPerAudioSecond?: number;
+  /**
+   * The size of the upload; the decode stops with 413 once it passes what that many bytes can
+   * hold (maxFramesForBytes). decodeAudio sets it from the bytes it is given.
+   */
+  inputBytes?: number;
 }
 
 /**
@@ -39,6 +45,51 @@ export const DECODE_MS_PER_AUDIO_SECOND = 40;
  */
 export function audioTooLong(maxSeconds: number): PayloadTooLargeError {
   return new PayloadTooLargeError(`audio is longer than the limit of ${maxSeconds} seconds`);
+}
+
+/**
+ * The byte budget: an upload may decode to at most MAX_FRAMES_PER_INPUT_BYTE frames (samples
+ * per channel, at the stream's own rate) for each of its bytes, and to FREE_SECONDS of audio
+ * whatever its size.
+ *
+ * Why: the duration limit and the deadline bound a decode by the audio it yields, and every
+ * codec can state audio for next to nothing: a 2-byte Opus packet is 120 ms of concealment, an
+ * Ogg packet costs one lacing byte, a FLAC frame of 65,535 samples of silence a dozen bytes, and
+ * MP4 tables can point at the same bytes again. A small upload could so claim the full hour and
+ * hold a speech worker for as long as decoding an hour takes, with nothing in it to transcribe.
+ * Counting frames per byte makes a decode's work proportional to the upload, whatever the codec.
+ * A count rather than a deadline scaled by the size: honest near-silent files cost within a
+ * small factor of the filler per byte, so a clock tight enough to matter would refuse them
+ * whenever the machine is busy, while the count gives the same answer under any load.
+ *
+ * Why this figure: it sits above the densest coding real encoders write for anything but pure
+ * digital silence, and even for that in most settings (libopus, libFLAC, AAC and libvorbis at
+ * ordinary quality come out well below it; libvorbis at its lowest quality and FLAC with very
+ * long blocks come out above it, so a file of nothing but digital silence from those is refused
+ * past FREE_SECONDS). Any sound, a microphone's own noise included, costs far more bytes, so
+ * recordings, mostly silent ones included, stay well below it; the filler above packs several
+ * times more. Frames rather than samples: a frame's cost grows with the rate (resampling
+ * dominates) far more than with the channel count, and a stereo file is as dense as a mono one.
+ * What it lets through costs a worker at most a small, fixed time per byte of upload (the
+ * figures are in docs/benchmarks.md, "Decode byte budget").
+ *
+ * FREE_SECONDS lets short clips through at any compression: even at the costliest rate and
+ * layout they decode in a fraction of a second.
+ */
+export const MAX_FRAMES_PER_INPUT_BYTE = 500;
+export const FREE_SECONDS = 30;
+
+/** The frames an upload of `inputBytes` may decode to at `sampleRate` (see MAX_FRAMES_PER_INPUT_BYTE). */
+export function maxFramesForBytes(inputBytes: number, sampleRate: number): number {
+  return Math.max(inputBytes * MAX_FRAMES_PER_INPUT_BYTE, FREE_SECONDS * sampleRate);
+}
+
+export function audioTooDense(format: string, inputBytes: number, sampleRate: number): PayloadTooLargeError {
+  const seconds = Math.floor(maxFramesForBytes(inputBytes, sampleRate) / sampleRate);
+  return new PayloadTooLargeError(
+    `the ${format} data decodes to more audio than its ${inputBytes} bytes can honestly hold (over ${seconds} seconds at ${sampleRate} Hz; ` +
+      `the limit is ${MAX_FRAMES_PER_INPUT_BYTE} samples per channel per byte, which recordings with any sound in them stay far below)`,
+  );
 }
 
 export function decodeTooSlow(deadlineMs: number): PayloadTooLargeError {

@@ -6,9 +6,10 @@
  *
  * Needs the whole file: the sample tables may come after the audio (moov at the end, the
  * default of many encoders), so the upload's size limit bounds it. Every count read from a
- * box is bounded by that box's length, and every sample must lie inside the file, so hostile
- * tables cost at most a scan of the bytes. The encoder's priming (~2112 samples, 44 ms at
- * 48 kHz) is not trimmed: speech models do not need sample-exact starts.
+ * box is bounded by that box's length, every sample must lie inside the file and the samples
+ * together must fit in it, so hostile tables cost at most a scan of the bytes. The encoder's
+ * priming (~2112 samples, 44 ms at 48 kHz) is not trimmed: speech models do not need
+ * sample-exact starts.
  */
 import { UndecodableAudioError } from '../errors.js';
 import { decodeAacFrames, decodeAlacFrames } from './decode-aac-frames.js';
@@ -208,8 +209,23 @@ function trexDefaultSize(moov: Uint8Array, tkhd: Uint8Array | undefined): number
   return 0;
 }
 
-/** The track's frames: first those of the sample tables, then those of each fragment in file order. */
+/**
+ * The track's frames: first those of the sample tables, then those of each fragment in file
+ * order. Samples never share bytes in a real file, so together they fit in it; tables that
+ * point at the same bytes again (to state an hour of audio with a few kB of frames) are corrupt.
+ */
 function* samples(bytes: Uint8Array, track: SoundTrack): Generator<Uint8Array> {
+  let total = 0;
+  for (const sample of allSamples(bytes, track)) {
+    total += sample.length;
+    if (total > bytes.length) {
+      throw new UndecodableAudioError(`the ${FORMAT} sample tables list more sample data than the file holds (samples overlap)`);
+    }
+    yield sample;
+  }
+}
+
+function* allSamples(bytes: Uint8Array, track: SoundTrack): Generator<Uint8Array> {
   yield* tableSamples(bytes, track);
   for (const moof of boxes(bytes, 0, bytes.length)) if (moof.type === 'moof') yield* fragmentSamples(bytes, track, moof);
 }

@@ -1,14 +1,14 @@
 import { OggVorbisDecoder } from '@wasm-audio-decoders/ogg-vorbis';
 import { OggOpusDecoder } from 'ogg-opus-decoder';
 import { checkChannelCount, checkSampleRate } from './audio-bounds.js';
-import { isOggPageStart, slicesAtSync } from './byte-slices.js';
 import { decodeStream } from './decode-stream.js';
+import { oggPagesChecked } from './ogg-page-reader.js';
 import type { PcmCollector } from './pcm-collector.js';
 
 /** Ogg Opus (always decoded at 48 kHz, Opus's internal rate) via libopus in WASM. */
 export async function decodeOggOpus(bytes: Uint8Array, collector: PcmCollector): Promise<void> {
   checkIdentificationHeaders(bytes, OPUS_HEAD, (at) => checkChannelCount(bytes[at + 9]!, 'Ogg Opus'));
-  await decodeStream(new OggOpusDecoder(), slicesAtSync(bytes, isOggPageStart), collector);
+  await decodeStream(new OggOpusDecoder(), oggPagesChecked(bytes, 'Ogg Opus'), collector);
 }
 
 /** Ogg Vorbis via libvorbis in WASM. */
@@ -17,7 +17,7 @@ export async function decodeOggVorbis(bytes: Uint8Array, collector: PcmCollector
     checkChannelCount(bytes[at + 11]!, 'Ogg Vorbis');
     checkSampleRate(new DataView(bytes.buffer, bytes.byteOffset + at + 12, 4).getUint32(0, true), 'Ogg Vorbis');
   });
-  await decodeStream(new OggVorbisDecoder(), slicesAtSync(bytes, isOggPageStart), collector);
+  await decodeStream(new OggVorbisDecoder(), oggPagesChecked(bytes, 'Ogg Vorbis'), collector);
 }
 
 /** "OpusHead": version (1 byte), then the channel count. */

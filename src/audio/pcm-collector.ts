@@ -7,12 +7,12 @@
  * (30 minutes at 16 kHz: 1800 × 16000 × 4 B = 115 MB), twice that for the moment `finish`
  * joins them; or, with `keep16`, as 16-bit samples that are never joined (pcm16-buffer.ts:
  * 60 minutes at 16 kHz is 115 MB in all). Plus one decoder call's output (see byte-slices.ts)
- * and the resampler's table (≤ 4 MB). The duration limit is enforced on the source frames
- * before a chunk is kept, and the deadline is checked on every chunk.
+ * and the resampler's table (≤ 4 MB). The duration limit and the byte budget are enforced on
+ * the source frames before a chunk is kept, and the deadline is checked on every chunk.
  */
 import { UndecodableAudioError } from '../errors.js';
 import { checkChannelCount, checkSampleRate } from './audio-bounds.js';
-import { audioTooLong, decodeDeadline, type DecodeDeadline, type DecodeLimits } from './decode-budget.js';
+import { audioTooDense, audioTooLong, decodeDeadline, maxFramesForBytes, type DecodeDeadline, type DecodeLimits } from './decode-budget.js';
 import { downmix } from './downmix.js';
 import type { PcmAudio } from './pcm-audio.js';
 import { Pcm16Buffer } from './pcm16-buffer.js';
@@ -32,6 +32,9 @@ export class PcmCollector {
   readonly #format: string;
   readonly #targetRate: number;
   readonly #maxSeconds: number;
+  readonly #inputBytes: number | undefined;
+  /** The byte budget in frames, once the source rate is known. */
+  #maxFrames = Infinity;
   readonly #deadline: DecodeDeadline;
   readonly #pieces: Float32Array[] = [];
   readonly #pcm16: Pcm16Buffer | undefined;
@@ -46,6 +49,7 @@ export class PcmCollector {
     this.#format = options.format;
     this.#targetRate = options.sampleRate;
     this.#maxSeconds = options.maxSeconds;
+    this.#inputBytes = options.inputBytes;
     this.#deadline = decodeDeadline(options);
     this.#pcm16 = options.keep16 ? new Pcm16Buffer() : undefined;
   }
@@ -62,7 +66,7 @@ export class PcmCollector {
   /**
    * Adds one decoded chunk: `frames` samples of each channel, which the caller may reuse
    * afterwards. Throws 400 for an unsupported rate or channel count or a rate change, 413 past
-   * the duration limit or the deadline.
+   * the duration limit, the byte budget or the deadline.
    */
   add(channelData: readonly Float32Array[], frames: number, sampleRate: number): void {
     this.checkDeadline();
@@ -74,12 +78,14 @@ export class PcmCollector {
     if (this.#sourceRate === 0) {
       checkSampleRate(sampleRate, this.#format);
       this.#sourceRate = sampleRate;
+      if (this.#inputBytes !== undefined) this.#maxFrames = maxFramesForBytes(this.#inputBytes, sampleRate);
       this.#resampler = sampleRate === this.#targetRate ? undefined : new StreamingResampler(sampleRate, this.#targetRate);
     } else if (sampleRate !== this.#sourceRate) {
       throw new UndecodableAudioError(`the ${this.#format} sample rate changes inside the stream`);
     }
     this.#frames += frames;
     if (this.#frames / this.#sourceRate > this.#maxSeconds) throw audioTooLong(this.#maxSeconds);
+    if (this.#frames > this.#maxFrames) throw audioTooDense(this.#format, this.#inputBytes!, this.#sourceRate);
     const mono = downmix(channelData, frames);
     this.#keep(this.#resampler ? this.#resampler.push(mono) : mono);
   }

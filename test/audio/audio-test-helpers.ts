@@ -1,6 +1,7 @@
 /** Shared helpers for codec tests: where the real clips live, simple signal measurements, and builders of WAV and FLAC bytes with any header values. */
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { OGG_CRC_OFFSET, oggPageCrc } from '../../src/audio/ogg-crc.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Real speech clips shared by the team; read in place, never copied into the repo. */
@@ -141,4 +142,23 @@ function crc16(bytes: number[]): number {
     for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x8005) & 0xffff : (crc << 1) & 0xffff;
   }
   return crc;
+}
+
+/**
+ * A copy of an Ogg stream with every page's CRC made right again (after a test changed bytes
+ * inside pages), as an attacker would: it walks the pages from the start and stops at the
+ * first that is not one whole page.
+ */
+export function resignOggPages(bytes: Uint8Array): Uint8Array {
+  const out = bytes.slice();
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  for (let at = 0; at + 27 <= out.length && String.fromCharCode(...out.subarray(at, at + 4)) === 'OggS'; ) {
+    const segments = out[at + 26]!;
+    let end = at + 27 + segments;
+    for (let i = 0; i < segments && at + 27 + i < out.length; i++) end += out[at + 27 + i]!;
+    if (end > out.length) break;
+    view.setUint32(at + OGG_CRC_OFFSET, oggPageCrc(out.subarray(at, end)), true);
+    at = end;
+  }
+  return out;
 }

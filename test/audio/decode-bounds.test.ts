@@ -4,12 +4,12 @@
  * a time cap (IsolatedAudio), so a regression fails the test instead of the test process.
  */
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { PayloadTooLargeError, UndecodableAudioError } from '../../src/errors.js';
 import { rejection } from '../helpers/rejection.js';
-import { AUDIO_FIXTURES, flacSilence, wavBytes } from './audio-test-helpers.js';
+import { AUDIO_FIXTURES, flacSilence, SPEECH_DIR, wavBytes } from './audio-test-helpers.js';
 import { IsolatedAudio, type IsolatedResult } from './isolated-audio.js';
 
 const OPTIONS = { sampleRate: 16000, maxSeconds: 1800 };
@@ -137,6 +137,67 @@ describe('decoding hostile audio headers (issue 8)', function () {
     it('answers an Ogg Vorbis stream declaring 0 channels with a 400', async () => {
       const bytes = patchedAfter(fixture('tone-44k1-stereo-vorbis.ogg'), [1, ...Buffer.from('vorbis')], 11, [0]);
       expectRejected(await isolated.decode(bytes, OPTIONS, 5000), UndecodableAudioError, /the Ogg Vorbis audio has 0 channels/);
+    });
+  });
+
+  describe('Ogg page CRCs', () => {
+    /** Where each page of an Ogg stream starts and ends. */
+    function pages(bytes: Uint8Array): { start: number; end: number }[] {
+      const found: { start: number; end: number }[] = [];
+      for (let at = 0; at < bytes.length; ) {
+        const segments = bytes[at + 26]!;
+        let end = at + 27 + segments;
+        for (let i = 0; i < segments; i++) end += bytes[at + 27 + i]!;
+        found.push({ start: at, end });
+        at = end;
+      }
+      return found;
+    }
+
+    for (const name of ['tone-48k-stereo-opus.ogg', 'tone-44k1-stereo-vorbis.ogg']) {
+      it(`answers ${name} with one byte of a page's audio flipped with a 400 naming the page and its CRC`, async () => {
+        const bytes = fixture(name);
+        const last = pages(bytes).at(-1)!;
+        bytes[last.end - 10]! ^= 0x01;
+        expectRejected(await isolated.decode(bytes, OPTIONS, 5000), UndecodableAudioError, new RegExp(`data is corrupt: the Ogg page at byte ${last.start} fails its CRC check`));
+      });
+    }
+
+    it('answers bytes between pages that are not a page with a 400 naming where', async () => {
+      const bytes = fixture('tone-48k-stereo-opus.ogg');
+      const second = pages(bytes)[1]!;
+      const spliced = Buffer.concat([bytes.subarray(0, second.start), Buffer.from('junk'), bytes.subarray(second.start)]);
+      const error = await rejection(decodeAudio(spliced, OPTIONS));
+      expect(error).to.be.instanceOf(UndecodableAudioError);
+      expect(error.message).to.match(new RegExp(`no Ogg page starts at byte ${second.start}`));
+    });
+
+    it('ignores trailing bytes after the last page (a tag some writers append)', async () => {
+      const bytes = fixture('tone-48k-stereo-opus.ogg');
+      const whole = await decodeAudio(bytes, OPTIONS);
+      const tagged = await decodeAudio(Buffer.concat([bytes, Buffer.from('TAG'), Buffer.alloc(125)]), OPTIONS);
+      expect(tagged.samples.length).to.equal(whole.samples.length);
+    });
+
+    it('decodes the whole pages of a stream cut inside its last page', async () => {
+      const bytes = fixture('tone-48k-stereo-opus.ogg');
+      const found = pages(bytes);
+      expect(found.length, 'headers and two pages of audio').to.equal(4);
+      const whole = await decodeAudio(bytes, OPTIONS);
+      const cut = await decodeAudio(bytes.subarray(0, found[3]!.end - 10), OPTIONS);
+      expect(cut.samples.length).to.be.above(0).and.below(whole.samples.length);
+    });
+
+    it('passes every real Ogg file we have (fixtures and the shared speech clips)', async () => {
+      const files = [
+        ...['tone-48k-stereo-opus.ogg', 'tone-44k1-stereo-vorbis.ogg'].map((name) => join(AUDIO_FIXTURES, name)),
+        ...readdirSync(SPEECH_DIR).filter((name) => name.endsWith('.ogg')).map((name) => join(SPEECH_DIR, name)),
+      ];
+      expect(files.length).to.be.at.least(3);
+      for (const file of files) {
+        const audio = await decodeAudio(readFileSync(file), OPTIONS);
+        expect(audio.samples.length, file).to.be.above(4000);
+      }
     });
   });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DECODE_MS_PER_AUDIO_SECOND, DecodeDeadline, decodeDeadline, DEFAULT_DECODE_DEADLINE_MS } from '../../src/audio/decode-budget.js';
+import { DECODE_MS_PER_AUDIO_SECOND, DecodeDeadline, decodeDeadline, DEFAULT_DECODE_DEADLINE_MS, FREE_SECONDS, MAX_FRAMES_PER_INPUT_BYTE } from '../../src/audio/decode-budget.js';
 import { PcmCollector } from '../../src/audio/pcm-collector.js';
 import { resample } from '../../src/audio/resample.js';
 import { PayloadTooLargeError, UndecodableAudioError } from '../../src/errors.js';
@@ -45,6 +45,33 @@ describe('PcmCollector', () => {
     const pcm = collector({ maxSeconds: 1 });
     pcm.add([new Float32Array(16000)], 16000, 16000);
     expect(() => pcm.add([new Float32Array(1)], 1, 16000)).to.throw(PayloadTooLargeError, /longer than the limit of 1 seconds/);
+  });
+
+  it('stops with a 413 once the frames pass what the input bytes can hold, whatever the duration limit', () => {
+    // 2000 bytes may hold 1 M frames: 62 s at 16 kHz, past FREE_SECONDS.
+    const inputBytes = 2000;
+    const allowed = inputBytes * MAX_FRAMES_PER_INPUT_BYTE;
+    const pcm = collector({ maxSeconds: 3600, inputBytes });
+    const chunk = [new Float32Array(16_000)];
+    for (let frames = 0; frames + 16_000 <= allowed; frames += 16_000) pcm.add(chunk, 16_000, 16_000);
+    pcm.add(chunk, allowed % 16_000, 16_000);
+    expect(() => pcm.add(chunk, 1, 16_000)).to.throw(
+      PayloadTooLargeError,
+      'the Test data decodes to more audio than its 2000 bytes can honestly hold (over 62 seconds at 16000 Hz; the limit is 500 samples per channel per byte',
+    );
+  });
+
+  it('lets FREE_SECONDS through from any number of bytes, counting frames per channel, not samples', () => {
+    const pcm = collector({ maxSeconds: 3600, inputBytes: 10 });
+    const eight = Array.from({ length: 8 }, () => new Float32Array(16_000));
+    for (let second = 0; second < FREE_SECONDS; second++) pcm.add(eight, 16_000, 16_000);
+    expect(() => pcm.add(eight, 1, 16_000)).to.throw(PayloadTooLargeError, /its 10 bytes can honestly hold \(over 30 seconds at 16000 Hz/);
+  });
+
+  it('applies no byte budget when the input size is not given', () => {
+    const pcm = collector({ maxSeconds: 3600 });
+    pcm.add([new Float32Array(16_000 * 60)], 16_000 * 60, 16_000);
+    expect(pcm.finish().samples.length).to.equal(16_000 * 60);
   });
 
   it('answers no audio, or less than one output sample, with a 400', () => {

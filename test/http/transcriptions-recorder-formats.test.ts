@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { AUDIO_FIXTURES, REPO_ROOT, SPEECH_DIR } from '../audio/audio-test-helpers.js';
+import { webmConcealment } from '../audio/claimed-hour-audio.js';
 import { RECORDER_FIXTURES } from '../audio/recorder-fixtures.js';
 import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -68,6 +69,26 @@ describe('speech to text: recorder formats over HTTP (random-weight Whisper fixt
     expect(res.status).to.equal(400);
     expect(res.body.error.code).to.equal('undecodable_audio');
     expect(res.body.error.message).to.match(/no audio track/);
+  });
+
+  it('answers a ~92 kB WebM of Opus concealment packets claiming 61 minutes with a 413 from the byte budget, not after an hour of decoding', async () => {
+    const res = await app.request
+      .post('/v1/audio/transcriptions')
+      .set('Authorization', bearer())
+      .field('model', MODEL)
+      .attach('file', webmConcealment(3660), { filename: 'recording.webm', contentType: 'audio/webm;codecs=opus' });
+    expect(res.status, res.text).to.equal(413);
+    expect(res.body.error.code).to.equal('payload_too_large');
+    expect(res.body.error.message).to.match(/the WebM data decodes to more audio than its \d+ bytes can honestly hold \(over \d+ seconds at 48000 Hz/);
+  });
+
+  it('answers an Ogg Opus file with a corrupted page (its CRC no longer matches) with a 400 naming the CRC', async () => {
+    const bytes = Buffer.from(fixture('tone-48k-stereo-opus.ogg'));
+    bytes[bytes.length - 10]! ^= 0x01;
+    const res = await app.request.post(`/v1/transcriptions?model=${MODEL}`).set('Authorization', bearer()).set('Content-Type', 'audio/ogg').send(bytes);
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.error.code).to.equal('undecodable_audio');
+    expect(res.body.error.message).to.match(/the Ogg Opus data is corrupt: the Ogg page at byte \d+ fails its CRC check/);
   });
 });
 

@@ -4,6 +4,7 @@
  * parameters; and the step that turns a checked upload into what a Transcriber takes.
  */
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { FREE_SECONDS, MAX_FRAMES_PER_INPUT_BYTE } from '../../../audio/decode-budget.js';
 import type { Limits } from '../../../config/load-config.js';
 import type { EncodedAudio, TranscribeOptions } from '../../../inference/types.js';
 import { jsonError, V1_COMMON_ERRORS, megabytes, type Json, type Operation } from '../../operation.js';
@@ -99,7 +100,11 @@ export function transcriptionOperation(path: string, summary: string, descriptio
       '200': ok,
       '400': jsonError('Missing model, invalid field, undecodable audio or a model of another task.', ['invalid_request', 'undecodable_audio', 'wrong_model_task']),
       ...V1_COMMON_ERRORS,
-      '413': jsonError(`The audio is larger than ${megabytes(limits.maxAudioBytes)} or longer than ${limits.maxAudioSeconds / 60} minutes.`, ['payload_too_large']),
+      '413': jsonError(
+        `The audio is larger than ${megabytes(limits.maxAudioBytes)} or longer than ${limits.maxAudioSeconds / 60} minutes; ` +
+          `or, past its first ${FREE_SECONDS} s, longer than its size can hold (${MAX_FRAMES_PER_INPUT_BYTE} samples per channel per byte); or too slow to decode.`,
+        ['payload_too_large'],
+      ),
       '415': jsonError('The Content-Type is neither a supported audio type nor multipart/form-data.', ['unsupported_media_type']),
     },
   };
