@@ -22,10 +22,15 @@ import { Residents, type Resident } from './lifecycle/residents.js';
 import { SharedServices } from './lifecycle/shared-services.js';
 import { taskModel } from './task-models.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
-import { languageCandidates } from './translation/detect-language.js';
-import type { Disposable, LanguageGuess, LiveAudioStream, ModelForTask, Task } from './types.js';
+import type { Disposable, LiveAudioStream, ModelForTask, Task } from './types.js';
 
 export type { ModelInfo, ModelState } from './model-catalog.js';
+/**
+ * Languages a text may be in, most likely first (LibreTranslate's /detect and source "auto"). It
+ * needs no model, so no registry; it is here because src/http sees inference only through this
+ * module and types.ts.
+ */
+export { languageCandidates as identifyLanguage } from './translation/detect-language.js';
 
 /** Why a model left memory. */
 export type UnloadReason = 'idle' | 'memory' | 'admin';
@@ -194,11 +199,6 @@ export class ModelRegistry {
   onLoad(listener: (event: LoadEvent) => void): () => void {
     this.#loadListeners.add(listener);
     return () => this.#loadListeners.delete(listener);
-  }
-
-  /** Languages `text` may be in, most likely first (empty if nothing matches); cheap, no model. */
-  identifyLanguage(text: string): LanguageGuess[] {
-    return languageCandidates(text);
   }
 
   /** A stream for a realtime session's audio; see SharedServices.openLiveAudio. */
