@@ -33,7 +33,7 @@ export type { ModelInfo, ModelState } from './model-catalog.js';
 export { languageCandidates as identifyLanguage } from './translation/detect-language.js';
 
 /** Why a model left memory. */
-export type UnloadReason = 'idle' | 'memory' | 'admin';
+type UnloadReason = 'idle' | 'memory' | 'admin';
 
 export interface UnloadEvent {
   modelId: string;
@@ -44,7 +44,7 @@ export interface UnloadEvent {
 }
 
 /** A load attempt: once it is counted (with what it counts against the budget), or why it failed. */
-export type LoadEvent = { modelId: string; task: Task; seconds: number } & ({ ok: true; memoryBytes: number } | { ok: false; error: string });
+type LoadEvent = { modelId: string; task: Task; seconds: number } & ({ ok: true; memoryBytes: number } | { ok: false; error: string });
 
 export interface ModelRegistryOptions extends ModelCatalogOptions {
   /** Makes the one speech encoder all voices share (on first use); tests pass their own. */

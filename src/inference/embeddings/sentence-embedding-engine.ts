@@ -15,7 +15,7 @@ import { weightsInstalled } from '../sentence-encoder/load-transformers-model.js
 import { acquireSentenceEmbedder } from '../sentence-encoder/shared-embedders.js';
 import type { Embedder } from '../types.js';
 
-export const SentenceEmbeddingOptions = Type.Object(encoderOptions, { additionalProperties: false });
+const SentenceEmbeddingOptions = Type.Object(encoderOptions, { additionalProperties: false });
 
 export const sentenceEmbeddingEngine = defineEngine({
   tasks: ['embeddings'],

@@ -14,7 +14,7 @@ interface Sweepable {
   readonly lastUsed: number;
 }
 
-export interface IdleSweeperOptions {
+interface IdleSweeperOptions {
   /** Seconds a model may stay unused (MODEL_IDLE_TTL); -1: never. */
   idleTtlSeconds: number;
   /** The manifest's entries, whose own time-outs set how often the timer runs. */

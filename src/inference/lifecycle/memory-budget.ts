@@ -28,7 +28,7 @@ export interface Budgeted {
   readonly busy: number;
 }
 
-export interface EvictionPlan<T> {
+interface EvictionPlan<T> {
   /** Idle models to unload, least recently used first. */
   victims: T[];
   /** Bytes still counted once they are gone (without `incoming`). */

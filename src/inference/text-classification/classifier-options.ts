@@ -8,7 +8,7 @@ import type { OptionsRule } from '../engine-options.js';
 import { encoderOptions } from '../sentence-encoder/encoder-options.js';
 
 /** A label and the sentences that describe it (embedding prototypes, or NLI hypotheses). */
-export interface LabelSpec {
+interface LabelSpec {
   label: string;
   descriptions: string[];
 }
@@ -28,7 +28,7 @@ const LabelOption = Type.Union(
 );
 
 /** The encoder's options (sentence-encoder/encoder-options.ts) and the labels every classifier reads. */
-export const sharedOptions = {
+const sharedOptions = {
   ...encoderOptions,
   labels: Type.Optional(Type.Array(LabelOption, { minItems: 1 })),
 } satisfies TProperties;
@@ -67,7 +67,7 @@ export type ClassifierOptions = Static<typeof TextClassificationOptions>;
 export type ZeroShotOptions = Static<typeof ZeroShotOptions>;
 export type EmbeddingClassifierOptions = Static<typeof EmbeddingClassifierOptions>;
 /** What every classification engine's options have in common. */
-export type SharedClassifierOptions = Pick<ClassifierOptions, keyof typeof sharedOptions>;
+type SharedClassifierOptions = Pick<ClassifierOptions, keyof typeof sharedOptions>;
 
 export const labelsRule: OptionsRule<SharedClassifierOptions> = (options) => {
   const specs = labelSpecs(options);
