@@ -217,7 +217,7 @@ export class ModelRegistry {
   async #acquire(id: string): Promise<Disposable> {
     const entry = this.#catalog.entry(id);
     const estimateBytes = () => this.#estimateBytes(entry, this.#catalog.context(entry).modelDir);
-    const resident = await this.#residents.acquire(entry, estimateBytes, (_entry, estimate) => this.#startLoad(entry, estimate));
+    const resident = await this.#residents.acquire(entry, estimateBytes, (estimate) => this.#startLoad(entry, estimate));
     this.#residents.touch(resident);
     return resident.ready;
   }

@@ -53,13 +53,13 @@ export class Residents {
   async acquire(
     entry: ManifestEntry,
     estimateBytes: () => Promise<number>,
-    start: (entry: ManifestEntry, estimate: Footprint) => Resident,
+    start: (estimate: Footprint) => Resident,
   ): Promise<Resident> {
     const resident = this.#residents.get(entry.id);
     if (resident) return resident;
     const estimate = this.#measured.get(entry.id) ?? { load: await estimateBytes(), warmup: 0 };
     // Another request may have started the load while the estimate was read.
-    return this.#residents.get(entry.id) ?? start(entry, estimate);
+    return this.#residents.get(entry.id) ?? start(estimate);
   }
 
   /** Registers a resident now (in the caller's synchronous step) whose model `load` will give. */

@@ -11,8 +11,8 @@ describe('residents', () => {
     const started: Resident[] = [];
     let finish!: () => void;
     const loaded = new Promise<typeof model>((resolve) => (finish = () => resolve(model)));
-    const start = (e: ManifestEntry, estimate: { load: number; warmup: number }) => {
-      const resident = residents.add(e, estimate, () => loaded);
+    const start = (estimate: { load: number; warmup: number }) => {
+      const resident = residents.add(entry, estimate, () => loaded);
       started.push(resident);
       return resident;
     };
