@@ -19,11 +19,11 @@ import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readManifest } from '../../src/inference/manifest.js';
-import { BatchModel } from '../../src/inference/text-classification/batch-model.js';
+import { BatchModel } from '../../src/inference/sentence-encoder/batch-model.js';
 import type { EmbeddingClassifierOptions } from '../../src/inference/text-classification/classifier-options.js';
 import { sortedLabels } from '../../src/inference/text-classification/label-scores.js';
 import { headConfidences, linearHead } from '../../src/inference/text-classification/linear-head.js';
-import { SentenceEmbedder } from '../../src/inference/text-classification/sentence-embedder.js';
+import { SentenceEmbedder } from '../../src/inference/sentence-encoder/sentence-embedder.js';
 
 const MODEL = 'minilm-sentiment';
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);

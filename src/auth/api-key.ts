@@ -7,7 +7,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'lis_';
 /** Characters of a key kept in the clear so a person can tell keys apart in `keys list`. */
-export const DISPLAY_PREFIX_CHARS = API_KEY_PREFIX.length + 8;
+const DISPLAY_PREFIX_CHARS = API_KEY_PREFIX.length + 8;
 
 export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBytes(32).toString('base64url');

@@ -14,7 +14,7 @@ export interface KeyPolicy {
   admin: boolean;
 }
 
-export interface KeyVerifier {
+interface KeyVerifier {
   /**
    * The key's policy when it is a configured static key or a stored key that is neither revoked
    * nor expired; undefined otherwise.
@@ -48,7 +48,7 @@ export interface KeyStore extends KeyVerifier {
   revoke(idPrefixOrKey: string): Promise<ApiKeyInfo>;
 }
 
-export interface KeyStoreOptions {
+interface KeyStoreOptions {
   /** Keys from API_KEYS; accepted in addition to stored ones, never written to the database. */
   staticKeys: readonly string[];
   now?: () => Date;

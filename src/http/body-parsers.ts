@@ -40,7 +40,7 @@ export interface MultipartLimits {
   maxFieldBytes: number;
 }
 
-export interface MultipartForm {
+interface MultipartForm {
   file: { bytes: Buffer; contentType: string; filename: string };
   fields: Record<string, string>;
 }

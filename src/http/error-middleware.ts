@@ -18,7 +18,7 @@ import type { Logger } from '../logger.js';
 import { isCorsHeader } from './cors.js';
 
 /** `text`: area A; `json`: the /v1 error object; `message`: `{"error": "…"}` (the LibreTranslate API). */
-export type ErrorFormat = 'text' | 'json' | 'message';
+type ErrorFormat = 'text' | 'json' | 'message';
 
 interface MappedError {
   status: number;
@@ -113,7 +113,7 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
 }
 
 /** Maps our AppErrors, and the errors koa-body, co-body, formidable and the router throw. */
-export function mapError(error: unknown): MappedError {
+function mapError(error: unknown): MappedError {
   // Koa's rule: only exposed messages reach clients (below 500, plus the 503s written for
   // clients: model_not_installed names the install command, server_busy says to retry).
   if (error instanceof AppError) {

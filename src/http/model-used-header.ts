@@ -7,9 +7,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, Next } from 'koa';
 
-export const MODEL_USED_HEADER = 'X-Model';
+const MODEL_USED_HEADER = 'X-Model';
 
-export interface ModelUsedHeader {
+interface ModelUsedHeader {
   /** Runs the rest of the request with `ctx` as the one `announce` writes to. */
   run(ctx: Context, next: Next): Promise<unknown>;
   /** Sets the header on the current request, unless its headers are already sent. */

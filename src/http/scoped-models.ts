@@ -21,7 +21,7 @@ interface Usage {
 }
 
 /** What the HTTP layer uses of the model registry. */
-export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'identifyLanguage' | 'openLiveAudio' | 'load' | 'unload'>;
+export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'openLiveAudio' | 'load' | 'unload'>;
 
 /** `announce` is told the model each `get` resolved to (the X-Model answer header). */
 export function scopedModels(registry: ModelRegistry, access: KeyAccess, observer?: InferenceObserver, announce?: (modelId: string) => void): Models {
@@ -29,7 +29,6 @@ export function scopedModels(registry: ModelRegistry, access: KeyAccess, observe
     list: () => registry.list(),
     resolve: (name, task) => registry.resolve(name, task),
     defaultModel: (task) => registry.defaultModel(task),
-    identifyLanguage: (text) => registry.identifyLanguage(text),
     openLiveAudio: (options) => registry.openLiveAudio(options),
     // Loading and unloading change what every key gets: admin keys only.
     load: async (name) => (requireAdmin(access, 'Loading a model'), registry.load(name)),

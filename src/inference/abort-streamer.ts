@@ -5,7 +5,7 @@
  * Whisper's generate() in transformers.js 4.3 does not pass stopping_criteria on at all.)
  * Runs inside the model workers.
  */
-export interface GenerationStreamer {
+interface GenerationStreamer {
   put(tokens: unknown): void;
   end(): void;
 }

@@ -33,7 +33,7 @@ export interface Engine<T extends Task = Task> {
 }
 
 /** An engine written against its typed options; `defineEngine` reads and checks them. */
-export interface EngineDefinition<T extends Task, S extends TObject> {
+interface EngineDefinition<T extends Task, S extends TObject> {
   tasks: readonly T[];
   /** TypeBox schema of `options`; properties with a `default` arrive filled in. */
   options: S;
@@ -45,7 +45,7 @@ export interface EngineDefinition<T extends Task, S extends TObject> {
   describe?(entry: ManifestEntry, options: Static<S>): Record<string, unknown>;
 }
 
-export type TypedEngine<T extends Task, O> = Omit<Engine<T>, 'options'> & { readonly options: EngineOptions<O> };
+type TypedEngine<T extends Task, O> = Omit<Engine<T>, 'options'> & { readonly options: EngineOptions<O> };
 
 export function defineEngine<T extends Task, S extends TObject>(definition: EngineDefinition<T, S>): TypedEngine<T, Static<S>> {
   const options = engineOptions(definition.options, definition.rule);

@@ -19,7 +19,7 @@ export interface SourceFile {
   size?: number;
 }
 
-export interface HuggingFaceSource {
+interface HuggingFaceSource {
   type: 'huggingface';
   repo: string;
   /**

@@ -1,30 +1,39 @@
 /**
- * Loads the manifest's models (model-catalog.ts knows which exist and whether they are
- * installed) lazily, once: concurrent first requests wait on the same load. It also owns what models of a task share (the speech encoder) and closes it with them.
+ * Loads the manifest's models (model-catalog.ts knows which exist and whether they are installed)
+ * lazily, once, and hands out handles that count calls in flight. What it composes, one job each,
+ * lives in lifecycle/: the record of models in memory and their loads (residents.ts), what each
+ * load and first call adds to RSS (memory-meter.ts), MODELS_MAX_MEMORY (memory-budget.ts),
+ * MODEL_IDLE_TTL (idle-sweeper.ts), and what models and sessions share (shared-services.ts).
  *
  * Lifecycle (docs/operations.md, "Model lifecycle"): a model idle for its time-out is unloaded (its workers
  * end); before a load that would pass the memory budget, and whenever a measurement raises the
- * count past it, the least recently used idle models are unloaded (lifecycle/memory-budget.ts); a
- * model with a call in flight (model-handle.ts counts them) is never unloaded.
+ * count past it, the least recently used idle models are unloaded; a model with a call in flight
+ * (model-handle.ts counts them) is never unloaded.
  */
-import { ConflictError, ModelMemoryExhaustedError, ModelNotInstalledError, ModelUnavailableError } from '../errors.js';
+import { ConflictError, ModelNotInstalledError, ModelUnavailableError } from '../errors.js';
 import type { ManifestEntry } from './manifest.js';
 import { ModelCatalog, type ModelCatalogOptions, type ModelInfo } from './model-catalog.js';
 import { filesSize } from './lifecycle/files-size.js';
-import { footprintBytes, planEviction, type Footprint } from './lifecycle/memory-budget.js';
+import { IdleSweeper } from './lifecycle/idle-sweeper.js';
+import { footprintBytes, MemoryBudget, type Footprint } from './lifecycle/memory-budget.js';
+import { MemoryMeter } from './lifecycle/memory-meter.js';
 import { modelHandle } from './lifecycle/model-handle.js';
+import { Residents, type Resident } from './lifecycle/residents.js';
+import { SharedServices } from './lifecycle/shared-services.js';
 import { taskModel } from './task-models.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
-import { LiveAudio } from './live-audio/live-audio.js';
-import { vadModelFile } from './speech-to-text/silero-vad-engine.js';
-import { DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND } from './speech-to-text/vad-request.js';
-import { languageCandidates } from './translation/detect-language.js';
-import type { Disposable, LanguageGuess, LiveAudioStream, ModelForTask, Task } from './types.js';
+import type { Disposable, LiveAudioStream, ModelForTask, Task } from './types.js';
 
 export type { ModelInfo, ModelState } from './model-catalog.js';
+/**
+ * Languages a text may be in, most likely first (LibreTranslate's /detect and source "auto"). It
+ * needs no model, so no registry; it is here because src/http sees inference only through this
+ * module and types.ts.
+ */
+export { languageCandidates as identifyLanguage } from './translation/detect-language.js';
 
 /** Why a model left memory. */
-export type UnloadReason = 'idle' | 'memory' | 'admin';
+type UnloadReason = 'idle' | 'memory' | 'admin';
 
 export interface UnloadEvent {
   modelId: string;
@@ -34,25 +43,8 @@ export interface UnloadEvent {
   memoryBytes: number;
 }
 
-/** One model in memory (or on its way there). */
-interface Resident {
-  readonly entry: ManifestEntry;
-  state: 'loading' | 'loaded';
-  model: Disposable | undefined;
-  ready: Promise<Disposable>;
-  /** Calls in flight. */
-  busy: number;
-  lastUsed: number;
-  /** Bytes counted against the budget: `footprint`'s sum. */
-  bytes: number;
-  /** The estimate (an earlier residency's measures, else the files' size) until this one's are measured. */
-  footprint: Footprint;
-  /** Whether its first call has begun (the only one whose RSS growth is the warm-up's). */
-  warmed: boolean;
-}
-
 /** A load attempt: once it is counted (with what it counts against the budget), or why it failed. */
-export type LoadEvent = { modelId: string; task: Task; seconds: number } & ({ ok: true; memoryBytes: number } | { ok: false; error: string });
+type LoadEvent = { modelId: string; task: Task; seconds: number } & ({ ok: true; memoryBytes: number } | { ok: false; error: string });
 
 export interface ModelRegistryOptions extends ModelCatalogOptions {
   /** Makes the one speech encoder all voices share (on first use); tests pass their own. */
@@ -73,52 +65,34 @@ export interface ModelRegistryOptions extends ModelCatalogOptions {
 
 export class ModelRegistry {
   readonly #catalog: ModelCatalog;
-  readonly #modelsDir: string;
-  readonly #residents = new Map<string, Resident>();
-  /** Last use of each model, kept after it is unloaded (for GET /v1/models). */
-  readonly #lastUsed = new Map<string, number>();
-  /** What each model was measured to take (kept after unload: the estimate of its next load). */
-  readonly #measured = new Map<string, Footprint>();
-  /** Unloads the budget started on its own (close waits for them). */
-  readonly #evicting = new Set<Promise<void>>();
+  readonly #residents: Residents;
+  readonly #meter: MemoryMeter;
+  readonly #budget: MemoryBudget<Resident>;
+  readonly #sweeper: IdleSweeper;
+  readonly #shared: SharedServices;
   readonly #handles = new Map<string, object>();
   readonly #unloadListeners = new Set<(event: UnloadEvent) => void>();
-  readonly #idleTtlSeconds: number;
-  readonly #maxMemoryBytes: number | undefined;
+  readonly #loadListeners = new Set<(event: LoadEvent) => void>();
   readonly #now: () => number;
-  readonly #rss: (() => number) | null;
   readonly #estimateBytes: (entry: ManifestEntry, modelDir: string) => Promise<number>;
-  readonly #sweeper: NodeJS.Timeout | undefined;
-  /** Loads running now: a load's RSS growth is its own only when it ran alone. */
-  #loadsRunning = 0;
-  #loadsOverlapped = false;
-  /** Calls in flight over all models, and a count of every call and load started (to see if one ran alone). */
-  #callsRunning = 0;
-  #activity = 0;
   /** Models of the running preload not tried yet. */
   #preloadPending: Set<string> | undefined;
-  /** One MP3/WAV encoder for every voice; its worker starts on first use and stops when idle. */
-  #speechEncoder: SpeechEncoder | undefined;
-  readonly #createSpeechEncoder: () => SpeechEncoder;
-  readonly #loadListeners = new Set<(event: LoadEvent) => void>();
-  /** The worker behind realtime sessions' audio; starts with the first session. */
-  #liveAudio: LiveAudio | undefined;
 
   constructor(options: ModelRegistryOptions) {
-    this.#modelsDir = options.modelsDir;
     this.#catalog = new ModelCatalog(options);
-    this.#createSpeechEncoder = options.createSpeechEncoder ?? createSpeechEncoder;
-    this.#idleTtlSeconds = options.idleTtlSeconds ?? -1;
-    this.#maxMemoryBytes = options.maxMemoryBytes;
     this.#now = options.now ?? Date.now;
-    this.#rss = options.rss === undefined ? () => process.memoryUsage.rss() : options.rss;
+    this.#residents = new Residents(this.#now);
+    this.#meter = new MemoryMeter(options.rss === undefined ? () => process.memoryUsage.rss() : options.rss);
+    // The budget's unloads take their model out of the count at once (#unload's first step).
+    this.#budget = new MemoryBudget(options.maxMemoryBytes, (victim) => this.#unload(victim, 'memory'));
     this.#estimateBytes = options.estimateBytes ?? ((_entry, dir) => filesSize(dir));
-    const ttls = [this.#idleTtlSeconds, ...options.manifest.models.map((entry) => entry.idleTtl ?? -1)].filter((ttl) => ttl >= 0);
-    if (ttls.length > 0) {
-      const interval = options.sweepIntervalMs ?? Math.min(60_000, Math.max(1_000, (Math.min(...ttls) * 1000) / 4));
-      // A worker that fails to free its sessions is terminated by its own dispose; nothing to add here.
-      this.#sweeper = setInterval(() => void this.unloadIdle().catch(() => {}), interval).unref();
-    }
+    this.#shared = new SharedServices(options.modelsDir, options.createSpeechEncoder ?? createSpeechEncoder);
+    this.#sweeper = new IdleSweeper({
+      idleTtlSeconds: options.idleTtlSeconds ?? -1,
+      entries: options.manifest.models,
+      intervalMs: options.sweepIntervalMs,
+      sweep: () => this.unloadIdle(),
+    });
   }
 
   /** Whether `name` is a model id or alias of the manifest. */
@@ -137,13 +111,7 @@ export class ModelRegistry {
 
   /** Every model of the manifest (with what is loaded now), then every alias with the model it stands for now. */
   list(): Promise<ModelInfo[]> {
-    return this.#catalog.list((id) => {
-      const resident = this.#residents.get(id);
-      const measured = this.#measured.get(id);
-      const lastUsed = this.#lastUsed.get(id);
-      if (!resident && measured === undefined && lastUsed === undefined) return undefined;
-      return { state: resident?.state ?? 'unloaded', memoryBytes: resident?.bytes ?? (measured ? footprintBytes(measured) : null), lastUsed };
-    });
+    return this.#catalog.list((id) => this.#residents.residency(id));
   }
 
   /** The model id a request for `id` (a model or an alias) uses; see ModelCatalog.resolve. */
@@ -189,11 +157,7 @@ export class ModelRegistry {
 
   /** Unloads every idle model whose time-out has passed (runs on a timer; tests call it). */
   async unloadIdle(): Promise<void> {
-    const now = this.#now();
-    const expired = [...this.#residents.values()].filter((resident) => {
-      const ttl = resident.entry.idleTtl ?? this.#idleTtlSeconds;
-      return ttl >= 0 && resident.state === 'loaded' && resident.busy === 0 && now - resident.lastUsed >= ttl * 1000;
-    });
+    const expired = this.#sweeper.expired(this.#residents.values(), this.#now());
     await Promise.all(expired.map((resident) => this.#unload(resident, 'idle')));
   }
 
@@ -222,7 +186,7 @@ export class ModelRegistry {
 
   /** The models in memory or loading now, with the bytes each counts against the budget (for metrics). */
   residents(): Array<{ id: string; state: 'loading' | 'loaded'; bytes: number }> {
-    return [...this.#residents.values()].map((resident) => ({ id: resident.entry.id, state: resident.state, bytes: resident.bytes }));
+    return this.#residents.values().map((resident) => ({ id: resident.entry.id, state: resident.state, bytes: resident.bytes }));
   }
 
   /** Calls `listener` after each model unload; returns the function that stops it. */
@@ -237,88 +201,38 @@ export class ModelRegistry {
     return () => this.#loadListeners.delete(listener);
   }
 
-  /** Languages `text` may be in, most likely first (empty if nothing matches); cheap, no model. */
-  identifyLanguage(text: string): LanguageGuess[] {
-    return languageCandidates(text);
-  }
-
-  /**
-   * A stream for a realtime session's audio: PCM16 at `inputSampleRate` → 16 kHz, with speech
-   * probabilities from the voice-activity model when `detectSpeech`.
-   */
-  async openLiveAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
-    if (!this.#liveAudio) {
-      const vadModelPath = await vadModelFile(this.#modelsDir);
-      // Checked again: another session may have started it while the file was looked up.
-      this.#liveAudio ??= new LiveAudio({ vadModelPath });
-    }
-    if (options.detectSpeech && !this.#liveAudio.canDetectSpeech) throw new ModelNotInstalledError(DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND);
-    return this.#liveAudio.open(options);
+  /** A stream for a realtime session's audio; see SharedServices.openLiveAudio. */
+  openLiveAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
+    return this.#shared.openLiveAudio(options);
   }
 
   async close(): Promise<void> {
-    clearInterval(this.#sweeper);
-    const loads = [...this.#residents.values()].map((resident) => resident.ready);
-    this.#residents.clear();
-    await Promise.allSettled([...loads.map(async (load) => (await load).dispose()), ...this.#evicting]);
-    const encoder = this.#speechEncoder;
-    this.#speechEncoder = undefined;
-    await encoder?.dispose();
-    const liveAudio = this.#liveAudio;
-    this.#liveAudio = undefined;
-    await liveAudio?.dispose();
+    this.#sweeper.stop();
+    const loads = this.#residents.removeAll().map((resident) => resident.ready);
+    await Promise.allSettled([...loads.map(async (load) => (await load).dispose()), this.#budget.settled()]);
+    await this.#shared.close();
   }
 
   /** The model `id` loaded (loading it first if needed), its last use now. */
   async #acquire(id: string): Promise<Disposable> {
-    let resident = this.#residents.get(id);
-    if (!resident) {
-      const entry = this.#catalog.entry(id);
-      const estimate = this.#measured.get(id) ?? { load: await this.#estimateBytes(entry, this.#catalog.context(entry).modelDir), warmup: 0 };
-      // Another request may have started the load while the estimate was read.
-      resident = this.#residents.get(id) ?? this.#startLoad(entry, estimate);
-    }
-    this.#touch(resident);
+    const entry = this.#catalog.entry(id);
+    const estimateBytes = () => this.#estimateBytes(entry, this.#catalog.context(entry).modelDir);
+    const resident = await this.#residents.acquire(entry, estimateBytes, (estimate) => this.#startLoad(entry, estimate));
+    this.#residents.touch(resident);
     return resident.ready;
   }
 
   /**
    * Makes room and registers the load in one synchronous step, so two loads at once cannot both
-   * count on the same free memory.
+   * count on the same free memory. The models unloaded for room leave the count at once.
    */
   #startLoad(entry: ManifestEntry, estimate: Footprint): Resident {
-    const bytes = footprintBytes(estimate);
-    const victims = this.#makeRoom(entry.id, bytes);
-    const resident: Resident = { entry, state: 'loading', model: undefined, ready: undefined!, busy: 0, lastUsed: this.#now(), bytes, footprint: estimate, warmed: false };
-    this.#residents.set(entry.id, resident);
-    resident.ready = (async () => {
+    const victims = this.#budget.makeRoom(this.#residents.values(), entry.id, footprintBytes(estimate));
+    for (const victim of victims) this.#residents.remove(victim);
+    return this.#residents.add(entry, estimate, async (resident) => {
       await Promise.allSettled(victims.map((victim) => this.#unload(victim, 'memory')));
       return this.#measuredLoad(resident);
-    })();
-    resident.ready.then(
-      (model) => {
-        resident.model = model;
-        resident.state = 'loaded';
-      },
-      // A failed load is forgotten so that installing the model fixes it without a restart.
-      () => {
-        if (this.#residents.get(entry.id) === resident) this.#residents.delete(entry.id);
-      },
-    );
-    return resident;
-  }
-
-  /**
-   * The idle models to unload, least recently used first, so that `bytes` more fit the budget.
-   * They leave the count at once (their unload follows). Throws 503 when busy models leave no room.
-   */
-  #makeRoom(id: string, bytes: number): Resident[] {
-    const budget = this.#maxMemoryBytes;
-    if (budget === undefined) return [];
-    const { victims, used, fits } = planEviction(this.#residents.values(), budget, bytes);
-    if (!fits) throw new ModelMemoryExhaustedError(id, bytes, budget, used);
-    for (const victim of victims) this.#residents.delete(victim.entry.id);
-    return victims;
+    });
   }
 
   /**
@@ -326,48 +240,21 @@ export class ModelRegistry {
    * a measurement is often well above the estimate the load was admitted on.
    */
   #recount(resident: Resident, footprint: Footprint): void {
-    resident.footprint = footprint;
-    resident.bytes = footprintBytes(footprint);
-    this.#measured.set(resident.entry.id, footprint);
-    this.#holdBudget();
-  }
-
-  /**
-   * Unloads idle models, least recently used first, until the count fits the budget. A model still
-   * loading is spared (its caller waits for it), as is one answering; if those alone pass the
-   * budget, #makeRoom refuses every load until they are done, and each call's end tries again. A
-   * model that has just answered is idle: it goes too if the others are busy, rather than leave the
-   * budget passed for as long as they run.
-   */
-  #holdBudget(): void {
-    const budget = this.#maxMemoryBytes;
-    if (budget === undefined) return;
-    for (const victim of planEviction(this.#residents.values(), budget).victims) {
-      // Leaves the count now (#unload's first step), so the next plan does not pick it again.
-      const unloading = this.#unload(victim, 'memory').catch(() => {});
-      this.#evicting.add(unloading);
-      void unloading.finally(() => this.#evicting.delete(unloading));
-    }
+    this.#residents.recount(resident, footprint);
+    this.#budget.hold(this.#residents.values());
   }
 
   async #unload(resident: Resident, reason: UnloadReason): Promise<void> {
-    if (this.#residents.get(resident.entry.id) === resident) this.#residents.delete(resident.entry.id);
+    this.#residents.remove(resident);
     const model = await resident.ready.catch(() => undefined);
     if (!model) return;
     await model.dispose();
     // The voices' shared encoder goes with the last voice, so unloading every voice frees it too.
-    if (resident.entry.task === 'text-to-speech' && ![...this.#residents.values()].some((other) => other.entry.task === 'text-to-speech')) {
-      const encoder = this.#speechEncoder;
-      this.#speechEncoder = undefined;
-      await encoder?.dispose();
+    if (resident.entry.task === 'text-to-speech' && !this.#residents.values().some((other) => other.entry.task === 'text-to-speech')) {
+      await this.#shared.closeSpeechEncoder();
     }
     const event = { modelId: resident.entry.id, task: resident.entry.task, reason, memoryBytes: resident.bytes };
     for (const listener of this.#unloadListeners) listener(event);
-  }
-
-  #touch(resident: Resident): void {
-    resident.lastUsed = this.#now();
-    this.#lastUsed.set(resident.entry.id, resident.lastUsed);
   }
 
   /** The handed-out object of `id`: it counts calls in flight and loads the model again if it was unloaded. */
@@ -383,67 +270,55 @@ export class ModelRegistry {
         },
         load: () => this.#acquire(id),
         last: () => last,
-        begin: () => {
-          const resident = this.#residents.get(id)!;
-          resident.busy++;
-          this.#touch(resident);
-          // A model's first call grows its memory too (ONNX arenas); measured when nothing else runs.
-          // Only the first: a later call finds the arenas grown and would count the warm-up as 0.
-          const alone = this.#rss !== null && !resident.warmed && this.#callsRunning === 0 && this.#loadsRunning === 0;
-          resident.warmed = true;
-          const before = alone ? this.#rss!() : undefined;
-          this.#callsRunning++;
-          if (this.#loadsRunning > 0) this.#loadsOverlapped = true;
-          const started = ++this.#activity;
-          return () => {
-            resident.busy--;
-            this.#callsRunning--;
-            this.#touch(resident);
-            if (before !== undefined && this.#activity === started) {
-              // A first call's growth depends on its input (a short text grows the arenas less), so
-              // the largest seen, which an earlier residency's estimate already counted, stays.
-              const warmup = Math.max(resident.footprint.warmup, this.#rss!() - before);
-              this.#recount(resident, { load: resident.footprint.load, warmup });
-            } else {
-              // A busy model that kept the budget passed may be idle now.
-              this.#holdBudget();
-            }
-          };
-        },
+        begin: () => this.#beginCall(this.#residents.get(id)!),
       });
       this.#handles.set(id, handle);
     }
     return handle;
   }
 
+  /** A call to `resident` starts; the returned function ends it. */
+  #beginCall(resident: Resident): () => void {
+    resident.busy++;
+    this.#residents.touch(resident);
+    // A model's first call grows its memory too (ONNX arenas): the meter measures the first only.
+    const first = !resident.warmed;
+    resident.warmed = true;
+    const end = this.#meter.beginCall(first);
+    return () => {
+      resident.busy--;
+      const growth = end();
+      this.#residents.touch(resident);
+      if (growth !== undefined) {
+        // A first call's growth depends on its input (a short text grows the arenas less), so
+        // the largest seen, which an earlier residency's estimate already counted, stays.
+        const warmup = Math.max(resident.footprint.warmup, growth);
+        this.#recount(resident, { load: resident.footprint.load, warmup });
+      } else {
+        // A busy model that kept the budget passed may be idle now.
+        this.#budget.hold(this.#residents.values());
+      }
+    };
+  }
+
   /**
-   * The load, timed, and the RSS it added when no other load ran at the same time (then it is the
-   * model's own); load listeners hear of it once it is counted.
+   * The load, timed, counted at the RSS it added when the meter could tell it apart (else at its
+   * estimate: its last measure, or its files' size, which is often low); load listeners hear of it
+   * once it is counted.
    */
   async #measuredLoad(resident: Resident): Promise<Disposable> {
     const started = performance.now();
-    const before = this.#rss?.();
-    this.#activity++;
-    if (this.#loadsRunning++ > 0 || this.#callsRunning > 0) this.#loadsOverlapped = true;
-    let model: Disposable;
+    let measured: { value: Disposable; growth: number | undefined };
     try {
-      model = await this.#load(resident.entry);
+      measured = await this.#meter.measureLoad(() => this.#load(resident.entry));
     } catch (error) {
       this.#reportLoad(resident, started, error as Error);
       throw error;
-    } finally {
-      this.#loadsRunning--;
     }
-    // Loads and calls at the same time grow the one process RSS together, and its growth cannot be
-    // split among them: an overlapped load keeps counting its estimate (its last measure, else its
-    // files' size, which is often low) rather than a share that may belong to another model.
-    if (before !== undefined && this.#rss && !this.#loadsOverlapped) {
-      // The warm-up of an earlier residency stays counted until this one's first call measures it.
-      this.#recount(resident, { load: Math.max(0, this.#rss() - before), warmup: resident.footprint.warmup });
-    }
-    if (this.#loadsRunning === 0) this.#loadsOverlapped = false;
+    // The warm-up of an earlier residency stays counted until this one's first call measures it.
+    if (measured.growth !== undefined) this.#recount(resident, { load: measured.growth, warmup: resident.footprint.warmup });
     this.#reportLoad(resident, started);
-    return model;
+    return measured.value;
   }
 
   #reportLoad(resident: Resident, started: number, error?: Error): void {
@@ -459,7 +334,7 @@ export class ModelRegistry {
     }
     try {
       const model = await this.#catalog.engineFor(entry).load(entry, this.#catalog.context(entry));
-      return taskModel(entry.task, model, entry.id, { speechEncoder: () => (this.#speechEncoder ??= this.#createSpeechEncoder()) });
+      return taskModel(entry.task, model, entry.id, { speechEncoder: () => this.#shared.speechEncoder() });
     } catch (error) {
       throw new ModelUnavailableError(entry.id, (error as Error).message);
     }

@@ -4,7 +4,7 @@
  * the threads doing the work (Piper measured 15–35 % slower with them at load 7–13, ~4 % faster
  * near idle), so each engine decides and the setting is spelled here once.
  */
-export interface ThreadChoice {
+interface ThreadChoice {
   /** Intra-op threads; onnxruntime's default (one per core) when absent. */
   threads?: number;
   /**

@@ -1,7 +1,7 @@
 /** Audio in the browser: WAV wrapping, what a recording is uploaded as, and PCM16 for live captions. */
 
 /** 16-bit PCM WAV of mono `samples` (−1…1). */
-export function wavFromSamples(samples: Float32Array, sampleRate: number): Blob {
+function wavFromSamples(samples: Float32Array, sampleRate: number): Blob {
   const pcm = new Int16Array(samples.length);
   for (let i = 0; i < samples.length; i++) pcm[i] = Math.round(Math.max(-1, Math.min(1, samples[i]!)) * 0x7fff);
   return wavFromPcm16(new Uint8Array(pcm.buffer), sampleRate);

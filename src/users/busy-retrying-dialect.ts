@@ -19,7 +19,7 @@ import {
 } from 'kysely';
 import { ServerBusyError } from '../errors.js';
 
-export interface BusyRetryingDialectConfig {
+interface BusyRetryingDialectConfig {
   /** A better-sqlite3 database opened with `busy_timeout = 0`. */
   database: SqliteDatabase & { readonly inTransaction: boolean };
   /** How long one statement may wait for another process's lock before answering 503. */

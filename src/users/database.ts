@@ -1,7 +1,7 @@
 /** Table types for Kysely. Column types describe what SQLite stores; timestamps are ISO-8601 text. */
 import type { ColumnType, Generated, Selectable } from 'kysely';
 
-export interface UserTable {
+interface UserTable {
   id: Generated<number>;
   name: string;
   email: string;
@@ -9,7 +9,7 @@ export interface UserTable {
   updated_at: string;
 }
 
-export interface ApiKeyTable {
+interface ApiKeyTable {
   id: Generated<number>;
   name: string;
   /** First characters of the key, shown in listings so a person can tell keys apart. */

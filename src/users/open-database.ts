@@ -9,7 +9,7 @@ import { connectPostgres, isPostgresUrl } from './open-postgres.js';
 import { databaseOpenError } from '../startup-error.js';
 import { withStatementCache } from './statement-cache.js';
 
-export interface OpenDatabaseOptions {
+interface OpenDatabaseOptions {
   /**
    * How long a statement waits (asynchronously) for a write lock held by another process, such
    * as `npm run keys`, before failing with 503. Default 5 s.
@@ -57,7 +57,7 @@ async function migrated(db: Kysely<Database>): Promise<Kysely<Database>> {
   return db;
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {

@@ -4,7 +4,7 @@ import type { Database, UserRow } from './database.js';
 import { isPostgresUniqueViolation } from './open-postgres.js';
 
 /** A stored user record, exactly as responses return it (SPEC: "the whole stored record"). */
-export type User = UserRow;
+type User = UserRow;
 
 /** The fields a client supplies; PUT replaces both. */
 export interface UserInput {

@@ -40,7 +40,7 @@ const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 /** RFC 6455 close codes. */
 const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, tryAgainLater: 1013 } as const;
 
-export interface RealtimeEndpointDeps {
+interface RealtimeEndpointDeps {
   access: KeyAccess;
   transcriber(modelId: string): Promise<Transcriber>;
   openAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream>;

@@ -7,7 +7,7 @@ import { StringEnum } from '../schema-types.js';
 
 const EventId = Type.Optional(Type.String({ maxLength: 128, description: 'Optional client id of this event, echoed in errors about it.' }));
 
-export const TurnDetectionSettings = Type.Object(
+const TurnDetectionSettings = Type.Object(
   {
     type: StringEnum(['server_vad'] as const, { description: 'Only server-side VAD: speech turns are found by Silero VAD.' }),
     threshold: Type.Optional(Type.Number({ minimum: 0.05, maximum: 0.95, description: 'Speech probability that starts a turn (default 0.5).' })),

@@ -21,7 +21,7 @@ export const MESSAGE_OVERHEAD_BYTES = 1024;
 /** Bytes of one 16-kHz sample as sessions hold it (Float32). */
 export const SAMPLE_BYTES = 4;
 
-export interface BudgetControl {
+interface BudgetControl {
   pause(): void;
   resume(): void;
   /** The session holds more than `sessionMaxBytes`: it must be closed. */

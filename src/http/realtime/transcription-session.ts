@@ -15,7 +15,7 @@ import type { ClientEvent, ClientEventType, RealtimeErrorBody, ServerEvent, Sess
 import type { SessionBudget } from './session-budget.js';
 import { TurnDetector, type TurnDetection } from './turn-detector.js';
 
-export const SAMPLE_RATE = 16_000;
+const SAMPLE_RATE = 16_000;
 /** OpenAI's pcm16: what clients append, 24 kHz mono. */
 const INPUT_SAMPLE_RATE = 24_000;
 /** Silero VAD's frame at 16 kHz: one speech probability per 512 samples. */
@@ -31,9 +31,9 @@ const KEY_INVALID = {
   reason: 'API key revoked or expired',
 } as const;
 
-export const DEFAULT_TURN_DETECTION: TurnDetection = Object.freeze({ threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 });
+const DEFAULT_TURN_DETECTION: TurnDetection = Object.freeze({ threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 });
 
-export interface SessionDeps {
+interface SessionDeps {
   /** The session's model (from the URL's `?model=` or a session update), loaded on first use. */
   transcriber(modelId: string): Promise<Transcriber>;
   /** Opens the audio pipeline; speech probabilities only when `detectSpeech`. */
@@ -332,7 +332,7 @@ function describeError(error: unknown): { code: string; message: string; serverF
   return { code: 'internal_error', message: 'Internal error', serverFault: true };
 }
 
-export function errorBody(type: RealtimeErrorBody['type'], code: string, message: string, eventId?: string): RealtimeErrorBody {
+function errorBody(type: RealtimeErrorBody['type'], code: string, message: string, eventId?: string): RealtimeErrorBody {
   return { type, code, message, param: null, event_id: eventId ?? null };
 }
 

@@ -13,7 +13,7 @@ export interface TurnDetection {
   silenceDurationMs: number;
 }
 
-export type TurnEvent = { type: 'speech_started'; atMs: number } | { type: 'speech_stopped'; atMs: number };
+type TurnEvent = { type: 'speech_started'; atMs: number } | { type: 'speech_stopped'; atMs: number };
 
 export class TurnDetector {
   readonly #settings: TurnDetection;

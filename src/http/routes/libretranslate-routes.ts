@@ -16,6 +16,7 @@ import { bearerToken } from '../../auth/api-key.js';
 import type { KeyAccess } from '../../auth/key-access.js';
 import type { Limits } from '../../config/load-config.js';
 import { AppError, ValidationError } from '../../errors.js';
+import { identifyLanguage } from '../../inference/model-registry.js';
 import type { Models } from '../scoped-models.js';
 import type { Admission } from '../admission.js';
 import { formOrJsonBody } from '../body-parsers.js';
@@ -81,7 +82,7 @@ export function libreTranslateRoutes(router: Router, deps: LibreTranslateDeps): 
     if (total > limits.maxTranslationChars) {
       throw new ValidationError(`Invalid request: request (${total}) exceeds text limit (${limits.maxTranslationChars})`);
     }
-    const detected = request.source === 'auto' ? detectEach(models, texts) : undefined;
+    const detected = request.source === 'auto' ? detectEach(texts) : undefined;
     const signal = requestSignal(ctx);
     const translations = [];
     for (const [index, text] of texts.entries()) {
@@ -105,7 +106,7 @@ export function libreTranslateRoutes(router: Router, deps: LibreTranslateDeps): 
 
   router.post('/detect', body, requireKey, async (ctx) => {
     const { q } = parseDetect(ctx.request.body);
-    const candidates = models.identifyLanguage(q);
+    const candidates = identifyLanguage(q);
     ctx.body = candidates.length > 0 ? candidates : [{ language: 'en', confidence: 0 }];
   });
 }
@@ -124,10 +125,10 @@ function checkedTranslate(ctx: Context, parse: (input: unknown) => TranslateBody
 }
 
 /** As LibreTranslate: texts over 40 characters on their own, shorter ones by the whole request. */
-function detectEach(models: Models, texts: readonly string[]): Guess[] {
-  const overall = models.identifyLanguage(texts.join('\n'))[0];
+function detectEach(texts: readonly string[]): Guess[] {
+  const overall = identifyLanguage(texts.join('\n'))[0];
   return texts.map((text) => {
-    const guess = (text.length > 40 ? models.identifyLanguage(text)[0] : undefined) ?? overall;
+    const guess = (text.length > 40 ? identifyLanguage(text)[0] : undefined) ?? overall;
     if (!guess) throw new ValidationError('Could not detect the source language; send "source" explicitly');
     return guess;
   });

@@ -10,13 +10,12 @@
  */
 import { Type } from '@sinclair/typebox';
 import { defineEngine } from '../engine.js';
-import { sharedOptions } from '../text-classification/classifier-options.js';
-import { weightsInstalled } from '../text-classification/load-transformers-model.js';
-import { acquireSentenceEmbedder } from '../text-classification/shared-embedders.js';
+import { encoderOptions } from '../sentence-encoder/encoder-options.js';
+import { weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
+import { acquireSentenceEmbedder } from '../sentence-encoder/shared-embedders.js';
 import type { Embedder } from '../types.js';
 
-const { labels: _labels, ...embeddingOptions } = sharedOptions;
-export const SentenceEmbeddingOptions = Type.Object(embeddingOptions, { additionalProperties: false });
+const SentenceEmbeddingOptions = Type.Object(encoderOptions, { additionalProperties: false });
 
 export const sentenceEmbeddingEngine = defineEngine({
   tasks: ['embeddings'],

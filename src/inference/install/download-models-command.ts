@@ -14,7 +14,7 @@ import { HubUnreachableError, InstallError } from './install-errors.js';
 import { STAGING_DIR, installModel, isCurrentInstall, readInstallRecord, type FetchFile } from './install-model.js';
 import { formatBytes, ProgressBar, type ProgressStream } from './progress-bar.js';
 
-export interface CommandIo {
+interface CommandIo {
   env: Record<string, string | undefined>;
   stdout: { write(chunk: string): unknown };
   stderr: ProgressStream;
@@ -24,7 +24,7 @@ export interface CommandIo {
   freeBytes?: (dir: string) => Promise<number>;
 }
 
-export const USAGE = `Usage: npm run download-models -- [ids...] [options]
+const USAGE = `Usage: npm run download-models -- [ids...] [options]
 
 Installs models listed in models/models.json into MODELS_DIR (default: models).
 Without ids, installs every model marked "default": true.

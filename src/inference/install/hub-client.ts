@@ -23,18 +23,18 @@ export interface HubClientOptions {
   retries?: number;
 }
 
-export interface DownloadProgress {
+interface DownloadProgress {
   start(resumedBytes: number, totalBytes: number | undefined): void;
   update(doneBytes: number): void;
   finish(): void;
 }
 
-export interface DownloadResult {
+interface DownloadResult {
   /** The commit the hub resolved the revision to (its X-Repo-Commit header), when it says. */
   repoCommit?: string;
 }
 
-export interface DownloadOptions {
+interface DownloadOptions {
   expectedSize?: number;
   progress?: DownloadProgress;
 }

@@ -17,7 +17,7 @@ export const STAGING_DIR = '.partial';
 const STAGING_SOURCE = '.staging-source.json';
 
 /** The content of `<MODELS_DIR>/<id>/.installed.json`. */
-export interface InstallRecord {
+interface InstallRecord {
   id: string;
   source: {
     type: 'huggingface';
@@ -34,7 +34,7 @@ export interface InstallRecord {
 /** Puts the bytes of `file` at `dest` (a `.part` path inside the staging folder). */
 export type FetchFile = (file: SourceFile, dest: string, label: string) => Promise<{ repoCommit?: string } | void>;
 
-export interface InstallOptions {
+interface InstallOptions {
   modelsDir: string;
   fetchFile: FetchFile;
   /** Recorded in the marker when files came from `--from`. */
@@ -47,7 +47,7 @@ export interface InstallOptions {
   freeBytes?: (dir: string) => Promise<number>;
 }
 
-export function stagingDirFor(modelsDir: string, id: string): string {
+function stagingDirFor(modelsDir: string, id: string): string {
   return join(modelsDir, STAGING_DIR, id);
 }
 

@@ -4,7 +4,7 @@
  * (CI logs, pipes) it prints a plain line now and then so logs stay readable.
  */
 
-export interface ProgressState {
+interface ProgressState {
   label: string;
   doneBytes: number;
   /** Unknown when neither the manifest nor the server gives a length. */

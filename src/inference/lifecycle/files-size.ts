@@ -1,6 +1,6 @@
 /**
  * What a model's files take on disk: the estimate of its memory before its first load in this
- * process (afterwards the load's measured RSS growth is used, see model-registry.ts).
+ * process (afterwards the load's measured RSS growth is used, see memory-meter.ts).
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';

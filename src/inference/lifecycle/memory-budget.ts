@@ -1,12 +1,13 @@
 /**
- * MODELS_MAX_MEMORY's arithmetic, apart from the registry that applies it: what a model counts
- * against the budget, and which models to unload so that the count fits.
+ * MODELS_MAX_MEMORY: what a model counts against the budget, which models to unload so that the
+ * count fits (planEviction, plain arithmetic), and MemoryBudget, which the registry asks.
  *
  * The registry asks before a load (with the load's estimate as `incoming`) and again each time a
  * count grows (a load measured, a first call's growth added) and each time a call ends, because an
  * estimate can be far below what the model then takes: the check at load time alone let the
  * measured total pass the budget and stay there.
  */
+import { ModelMemoryExhaustedError } from '../../errors.js';
 
 /** What a model was measured (or guessed) to take. */
 export interface Footprint {
@@ -27,7 +28,7 @@ export interface Budgeted {
   readonly busy: number;
 }
 
-export interface EvictionPlan<T> {
+interface EvictionPlan<T> {
   /** Idle models to unload, least recently used first. */
   victims: T[];
   /** Bytes still counted once they are gone (without `incoming`). */
@@ -51,4 +52,56 @@ export function planEviction<T extends Budgeted>(residents: Iterable<T>, budget:
     used -= victim.bytes;
   }
   return { victims, used, fits: used + incoming <= budget };
+}
+
+/**
+ * Applies the budget (none when `maxBytes` is undefined) to the models in memory. `unload` must
+ * take its model out of the count in its synchronous first step, so that the next plan does not
+ * pick it again.
+ */
+export class MemoryBudget<T extends Budgeted> {
+  readonly #maxBytes: number | undefined;
+  readonly #unload: (victim: T) => Promise<void>;
+  /** Unloads the budget started on its own (`settled` waits for them). */
+  readonly #evicting = new Set<Promise<void>>();
+
+  constructor(maxBytes: number | undefined, unload: (victim: T) => Promise<void>) {
+    this.#maxBytes = maxBytes;
+    this.#unload = unload;
+  }
+
+  /**
+   * The idle models to unload, least recently used first, so that `bytes` more for model `id` fit.
+   * The caller takes them out of the count at once (their unload follows). Throws 503 when busy
+   * models leave no room.
+   */
+  makeRoom(residents: Iterable<T>, id: string, bytes: number): T[] {
+    const budget = this.#maxBytes;
+    if (budget === undefined) return [];
+    const { victims, used, fits } = planEviction(residents, budget, bytes);
+    if (!fits) throw new ModelMemoryExhaustedError(id, bytes, budget, used);
+    return victims;
+  }
+
+  /**
+   * Unloads idle models, least recently used first, until the count fits the budget. A model still
+   * loading is spared (its caller waits for it), as is one answering; if those alone pass the
+   * budget, makeRoom refuses every load until they are done, and each call's end tries again. A
+   * model that has just answered is idle: it goes too if the others are busy, rather than leave the
+   * budget passed for as long as they run.
+   */
+  hold(residents: Iterable<T>): void {
+    const budget = this.#maxBytes;
+    if (budget === undefined) return;
+    for (const victim of planEviction(residents, budget).victims) {
+      const unloading = this.#unload(victim).catch(() => {});
+      this.#evicting.add(unloading);
+      void unloading.finally(() => this.#evicting.delete(unloading));
+    }
+  }
+
+  /** Settles once the unloads `hold` started have. */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.#evicting);
+  }
 }

@@ -6,7 +6,7 @@ import { SileroVad } from '../speech-to-text/silero-vad.js';
 import type { FrameScorer } from './live-audio-converter.js';
 import type { LiveAudioWorkerInit } from './live-audio-protocol.js';
 
-export interface FrameScorers {
+interface FrameScorers {
   open(): FrameScorer | undefined;
   dispose(): Promise<void>;
 }

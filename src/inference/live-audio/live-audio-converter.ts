@@ -5,8 +5,8 @@
  */
 import { StreamingResampler } from '../../audio/streaming-resampler.js';
 
-export const LIVE_SAMPLE_RATE = 16_000;
-export const VAD_FRAME_SAMPLES = 512;
+const LIVE_SAMPLE_RATE = 16_000;
+const VAD_FRAME_SAMPLES = 512;
 
 /** Speech probabilities of the next whole 512-sample frames of one stream (stateful, in order). */
 export type FrameScorer = (frames: Float32Array) => Promise<Float32Array>;

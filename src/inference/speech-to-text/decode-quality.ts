@@ -20,7 +20,7 @@ export const DEFAULT_THRESHOLDS: DecodeThresholds = { compressionRatio: 2.4, log
 /** Temperatures tried in turn until a decode passes (openai: 0, 0.2, …, 1.0). */
 export const FALLBACK_TEMPERATURES: readonly number[] = [0, 0.2, 0.4, 0.6, 0.8, 1];
 
-export interface WindowDecodeStats {
+interface WindowDecodeStats {
   text: string;
   avgLogProb: number;
   noSpeechProb: number;

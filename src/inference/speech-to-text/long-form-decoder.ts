@@ -27,7 +27,7 @@ export interface DecodedSegment {
 }
 
 /** What word timestamps need of the model (word-timing.ts). */
-export interface WordAligner {
+interface WordAligner {
   decoder: Pick<WhisperWindowDecoder, 'crossAttention'>;
   /** [layer, head] pairs whose cross-attention follows the speech (generation_config alignment_heads). */
   alignmentHeads: readonly (readonly [number, number])[];
@@ -47,7 +47,7 @@ export interface LongFormModel {
   aligner?: WordAligner;
 }
 
-export interface LongFormOptions {
+interface LongFormOptions {
   startTokens: readonly number[];
   signal: AbortSignal;
   sampleRate?: number;

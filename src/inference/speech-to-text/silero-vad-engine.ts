@@ -9,7 +9,7 @@
  * ```
  */
 import { join } from 'node:path';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { defineEngine, hasInstallMarker } from '../engine.js';
 import type { DetectSpeechOptions, SpeechRegion, VoiceActivityDetector } from '../types.js';
@@ -22,15 +22,13 @@ import type { VadApi, VadWorkerInit } from './vad-worker-protocol.js';
 const VAD_WORKER = workerModule<VadApi, VadWorkerInit>(import.meta.url, './vad-worker');
 
 
-export const SileroVadOptions = Type.Object(
+const SileroVadOptions = Type.Object(
   {
     /** The ONNX file inside the model folder. */
     file: Type.String({ minLength: 1, pattern: '^[^/\\\\]+\\.onnx$', default: 'silero_vad_v6.onnx' }),
   },
   { additionalProperties: false },
 );
-
-export type SileroVadOptions = Static<typeof SileroVadOptions>;
 
 export const sileroVadEngine = defineEngine({
   tasks: ['voice-activity-detection'],

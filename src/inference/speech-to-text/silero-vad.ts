@@ -22,7 +22,7 @@ const FRAMES_PER_BATCH = 2048;
  * Scoring in blocks whose LSTM state starts afresh: each block of `blockFrames` frames is scored
  * after `warmUpFrames` frames of the audio before it (their probabilities are dropped).
  */
-export interface StateResets {
+interface StateResets {
   blockFrames: number;
   warmUpFrames: number;
 }

@@ -12,7 +12,7 @@ import { SileroVad, TRANSCRIPTION_STATE_RESETS } from './silero-vad.js';
 import { DEFAULT_VAD_OPTIONS, SpeechTimestampsMap, VAD_SAMPLE_RATE, type SpeechChunk } from './speech-timestamps.js';
 
 /** Audio longer than this is filtered unless the request says `vad_filter: false`. */
-export const VAD_DEFAULT_ABOVE_SECONDS = 30;
+const VAD_DEFAULT_ABOVE_SECONDS = 30;
 
 /** What an ASR request says about the filter; absent: off. */
 export interface VadFilterRequest {
@@ -22,7 +22,7 @@ export interface VadFilterRequest {
 }
 
 /** The speech-only audio and how to put its transcript back on the original time line. */
-export interface SpeechOnly {
+interface SpeechOnly {
   /** The speech regions joined end to end: the input buffer, compacted; empty: no speech. */
   samples: Pcm16Buffer;
   /** Maps a transcript of `samples` to the original audio (times, and its duration). */

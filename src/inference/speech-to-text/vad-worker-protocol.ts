@@ -8,7 +8,7 @@ export interface VadWorkerInit {
   onnxFile: string;
 }
 
-export interface VadRequest {
+interface VadRequest {
   audio: PcmAudio;
   options: VadOptions;
 }

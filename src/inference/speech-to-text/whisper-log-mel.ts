@@ -18,7 +18,7 @@ export interface WhisperFeatureConfig {
   nb_max_frames: number;
 }
 
-export interface LogMelFeatures {
+interface LogMelFeatures {
   /** Row-major [melBins × frames]. */
   data: Float32Array;
   melBins: number;

@@ -9,7 +9,7 @@
  */
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 
-export interface TimestampRuleOptions {
+interface TimestampRuleOptions {
   /** Index of the last allowed first timestamp (50 = 1.0 s); undefined for no limit. */
   maxInitialTimestampIndex?: number;
 }

@@ -14,7 +14,7 @@ import { whisperLanguageCode, whisperLanguageName } from './whisper-languages.js
 
 const ASR_WORKER = workerModule<AsrApi, AsrWorkerInit>(import.meta.url, './asr-worker');
 
-export interface WhisperTranscriberOptions extends AsrOptions {
+interface WhisperTranscriberOptions extends AsrOptions {
   modelId: string;
   multilingual: boolean;
 }

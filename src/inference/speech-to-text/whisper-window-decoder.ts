@@ -184,7 +184,7 @@ function argmax(values: Float32Array): number {
 }
 
 /** log softmax(values)[index]. */
-export function logSoftmaxAt(values: Float32Array, index: number): number {
+function logSoftmaxAt(values: Float32Array, index: number): number {
   let max = -Infinity;
   for (const value of values) if (value > max) max = value;
   let sum = 0;

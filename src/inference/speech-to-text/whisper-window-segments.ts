@@ -9,7 +9,7 @@
  */
 import { INPUT_STRIDE, TIME_PRECISION } from './whisper-special-tokens.js';
 
-export interface WindowSegment {
+interface WindowSegment {
   /** Seconds from the start of the window. */
   start: number;
   end: number;
@@ -17,7 +17,7 @@ export interface WindowSegment {
   tokens: number[];
 }
 
-export interface WindowSplit {
+interface WindowSplit {
   segments: WindowSegment[];
   /** Mel frames to advance the window by (> 0 unless the window is empty). */
   seekFrames: number;

@@ -11,11 +11,11 @@
  */
 
 /** Alignment time steps per second (the encoder's 50 frames per second). */
-export const ALIGNMENT_STEPS_PER_SECOND = 50;
+const ALIGNMENT_STEPS_PER_SECOND = 50;
 
 /** openai's defaults (transcribe.py). */
-export const PREPEND_PUNCTUATIONS = '"\'“¿([{-';
-export const APPEND_PUNCTUATIONS = '"\'.。,，!！?？:：”)]}、';
+const PREPEND_PUNCTUATIONS = '"\'“¿([{-';
+const APPEND_PUNCTUATIONS = '"\'.。,，!！?？:：”)]}、';
 const SENTENCE_END_MARKS = '.。!！?？';
 /** Python's string.punctuation: a subword of only these is a word of its own. */
 const ASCII_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
@@ -244,7 +244,7 @@ export interface WindowSegmentForWords {
   textTokens: readonly number[];
 }
 
-export interface TimedWord {
+interface TimedWord {
   word: string;
   /** Seconds from the start of the audio. */
   start: number;

@@ -1,15 +1,14 @@
 /**
- * Manifest `options` of the classification engines (TypeBox schemas, checked at start-up), and
- * what the engines derive from them: label specs, micro-batching and the worker layout.
+ * Manifest `options` of the classification engines (TypeBox schemas, checked at start-up): the
+ * sentence encoder's options plus labels, and each engine's own; and the label specs the engines
+ * derive from them.
  */
-import { availableParallelism } from 'node:os';
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { DTYPES } from '../dtype.js';
-import { stringEnum, type OptionsRule } from '../engine-options.js';
-import type { MicroBatcherOptions } from './micro-batcher.js';
+import type { OptionsRule } from '../engine-options.js';
+import { encoderOptions } from '../sentence-encoder/encoder-options.js';
 
 /** A label and the sentences that describe it (embedding prototypes, or NLI hypotheses). */
-export interface LabelSpec {
+interface LabelSpec {
   label: string;
   descriptions: string[];
 }
@@ -28,20 +27,10 @@ const LabelOption = Type.Union(
   { description: 'a label name or {label, description?, descriptions?} with non-blank descriptions' },
 );
 
-/** maxWaitMs 0: measured here, a 2 ms wait cost ~20 % at one client and bought nothing at 8 or 32. */
-export const sharedOptions = {
-  /** Picks the weight file, e.g. q8 → onnx/model_quantized.onnx as hub repos ship it. */
-  dtype: stringEnum(DTYPES, { default: 'fp32' }),
-  /** Another installed model's folder holding the weights (minilm-sentiment and minilm-topics share MiniLM). */
-  baseModel: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]*$' })),
+/** The encoder's options (sentence-encoder/encoder-options.ts) and the labels every classifier reads. */
+const sharedOptions = {
+  ...encoderOptions,
   labels: Type.Optional(Type.Array(LabelOption, { minItems: 1 })),
-  /** Model workers (each its own ONNX session) and intra-op threads each; see workerLayout. */
-  workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
-  threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
-  /** Intra-op threads of the extra session for lone requests (BatchModel); 0 turns it off. See workerLayout. */
-  soloThreads: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
-  maxBatchSize: Type.Integer({ minimum: 1, maximum: 512, default: 32 }),
-  maxWaitMs: Type.Number({ minimum: 0, maximum: 1000, default: 0 }),
 } satisfies TProperties;
 
 const multiLabel = Type.Boolean({ default: false });
@@ -78,7 +67,7 @@ export type ClassifierOptions = Static<typeof TextClassificationOptions>;
 export type ZeroShotOptions = Static<typeof ZeroShotOptions>;
 export type EmbeddingClassifierOptions = Static<typeof EmbeddingClassifierOptions>;
 /** What every classification engine's options have in common. */
-export type SharedClassifierOptions = Pick<ClassifierOptions, keyof typeof sharedOptions>;
+type SharedClassifierOptions = Pick<ClassifierOptions, keyof typeof sharedOptions>;
 
 export const labelsRule: OptionsRule<SharedClassifierOptions> = (options) => {
   const specs = labelSpecs(options);
@@ -110,28 +99,4 @@ export function labelSpecs(options: SharedClassifierOptions): LabelSpec[] | unde
 /** Label names for GET /v1/models. */
 export function describeLabels(options: SharedClassifierOptions): string[] | undefined {
   return labelSpecs(options)?.map((spec) => spec.label);
-}
-
-export function batchOptions(options: SharedClassifierOptions): Required<MicroBatcherOptions> {
-  return { maxBatchSize: options.maxBatchSize, maxWaitMs: options.maxWaitMs, maxInFlight: workerLayout(options).workers };
-}
-
-/**
- * How many model workers (each with its own ONNX session), how many intra-op threads each, and
- * how many threads the solo session for lone requests has (0: none).
- *
- * Measured here on all-MiniLM-L6-v2: two single-threaded sessions fed half-batches each classify
- * ~190 texts/s on 2 cores, one two-threaded session ~110-140 texts/s (small GEMMs and the
- * attention op parallelise poorly inside one run). But a lone text on one thread leaves the other
- * core idle (fastest of 600 runs of one short text: ~4.4 ms on one thread against ~2.9 ms on two), hence the solo session, spanning every core, when
- * the batch sessions do not already. Defaults: 2 workers (1 on a single core), the cores split
- * between them, a solo session on all cores. Options `workers`, `threads` and `soloThreads` override.
- */
-export function workerLayout(
-  options: Pick<SharedClassifierOptions, 'workers' | 'threads' | 'soloThreads'>,
-  cores = availableParallelism(),
-): { workers: number; threads: number; soloThreads: number } {
-  const workers = options.workers ?? Math.min(2, cores);
-  const threads = options.threads ?? Math.max(1, Math.floor(cores / workers));
-  return { workers, threads, soloThreads: options.soloThreads ?? (cores > threads ? cores : 0) };
 }

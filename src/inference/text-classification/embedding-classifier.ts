@@ -18,10 +18,10 @@ import { ManifestError } from '../manifest.js';
 import type { Classifier } from '../types.js';
 import { EmbeddingClassifierOptions, describeLabels, embeddingRule, labelSpecs } from './classifier-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
-import { weightsInstalled } from './load-transformers-model.js';
+import { weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
 import { headConfidences, headWidth, linearHead } from './linear-head.js';
-import { centroid, dot } from './sentence-embedder.js';
-import { acquireSentenceEmbedder } from './shared-embedders.js';
+import { centroid, dot } from '../sentence-encoder/sentence-embedder.js';
+import { acquireSentenceEmbedder } from '../sentence-encoder/shared-embedders.js';
 
 /** Request-supplied label names whose embeddings are kept, so repeated label sets cost nothing. */
 const LABEL_CACHE_SIZE = 1024;

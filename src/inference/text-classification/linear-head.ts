@@ -7,7 +7,7 @@
 import type { EmbeddingClassifierOptions } from './classifier-options.js';
 import { softmax } from './label-scores.js';
 
-export interface LinearHead {
+interface LinearHead {
   /** One row per label, in the order of `options.labels`. */
   weights: Float32Array[];
   bias: Float32Array;

@@ -7,12 +7,13 @@ import { ValidationError } from '../../errors.js';
 import { defineEngine } from '../engine.js';
 import { ManifestError } from '../manifest.js';
 import type { Classifier, Label } from '../types.js';
-import type { BatchModel } from './batch-model.js';
-import type { ModelFacts } from './batch-model-protocol.js';
-import { TextClassificationOptions, batchOptions, describeLabels, labelsRule, type ClassifierOptions } from './classifier-options.js';
+import type { BatchModel } from '../sentence-encoder/batch-model.js';
+import type { ModelFacts } from '../sentence-encoder/batch-model-protocol.js';
+import { TextClassificationOptions, describeLabels, labelsRule, type ClassifierOptions } from './classifier-options.js';
+import { batchOptions } from '../sentence-encoder/encoder-options.js';
 import { sortedLabels } from './label-scores.js';
-import { startBatchModel, weightsInstalled } from './load-transformers-model.js';
-import { MicroBatcher } from './micro-batcher.js';
+import { startBatchModel, weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
+import { MicroBatcher } from '../sentence-encoder/micro-batcher.js';
 import { confidences } from './sequence-scores.js';
 
 export const transformersTextClassification = defineEngine({

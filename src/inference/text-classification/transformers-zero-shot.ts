@@ -11,10 +11,11 @@
 import { ValidationError } from '../../errors.js';
 import { defineEngine } from '../engine.js';
 import type { Classifier, Label } from '../types.js';
-import { ZeroShotOptions, batchOptions, describeLabels, labelSpecs, labelsRule } from './classifier-options.js';
+import { ZeroShotOptions, describeLabels, labelSpecs, labelsRule } from './classifier-options.js';
+import { batchOptions } from '../sentence-encoder/encoder-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
-import { startBatchModel, weightsInstalled } from './load-transformers-model.js';
-import { MicroBatcher } from './micro-batcher.js';
+import { startBatchModel, weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
+import { MicroBatcher } from '../sentence-encoder/micro-batcher.js';
 
 interface Candidate {
   label: string;

@@ -35,7 +35,7 @@ export function loadEspeakNg(): Promise<EspeakNg> {
   return loading;
 }
 
-export class EspeakNg {
+class EspeakNg {
   readonly #module: EspeakModule;
   readonly #worker: EspeakWorker;
   readonly #decoder = new TextDecoder();

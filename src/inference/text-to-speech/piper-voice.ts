@@ -18,7 +18,7 @@ import { parsePiperVoiceConfig, type PiperVoiceConfig } from './piper-voice-conf
 import type { SentenceSynthesizer } from './sentence-synthesizer.js';
 import { DEFAULT_PIPER_SPINNING } from './tts-options.js';
 
-export interface PiperVoiceOptions {
+interface PiperVoiceOptions {
   /**
    * Load espeak too, so `synthesize(text)` works. Off in the synthesis worker, which gets ids
    * from the phonemizer worker. Defaults to true.

@@ -12,7 +12,7 @@ const ABBREVIATIONS = new Set([
   'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
 ]);
 
-export const DEFAULT_MAX_SENTENCE_CHARS = 400;
+const DEFAULT_MAX_SENTENCE_CHARS = 400;
 
 /** A lower-case letter at exactly `lastIndex`. */
 const LOWER_CASE_AT = /\p{Ll}/uy;

@@ -6,7 +6,7 @@ export type SynthesisWorkerInit =
   | { engine: 'piper'; modelDir: string; onnxFile?: string; threads?: number; spinning?: boolean | number }
   | { engine: 'transformers-tts'; modelsDir: string; modelId: string; threads?: number };
 
-export interface VoiceOptions {
+interface VoiceOptions {
   speed?: number;
   voice?: string;
 }

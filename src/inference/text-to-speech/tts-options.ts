@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { SPEECH_FORMATS } from '../types.js';
 
 /** onnxruntime intra-op threads; ORT's default (one per core) when absent. */
-export const TtsThreads = Type.Optional(Type.Integer({ minimum: 1, maximum: 256 }));
+const TtsThreads = Type.Optional(Type.Integer({ minimum: 1, maximum: 256 }));
 
 /** A voice's `spinning` when the manifest does not set it (PiperOptions.spinning says why). */
 export const DEFAULT_PIPER_SPINNING = true;

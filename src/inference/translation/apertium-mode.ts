@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 
-export interface ModeOptions {
+interface ModeOptions {
   /** Keep `*` marks on unknown words (`lt-proc -g`); the default drops them (`-n`, like `apertium -u`). */
   markUnknown?: boolean;
 }
@@ -14,7 +14,7 @@ export interface ModeOptions {
 /** Stages that have no null-flush switch (or flush on their own); APy makes the same exceptions. */
 const NO_Z_FLAG = /^(.*\/)?(vislcg3|cg-mwesplit|hfst-tokeni[sz]e|divvun-suggest)$/;
 
-export class ApertiumModeError extends Error {
+class ApertiumModeError extends Error {
   override name = 'ApertiumModeError';
 }
 

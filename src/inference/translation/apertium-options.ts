@@ -1,7 +1,7 @@
 /** Manifest options of the `apertium` engine (TypeBox schema, checked at start-up). */
 import { Type, type Static } from '@sinclair/typebox';
 
-export const DEFAULT_MODES_DIR = '/usr/share/apertium/modes';
+const DEFAULT_MODES_DIR = '/usr/share/apertium/modes';
 
 /** Apertium's own names ("eng-spa", "spa-cat_valencia") and package names; nothing a shell would read. */
 const ApertiumName = Type.String({ pattern: '^[A-Za-z0-9_@.-]+$' });

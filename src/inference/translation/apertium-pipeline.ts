@@ -20,7 +20,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
-export interface ApertiumPipelineOptions {
+interface ApertiumPipelineOptions {
   /** argv per stage, from readModeFile(). */
   commands: readonly (readonly string[])[];
   /** Used in error messages, e.g. "eng-spa". */
@@ -32,7 +32,7 @@ export interface ApertiumPipelineOptions {
   maxInFlight?: number;
 }
 
-export interface PipelineTranslateOptions {
+interface PipelineTranslateOptions {
   /** Aborts when the caller no longer wants the answer; the call then rejects with its reason. */
   signal?: AbortSignal;
 }

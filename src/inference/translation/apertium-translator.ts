@@ -15,7 +15,7 @@ const CLIENT_REASONS: Record<ApertiumFailure, string> = {
   invalid: 'the text could not be sent to the translation processes',
 };
 
-export interface ApertiumTranslatorOptions {
+interface ApertiumTranslatorOptions {
   modelId: string;
   pipeline: ApertiumPipeline;
   source: string;

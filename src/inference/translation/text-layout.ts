@@ -4,14 +4,14 @@
  * and indentation survive translation. Pure string work; no model knows about layout.
  */
 
-export interface LayoutOptions {
+interface LayoutOptions {
   /** Split lines into sentences (neural models); Apertium takes whole lines. */
   sentences: boolean;
   /** Longer units are cut at a clause or word boundary (neural models have a context limit). */
   maxUnitChars?: number;
 }
 
-export interface TextLayout {
+interface TextLayout {
   /** Text to translate, in reading order; never empty or padded with blanks. */
   readonly units: readonly string[];
   /** The original text with each unit replaced by its translation. */

@@ -3,8 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DTYPES } from '../dtype.js';
 import { stringEnum, type OptionsRule } from '../engine-options.js';
 
-export const TRANSLATION_FAMILIES = ['marian', 'nllb', 'm2m100'] as const;
-export type TranslationFamily = (typeof TRANSLATION_FAMILIES)[number];
+const TRANSLATION_FAMILIES = ['marian', 'nllb', 'm2m100'] as const;
 
 const LanguageCode = Type.String({ pattern: '^[a-z]{2,3}(-[a-z0-9]+)*$' });
 

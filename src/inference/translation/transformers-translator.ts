@@ -17,7 +17,7 @@ export interface TranslationPipelineLike {
   dispose(): Promise<void>;
 }
 
-export interface TransformersTranslatorOptions {
+interface TransformersTranslatorOptions {
   modelId: string;
   pipeline: TranslationPipelineLike;
   /** Short code → the model's own code (`es` → `spa_Latn`); for one-pair models, just the target. */

@@ -11,7 +11,7 @@ const RATE = 24_000;
 /** How long a stop waits for the last turn's text before closing. */
 const FINAL_TURN_WAIT_MS = 10_000;
 
-export interface LiveCaptionsOptions {
+interface LiveCaptionsOptions {
   model: string;
   apiKey: string;
   language?: string;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ManifestError, type ManifestEntry } from '../../../src/inference/manifest.js';
-import { batchOptions, describeLabels, labelSpecs, workerLayout } from '../../../src/inference/text-classification/classifier-options.js';
+import { describeLabels, labelSpecs } from '../../../src/inference/text-classification/classifier-options.js';
 import { embeddingClassifier } from '../../../src/inference/text-classification/embedding-classifier.js';
 import { transformersTextClassification } from '../../../src/inference/text-classification/transformers-text-classification.js';
 import { transformersZeroShot } from '../../../src/inference/text-classification/transformers-zero-shot.js';
@@ -38,22 +38,5 @@ describe('classifier options', () => {
     expect(() => read({ baseModel: '../x' })).to.throw(ManifestError, /options\.baseModel/);
     expect(() => read({ workers: 1.5 })).to.throw(ManifestError, /options\.workers must be integer/);
     expect(() => transformersZeroShot.options.read(bare({ hypothesisTemplate: 'no slot' }))).to.throw(ManifestError, /hypothesisTemplate/);
-  });
-
-  it('splits the cores between two workers by default, with a solo session on all cores for lone requests', () => {
-    expect(workerLayout({}, 2)).to.deep.equal({ workers: 2, threads: 1, soloThreads: 2 });
-    expect(workerLayout({}, 8)).to.deep.equal({ workers: 2, threads: 4, soloThreads: 8 });
-    expect(workerLayout({}, 1)).to.deep.equal({ workers: 1, threads: 1, soloThreads: 0 });
-    expect(workerLayout({ workers: 1, threads: 3 }, 8)).to.deep.equal({ workers: 1, threads: 3, soloThreads: 8 });
-  });
-
-  it('adds no solo session when one batch session already spans the cores, or when soloThreads is 0', () => {
-    expect(workerLayout({ workers: 1 }, 2)).to.deep.equal({ workers: 1, threads: 2, soloThreads: 0 });
-    expect(workerLayout({ soloThreads: 0 }, 2)).to.deep.equal({ workers: 2, threads: 1, soloThreads: 0 });
-    expect(workerLayout({ soloThreads: 3 }, 2)).to.deep.equal({ workers: 2, threads: 1, soloThreads: 3 });
-  });
-
-  it('lets as many batches run at once as there are workers', () => {
-    expect(batchOptions(read({ workers: 3, maxBatchSize: 8 }))).to.include({ maxInFlight: 3, maxBatchSize: 8, maxWaitMs: 0 });
   });
 });

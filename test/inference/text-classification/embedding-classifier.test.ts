@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { ManifestError } from '../../../src/inference/manifest.js';
 import type { Classifier } from '../../../src/inference/types.js';
 import { embeddingClassifier as engine } from '../../../src/inference/text-classification/embedding-classifier.js';
-import { BatchModel } from '../../../src/inference/text-classification/batch-model.js';
-import { startBatchModel } from '../../../src/inference/text-classification/load-transformers-model.js';
-import { runningSentenceEmbedders } from '../../../src/inference/text-classification/shared-embedders.js';
+import { BatchModel } from '../../../src/inference/sentence-encoder/batch-model.js';
+import { startBatchModel } from '../../../src/inference/sentence-encoder/load-transformers-model.js';
+import { runningSentenceEmbedders } from '../../../src/inference/sentence-encoder/shared-embedders.js';
 import { entry, expectGivingUpLeavesOthersAnswered, fixtureContext, sum } from './fixture-models.js';
 
 const ID = 'minilm-random';

@@ -4,7 +4,7 @@
  * 60-token text padded into a batch of 25-token texts would double the cost of the batch.
  */
 
-export interface BucketOptions {
+interface BucketOptions {
   /** Largest accepted padded/real token ratio of a bucket (1.25 → at most 25 % padding). */
   maxPaddingRatio: number;
   maxBucketSize: number;

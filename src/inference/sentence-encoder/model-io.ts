@@ -5,7 +5,7 @@
 import { Tensor, type PreTrainedModel } from '@huggingface/transformers';
 
 export type ModelInputs = Record<string, Tensor>;
-export type ModelOutputs = Record<string, Tensor>;
+type ModelOutputs = Record<string, Tensor>;
 
 export async function runModel(model: PreTrainedModel, inputs: unknown): Promise<ModelOutputs> {
   // PreTrainedModel instances are callable (Callable base class); the typings only expose forward().

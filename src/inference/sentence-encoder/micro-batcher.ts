@@ -26,7 +26,7 @@ export interface MicroBatcherOptions {
 }
 
 /** Runs one batch; must return exactly one output per input, in order. */
-export type BatchRunner<I, O> = (items: I[]) => Promise<O[]>;
+type BatchRunner<I, O> = (items: I[]) => Promise<O[]>;
 
 interface Pending<I, O> {
   item: I;
@@ -34,7 +34,7 @@ interface Pending<I, O> {
   reject(error: unknown): void;
 }
 
-export interface SubmitOptions {
+interface SubmitOptions {
   /** Aborts when the caller no longer wants the output. */
   signal?: AbortSignal;
 }

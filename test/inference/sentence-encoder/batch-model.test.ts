@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { InferenceFailedError } from '../../../src/errors.js';
-import { BatchModel } from '../../../src/inference/text-classification/batch-model.js';
-import type { BatchModelApi, BatchModelInit } from '../../../src/inference/text-classification/batch-model-protocol.js';
+import { BatchModel } from '../../../src/inference/sentence-encoder/batch-model.js';
+import type { BatchModelApi, BatchModelInit } from '../../../src/inference/sentence-encoder/batch-model-protocol.js';
 import { workerModule } from '../../../src/inference/worker/worker-api.js';
 
 const crashingWorker = workerModule<BatchModelApi, BatchModelInit>(import.meta.url, './crashing-batch-worker');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { lengthBuckets } from '../../../src/inference/text-classification/length-buckets.js';
+import { lengthBuckets } from '../../../src/inference/sentence-encoder/length-buckets.js';
 
 describe('lengthBuckets', () => {
   const options = { maxPaddingRatio: 1.25, maxBucketSize: 32 };

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { MicroBatcher } from '../../../src/inference/text-classification/micro-batcher.js';
+import { MicroBatcher } from '../../../src/inference/sentence-encoder/micro-batcher.js';
 import { fuzzRuns } from '../../helpers/fuzz-runs.js';
 
 /** Waits `count` event-loop turns: the unit of time of these scenarios. */

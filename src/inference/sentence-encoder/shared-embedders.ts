@@ -6,7 +6,7 @@
  * workers' in-flight limit true across them.
  */
 import type { EngineContext } from '../engine.js';
-import { batchOptions, workerLayout, type SharedClassifierOptions } from './classifier-options.js';
+import { batchOptions, workerLayout, type EncoderOptions } from './encoder-options.js';
 import { startBatchModel, weightsDir } from './load-transformers-model.js';
 import { SentenceEmbedder } from './sentence-embedder.js';
 import { SharedResources, type Lease } from './shared-resources.js';
@@ -20,7 +20,7 @@ const embedders = new SharedResources<SentenceEmbedder>((embedder) => embedder.d
  */
 export function acquireSentenceEmbedder(
   modelId: string,
-  options: SharedClassifierOptions,
+  options: EncoderOptions,
   context: EngineContext,
 ): Promise<Lease<SentenceEmbedder>> {
   const dir = weightsDir(options, context);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MicroBatcher } from '../../../src/inference/text-classification/micro-batcher.js';
+import { MicroBatcher } from '../../../src/inference/sentence-encoder/micro-batcher.js';
 
 /** A runner that records the batches it was given and doubles each number. */
 function recordingRunner(delayMs = 0) {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Tensor } from '@huggingface/transformers';
-import { selectRows, tokenCounts } from '../../../src/inference/text-classification/model-io.js';
+import { selectRows, tokenCounts } from '../../../src/inference/sentence-encoder/model-io.js';
 
 const int64 = (rows: number[][]) => new Tensor('int64', BigInt64Array.from(rows.flat(), BigInt), [rows.length, rows[0]!.length]);
 const values = (tensor: Tensor) => {

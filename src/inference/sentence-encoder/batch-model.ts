@@ -22,7 +22,7 @@ interface Slot {
   busy: number;
 }
 
-export interface BatchModelLayout {
+interface BatchModelLayout {
   /** Workers serving every batch, each a session with `init.threads` intra-op threads. */
   workers: number;
   /** Intra-op threads of the solo session; 0 or absent: no solo worker. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SharedResources } from '../../../src/inference/text-classification/shared-resources.js';
+import { SharedResources } from '../../../src/inference/sentence-encoder/shared-resources.js';
 
 describe('SharedResources', () => {
   let disposed: string[];

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EXPLORE_EVERY, LoneRunChooser, type LoneRunSide } from '../../../src/inference/text-classification/lone-run-chooser.js';
+import { EXPLORE_EVERY, LoneRunChooser, type LoneRunSide } from '../../../src/inference/sentence-encoder/lone-run-chooser.js';
 
 /** Chooses `count` times, recording `latency[side]` ms for each choice; returns the choices. */
 function run(chooser: LoneRunChooser, count: number, latency: Record<LoneRunSide, number>): LoneRunSide[] {

@@ -4,7 +4,7 @@
  * batch contains "crash", as an out-of-memory abort in ONNX Runtime would.
  */
 import { serveWorker } from '../../../src/inference/worker/serve-worker.js';
-import type { BatchModelApi, BatchModelInit } from '../../../src/inference/text-classification/batch-model-protocol.js';
+import type { BatchModelApi, BatchModelInit } from '../../../src/inference/sentence-encoder/batch-model-protocol.js';
 
 serveWorker<BatchModelApi, BatchModelInit>((init) => ({
   facts: () => ({}),

@@ -1,0 +1,52 @@
+/**
+ * Manifest `options` every engine on the sentence encoder reads (the embeddings engine and the
+ * classifiers): which weights, how many workers and threads, and how requests are micro-batched;
+ * and what the encoder derives from them.
+ */
+import { availableParallelism } from 'node:os';
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { DTYPES } from '../dtype.js';
+import { stringEnum } from '../engine-options.js';
+import type { MicroBatcherOptions } from './micro-batcher.js';
+
+/** maxWaitMs 0: measured here, a 2 ms wait cost ~20 % at one client and bought nothing at 8 or 32. */
+export const encoderOptions = {
+  /** Picks the weight file, e.g. q8 → onnx/model_quantized.onnx as hub repos ship it. */
+  dtype: stringEnum(DTYPES, { default: 'fp32' }),
+  /** Another installed model's folder holding the weights (minilm-sentiment and minilm-topics share MiniLM). */
+  baseModel: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]*$' })),
+  /** Model workers (each its own ONNX session) and intra-op threads each; see workerLayout. */
+  workers: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+  /** Intra-op threads of the extra session for lone requests (BatchModel); 0 turns it off. See workerLayout. */
+  soloThreads: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
+  maxBatchSize: Type.Integer({ minimum: 1, maximum: 512, default: 32 }),
+  maxWaitMs: Type.Number({ minimum: 0, maximum: 1000, default: 0 }),
+} satisfies TProperties;
+
+const EncoderOptions = Type.Object(encoderOptions);
+export type EncoderOptions = Static<typeof EncoderOptions>;
+
+export function batchOptions(options: EncoderOptions): Required<MicroBatcherOptions> {
+  return { maxBatchSize: options.maxBatchSize, maxWaitMs: options.maxWaitMs, maxInFlight: workerLayout(options).workers };
+}
+
+/**
+ * How many model workers (each with its own ONNX session), how many intra-op threads each, and
+ * how many threads the solo session for lone requests has (0: none).
+ *
+ * Measured here on all-MiniLM-L6-v2: two single-threaded sessions fed half-batches each classify
+ * ~190 texts/s on 2 cores, one two-threaded session ~110-140 texts/s (small GEMMs and the
+ * attention op parallelise poorly inside one run). But a lone text on one thread leaves the other
+ * core idle (fastest of 600 runs of one short text: ~4.4 ms on one thread against ~2.9 ms on two), hence the solo session, spanning every core, when
+ * the batch sessions do not already. Defaults: 2 workers (1 on a single core), the cores split
+ * between them, a solo session on all cores. Options `workers`, `threads` and `soloThreads` override.
+ */
+export function workerLayout(
+  options: Pick<EncoderOptions, 'workers' | 'threads' | 'soloThreads'>,
+  cores = availableParallelism(),
+): { workers: number; threads: number; soloThreads: number } {
+  const workers = options.workers ?? Math.min(2, cores);
+  const threads = options.threads ?? Math.max(1, Math.floor(cores / workers));
+  return { workers, threads, soloThreads: options.soloThreads ?? (cores > threads ? cores : 0) };
+}

@@ -1,0 +1,21 @@
+import { expect } from 'chai';
+import { batchOptions, workerLayout } from '../../../src/inference/sentence-encoder/encoder-options.js';
+
+describe('sentence-encoder options', () => {
+  it('splits the cores between two workers by default, with a solo session on all cores for lone requests', () => {
+    expect(workerLayout({}, 2)).to.deep.equal({ workers: 2, threads: 1, soloThreads: 2 });
+    expect(workerLayout({}, 8)).to.deep.equal({ workers: 2, threads: 4, soloThreads: 8 });
+    expect(workerLayout({}, 1)).to.deep.equal({ workers: 1, threads: 1, soloThreads: 0 });
+    expect(workerLayout({ workers: 1, threads: 3 }, 8)).to.deep.equal({ workers: 1, threads: 3, soloThreads: 8 });
+  });
+
+  it('adds no solo session when one batch session already spans the cores, or when soloThreads is 0', () => {
+    expect(workerLayout({ workers: 1 }, 2)).to.deep.equal({ workers: 1, threads: 2, soloThreads: 0 });
+    expect(workerLayout({ soloThreads: 0 }, 2)).to.deep.equal({ workers: 2, threads: 1, soloThreads: 0 });
+    expect(workerLayout({ soloThreads: 3 }, 2)).to.deep.equal({ workers: 2, threads: 1, soloThreads: 3 });
+  });
+
+  it('lets as many batches run at once as there are workers', () => {
+    expect(batchOptions({ dtype: 'fp32', workers: 3, maxBatchSize: 8, maxWaitMs: 0 })).to.include({ maxInFlight: 3, maxBatchSize: 8, maxWaitMs: 0 });
+  });
+});
