@@ -6,6 +6,7 @@ import { REALTIME_PATH } from '../../src/http/realtime/realtime-operations.js';
 import { createApp } from '../../src/http/create-app.js';
 import { createLogger } from '../../src/logger.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
+import { declareRoute, documentedRouter } from '../../src/http/operation.js';
 import { createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
 import { registeredRoutes } from '../helpers/registered-routes.js';
 
@@ -33,7 +34,8 @@ describe('OpenAPI document', () => {
     expect(res.status).to.equal(200);
     expect(res.headers['content-type']).to.match(/^application\/json/);
     expect(res.body.openapi).to.equal('3.1.0');
-    expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument(app.config.limits))));
+    const koa = createApp({ db: app.db, models: app.models, config: app.config, logger: createLogger('silent') });
+    expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument(koa.operations, app.config.limits))));
   });
 
   it('documents the limits of the app it describes, not the defaults', async () => {
@@ -73,6 +75,15 @@ describe('OpenAPI document', () => {
     const registered = new Set([...routes.map(({ method, path }) => `${method} ${path}`), `GET ${REALTIME_PATH}`]);
     const extra = [...documented].filter((route) => !registered.has(route));
     expect(extra, 'documented routes that the app does not serve').to.deep.equal([]);
+  });
+
+  it('declares a route and its Operation at the same path, and refuses path parameters it does not document', () => {
+    const router = documentedRouter({ prefix: '/v1' });
+    const declaration = { method: 'get', path: '/things/:id', tags: ['t'], summary: 'A thing', responses: {} } as const;
+    expect(() => declareRoute(router, declaration, () => {})).to.throw('GET /v1/things/{id} documents path parameters [], its path has [id]');
+    declareRoute(router, { ...declaration, parameters: [{ name: 'id', in: 'path', required: true }] }, () => {});
+    expect(router.operations.map(({ method, path }) => `${method} ${path}`)).to.deep.equal(['get /v1/things/{id}']);
+    expect(router.stack.map((layer) => [layer.methods, layer.path])).to.deep.equal([[['HEAD', 'GET'], '/v1/things/:id']]);
   });
 
   it('lists every error code, with its description, and uses each one somewhere', () => {

@@ -6,7 +6,8 @@
 import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
 import type { EncodedAudio, TranscribeOptions } from '../../../inference/types.js';
-import { jsonError, V1_COMMON_ERRORS, megabytes, type Json, type Operation } from '../../operation.js';
+import { taskTag } from '../../../inference/tasks.js';
+import { jsonError, V1_COMMON_ERRORS, megabytes, type Json, type RouteDeclaration } from '../../operation.js';
 import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { RequestValidator } from '../../validation.js';
 import type { AudioUpload } from './audio-upload.js';
@@ -77,12 +78,12 @@ function audioParameters(): Json[] {
   });
 }
 
-/** The operation of a speech-to-text route; `form` is its multipart schema, `ok` its 200. */
-export function transcriptionOperation(path: string, summary: string, description: string, form: Json, ok: Json, limits: Limits): Operation {
+/** The declaration of a speech-to-text route; `form` is its multipart schema, `ok` its 200. */
+export function transcriptionOperation(path: string, summary: string, description: string, form: Json, ok: Json, limits: Limits): RouteDeclaration {
   return {
     method: 'post',
     path,
-    tags: ['speech to text'],
+    tags: [taskTag('speech-to-text')],
     summary,
     description,
     secured: true,
