@@ -77,6 +77,36 @@ describe('OpenAPI document', () => {
     expect(extra, 'documented routes that the app does not serve').to.deep.equal([]);
   });
 
+  it('reads every query parameter and header an audio operation documents, by the name documented', async () => {
+    // A value the parameter's schema refuses: the route answers 400 naming the field only if it
+    // read the parameter by that name; one it ignored lets the request reach the model lookup (404).
+    const refused = (schema: Json): string | undefined =>
+      schema.enum ? 'not-a-listed-value'
+      : schema.maximum !== undefined ? String(schema.maximum + 1)
+      : schema.exclusiveMaximum !== undefined ? String(schema.exclusiveMaximum + 1)
+      : schema.maxLength !== undefined ? 'x'.repeat(schema.maxLength + 1)
+      : undefined;
+    const audioOperations = operations().filter(([, , op]) => op.requestBody?.content?.['audio/wav']);
+    expect(audioOperations.map(([method, path]) => `${method} ${path}`)).to.have.length(4);
+    for (const [method, path, op] of audioOperations) {
+      for (const parameter of (op.parameters as Json[]).filter((candidate) => candidate.in === 'query' || candidate.in === 'header')) {
+        const field = parameter.in === 'query' ? parameter.name : /`(\w+)` query parameter/.exec(parameter.description)?.[1];
+        expect(field, `${path} ${parameter.name} names its field`).to.be.a('string');
+        // Read, then overridden: this route always translates, as its description says.
+        if (path === '/v1/audio/translations' && field === 'task') continue;
+        const value = refused(parameter.schema) ?? `probe-${field}`;
+        const query = new URLSearchParams(field === 'model' ? {} : { model: 'probe-model' });
+        if (parameter.in === 'query') query.set(parameter.name, value);
+        let request = app.request.post(`${path}?${query}`).set('Authorization', `Bearer ${TEST_API_KEY}`).set('Content-Type', 'audio/wav');
+        if (parameter.in === 'header') request = request.set(parameter.name, value);
+        const res = await request.send(Buffer.from('RIFF'));
+        const where = `${method} ${path} ${parameter.in} ${parameter.name}: ${res.status} ${res.body.error?.message}`;
+        if (refused(parameter.schema) === undefined) expect(res.body.error.message, where).to.include(value);
+        else expect([res.status, res.body.error.message.includes(`"${field}"`)], where).to.deep.equal([400, true]);
+      }
+    }
+  });
+
   it('declares a route and its Operation at the same path, and refuses path parameters it does not document', () => {
     const router = documentedRouter({ prefix: '/v1' });
     const declaration = { method: 'get', path: '/things/:id', tags: ['t'], summary: 'A thing', responses: {} } as const;

@@ -10,7 +10,7 @@ import { taskTag } from '../../../inference/tasks.js';
 import { jsonError, V1_COMMON_ERRORS, megabytes, type Json, type RouteDeclaration } from '../../operation.js';
 import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { RequestValidator } from '../../validation.js';
-import type { AudioUpload } from './audio-upload.js';
+import { fieldHeader, type AudioUpload } from './audio-upload.js';
 
 export const transcriptionFields = {
   model: Text('Speech-to-text model id (required).', { missingHint: 'pass ?model=, an X-Model header, or a multipart "model" field' }),
@@ -69,11 +69,10 @@ const AUDIO_BODY_TYPES = ['audio/mpeg', 'audio/wav', 'audio/flac', 'audio/ogg', 
 /** Each field may come as `?name=` or an `X-Name` header with a raw audio body. */
 function audioParameters(): Json[] {
   return Object.entries(transcriptionFields).flatMap(([name, schema]) => {
-    const header = `X-${name[0]!.toUpperCase()}${name.slice(1)}`;
     const { description, ...rest } = schema as unknown as Json;
     return [
       { name, in: 'query', required: false, description, schema: rest },
-      { name: header, in: 'header', required: false, description: `Same as the \`${name}\` query parameter.`, schema: rest },
+      { name: fieldHeader(name), in: 'header', required: false, description: `Same as the \`${name}\` query parameter.`, schema: rest },
     ];
   });
 }
