@@ -26,7 +26,7 @@ type CallResult<R> = R extends PromiseLike<infer V> ? V : undefined;
  * answered. Methods left out are neither counted nor timed. Keys are checked against the model's
  * interface, so renaming a method fails the typecheck here.
  */
-export type UsageMeter<Model> = {
+type UsageMeter<Model> = {
   readonly [K in keyof Model as Model[K] extends Method ? K : never]?: Model[K] extends Method ? (args: Parameters<Model[K]>, result: CallResult<ReturnType<Model[K]>>) => Usage : never;
 };
 
