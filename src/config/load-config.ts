@@ -1,4 +1,4 @@
-import type { Task } from '../inference/types.js';
+import { defaultMaxPending, type Task } from '../inference/tasks.js';
 
 /**
  * Configuration is read once, from an env-like record, validated, and frozen.
@@ -51,8 +51,7 @@ export interface Limits {
   readonly maxAudioSeconds: number;
   /**
    * Inference requests per task held at once (running, queued or uploading); more get 503
-   * server_busy. Speech to text is the lowest: each may hold an upload of up to maxAudioBytes for
-   * the seconds or minutes its queue takes.
+   * server_busy. Defaults: each task's `maxPending` (inference/tasks.ts).
    */
   readonly maxPendingRequests: Readonly<Record<Task, number>>;
   readonly timeouts: ClientTimeouts;
@@ -124,15 +123,8 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxSpeechInputChars: 5_000,
   // Held as 16-bit PCM while transcribed: 115 MB for an hour at 16 kHz (docs/security.md).
   maxAudioSeconds: 60 * 60,
-  maxPendingRequests: Object.freeze({
-    'speech-to-text': 16,
-    'text-to-speech': 32,
-    translation: 64,
-    'text-classification': 256,
-    // No route serves it directly yet (speech-to-text runs it in its own worker).
-    'voice-activity-detection': 16,
-    embeddings: 256,
-  }),
+  // Each task's own bound, from its row of the task table.
+  maxPendingRequests: defaultMaxPending(),
   realtime: Object.freeze({
     maxSessions: 8,
     // Well under maxSessions, so one key (a leaked one, a runaway client) cannot take every slot.

@@ -26,6 +26,9 @@ import { createAdmission } from './admission.js';
 import { healthRoutes, type Readiness } from './routes/health-routes.js';
 import { routerTree } from './router-tree.js';
 import { createRealtimeEndpoint, type RealtimeEndpoint } from './realtime/realtime-endpoint.js';
+import { realtimeOperations } from './realtime/realtime-operations.js';
+import { buildOpenApiDocument } from './openapi.js';
+import type { Operation } from './operation.js';
 import { slowClientGuard } from './slow-client-guard.js';
 import { modelUsedHeader } from './model-used-header.js';
 import { scopedModels } from './scoped-models.js';
@@ -54,14 +57,18 @@ export interface AppDeps {
 export class InferenceApp extends Koa {
   readonly #answerConstant: ReturnType<typeof constantResponder>;
   readonly #access: KeyAccess;
-  readonly #readiness = { draining: false };
+  readonly #readiness: { draining: boolean };
+  /** What /openapi.json documents: every route's declaration, in the document's order. */
+  readonly operations: readonly Operation[];
   /** WebSocket upgrades (`/v1/realtime`): the HTTP server's `upgrade` listener, and its close. */
   realtime!: RealtimeEndpoint;
 
-  constructor(answerConstant: ReturnType<typeof constantResponder>, access: KeyAccess) {
+  constructor(answerConstant: ReturnType<typeof constantResponder>, access: KeyAccess, readiness: { draining: boolean }, operations: readonly Operation[]) {
     super();
     this.#answerConstant = answerConstant;
     this.#access = access;
+    this.#readiness = readiness;
+    this.operations = operations;
   }
 
   get readiness(): Readiness {
@@ -87,15 +94,36 @@ export class InferenceApp extends Koa {
 /** Builds the Koa application from its dependencies; opens no port and reads no globals. */
 export function createApp(deps: AppDeps): InferenceApp {
   const logger = deps.logger ?? createLogger(deps.config.logLevel);
-  const constants = rootResponses(deps.config.limits);
+  const { limits } = deps.config;
   const metrics = new AppMetrics(deps.models);
   const access = new KeyAccess(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys, now: deps.now }), { redis: deps.redis, prefix: deps.rateLimitPrefix, logger });
   // One per app: Ajv keeps every schema it compiled, and schemas carry the app's limits.
   const validator = createRequestValidator();
-  const app = new InferenceApp(
-    constantResponder(constants, observeConstantAnswers(metrics, logger)),
-    access,
-  );
+  const requireKey = requireApiKey(access);
+  // What routes see of the registry: the key's model list is checked and its usage counted.
+  const modelUsed = modelUsedHeader();
+  const models = scopedModels(deps.models, access, metrics.inference, modelUsed.announce);
+  const admit = createAdmission(limits.maxPendingRequests, metrics.admission);
+  const readiness = { draining: false };
+
+  // Every route is declared once (declareRoute): on its router, and as its Operation in
+  // `operations`, which every router shares; /openapi.json lists them in this order.
+  const operations: Operation[] = [];
+  // The document exists once every route is declared; the constant routes read it per request.
+  const answers = (path: string) => constants[path]!;
+  const rootRouter = createRootRouter(answers, operations);
+  const playgroundRouter = createPlaygroundRouter(deps.playgroundDir, operations);
+  healthRoutes(rootRouter, { db: deps.db, readiness, models: deps.models, answers });
+  metricsRoute(rootRouter, { metrics, requireKey, access });
+  const usersRouter = createUsersRouter(createUserStore(deps.db), limits, operations);
+  const v1Router = createV1Router({ models, limits, admit, validator }, operations);
+  // Served beside Koa's routers (realtime-endpoint.ts), documented with /v1.
+  operations.push(...realtimeOperations(limits.realtime));
+  libreTranslateRoutes(rootRouter, { models, access, admit, validator, limits, preferredModels: deps.config.libreTranslateModels });
+  teiRoutes(rootRouter, { models, admit, requireKey, validator, limits });
+  const constants = rootResponses(buildOpenApiDocument(operations, limits));
+
+  const app = new InferenceApp(constantResponder(constants, observeConstantAnswers(metrics, logger)), access, readiness, operations);
   // The router's 405 answers and koa-body's errors all pass through the same mapper.
   app.silent = true;
   // Errors after the response has started (a TTS stream failing mid-way) cannot reach the
@@ -129,39 +157,20 @@ export function createApp(deps: AppDeps): InferenceApp {
   );
 
   // First, so a body that stalls or trickles is cut off whichever middleware is reading it.
-  app.use(slowClientGuard(deps.config.limits.timeouts));
+  app.use(slowClientGuard(limits.timeouts));
 
   // Before any router, so unknown /v1 paths (404) and wrong methods (405) need a key too, and
   // by the same rule as the error format (api-boundary.ts): no spelling of a path reaches a
   // model without a key. Admission comes after it, so a client without a key holds no slot.
-  const requireKey = requireApiKey(access);
-  // What routes see of the registry: the key's model list is checked and its usage counted.
-  const modelUsed = modelUsedHeader();
-  const models = scopedModels(deps.models, access, metrics.inference, modelUsed.announce);
   app.use((ctx, next) => (isApi(ctx.path) ? requireKey(ctx, () => modelUsed.run(ctx, next)) : next()));
-
-  const admit = createAdmission(deps.config.limits.maxPendingRequests, metrics.admission);
-  const rootRouter = createRootRouter(constants);
-  healthRoutes(rootRouter, { db: deps.db, readiness: app.readiness, models: deps.models });
-  metricsRoute(rootRouter, { metrics, requireKey, access });
-  libreTranslateRoutes(rootRouter, {
-    models,
-    access,
-    admit,
-    validator,
-    limits: deps.config.limits,
-    preferredModels: deps.config.libreTranslateModels,
-  });
-
-  teiRoutes(rootRouter, { models, admit, requireKey, validator, limits: deps.config.limits });
 
   // One router per request, picked by the first path segment (router-tree.ts).
   app.use(
     routerTree(
       [
-        { prefix: '/users', router: createUsersRouter(createUserStore(deps.db), deps.config.limits) },
-        { prefix: '/v1', router: createV1Router({ models, limits: deps.config.limits, admit, validator }) },
-        { prefix: '/playground', router: createPlaygroundRouter(deps.playgroundDir) },
+        { prefix: '/users', router: usersRouter },
+        { prefix: '/v1', router: v1Router },
+        { prefix: '/playground', router: playgroundRouter },
       ],
       rootRouter,
     ),
@@ -178,7 +187,7 @@ export function createApp(deps: AppDeps): InferenceApp {
       return { path: ctx.path ?? '/', query: new URLSearchParams(ctx.querystring) };
     },
     validator,
-    limits: deps.config.limits.realtime,
+    limits: limits.realtime,
     logger,
   });
   return app;

@@ -1,24 +1,17 @@
 /**
  * The OpenAPI 3.1 document served at /openapi.json and rendered at /docs, assembled when the app
- * is built from what each route declares (its Operation: the same schemas it validates with)
- * and the limits the app was created with. Schemas with an `$id` become named components.
+ * is built from the Operations its routes declared (declareRoute: the same schemas they validate
+ * with) and the limits the app was created with. Schemas with an `$id` become named components.
  */
 import type { Limits } from '../config/load-config.js';
 import { ERROR_CODES } from '../errors.js';
 import { jsonError, type Json, type Operation } from './operation.js';
-import { healthOperations } from './routes/health-routes.js';
-import { metricsOperations } from './routes/metrics-route.js';
-import { playgroundOperations } from './routes/playground-routes.js';
-import { libreTranslateOperations } from './routes/libretranslate-routes.js';
-import { rootOperations } from './routes/root-router.js';
-import { teiOperations } from './routes/tei-routes.js';
-import { usersOperations } from './routes/users-router.js';
-import { v1Operations } from './routes/v1-router.js';
 
-export function buildOpenApiDocument(limits: Limits): Json {
+/** `operations` in the order the document lists them. */
+export function buildOpenApiDocument(operations: readonly Operation[], limits: Limits): Json {
   const components: Record<string, unknown> = {};
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of [...rootOperations(), ...playgroundOperations(), ...healthOperations(), ...metricsOperations(), ...usersOperations(limits), ...v1Operations(limits), ...libreTranslateOperations(limits), ...teiOperations(limits)]) {
+  for (const operation of operations) {
     const { method, path, secured, ...described } = operation;
     paths[path] ??= {};
     const responses = path.startsWith('/v1/') ? withKeyPolicy(described.responses) : described.responses;
@@ -27,7 +20,7 @@ export function buildOpenApiDocument(limits: Limits): Json {
   return {
     openapi: '3.1.0',
     info: { title: 'Local inference server', version: '0.1.0', description: description(limits) },
-    tags: TAGS,
+    tags: tags(operations),
     paths,
     components: {
       securitySchemes: {
@@ -69,18 +62,18 @@ function toPlainJson(value: unknown, components: Record<string, unknown>): any {
   return { $ref: `#/components/schemas/${$id}` };
 }
 
-const TAGS = [
-  { name: 'service' },
-  { name: 'users', description: 'Area A: user records.' },
-  { name: 'models' },
-  { name: 'classification' },
-  { name: 'embeddings' },
-  { name: 'translation' },
-  { name: 'speech to text' },
-  { name: 'text to speech' },
-  { name: 'libretranslate', description: 'The LibreTranslate API, for its clients.' },
-  { name: 'tei', description: "Hugging Face Text Embeddings Inference's API, for its clients." },
-];
+/** What the tags that need more than their name say (a task's tag is its task table row's: inference/tasks.ts). */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  users: 'Area A: user records.',
+  libretranslate: 'The LibreTranslate API, for its clients.',
+  tei: "Hugging Face Text Embeddings Inference's API, for its clients.",
+};
+
+/** Every tag the operations use, in the order of first use. */
+function tags(operations: readonly Operation[]): Json[] {
+  const names = [...new Set(operations.flatMap((operation) => operation.tags))];
+  return names.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) }));
+}
 
 function description(limits: Limits): string {
   const { timeouts } = limits;
@@ -96,4 +89,3 @@ function description(limits: Limits): string {
   ].join('\n\n');
 }
 
-export type { Operation };

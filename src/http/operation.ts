@@ -1,8 +1,11 @@
 /**
  * How a route describes itself for /openapi.json: method, path, summary, request and response
  * schemas (the same TypeBox objects the route validates with) and the error codes of each
- * status. openapi.ts assembles the document from these declarations; nothing else describes a route.
+ * status. `declareRoute` registers a route and its Operation from one declaration, so the path
+ * served and the path documented cannot differ; openapi.ts assembles the document from the
+ * Operations the app declared. Nothing else describes a route.
  */
+import Router, { type RouterMiddleware, type RouterOptions } from '@koa/router';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { StringEnum } from './schema-types.js';
@@ -21,6 +24,38 @@ export interface Operation {
   parameters?: readonly Json[];
   requestBody?: Json;
   responses: Record<string, Json>;
+}
+
+/** A router that keeps the Operation of each route declared on it, in order (routers of one app share the list). */
+export type DocumentedRouter = Router & { readonly operations: Operation[] };
+
+export function documentedRouter(options: RouterOptions = {}, operations: Operation[] = []): DocumentedRouter {
+  return Object.assign(new Router(options), { operations });
+}
+
+/** An Operation whose path is the router's spelling, under its prefix: `/engines/:model/translate`. */
+export type RouteDeclaration = Omit<Operation, 'path'> & { path: string };
+
+/**
+ * Registers `middleware` (the handler last) for the declaration's method and path, and adds its
+ * Operation, at the same path in OpenAPI spelling (`/v1/engines/{model}/translate`), to the
+ * router's list. The path's parameters must be the documented ones.
+ */
+export function declareRoute(router: DocumentedRouter, declaration: RouteDeclaration, ...middleware: RouterMiddleware[]): void {
+  const path = openApiPath(`${router.opts.prefix ?? ''}${declaration.path}`);
+  const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+  const documented = (declaration.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => String(parameter.name)).sort();
+  if (inPath.join() !== documented.join()) {
+    throw new Error(`${declaration.method.toUpperCase()} ${path} documents path parameters [${documented.join(', ')}], its path has [${inPath.join(', ')}]`);
+  }
+  router.operations.push({ ...declaration, path });
+  router[declaration.method](declaration.path, ...middleware);
+}
+
+/** `/users/:id` → `/users/{id}`; a prefixed router's `/` route is the prefix itself. */
+function openApiPath(routerPath: string): string {
+  const path = routerPath.replace(/:(\w+)/g, '{$1}');
+  return path.length > 1 ? path.replace(/\/$/, '') : path;
 }
 
 /** Error bodies of area B. Named schemas (`$id`) become components of the document. */

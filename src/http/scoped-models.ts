@@ -7,17 +7,11 @@
 import type { KeyAccess } from '../auth/key-access.js';
 import { AdminRequiredError } from '../errors.js';
 import type { ModelRegistry } from '../inference/model-registry.js';
-import type { ModelForTask, Task } from '../inference/types.js';
-import { characterCount } from './validation.js';
+import { usageMeter, type ModelForTask, type Task, type Usage } from '../inference/tasks.js';
 
 /** What the metrics learn of each model call: its time (a stream's until its last chunk) and usage. */
 export interface InferenceObserver {
   call(call: { model: string; task: Task; seconds: number; ok: boolean; usage: Usage | undefined }): void;
-}
-
-interface Usage {
-  characters?: number;
-  audioSeconds?: number;
 }
 
 /** What the HTTP layer uses of the model registry. */
@@ -46,22 +40,14 @@ function requireAdmin(access: KeyAccess, what: string): void {
   if (!access.current()?.admin) throw new AdminRequiredError(what);
 }
 
-/** Methods whose input (text) or output (a transcript's duration) is usage. */
-const COUNTED: Record<string, (args: unknown[], result: unknown) => Usage> = {
-  classify: ([text]) => ({ characters: characterCount(String(text)) }),
-  translate: ([text]) => ({ characters: characterCount(String(text)) }),
-  speak: ([text]) => ({ characters: characterCount(String(text)) }),
-  transcribe: (_args, result) => ({ audioSeconds: (result as { duration?: number }).duration ?? 0 }),
-  embed: ([texts]) => ({ characters: (texts as string[]).reduce((sum, text) => sum + characterCount(text), 0) }),
-};
-
 function counting<M extends object>(model: M, call: { model: string; task: Task; access: KeyAccess; observer: InferenceObserver | undefined }): M {
   const { access, observer } = call;
   return new Proxy(model, {
     get(target, property) {
       const value = Reflect.get(target, property) as unknown;
       if (typeof value !== 'function') return value;
-      const measure = typeof property === 'string' ? COUNTED[property] : undefined;
+      // What the task's row meters (tasks.ts): its input text, or a transcript's duration.
+      const measure = usageMeter(call.task, property);
       // Bound to the model itself: its methods use private fields a proxy does not have.
       if (!measure) return value.bind(target);
       return (...args: unknown[]) => {

@@ -7,6 +7,9 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { AppError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import { KEYWORDS } from './schema-types.js';
+import { characterCount } from '../character-count.js';
+
+export { characterCount };
 
 export type Validate<T extends TSchema> = (input: unknown) => Static<T>;
 
@@ -225,17 +228,6 @@ function phrase({ error, field, item }: Located, fieldSchema: JsonSchema): AppEr
   const custom = valueSchema[KEYWORDS.invalidMessage];
   if (custom) return new ValidationError(`${name} ${custom}`);
   return new ValidationError(`${name} is invalid`);
-}
-
-/**
- * Characters as limits count them: Unicode code points, so "é" and "😀" are one each, where
- * `length` counts UTF-16 units and an emoji as two. (A flag or a family emoji is several code
- * points.) Ajv's maxLength counts the same way.
- */
-export function characterCount(text: string): number {
-  let count = 0;
-  for (const _codePoint of text) count++;
-  return count;
 }
 
 /** "U+0000": how messages name a character that cannot be shown as itself. */

@@ -3,7 +3,7 @@
  * them, and where their files come from. It is data; engines interpret `options`.
  */
 import { readFile } from 'node:fs/promises';
-import { TASKS, type Task } from './types.js';
+import { TASKS, type Task } from './tasks.js';
 
 export interface SourceFile {
   /** Path inside the repository. */

@@ -5,9 +5,8 @@
 import { OUTPUT_SAMPLE_RATES } from '../audio/codec-sample-rates.js';
 import type { PcmAudio } from '../audio/pcm-audio.js';
 
-export const TASKS = Object.freeze(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection', 'embeddings'] as const);
-
-export type Task = (typeof TASKS)[number];
+/** The tasks and the model type of each come from the task table (tasks.ts). */
+export type { EngineModelForTask, ModelForTask, Task } from './tasks.js';
 
 export interface Disposable {
   dispose(): Promise<void>;
@@ -234,24 +233,4 @@ export interface VoiceActivityDetector extends Disposable {
 /** A sentence-embedding model: one unit-length vector per text. */
 export interface Embedder extends Disposable {
   embed(texts: readonly string[], options?: Cancellable): Promise<Float32Array[]>;
-}
-
-/** What each task's engines load; the registry turns it into the model of ModelForTask. */
-export interface EngineModelForTask {
-  'text-classification': Classifier;
-  translation: Translator;
-  'speech-to-text': Transcriber;
-  'text-to-speech': PcmSynthesizer;
-  'voice-activity-detection': VoiceActivityDetector;
-  embeddings: Embedder;
-}
-
-/** What the HTTP layer gets from `models.get(id, task)`. */
-export interface ModelForTask {
-  'text-classification': Classifier;
-  translation: Translator;
-  'speech-to-text': Transcriber;
-  'text-to-speech': Synthesizer;
-  'voice-activity-detection': VoiceActivityDetector;
-  embeddings: Embedder;
 }

@@ -16,7 +16,8 @@
  */
 import { expect } from 'chai';
 import { InferenceClient, type ErrorCode } from '../../src/client/index.js';
-import type { Classification, ClassificationBatch, Label, ModelInfo, TranscriptSegment, TranscriptTextDelta, TranscriptWord, TranscriptTextDone, Transcript, Transcription, Translation, User, VerboseTranscription } from '../../src/client/types.js';
+import type { Classification, ClassificationBatch, Label, ModelInfo, Task as ClientTask, TranscriptSegment, TranscriptTextDelta, TranscriptWord, TranscriptTextDone, Transcript, Transcription, Translation, User, VerboseTranscription } from '../../src/client/types.js';
+import { TASKS, type Task as ServerTask } from '../../src/inference/tasks.js';
 import { serveTestApp } from './serve-test-app.js';
 
 type Json = Record<string, any>;
@@ -89,6 +90,13 @@ const ANSWER_TYPES: Array<[component: string, shape: Record<string, string>]> = 
   ['TranscriptTextDelta', { type: 'string', delta: 'string' } satisfies Shape<TranscriptTextDelta>],
   ['TranscriptTextDone', { type: 'string', text: 'string' } satisfies Shape<TranscriptTextDone>],
 ];
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/**
+ * The client is compiled and packed on its own, so it spells out its Task union; it must be the
+ * server's task table (a row added there fails the typecheck here until the client has it).
+ */
+const CLIENT_TASKS_ARE_THE_SERVERS: Same<ClientTask, ServerTask> = true;
 
 /** Every ErrorCode of the client, once (a code missing here or there fails the typecheck). */
 const CLIENT_CODES: Record<ErrorCode, true> = {
@@ -300,6 +308,11 @@ describe('client types and requests match /openapi.json', () => {
     expect(transcription['text/event-stream'].itemSchema.oneOf.map(ref)).to.deep.equal(['TranscriptTextDelta', 'TranscriptTextDone']);
     expect(Object.keys(transcription)).to.include.members(['text/plain', 'text/vtt']);
     expect(Object.keys(doc.paths['/v1/text-to-speech'].post.responses['200'].content)).to.include.members(['audio/mpeg', 'audio/wav', 'audio/pcm']);
+  });
+
+  it('ModelInfo.task lists the tasks of the task table, which the client’s Task union equals', () => {
+    expect(CLIENT_TASKS_ARE_THE_SERVERS).to.equal(true);
+    expect(doc.components.schemas.ModelInfo.properties.task.enum).to.deep.equal([...TASKS]);
   });
 
   it('the events’ type literals are the documented ones', () => {

@@ -1,6 +1,6 @@
 /**
- * src/http sees inference only through the registry and the task interfaces: encoders,
- * language tables, workers and engines stay behind them (issue 9, "closed boundary").
+ * src/http sees inference only through the registry, the task interfaces and the task table:
+ * encoders, language tables, workers and engines stay behind them (issue 9, "closed boundary").
  */
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -8,7 +8,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const HTTP_DIR = resolve('src/http');
 const INFERENCE_DIR = resolve('src/inference');
-const ALLOWED = new Set(['model-registry.ts', 'types.ts']);
+/** tasks.ts is the task table (admission bounds, usage meters, tags): data that may import only types.ts. */
+const ALLOWED = new Set(['model-registry.ts', 'types.ts', 'tasks.ts']);
 
 /** Every module specifier of a file: static imports and re-exports (also type-only), and dynamic import(). */
 function importedSpecifiers(source: string): string[] {
@@ -44,7 +45,7 @@ describe('http → inference boundary', () => {
     ]);
   });
 
-  it('src/http imports from src/inference only model-registry.ts and types.ts', () => {
+  it('src/http imports from src/inference only model-registry.ts, types.ts and tasks.ts', () => {
     const crossings: string[] = [];
     const files = typeScriptFiles(HTTP_DIR);
     expect(files.length).to.be.greaterThan(10);
@@ -58,5 +59,11 @@ describe('http → inference boundary', () => {
       }
     }
     expect(crossings, 'imports across the boundary').to.deep.equal([]);
+  });
+
+  it('the task table reaches nothing else of src/inference, so allowing it opens no way around the boundary', () => {
+    const specifiers = importedSpecifiers(readFileSync(join(INFERENCE_DIR, 'tasks.ts'), 'utf8'));
+    const inside = specifiers.map((specifier) => relative(INFERENCE_DIR, resolve(INFERENCE_DIR, specifier)).replace(/\.js$/, '.ts')).filter((path) => !path.startsWith('..'));
+    expect(inside).to.deep.equal(['types.ts']);
   });
 });

@@ -6,6 +6,7 @@ import { REALTIME_PATH } from '../../src/http/realtime/realtime-operations.js';
 import { createApp } from '../../src/http/create-app.js';
 import { createLogger } from '../../src/logger.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
+import { declareRoute, documentedRouter } from '../../src/http/operation.js';
 import { createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
 import { registeredRoutes } from '../helpers/registered-routes.js';
 
@@ -33,7 +34,8 @@ describe('OpenAPI document', () => {
     expect(res.status).to.equal(200);
     expect(res.headers['content-type']).to.match(/^application\/json/);
     expect(res.body.openapi).to.equal('3.1.0');
-    expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument(app.config.limits))));
+    const koa = createApp({ db: app.db, models: app.models, config: app.config, logger: createLogger('silent') });
+    expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument(koa.operations, app.config.limits))));
   });
 
   it('documents the limits of the app it describes, not the defaults', async () => {
@@ -73,6 +75,45 @@ describe('OpenAPI document', () => {
     const registered = new Set([...routes.map(({ method, path }) => `${method} ${path}`), `GET ${REALTIME_PATH}`]);
     const extra = [...documented].filter((route) => !registered.has(route));
     expect(extra, 'documented routes that the app does not serve').to.deep.equal([]);
+  });
+
+  it('reads every query parameter and header an audio operation documents, by the name documented', async () => {
+    // A value the parameter's schema refuses: the route answers 400 naming the field only if it
+    // read the parameter by that name; one it ignored lets the request reach the model lookup (404).
+    const refused = (schema: Json): string | undefined =>
+      schema.enum ? 'not-a-listed-value'
+      : schema.maximum !== undefined ? String(schema.maximum + 1)
+      : schema.exclusiveMaximum !== undefined ? String(schema.exclusiveMaximum + 1)
+      : schema.maxLength !== undefined ? 'x'.repeat(schema.maxLength + 1)
+      : undefined;
+    const audioOperations = operations().filter(([, , op]) => op.requestBody?.content?.['audio/wav']);
+    expect(audioOperations.map(([method, path]) => `${method} ${path}`)).to.have.length(4);
+    for (const [method, path, op] of audioOperations) {
+      for (const parameter of (op.parameters as Json[]).filter((candidate) => candidate.in === 'query' || candidate.in === 'header')) {
+        const field = parameter.in === 'query' ? parameter.name : /`(\w+)` query parameter/.exec(parameter.description)?.[1];
+        expect(field, `${path} ${parameter.name} names its field`).to.be.a('string');
+        // Read, then overridden: this route always translates, as its description says.
+        if (path === '/v1/audio/translations' && field === 'task') continue;
+        const value = refused(parameter.schema) ?? `probe-${field}`;
+        const query = new URLSearchParams(field === 'model' ? {} : { model: 'probe-model' });
+        if (parameter.in === 'query') query.set(parameter.name, value);
+        let request = app.request.post(`${path}?${query}`).set('Authorization', `Bearer ${TEST_API_KEY}`).set('Content-Type', 'audio/wav');
+        if (parameter.in === 'header') request = request.set(parameter.name, value);
+        const res = await request.send(Buffer.from('RIFF'));
+        const where = `${method} ${path} ${parameter.in} ${parameter.name}: ${res.status} ${res.body.error?.message}`;
+        if (refused(parameter.schema) === undefined) expect(res.body.error.message, where).to.include(value);
+        else expect([res.status, res.body.error.message.includes(`"${field}"`)], where).to.deep.equal([400, true]);
+      }
+    }
+  });
+
+  it('declares a route and its Operation at the same path, and refuses path parameters it does not document', () => {
+    const router = documentedRouter({ prefix: '/v1' });
+    const declaration = { method: 'get', path: '/things/:id', tags: ['t'], summary: 'A thing', responses: {} } as const;
+    expect(() => declareRoute(router, declaration, () => {})).to.throw('GET /v1/things/{id} documents path parameters [], its path has [id]');
+    declareRoute(router, { ...declaration, parameters: [{ name: 'id', in: 'path', required: true }] }, () => {});
+    expect(router.operations.map(({ method, path }) => `${method} ${path}`)).to.deep.equal(['get /v1/things/{id}']);
+    expect(router.stack.map((layer) => [layer.methods, layer.path])).to.deep.equal([[['HEAD', 'GET'], '/v1/things/:id']]);
   });
 
   it('lists every error code, with its description, and uses each one somewhere', () => {

@@ -1,34 +1,52 @@
 /**
  * Probes for process managers and load balancers. `/health` and `/healthz` (liveness) are
- * constant answers (root-router.ts serves them, before Koa: constant-responses.ts): if the
+ * constant answers (rootResponses in root-router.ts; the request listener serves them before Koa: constant-responses.ts): if the
  * event loop answers, the process is alive. `/readyz` says whether to send traffic: the database
  * answers and every migration has run, the models of PRELOAD_MODELS are loaded, and the server
  * is not draining after SIGTERM.
  */
-import type Router from '@koa/router';
 import { Migrator, type Kysely } from 'kysely';
 import type { Database } from '../../users/database.js';
 import { migrationProvider } from '../../users/migrations.js';
-import type { Operation } from '../operation.js';
+import { declareRoute, type DocumentedRouter } from '../operation.js';
+import { serveConstant, type ConstantAnswers } from './root-router.js';
 
 export interface Readiness {
   /** Set once shutdown begins: the load balancer should stop sending new requests. */
   readonly draining: boolean;
 }
 
+const text = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
+
 export function healthRoutes(
-  router: Router,
-  deps: { db: Kysely<Database>; readiness: Readiness; models?: { preloadProblem(): string | undefined } },
+  router: DocumentedRouter,
+  deps: { db: Kysely<Database>; readiness: Readiness; models?: { preloadProblem(): string | undefined }; answers: ConstantAnswers },
 ): void {
+  declareRoute(
+    router,
+    { method: 'get', path: '/health', tags: ['service'], summary: 'Liveness (plain 200 "OK", as OpenAI-compatible speech servers answer)', responses: { '200': text('OK') } },
+    serveConstant(deps.answers, '/health'),
+  );
+  declareRoute(router, { method: 'get', path: '/healthz', tags: ['service'], summary: 'Liveness probe', responses: { '200': text('ok') } }, serveConstant(deps.answers, '/healthz'));
   const migrator = new Migrator({ db: deps.db, provider: migrationProvider });
-  router.get('/readyz', async (ctx) => {
-    const problem = deps.readiness.draining
-      ? 'draining: the server is shutting down'
-      : (deps.models?.preloadProblem() ?? (await databaseProblem(migrator)));
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.status = problem ? 503 : 200;
-    ctx.body = problem ?? 'ready';
-  });
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/readyz',
+      tags: ['service'],
+      summary: 'Readiness probe: database reachable, migrations applied, PRELOAD_MODELS loaded, not draining',
+      responses: { '200': text('ready'), '503': { ...text('What is not ready (e.g. "draining: the server is shutting down").'), 'x-error-codes': [] } },
+    },
+    async (ctx) => {
+      const problem = deps.readiness.draining
+        ? 'draining: the server is shutting down'
+        : (deps.models?.preloadProblem() ?? (await databaseProblem(migrator)));
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.status = problem ? 503 : 200;
+      ctx.body = problem ?? 'ready';
+    },
+  );
 }
 
 async function databaseProblem(migrator: Migrator): Promise<string | undefined> {
@@ -39,17 +57,3 @@ async function databaseProblem(migrator: Migrator): Promise<string | undefined> 
     return 'database unreachable';
   }
 }
-
-const text = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
-
-export const healthOperations = (): Operation[] => [
-  { method: 'get', path: '/health', tags: ['service'], summary: 'Liveness (plain 200 "OK", as OpenAI-compatible speech servers answer)', responses: { '200': text('OK') } },
-  { method: 'get', path: '/healthz', tags: ['service'], summary: 'Liveness probe', responses: { '200': text('ok') } },
-  {
-    method: 'get',
-    path: '/readyz',
-    tags: ['service'],
-    summary: 'Readiness probe: database reachable, migrations applied, PRELOAD_MODELS loaded, not draining',
-    responses: { '200': text('ready'), '503': { ...text('What is not ready (e.g. "draining: the server is shutting down").'), 'x-error-codes': [] } },
-  },
-];

@@ -9,7 +9,6 @@
  * body, and it tells only which language codes are installed. The model is chosen from the language
  * pair among the installed translation models (language-pairs.ts).
  */
-import type Router from '@koa/router';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import { bearerToken } from '../../auth/api-key.js';
@@ -20,7 +19,7 @@ import { identifyLanguage } from '../../inference/model-registry.js';
 import type { Models } from '../scoped-models.js';
 import type { Admission } from '../admission.js';
 import { formOrJsonBody } from '../body-parsers.js';
-import { jsonResponse, messageError, type Json, type Operation } from '../operation.js';
+import { declareRoute, jsonResponse, messageError, type DocumentedRouter, type Json } from '../operation.js';
 import { requestSignal } from '../request-signal.js';
 import { StringEnum } from '../schema-types.js';
 import type { RequestValidator } from '../validation.js';
@@ -65,50 +64,126 @@ interface Guess {
   confidence: number;
 }
 
-export function libreTranslateRoutes(router: Router, deps: LibreTranslateDeps): void {
+export function libreTranslateRoutes(router: DocumentedRouter, deps: LibreTranslateDeps): void {
   const { models, limits, admit } = deps;
-  const parseTranslate = deps.validator.compile(TranslateBody(limits));
-  const parseDetect = deps.validator.compile(DetectBody(limits));
+  const translateBody = TranslateBody(limits);
+  const detectBody = DetectBody(limits);
+  const parseTranslate = deps.validator.compile(translateBody);
+  const parseDetect = deps.validator.compile(detectBody);
   const body = formOrJsonBody(limits.maxJsonBytes);
   const requireKey = libreTranslateKey(deps.access);
   const pairs = new LanguagePairs(models, deps.preferredModels);
+  const form = (schema: Json): Json => ({ required: true, content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } } });
+  const errors = {
+    '400': messageError('Invalid request (LibreTranslate wording), unsupported language pair, or no API key.'),
+    '403': messageError('Invalid API key.'),
+    '503': messageError('No installed model for the pair could be loaded, or too many translations are in progress.'),
+  };
 
   // The key may be in the body, so the body (bounded, and cut off if it trickles) is read first;
   // a translation slot is taken only by a client with a key.
-  router.post('/translate', body, requireKey, admit('translation'), async (ctx) => {
-    const request = checkedTranslate(ctx, parseTranslate);
-    const texts = typeof request.q === 'string' ? [request.q] : request.q;
-    const total = texts.reduce((sum, text) => sum + [...text].length, 0);
-    if (total > limits.maxTranslationChars) {
-      throw new ValidationError(`Invalid request: request (${total}) exceeds text limit (${limits.maxTranslationChars})`);
-    }
-    const detected = request.source === 'auto' ? detectEach(texts) : undefined;
-    const signal = requestSignal(ctx);
-    const translations = [];
-    for (const [index, text] of texts.entries()) {
-      const source = detected?.[index]?.language ?? request.source;
-      const translator = await pairs.translator(source, request.target);
-      translations.push(await translator.translate(text, { sourceLanguage: source, targetLanguage: request.target, signal }));
-    }
-    const single = typeof request.q === 'string';
-    ctx.body = {
-      translatedText: single ? translations[0] : translations,
-      ...(detected ? { detectedLanguage: single ? detected[0] : detected } : {}),
-    };
-  });
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/translate',
+      tags: ['libretranslate'],
+      secured: true,
+      summary: 'Translate (LibreTranslate API)',
+      description: `\`q\` is a text or an array of up to ${MAX_BATCH}; \`source\` may be \`auto\`. The model is the installed translation model for the pair.`,
+      requestBody: form(translateBody),
+      responses: {
+        '200': jsonResponse('`translatedText` (a string, or an array for an array `q`), and `detectedLanguage` when `source` was `auto`.', {
+          type: 'object',
+          properties: { translatedText: {}, detectedLanguage: {} },
+        }),
+        ...errors,
+      },
+    },
+    body,
+    requireKey,
+    admit('translation'),
+    async (ctx) => {
+      const request = checkedTranslate(ctx, parseTranslate);
+      const texts = typeof request.q === 'string' ? [request.q] : request.q;
+      const total = texts.reduce((sum, text) => sum + [...text].length, 0);
+      if (total > limits.maxTranslationChars) {
+        throw new ValidationError(`Invalid request: request (${total}) exceeds text limit (${limits.maxTranslationChars})`);
+      }
+      const detected = request.source === 'auto' ? detectEach(texts) : undefined;
+      const signal = requestSignal(ctx);
+      const translations = [];
+      for (const [index, text] of texts.entries()) {
+        const source = detected?.[index]?.language ?? request.source;
+        const translator = await pairs.translator(source, request.target);
+        translations.push(await translator.translate(text, { sourceLanguage: source, targetLanguage: request.target, signal }));
+      }
+      const single = typeof request.q === 'string';
+      ctx.body = {
+        translatedText: single ? translations[0] : translations,
+        ...(detected ? { detectedLanguage: single ? detected[0] : detected } : {}),
+      };
+    },
+  );
 
   const languages: Middleware = async (ctx) => {
     ctx.body = await pairs.languages();
   };
-  router.get('/languages', languages);
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/languages',
+      tags: ['libretranslate'],
+      secured: false,
+      summary: 'Languages of the installed translation models (LibreTranslate API; POST also accepted; no key needed)',
+      responses: {
+        '200': jsonResponse('`[{code, name, targets}]`', { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' }, targets: { type: 'array', items: { type: 'string' } } } } }),
+        ...errors,
+      },
+    },
+    languages,
+  );
   // Some clients POST, carrying their api_key; it is not needed here.
-  router.post('/languages', body, languages);
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/languages',
+      tags: ['libretranslate'],
+      secured: false,
+      summary: 'Same as GET /languages, for clients that POST (a key they send is not needed)',
+      responses: { '200': jsonResponse('As GET.', { type: 'array' }), ...errors },
+    },
+    body,
+    languages,
+  );
 
-  router.post('/detect', body, requireKey, async (ctx) => {
-    const { q } = parseDetect(ctx.request.body);
-    const candidates = identifyLanguage(q);
-    ctx.body = candidates.length > 0 ? candidates : [{ language: 'en', confidence: 0 }];
-  });
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/detect',
+      tags: ['libretranslate'],
+      secured: true,
+      summary: 'Detect the language of a text (LibreTranslate API)',
+      requestBody: form(detectBody),
+      responses: {
+        '200': jsonResponse('`[{language, confidence}]`, most likely first; confidence in percent.', {
+          type: 'array',
+          items: { type: 'object', properties: { language: { type: 'string' }, confidence: { type: 'number' } } },
+        }),
+        ...errors,
+      },
+    },
+    body,
+    requireKey,
+    async (ctx) => {
+      const { q } = parseDetect(ctx.request.body);
+      const candidates = identifyLanguage(q);
+      ctx.body = candidates.length > 0 ? candidates : [{ language: 'en', confidence: 0 }];
+    },
+  );
 }
 
 function checkedTranslate(ctx: Context, parse: (input: unknown) => TranslateBody): TranslateBody {
@@ -147,65 +222,3 @@ function libreTranslateKey(access: KeyAccess): Middleware {
     await access.run(policy, next);
   };
 }
-
-
-export const libreTranslateOperations = (limits: Limits): Operation[] => {
-  const form = (schema: Json): Json => ({ required: true, content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } } });
-  const errors = {
-    '400': messageError('Invalid request (LibreTranslate wording), unsupported language pair, or no API key.'),
-    '403': messageError('Invalid API key.'),
-    '503': messageError('No installed model for the pair could be loaded, or too many translations are in progress.'),
-  };
-  return [
-    {
-      method: 'post',
-      path: '/translate',
-      tags: ['libretranslate'],
-      secured: true,
-      summary: 'Translate (LibreTranslate API)',
-      description: `\`q\` is a text or an array of up to ${MAX_BATCH}; \`source\` may be \`auto\`. The model is the installed translation model for the pair.`,
-      requestBody: form(TranslateBody(limits)),
-      responses: {
-        '200': jsonResponse('`translatedText` (a string, or an array for an array `q`), and `detectedLanguage` when `source` was `auto`.', {
-          type: 'object',
-          properties: { translatedText: {}, detectedLanguage: {} },
-        }),
-        ...errors,
-      },
-    },
-    {
-      method: 'get',
-      path: '/languages',
-      tags: ['libretranslate'],
-      secured: false,
-      summary: 'Languages of the installed translation models (LibreTranslate API; POST also accepted; no key needed)',
-      responses: {
-        '200': jsonResponse('`[{code, name, targets}]`', { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' }, targets: { type: 'array', items: { type: 'string' } } } } }),
-        ...errors,
-      },
-    },
-    {
-      method: 'post',
-      path: '/languages',
-      tags: ['libretranslate'],
-      secured: false,
-      summary: 'Same as GET /languages, for clients that POST (a key they send is not needed)',
-      responses: { '200': jsonResponse('As GET.', { type: 'array' }), ...errors },
-    },
-    {
-      method: 'post',
-      path: '/detect',
-      tags: ['libretranslate'],
-      secured: true,
-      summary: 'Detect the language of a text (LibreTranslate API)',
-      requestBody: form(DetectBody(limits)),
-      responses: {
-        '200': jsonResponse('`[{language, confidence}]`, most likely first; confidence in percent.', {
-          type: 'array',
-          items: { type: 'object', properties: { language: { type: 'string' }, confidence: { type: 'number' } } },
-        }),
-        ...errors,
-      },
-    },
-  ];
-};

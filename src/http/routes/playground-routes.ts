@@ -7,12 +7,12 @@
  * 404 that names the command (a client error like any missing page: the server itself is fine, and
  * the answer names no file path), and starts serving once the bundle exists.
  */
-import Router, { type RouterContext } from '@koa/router';
+import type { RouterContext } from '@koa/router';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Operation } from '../operation.js';
+import { declareRoute, documentedRouter, type DocumentedRouter, type Operation } from '../operation.js';
 
 /** What the build writes (scripts/build-playground.ts); nothing else under the folder is served. */
 const FILES: Readonly<Record<string, string>> = {
@@ -55,8 +55,8 @@ export function defaultPlaygroundDir(): string {
   return join(dir, 'dist', 'playground');
 }
 
-export function createPlaygroundRouter(dir: string = defaultPlaygroundDir()): Router {
-  const router = new Router({ sensitive: true, strict: true });
+export function createPlaygroundRouter(dir: string = defaultPlaygroundDir(), operations: Operation[] = []): DocumentedRouter {
+  const router = documentedRouter({ sensitive: true, strict: true }, operations);
   const cache = new Map<string, Buffer>();
 
   async function serve(ctx: RouterContext, name: string): Promise<void> {
@@ -80,33 +80,37 @@ export function createPlaygroundRouter(dir: string = defaultPlaygroundDir()): Ro
     ctx.body = body;
   }
 
-  router.get('/playground', (ctx) => serve(ctx, 'index.html'));
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/playground',
+      tags: ['service'],
+      summary: 'Web playground: try every task from a browser',
+      description: 'A same-origin page (no CDN) that calls /v1 with the API key typed into it. Built by `npm run build`; 404 naming that command until it is.',
+      responses: {
+        '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+        '404': { description: 'The bundle is not built (the message names the command).', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
+      },
+    },
+    (ctx) => serve(ctx, 'index.html'),
+  );
+  // The same page's other spelling: a redirect, documented as /playground.
   router.get('/playground/', (ctx) => ctx.redirect('/playground'));
-  router.get('/playground/:file', (ctx) => serve(ctx, ctx.params.file!));
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/playground/:file',
+      tags: ['service'],
+      summary: "The playground's script and style sheet",
+      parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(FILES).filter((name) => name !== 'index.html') } }],
+      responses: {
+        '200': { description: 'The file.', content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } },
+        '404': { description: 'No such file, or the bundle is not built.', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
+      },
+    },
+    (ctx) => serve(ctx, ctx.params.file!),
+  );
   return router;
 }
-
-export const playgroundOperations = (): Operation[] => [
-  {
-    method: 'get',
-    path: '/playground',
-    tags: ['service'],
-    summary: 'Web playground: try every task from a browser',
-    description: 'A same-origin page (no CDN) that calls /v1 with the API key typed into it. Built by `npm run build`; 404 naming that command until it is.',
-    responses: {
-      '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
-      '404': { description: 'The bundle is not built (the message names the command).', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
-    },
-  },
-  {
-    method: 'get',
-    path: '/playground/{file}',
-    tags: ['service'],
-    summary: "The playground's script and style sheet",
-    parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(FILES).filter((name) => name !== 'index.html') } }],
-    responses: {
-      '200': { description: 'The file.', content: { 'text/javascript': { schema: { type: 'string' } }, 'text/css': { schema: { type: 'string' } } } },
-      '404': { description: 'No such file, or the bundle is not built.', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
-    },
-  },
-];

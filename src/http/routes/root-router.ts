@@ -1,18 +1,15 @@
-import Router from '@koa/router';
-import type { Limits } from '../../config/load-config.js';
+import type { Middleware } from 'koa';
 import type { ConstantResponse } from '../constant-responses.js';
 import { renderDocsPage } from '../docs-page.js';
-import { buildOpenApiDocument } from '../openapi.js';
-import { jsonResponse, type Operation } from '../operation.js';
+import { declareRoute, documentedRouter, jsonResponse, type DocumentedRouter, type Json, type Operation } from '../operation.js';
 
 export const GREETING = 'Hello from the local inference server. See /docs for the API.';
 
 /**
  * What `/`, `/openapi.json`, `/docs` and the liveness probes (health-routes.ts) answer: built
- * once, from the limits this app was created with.
+ * once, from the document of this app's routes.
  */
-export function rootResponses(limits: Limits): Record<string, ConstantResponse> {
-  const document = buildOpenApiDocument(limits);
+export function rootResponses(document: Json): Record<string, ConstantResponse> {
   return {
     '/': { contentType: 'text/plain; charset=utf-8', body: GREETING },
     '/health': { contentType: 'text/plain; charset=utf-8', body: 'OK' },
@@ -22,28 +19,42 @@ export function rootResponses(limits: Limits): Record<string, ConstantResponse> 
   };
 }
 
-/** Serves `responses` (the request listener answers the small ones first: constant-responses.ts). */
-export function createRootRouter(responses: Readonly<Record<string, ConstantResponse>>): Router {
-  const router = new Router({ sensitive: true });
-  for (const [path, { contentType, body }] of Object.entries(responses)) {
-    router.get(path, (ctx) => {
-      ctx.type = contentType;
-      ctx.body = body;
-    });
-  }
-  return router;
+/**
+ * The constant answer of a path. Looked up per request: the document is built from every route's
+ * declaration, so it exists only once all routes, these included, are declared.
+ */
+export type ConstantAnswers = (path: string) => ConstantResponse;
+
+/** Serves the constant answer of the route's path (the request listener answers the small ones first: constant-responses.ts). */
+export function serveConstant(answers: ConstantAnswers, path: string): Middleware {
+  return (ctx) => {
+    const { contentType, body } = answers(path);
+    ctx.type = contentType;
+    ctx.body = body;
+  };
 }
 
 const text = (description: string) => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } });
 
-export const rootOperations = (): Operation[] => [
-  { method: 'get', path: '/', tags: ['service'], summary: 'Greeting (liveness check)', responses: { '200': text('A short greeting.') } },
-  { method: 'get', path: '/openapi.json', tags: ['service'], summary: 'This OpenAPI document', responses: { '200': jsonResponse('OpenAPI 3.1 document.', { type: 'object' }) } },
-  {
-    method: 'get',
-    path: '/docs',
-    tags: ['service'],
-    summary: 'Human-readable API documentation',
-    responses: { '200': { description: 'A self-contained HTML page generated from this document.', content: { 'text/html': { schema: { type: 'string' } } } } },
-  },
-];
+/** The router of the paths no prefixed router owns, with `/`, `/openapi.json` and `/docs` declared. */
+export function createRootRouter(answers: ConstantAnswers, operations: Operation[] = []): DocumentedRouter {
+  const router = documentedRouter({ sensitive: true }, operations);
+  declareRoute(router, { method: 'get', path: '/', tags: ['service'], summary: 'Greeting (liveness check)', responses: { '200': text('A short greeting.') } }, serveConstant(answers, '/'));
+  declareRoute(
+    router,
+    { method: 'get', path: '/openapi.json', tags: ['service'], summary: 'This OpenAPI document', responses: { '200': jsonResponse('OpenAPI 3.1 document.', { type: 'object' }) } },
+    serveConstant(answers, '/openapi.json'),
+  );
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/docs',
+      tags: ['service'],
+      summary: 'Human-readable API documentation',
+      responses: { '200': { description: 'A self-contained HTML page generated from this document.', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+    serveConstant(answers, '/docs'),
+  );
+  return router;
+}

@@ -11,7 +11,6 @@
  * first element of the answer: a body with `parameters` gets that API's nested `[[{label, score}]]`
  * (best first, cut to `top_k`); without it, TEI's own shapes.
  */
-import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import type { Limits } from '../../config/load-config.js';
@@ -19,7 +18,7 @@ import { ValidationError } from '../../errors.js';
 import type { Task } from '../../inference/types.js';
 import { claimBatch, type Admission } from '../admission.js';
 import { jsonBody } from '../body-parsers.js';
-import { jsonResponse, messageError, type Operation } from '../operation.js';
+import { declareRoute, jsonResponse, messageError, type DocumentedRouter } from '../operation.js';
 import { requestSignal } from '../request-signal.js';
 import type { Models } from '../scoped-models.js';
 import { StringEnum } from '../schema-types.js';
@@ -69,46 +68,19 @@ const PredictBody = (limits: Limits) =>
     { $id: 'TeiPredictRequest' },
   );
 
-export function teiRoutes(router: Router, deps: TeiDeps): void {
+export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
   const { models, limits, admit, requireKey } = deps;
-  const parseEmbed = deps.validator.compile(EmbedBody(limits));
-  const parsePredict = deps.validator.compile(PredictBody(limits));
+  const embedBody = EmbedBody(limits);
+  const predictBody = PredictBody(limits);
+  const parseEmbed = deps.validator.compile(embedBody);
+  const parsePredict = deps.validator.compile(predictBody);
   const body = jsonBody(limits.maxJsonBytes);
   const modelFor = async (ctx: Context, task: Task) => (typeof ctx.query.model === 'string' ? ctx.query.model : models.defaultModel(task));
-
-  router.post('/embed', requireKey, admit('embeddings'), body, async (ctx) => {
-    const request = parseEmbed(ctx.request.body);
-    if (request.normalize === false) throw new ValidationError('"normalize": false is not supported: this server returns unit-length vectors');
-    if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);
-    const embedder = await models.get(await modelFor(ctx, 'embeddings'), 'embeddings');
-    const vectors = await embedder.embed(typeof request.inputs === 'string' ? [request.inputs] : request.inputs, { signal: requestSignal(ctx) });
-    ctx.body = vectors.map((vector) => Array.from(vector));
-  });
-
-  router.post('/predict', requireKey, admit('text-classification'), body, async (ctx) => {
-    const raw = (ctx.request.body as { inputs?: unknown })?.inputs;
-    if (Array.isArray(raw) && raw.some(Array.isArray)) throw new ValidationError('"inputs" as text pairs needs a cross-encoder, and none is served here; send texts');
-    const request = parsePredict(ctx.request.body);
-    if (request.raw_scores === true) throw new ValidationError('"raw_scores": true is not supported: scores are probabilities');
-    if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);
-    const classifier = await models.get(await modelFor(ctx, 'text-classification'), 'text-classification');
-    const signal = requestSignal(ctx);
-    const topK = request.parameters?.top_k;
-    const score = async (text: string) =>
-      (await classifier.classify(text, { signal }))
-        .map(({ label, confidence }) => ({ label, score: confidence }))
-        .sort((a, b) => b.score - a.score)
-        .slice(0, topK);
-    const answers = typeof request.inputs === 'string' ? [await score(request.inputs)] : await Promise.all(request.inputs.map(score));
-    ctx.body = typeof request.inputs === 'string' && request.parameters === undefined ? answers[0] : answers;
-  });
-}
-
-
-export const teiOperations = (limits: Limits): Operation[] => {
   const model = { name: 'model', in: 'query', required: false, description: 'Model id; default: the first installed model of the task.', schema: { type: 'string' } };
   const errors = { '400': messageError('An invalid body, or an option this server does not support.'), '401': messageError('Missing or invalid Bearer key.'), '503': messageError('No model of the task installed, or busy.') };
-  return [
+
+  declareRoute(
+    router,
     {
       method: 'post',
       path: '/embed',
@@ -116,9 +88,24 @@ export const teiOperations = (limits: Limits): Operation[] => {
       summary: 'Embed texts (TEI API)',
       secured: true,
       parameters: [model],
-      requestBody: { required: true, content: { 'application/json': { schema: EmbedBody(limits) } } },
+      requestBody: { required: true, content: { 'application/json': { schema: embedBody } } },
       responses: { '200': jsonResponse('One unit-length vector per input.', { type: 'array', items: { type: 'array', items: { type: 'number' } } }), ...errors },
     },
+    requireKey,
+    admit('embeddings'),
+    body,
+    async (ctx) => {
+      const request = parseEmbed(ctx.request.body);
+      if (request.normalize === false) throw new ValidationError('"normalize": false is not supported: this server returns unit-length vectors');
+      if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);
+      const embedder = await models.get(await modelFor(ctx, 'embeddings'), 'embeddings');
+      const vectors = await embedder.embed(typeof request.inputs === 'string' ? [request.inputs] : request.inputs, { signal: requestSignal(ctx) });
+      ctx.body = vectors.map((vector) => Array.from(vector));
+    },
+  );
+
+  declareRoute(
+    router,
     {
       method: 'post',
       path: '/predict',
@@ -126,11 +113,31 @@ export const teiOperations = (limits: Limits): Operation[] => {
       summary: 'Classify texts (TEI API)',
       secured: true,
       parameters: [model],
-      requestBody: { required: true, content: { 'application/json': { schema: PredictBody(limits) } } },
+      requestBody: { required: true, content: { 'application/json': { schema: predictBody } } },
       responses: {
         '200': jsonResponse('`[{label, score}]` (best first) for one text, an array of those for an array or when `parameters` is sent.', { type: 'array' }),
         ...errors,
       },
     },
-  ];
-};
+    requireKey,
+    admit('text-classification'),
+    body,
+    async (ctx) => {
+      const raw = (ctx.request.body as { inputs?: unknown })?.inputs;
+      if (Array.isArray(raw) && raw.some(Array.isArray)) throw new ValidationError('"inputs" as text pairs needs a cross-encoder, and none is served here; send texts');
+      const request = parsePredict(ctx.request.body);
+      if (request.raw_scores === true) throw new ValidationError('"raw_scores": true is not supported: scores are probabilities');
+      if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);
+      const classifier = await models.get(await modelFor(ctx, 'text-classification'), 'text-classification');
+      const signal = requestSignal(ctx);
+      const topK = request.parameters?.top_k;
+      const score = async (text: string) =>
+        (await classifier.classify(text, { signal }))
+          .map(({ label, confidence }) => ({ label, score: confidence }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, topK);
+      const answers = typeof request.inputs === 'string' ? [await score(request.inputs)] : await Promise.all(request.inputs.map(score));
+      ctx.body = typeof request.inputs === 'string' && request.parameters === undefined ? answers[0] : answers;
+    },
+  );
+}

@@ -1,10 +1,9 @@
-import Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import type { Limits } from '../../config/load-config.js';
 import { ValidationError } from '../../errors.js';
 import type { UserInput, UserStore } from '../../users/user-store.js';
 import { jsonBody } from '../body-parsers.js';
-import { jsonRequest, jsonResponse, megabytes, textError, type Json, type Operation } from '../operation.js';
+import { declareRoute, documentedRouter, jsonRequest, jsonResponse, megabytes, textError, type DocumentedRouter, type Json, type Operation } from '../operation.js';
 import { Text } from '../schema-types.js';
 import { createRequestValidator, type RequestValidator } from '../validation.js';
 
@@ -49,36 +48,103 @@ const User = Type.Object(
 );
 
 /** Area A: user records. Open (no API key), plain-text errors, see SPEC "Area A". */
-export function createUsersRouter(users: UserStore, limits: Limits): Router {
-  const router = new Router({ prefix: '/users', sensitive: true });
+export function createUsersRouter(users: UserStore, limits: Limits, operations: Operation[] = []): DocumentedRouter {
+  const router = documentedRouter({ prefix: '/users', sensitive: true }, operations);
   const json = jsonBody(limits.maxJsonBytes);
   const parseUserInput = userInputParser(createRequestValidator());
+  const e = errors(limits);
+  const writeErrors = { '400': e.invalid, '409': e.conflict, '413': e.tooLarge, '415': e.mediaType, '500': e.server, '503': e.locked };
 
-  router.get('/', async (ctx) => {
-    ctx.body = await users.list();
-  });
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/',
+      tags: ['users'],
+      summary: 'List all users',
+      description: 'The full list, oldest first. No filtering, sorting or paging.',
+      responses: { '200': jsonResponse('Every user record.', Type.Array(User)), '500': e.server },
+    },
+    async (ctx) => {
+      ctx.body = await users.list();
+    },
+  );
 
-  router.post('/', json, async (ctx) => {
-    const user = await users.create(parseUserInput(ctx.request.body));
-    ctx.status = 201;
-    ctx.set('Location', `/users/${user.id}`);
-    ctx.body = user;
-  });
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/',
+      tags: ['users'],
+      summary: 'Create a user',
+      requestBody: jsonRequest(UserInputSchema),
+      responses: {
+        '201': {
+          ...jsonResponse('The created record, including its generated id.', User),
+          headers: { Location: { description: 'Path of the new record, `/users/{id}`.', schema: { type: 'string' } } },
+        },
+        ...writeErrors,
+      },
+    },
+    json,
+    async (ctx) => {
+      const user = await users.create(parseUserInput(ctx.request.body));
+      ctx.status = 201;
+      ctx.set('Location', `/users/${user.id}`);
+      ctx.body = user;
+    },
+  );
 
-  router.get('/:id', async (ctx) => {
-    ctx.body = await users.get(parseUserId(ctx.params.id));
-  });
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/:id',
+      tags: ['users'],
+      summary: 'Get one user',
+      parameters: [idParameter],
+      responses: { '200': jsonResponse('The record.', User), '400': e.invalid, '404': e.notFound, '500': e.server },
+    },
+    async (ctx) => {
+      ctx.body = await users.get(parseUserId(ctx.params.id));
+    },
+  );
 
-  router.put('/:id', json, async (ctx) => {
-    // The id is checked before the body so a bad path is reported even with a bad body.
-    const id = parseUserId(ctx.params.id);
-    ctx.body = await users.update(id, parseUserInput(ctx.request.body));
-  });
+  declareRoute(
+    router,
+    {
+      method: 'put',
+      path: '/:id',
+      tags: ['users'],
+      summary: 'Replace a user’s name and email',
+      description: 'Both fields are required: PUT replaces them together. `updated_at` changes, `created_at` does not.',
+      parameters: [idParameter],
+      requestBody: jsonRequest(UserInputSchema),
+      responses: { '200': jsonResponse('The record as updated.', User), ...writeErrors, '404': e.notFound },
+    },
+    json,
+    async (ctx) => {
+      // The id is checked before the body so a bad path is reported even with a bad body.
+      const id = parseUserId(ctx.params.id);
+      ctx.body = await users.update(id, parseUserInput(ctx.request.body));
+    },
+  );
 
-  router.delete('/:id', async (ctx) => {
-    await users.remove(parseUserId(ctx.params.id));
-    ctx.status = 204;
-  });
+  declareRoute(
+    router,
+    {
+      method: 'delete',
+      path: '/:id',
+      tags: ['users'],
+      summary: 'Delete a user',
+      parameters: [idParameter],
+      responses: { '204': { description: 'Deleted; empty body.' }, '400': e.invalid, '404': e.notFound, '500': e.server, '503': e.locked },
+    },
+    async (ctx) => {
+      await users.remove(parseUserId(ctx.params.id));
+      ctx.status = 204;
+    },
+  );
 
   return router;
 }
@@ -124,58 +190,3 @@ const idParameter: Json = {
   description: 'User id: a positive integer. Anything else is answered with 400.',
   schema: { type: 'integer', minimum: 1 },
 };
-
-export function usersOperations(limits: Limits): Operation[] {
-  const e = errors(limits);
-  const writeErrors = { '400': e.invalid, '409': e.conflict, '413': e.tooLarge, '415': e.mediaType, '500': e.server, '503': e.locked };
-  return [
-    {
-      method: 'get',
-      path: '/users',
-      tags: ['users'],
-      summary: 'List all users',
-      description: 'The full list, oldest first. No filtering, sorting or paging.',
-      responses: { '200': jsonResponse('Every user record.', Type.Array(User)), '500': e.server },
-    },
-    {
-      method: 'post',
-      path: '/users',
-      tags: ['users'],
-      summary: 'Create a user',
-      requestBody: jsonRequest(UserInputSchema),
-      responses: {
-        '201': {
-          ...jsonResponse('The created record, including its generated id.', User),
-          headers: { Location: { description: 'Path of the new record, `/users/{id}`.', schema: { type: 'string' } } },
-        },
-        ...writeErrors,
-      },
-    },
-    {
-      method: 'get',
-      path: '/users/{id}',
-      tags: ['users'],
-      summary: 'Get one user',
-      parameters: [idParameter],
-      responses: { '200': jsonResponse('The record.', User), '400': e.invalid, '404': e.notFound, '500': e.server },
-    },
-    {
-      method: 'put',
-      path: '/users/{id}',
-      tags: ['users'],
-      summary: 'Replace a user’s name and email',
-      description: 'Both fields are required: PUT replaces them together. `updated_at` changes, `created_at` does not.',
-      parameters: [idParameter],
-      requestBody: jsonRequest(UserInputSchema),
-      responses: { '200': jsonResponse('The record as updated.', User), ...writeErrors, '404': e.notFound },
-    },
-    {
-      method: 'delete',
-      path: '/users/{id}',
-      tags: ['users'],
-      summary: 'Delete a user',
-      parameters: [idParameter],
-      responses: { '204': { description: 'Deleted; empty body.' }, '400': e.invalid, '404': e.notFound, '500': e.server, '503': e.locked },
-    },
-  ];
-}

@@ -1,18 +1,16 @@
-import Router from '@koa/router';
 import type { Limits } from '../../config/load-config.js';
 import type { Models } from '../scoped-models.js';
 import type { Admission } from '../admission.js';
-import type { Operation } from '../operation.js';
-import { realtimeOperations } from '../realtime/realtime-operations.js';
+import { documentedRouter, type DocumentedRouter, type Operation } from '../operation.js';
 import type { RequestValidator } from '../validation.js';
-import { classificationOperations, classificationRoutes } from './v1/classification-routes.js';
-import { embeddingsOperations, embeddingsRoutes } from './v1/embeddings-routes.js';
-import { modelOperations, modelRoutes } from './v1/model-routes.js';
-import { openAiAudioOperations, openaiAudioRoutes } from './v1/openai-audio-routes.js';
-import { openAiSpeechOperations, openaiSpeechRoutes } from './v1/openai-speech-routes.js';
-import { createSpeechResponder, speechOperations, speechRoutes, type SpeechResponder } from './v1/speech-routes.js';
-import { transcriptionOperations, transcriptionRoutes } from './v1/transcription-routes.js';
-import { translationOperations, translationRoutes } from './v1/translation-routes.js';
+import { classificationRoutes } from './v1/classification-routes.js';
+import { embeddingsRoutes } from './v1/embeddings-routes.js';
+import { modelRoutes } from './v1/model-routes.js';
+import { openaiAudioRoutes } from './v1/openai-audio-routes.js';
+import { openaiSpeechRoutes } from './v1/openai-speech-routes.js';
+import { createSpeechResponder, speechRoutes, type SpeechResponder } from './v1/speech-routes.js';
+import { transcriptionRoutes } from './v1/transcription-routes.js';
+import { translationRoutes } from './v1/translation-routes.js';
 
 export interface V1Deps {
   models: Models;
@@ -34,30 +32,16 @@ export interface V1RouteDeps extends V1Deps {
 /** How the /v1 router matches paths; the WebSocket upgrade (realtime-endpoint.ts) matches its path alike. */
 export const V1_ROUTER_OPTIONS = Object.freeze({ prefix: '/v1', sensitive: true });
 
-export function createV1Router(options: V1Deps): Router {
+/** Declares each /v1 route on a new router, its Operation added to `operations`. */
+export function createV1Router(options: V1Deps, operations: Operation[] = []): DocumentedRouter {
   const deps: V1RouteDeps = {
     ...options,
     speak: createSpeechResponder(options),
   };
   // The API key is checked before routing, in createApp (see api-boundary.ts).
-  const router = new Router({ ...V1_ROUTER_OPTIONS });
+  const router = documentedRouter({ ...V1_ROUTER_OPTIONS }, operations);
   for (const addRoutes of [modelRoutes, classificationRoutes, embeddingsRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {
     addRoutes(router, deps);
   }
   return router;
-}
-
-/** What the routes above declare about themselves, for /openapi.json. */
-export function v1Operations(limits: Limits): Operation[] {
-  return [
-    ...modelOperations(),
-    ...classificationOperations(limits),
-    ...embeddingsOperations(limits),
-    ...translationOperations(limits),
-    ...transcriptionOperations(limits),
-    ...speechOperations(limits),
-    ...openAiSpeechOperations(limits),
-    ...openAiAudioOperations(limits),
-    ...realtimeOperations(limits.realtime),
-  ];
 }

@@ -58,10 +58,14 @@ const MAX_FORM_FIELDS = 20;
 /** A prompt is the longest field OpenAI clients send (224 tokens). */
 const MAX_FIELD_BYTES = 16 * 1024;
 type UploadField = (typeof FIELDS)[number];
-/** The header that may carry each field: X-Model, X-Language, X-Task, X-Response-Format, X-Stream. */
-const FIELD_HEADERS = Object.fromEntries(
-  FIELDS.map((name) => [name, `X-${name.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('-')}`]),
-) as Record<UploadField, string>;
+/**
+ * The header that may carry a field: X-Model, X-Language, X-Task, X-Vad-Threshold. The reader
+ * asks for this name and the routes document it, so the two cannot differ.
+ */
+export function fieldHeader(name: string): string {
+  return `X-${name.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('-')}`;
+}
+const FIELD_HEADERS = Object.fromEntries(FIELDS.map((name) => [name, fieldHeader(name)])) as Record<UploadField, string>;
 
 export interface AudioUpload {
   bytes: Uint8Array;

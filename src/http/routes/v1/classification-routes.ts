@@ -1,8 +1,8 @@
-import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
 import { jsonBody } from '../../body-parsers.js';
-import { JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type Operation } from '../../operation.js';
+import { declareRoute, JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type DocumentedRouter } from '../../operation.js';
+import { taskTag } from '../../../inference/tasks.js';
 import { Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { claimBatch } from '../../admission.js';
@@ -55,34 +55,37 @@ const ClassificationBatchResult = Type.Object(
  * are truncated. `labels` is accepted by zero-shot and embedding models only. An array `query`
  * answers {results: [{labels}, …]} in the same order.
  */
-export function classificationRoutes(router: Router, { models, limits, admit, validator }: V1RouteDeps): void {
-  const parse = validator.compile(classificationRequest(limits));
-  router.post('/classifications', admit('text-classification'), jsonBody(limits.maxJsonBytes), async (ctx) => {
-    const { model, query, labels } = parse(ctx.request.body);
-    if (Array.isArray(query)) claimBatch(ctx, query.length);
-    const classifier = await models.get(model, 'text-classification');
-    const options = { ...(labels ? { labels } : {}), signal: requestSignal(ctx) };
-    ctx.body = Array.isArray(query)
-      ? { results: await Promise.all(query.map(async (text) => ({ labels: await classifier.classify(text, options) }))) }
-      : { labels: await classifier.classify(query, options) };
-  });
-}
-
-export const classificationOperations = (limits: Limits): Operation[] => [
-  {
-    method: 'post',
-    path: '/v1/classifications',
-    tags: ['classification'],
-    summary: 'Classify a text or a batch of texts',
-    description: 'Returns every label with a confidence, highest first. With `labels`, a zero-shot model scores those candidate labels instead of its own. An array `query` answers `results`, one per text; each text holds one admission slot.',
-    secured: true,
-    requestBody: jsonRequest(classificationRequest(limits)),
-    responses: {
-      '200': jsonResponse('The labels; for an array `query`, one result per text.', Type.Union([ClassificationResult, ClassificationBatchResult])),
-      '400': jsonBody400(),
-      ...V1_COMMON_ERRORS,
-      '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}, or the batch is larger than the server holds at once.`, ['payload_too_large']),
-      '415': JSON_ONLY_415,
+export function classificationRoutes(router: DocumentedRouter, { models, limits, admit, validator }: V1RouteDeps): void {
+  const request = classificationRequest(limits);
+  const parse = validator.compile(request);
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/classifications',
+      tags: [taskTag('text-classification')],
+      summary: 'Classify a text or a batch of texts',
+      description: 'Returns every label with a confidence, highest first. With `labels`, a zero-shot model scores those candidate labels instead of its own. An array `query` answers `results`, one per text; each text holds one admission slot.',
+      secured: true,
+      requestBody: jsonRequest(request),
+      responses: {
+        '200': jsonResponse('The labels; for an array `query`, one result per text.', Type.Union([ClassificationResult, ClassificationBatchResult])),
+        '400': jsonBody400(),
+        ...V1_COMMON_ERRORS,
+        '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}, or the batch is larger than the server holds at once.`, ['payload_too_large']),
+        '415': JSON_ONLY_415,
+      },
     },
-  },
-];
+    admit('text-classification'),
+    jsonBody(limits.maxJsonBytes),
+    async (ctx) => {
+      const { model, query, labels } = parse(ctx.request.body);
+      if (Array.isArray(query)) claimBatch(ctx, query.length);
+      const classifier = await models.get(model, 'text-classification');
+      const options = { ...(labels ? { labels } : {}), signal: requestSignal(ctx) };
+      ctx.body = Array.isArray(query)
+        ? { results: await Promise.all(query.map(async (text) => ({ labels: await classifier.classify(text, options) }))) }
+        : { labels: await classifier.classify(query, options) };
+    },
+  );
+}

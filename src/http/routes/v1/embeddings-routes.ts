@@ -4,12 +4,12 @@
  * the OpenAI SDKs decode it). `text-embedding-3-small` and the other OpenAI names are aliases of
  * the installed embedding model (models.json); the answer names the model that ran.
  */
-import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
-import { JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type Operation } from '../../operation.js';
+import { declareRoute, JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type DocumentedRouter } from '../../operation.js';
+import { taskTag } from '../../../inference/tasks.js';
 import { claimBatch } from '../../admission.js';
 import { requestSignal } from '../../request-signal.js';
 import { StringEnum, Text } from '../../schema-types.js';
@@ -56,54 +56,57 @@ const EmbeddingsResult = Type.Object(
   { $id: 'EmbeddingsResult' },
 );
 
-export function embeddingsRoutes(router: Router, { models, limits, admit, validator }: V1RouteDeps): void {
-  const parse = validator.compile(embeddingsRequest(limits));
-  router.post('/embeddings', admit('embeddings'), jsonBody(limits.maxJsonBytes), async (ctx) => {
-    const body = ctx.request.body as { input?: unknown };
-    if (Array.isArray(body?.input) && body.input.some((item) => typeof item !== 'string')) {
-      throw new ValidationError('"input" must be text or an array of texts; token arrays are not accepted');
-    }
-    const request = parse(body);
-    const texts = typeof request.input === 'string' ? [request.input] : request.input;
-    claimBatch(ctx, texts.length);
-    const modelId = await models.resolve(request.model, 'embeddings');
-    const embedder = await models.get(request.model, 'embeddings');
-    const vectors = await embedder.embed(texts, { signal: requestSignal(ctx) });
-    const width = vectors[0]?.length ?? 0;
-    if (request.dimensions !== undefined && request.dimensions !== width) {
-      throw new ValidationError(`"dimensions" must be ${width} for ${modelId}: its vectors are not shortened`);
-    }
-    ctx.body = {
-      object: 'list',
-      data: vectors.map((vector, index) => ({
-        object: 'embedding',
-        index,
-        embedding: request.encoding_format === 'base64' ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : Array.from(vector),
-      })),
-      model: modelId,
-      usage: { prompt_tokens: 0, total_tokens: 0 },
-    };
-  });
-}
-
-export const embeddingsOperations = (limits: Limits): Operation[] => [
-  {
-    method: 'post',
-    path: '/v1/embeddings',
-    tags: ['embeddings'],
-    summary: 'Embed texts (OpenAI API)',
-    description: 'Unit-length sentence embeddings, one per input, in input order.',
-    secured: true,
-    requestBody: jsonRequest(embeddingsRequest(limits)),
-    responses: {
-      '200': jsonResponse('The embeddings.', EmbeddingsResult),
-      '400': jsonBody400(', a token array, or `dimensions` other than the model’s width'),
-      '401': V1_COMMON_ERRORS['401']!,
-      '404': V1_COMMON_ERRORS['404']!,
-      '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}.`, ['payload_too_large']),
-      '415': JSON_ONLY_415,
-      '500': V1_COMMON_ERRORS['500']!,
-      '503': V1_COMMON_ERRORS['503']!,
+export function embeddingsRoutes(router: DocumentedRouter, { models, limits, admit, validator }: V1RouteDeps): void {
+  const schema = embeddingsRequest(limits);
+  const parse = validator.compile(schema);
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/embeddings',
+      tags: [taskTag('embeddings')],
+      summary: 'Embed texts (OpenAI API)',
+      description: 'Unit-length sentence embeddings, one per input, in input order.',
+      secured: true,
+      requestBody: jsonRequest(schema),
+      responses: {
+        '200': jsonResponse('The embeddings.', EmbeddingsResult),
+        '400': jsonBody400(', a token array, or `dimensions` other than the model’s width'),
+        '401': V1_COMMON_ERRORS['401']!,
+        '404': V1_COMMON_ERRORS['404']!,
+        '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}.`, ['payload_too_large']),
+        '415': JSON_ONLY_415,
+        '500': V1_COMMON_ERRORS['500']!,
+        '503': V1_COMMON_ERRORS['503']!,
+      },
     },
-  },
-];
+    admit('embeddings'),
+    jsonBody(limits.maxJsonBytes),
+    async (ctx) => {
+      const body = ctx.request.body as { input?: unknown };
+      if (Array.isArray(body?.input) && body.input.some((item) => typeof item !== 'string')) {
+        throw new ValidationError('"input" must be text or an array of texts; token arrays are not accepted');
+      }
+      const request = parse(body);
+      const texts = typeof request.input === 'string' ? [request.input] : request.input;
+      claimBatch(ctx, texts.length);
+      const modelId = await models.resolve(request.model, 'embeddings');
+      const embedder = await models.get(request.model, 'embeddings');
+      const vectors = await embedder.embed(texts, { signal: requestSignal(ctx) });
+      const width = vectors[0]?.length ?? 0;
+      if (request.dimensions !== undefined && request.dimensions !== width) {
+        throw new ValidationError(`"dimensions" must be ${width} for ${modelId}: its vectors are not shortened`);
+      }
+      ctx.body = {
+        object: 'list',
+        data: vectors.map((vector, index) => ({
+          object: 'embedding',
+          index,
+          embedding: request.encoding_format === 'base64' ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : Array.from(vector),
+        })),
+        model: modelId,
+        usage: { prompt_tokens: 0, total_tokens: 0 },
+      };
+    },
+  );
+}

@@ -1,7 +1,7 @@
-import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import { UnknownModelError } from '../../../errors.js';
-import { jsonError, jsonResponse, V1_COMMON_ERRORS, type Operation } from '../../operation.js';
+import { TASKS } from '../../../inference/tasks.js';
+import { declareRoute, jsonError, jsonResponse, V1_COMMON_ERRORS, type DocumentedRouter } from '../../operation.js';
 import { StringEnum } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 
@@ -11,7 +11,7 @@ const ModelInfo = Type.Object(
     object: Type.Literal('model'),
     created: Type.Integer({ description: 'Unix time; 0 (unknown) for local models.' }),
     owned_by: Type.String(),
-    task: StringEnum(['text-classification', 'translation', 'speech-to-text', 'text-to-speech', 'voice-activity-detection', 'embeddings'], {
+    task: StringEnum(TASKS, {
       description: 'Which endpoint serves it (voice-activity-detection: the `vad_filter` of speech-to-text).',
     }),
     engine: Type.String({ description: 'Engine that runs it.' }),
@@ -34,24 +34,96 @@ const ModelInfo = Type.Object(
 );
 const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelInfo) }, { $id: 'ModelList' });
 
-export function modelRoutes(router: Router, { models }: V1RouteDeps): void {
-  router.get('/models', async (ctx) => {
-    const all = await models.list();
-    ctx.body = { object: 'list', data: ctx.query.installed === 'true' ? all.filter((info) => info.installed) : all };
-  });
-  router.get('/models/:id', async (ctx) => {
-    ctx.body = await modelInfo(models, ctx.params.id!);
-  });
+export function modelRoutes(router: DocumentedRouter, { models }: V1RouteDeps): void {
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/models',
+      tags: ['models'],
+      summary: 'List the models and aliases',
+      description: 'Every model of the manifest with its task and whether it is installed, then the aliases (`whisper-1`, `tts-1`, …) with the model each stands for. `?installed=true` lists installed ones only.',
+      secured: true,
+      parameters: [{ name: 'installed', in: 'query', required: false, description: '`true`: installed models (and aliases with an installed model) only.', schema: { type: 'string', enum: ['true', 'false'] } }],
+      responses: { '200': jsonResponse('The models.', ModelList), '401': V1_COMMON_ERRORS['401']!, '500': V1_COMMON_ERRORS['500']! },
+    },
+    async (ctx) => {
+      const all = await models.list();
+      ctx.body = { object: 'list', data: ctx.query.installed === 'true' ? all.filter((info) => info.installed) : all };
+    },
+  );
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/models/:id',
+      tags: ['models'],
+      summary: 'One model or alias',
+      secured: true,
+      parameters: [idParameter],
+      responses: {
+        '200': jsonResponse('The model.', ModelInfo),
+        '401': V1_COMMON_ERRORS['401']!,
+        '404': jsonError('No model or alias has this id (the message lists the installed models).', ['model_not_found']),
+        '500': V1_COMMON_ERRORS['500']!,
+      },
+    },
+    async (ctx) => {
+      ctx.body = await modelInfo(models, ctx.params.id!);
+    },
+  );
   // Admin only (scoped-models.ts): load now / unload now; both answer the model object.
-  router.post('/models/:id/load', async (ctx) => {
-    const id = await models.load(ctx.params.id!);
-    ctx.body = await modelInfo(models, id);
-  });
-  router.delete('/models/:id/load', async (ctx) => {
-    const { id } = await models.unload(ctx.params.id!);
-    ctx.body = await modelInfo(models, id);
-  });
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/models/:id/load',
+      tags: ['models'],
+      summary: 'Load a model now (admin key)',
+      description: 'Loads the model (or the model an alias stands for), unloading least recently used idle models first if MODELS_MAX_MEMORY needs room; answers once it is loaded.',
+      secured: true,
+      parameters: [idParameter],
+      responses: {
+        '200': jsonResponse('The model, now loaded.', ModelInfo),
+        '401': V1_COMMON_ERRORS['401']!,
+        '403': jsonError('The key is not an admin key.', ['admin_required']),
+        '404': jsonError('No model or alias has this id.', ['model_not_found']),
+        '500': V1_COMMON_ERRORS['500']!,
+        '503': jsonError('It is not installed, failed to load, or the memory budget has no room (every loaded model is busy).', ['model_not_installed', 'model_unavailable', 'model_memory_exhausted']),
+      },
+    },
+    async (ctx) => {
+      const id = await models.load(ctx.params.id!);
+      ctx.body = await modelInfo(models, id);
+    },
+  );
+  declareRoute(
+    router,
+    {
+      method: 'delete',
+      path: '/models/:id/load',
+      tags: ['models'],
+      summary: 'Unload a model now (admin key)',
+      description: 'Ends its worker threads so its memory returns; a model that is not loaded is left as it is (200).',
+      secured: true,
+      parameters: [idParameter],
+      responses: {
+        '200': jsonResponse('The model, now unloaded.', ModelInfo),
+        '401': V1_COMMON_ERRORS['401']!,
+        '403': jsonError('The key is not an admin key.', ['admin_required']),
+        '404': jsonError('No model or alias has this id.', ['model_not_found']),
+        '409': jsonError('It is answering requests or still loading.', ['conflict']),
+        '500': V1_COMMON_ERRORS['500']!,
+      },
+    },
+    async (ctx) => {
+      const { id } = await models.unload(ctx.params.id!);
+      ctx.body = await modelInfo(models, id);
+    },
+  );
 }
+
+const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 
 /** One model's object, from one listing (each looks at every model's files); unknown: 404 naming the installed ones. */
 async function modelInfo(models: V1RouteDeps['models'], id: string): Promise<unknown> {
@@ -60,64 +132,3 @@ async function modelInfo(models: V1RouteDeps['models'], id: string): Promise<unk
   if (!info) throw new UnknownModelError(id, all.filter((model) => model.installed).map((model) => model.id));
   return info;
 }
-
-export const modelOperations = (): Operation[] => [
-  {
-    method: 'get',
-    path: '/v1/models',
-    tags: ['models'],
-    summary: 'List the models and aliases',
-    description: 'Every model of the manifest with its task and whether it is installed, then the aliases (`whisper-1`, `tts-1`, …) with the model each stands for. `?installed=true` lists installed ones only.',
-    secured: true,
-    parameters: [{ name: 'installed', in: 'query', required: false, description: '`true`: installed models (and aliases with an installed model) only.', schema: { type: 'string', enum: ['true', 'false'] } }],
-    responses: { '200': jsonResponse('The models.', ModelList), '401': V1_COMMON_ERRORS['401']!, '500': V1_COMMON_ERRORS['500']! },
-  },
-  {
-    method: 'get',
-    path: '/v1/models/{id}',
-    tags: ['models'],
-    summary: 'One model or alias',
-    secured: true,
-    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-    responses: {
-      '200': jsonResponse('The model.', ModelInfo),
-      '401': V1_COMMON_ERRORS['401']!,
-      '404': jsonError('No model or alias has this id (the message lists the installed models).', ['model_not_found']),
-      '500': V1_COMMON_ERRORS['500']!,
-    },
-  },
-  {
-    method: 'post',
-    path: '/v1/models/{id}/load',
-    tags: ['models'],
-    summary: 'Load a model now (admin key)',
-    description: 'Loads the model (or the model an alias stands for), unloading least recently used idle models first if MODELS_MAX_MEMORY needs room; answers once it is loaded.',
-    secured: true,
-    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-    responses: {
-      '200': jsonResponse('The model, now loaded.', ModelInfo),
-      '401': V1_COMMON_ERRORS['401']!,
-      '403': jsonError('The key is not an admin key.', ['admin_required']),
-      '404': jsonError('No model or alias has this id.', ['model_not_found']),
-      '500': V1_COMMON_ERRORS['500']!,
-      '503': jsonError('It is not installed, failed to load, or the memory budget has no room (every loaded model is busy).', ['model_not_installed', 'model_unavailable', 'model_memory_exhausted']),
-    },
-  },
-  {
-    method: 'delete',
-    path: '/v1/models/{id}/load',
-    tags: ['models'],
-    summary: 'Unload a model now (admin key)',
-    description: 'Ends its worker threads so its memory returns; a model that is not loaded is left as it is (200).',
-    secured: true,
-    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-    responses: {
-      '200': jsonResponse('The model, now unloaded.', ModelInfo),
-      '401': V1_COMMON_ERRORS['401']!,
-      '403': jsonError('The key is not an admin key.', ['admin_required']),
-      '404': jsonError('No model or alias has this id.', ['model_not_found']),
-      '409': jsonError('It is answering requests or still loading.', ['conflict']),
-      '500': V1_COMMON_ERRORS['500']!,
-    },
-  },
-];

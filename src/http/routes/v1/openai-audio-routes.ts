@@ -3,12 +3,10 @@
  * `timestamp_granularities[]`); `prompt` and `temperature` are accepted and ignored. verbose_json is shaped as OpenAI's: segments with
  * their decoding details, `words` with the word granularity.
  */
-import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { Limits } from '../../../config/load-config.js';
 import type { Transcript, TranscriptSegment } from '../../../inference/types.js';
-import type { Operation } from '../../operation.js';
+import { declareRoute, type DocumentedRouter } from '../../operation.js';
 import { StringEnum } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { audioUploadReader } from './audio-upload.js';
@@ -80,7 +78,7 @@ const OpenAIVerboseTranscription = Type.Object(
   { $id: 'OpenAIVerboseTranscription' },
 );
 
-export function openaiAudioRoutes(router: Router, { models, limits, admit, validator }: V1RouteDeps): void {
+export function openaiAudioRoutes(router: DocumentedRouter, { models, limits, admit, validator }: V1RouteDeps): void {
   const readAudioUpload = audioUploadReader(limits.maxAudioBytes);
   const parseFields = transcriptionFieldsParser(validator, openAiFields);
   const handler = (task: 'transcribe' | 'translate') => async (ctx: Context) => {
@@ -104,11 +102,6 @@ export function openaiAudioRoutes(router: Router, { models, limits, admit, valid
     const transcript = await transcriber.transcribe(request.audio, { ...request.options, signal: requestSignal(ctx) });
     respond(ctx, format, transcript, { task: request.options.task ?? 'transcribe', granularities });
   };
-  router.post('/audio/transcriptions', admit('speech-to-text'), handler('transcribe'));
-  router.post('/audio/translations', admit('speech-to-text'), handler('translate'));
-}
-
-export const openAiAudioOperations = (limits: Limits): Operation[] => {
   const ok = {
     description:
       'By `response_format`: `json` (default) `{text}`; `verbose_json` adds task, language, duration, and segments (with their tokens, temperature, avg_logprob, compression_ratio and no_speech_prob) and/or words by `timestamp_granularities[]`; `text` the plain transcript; `srt` / `vtt` subtitles. With `stream=true` (json or text): `text/event-stream` of `transcript.text.delta` events as segments are decoded, then `transcript.text.done`.',
@@ -119,25 +112,34 @@ export const openAiAudioOperations = (limits: Limits): Operation[] => {
       ...transcriptEventStream,
     },
   };
-  return [
+  declareRoute(
+    router,
     transcriptionOperation(
-      '/v1/audio/transcriptions',
+      '/audio/transcriptions',
       'Transcribe audio (OpenAI form)',
       'OpenAI-compatible, for the official SDKs: multipart/form-data with `file` and `model`; `timestamp_granularities[]` `word` adds word timestamps to `verbose_json`; `prompt` and `temperature` are accepted and ignored. A raw audio body with `?model=` works too.',
       OpenAITranscriptionForm,
       ok,
       limits,
     ),
+    admit('speech-to-text'),
+    handler('transcribe'),
+  );
+  declareRoute(
+    router,
     transcriptionOperation(
-      '/v1/audio/translations',
+      '/audio/translations',
       'Translate speech into English text (OpenAI form)',
       'Like POST /v1/audio/transcriptions, but always with task `translate`: the transcript is in English. Needs a multilingual model; an English-only model answers 400.',
       OpenAITranscriptionForm,
       ok,
       limits,
     ),
-  ];
-};
+    admit('speech-to-text'),
+    handler('translate'),
+  );
+}
+
 
 /** `timestamp_granularities[]`, comma-joined by the upload reader; `segment` when none is given. */
 function parseGranularities(value: string | undefined): Set<Granularity> {

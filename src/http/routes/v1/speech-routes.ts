@@ -8,17 +8,16 @@
  * than a silently truncated file).
  */
 import { Readable } from 'node:stream';
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import type { Models } from '../../scoped-models.js';
 import { outputSampleRate } from '../../../audio/codec-sample-rates.js';
 import { SPEECH_FORMATS, SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
-
+import { taskTag } from '../../../inference/tasks.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
-import { JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, megabytes, V1_COMMON_ERRORS, type Json, type Operation } from '../../operation.js';
+import { declareRoute, JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, megabytes, V1_COMMON_ERRORS, type DocumentedRouter, type Json, type RouteDeclaration } from '../../operation.js';
 import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { requestSignal } from '../../request-signal.js';
@@ -62,10 +61,15 @@ export const speechRequestFields = (limits: Limits, formatDescription: string, v
 export const speechRequest = (limits: Limits) =>
   Type.Object(speechRequestFields(limits, 'Audio format.', 'Voice or speaker name, where the model has several.'), { $id: 'SpeechRequest' });
 
-export function speechRoutes(router: Router, deps: V1RouteDeps): void {
-  const parse = deps.validator.compile(speechRequest(deps.limits));
-  router.post('/text-to-speech', deps.admit('text-to-speech'), jsonBody(deps.limits.maxJsonBytes), (ctx) =>
-    deps.speak(ctx, toSpeechRequest(parse(ctx.request.body))),
+export function speechRoutes(router: DocumentedRouter, deps: V1RouteDeps): void {
+  const request = speechRequest(deps.limits);
+  const parse = deps.validator.compile(request);
+  declareRoute(
+    router,
+    speechOperation('/text-to-speech', 'Speak a text', 'Synthesises `input` and streams the audio as it is produced.', request, deps.limits),
+    deps.admit('text-to-speech'),
+    jsonBody(deps.limits.maxJsonBytes),
+    (ctx) => deps.speak(ctx, toSpeechRequest(parse(ctx.request.body))),
   );
 }
 
@@ -78,13 +82,13 @@ export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>):
   return { model, input, voice, speed, format, events: stream_format === 'sse', ...(sample_rate === undefined ? {} : { sampleRate: sample_rate }) };
 }
 
-/** The operation of both speech routes, from their request schema. */
-export function speechOperation(path: string, summary: string, description: string, request: ReturnType<typeof speechRequest>, limits: Limits): Operation {
+/** The declaration of both speech routes, from their request schema. */
+export function speechOperation(path: string, summary: string, description: string, request: ReturnType<typeof speechRequest>, limits: Limits): RouteDeclaration {
   const audio = (type: string): Json => ({ schema: { type: 'string', contentMediaType: type } });
   return {
     method: 'post',
     path,
-    tags: ['text to speech'],
+    tags: [taskTag('text-to-speech')],
     summary,
     description,
     secured: true,
@@ -107,10 +111,6 @@ export function speechOperation(path: string, summary: string, description: stri
     },
   };
 }
-
-export const speechOperations = (limits: Limits): Operation[] => [
-  speechOperation('/v1/text-to-speech', 'Speak a text', 'Synthesises `input` and streams the audio as it is produced.', speechRequest(limits), limits),
-];
 
 export type SpeechResponder = (ctx: Context, request: SpeechRequest) => Promise<void>;
 

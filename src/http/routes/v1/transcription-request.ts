@@ -7,10 +7,11 @@ import { Type, type Static, type TObject, type TProperties } from '@sinclair/typ
 import { FREE_SECONDS, MAX_FRAMES_PER_INPUT_BYTE } from '../../../audio/decode-budget.js';
 import type { Limits } from '../../../config/load-config.js';
 import type { EncodedAudio, TranscribeOptions } from '../../../inference/types.js';
-import { jsonError, V1_COMMON_ERRORS, megabytes, type Json, type Operation } from '../../operation.js';
+import { taskTag } from '../../../inference/tasks.js';
+import { jsonError, V1_COMMON_ERRORS, megabytes, type Json, type RouteDeclaration } from '../../operation.js';
 import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { RequestValidator } from '../../validation.js';
-import type { AudioUpload } from './audio-upload.js';
+import { fieldHeader, type AudioUpload } from './audio-upload.js';
 
 export const transcriptionFields = {
   model: Text('Speech-to-text model id (required).', { missingHint: 'pass ?model=, an X-Model header, or a multipart "model" field' }),
@@ -69,21 +70,20 @@ const AUDIO_BODY_TYPES = ['audio/mpeg', 'audio/wav', 'audio/flac', 'audio/ogg', 
 /** Each field may come as `?name=` or an `X-Name` header with a raw audio body. */
 function audioParameters(): Json[] {
   return Object.entries(transcriptionFields).flatMap(([name, schema]) => {
-    const header = `X-${name[0]!.toUpperCase()}${name.slice(1)}`;
     const { description, ...rest } = schema as unknown as Json;
     return [
       { name, in: 'query', required: false, description, schema: rest },
-      { name: header, in: 'header', required: false, description: `Same as the \`${name}\` query parameter.`, schema: rest },
+      { name: fieldHeader(name), in: 'header', required: false, description: `Same as the \`${name}\` query parameter.`, schema: rest },
     ];
   });
 }
 
-/** The operation of a speech-to-text route; `form` is its multipart schema, `ok` its 200. */
-export function transcriptionOperation(path: string, summary: string, description: string, form: Json, ok: Json, limits: Limits): Operation {
+/** The declaration of a speech-to-text route; `form` is its multipart schema, `ok` its 200. */
+export function transcriptionOperation(path: string, summary: string, description: string, form: Json, ok: Json, limits: Limits): RouteDeclaration {
   return {
     method: 'post',
     path,
-    tags: ['speech to text'],
+    tags: [taskTag('speech-to-text')],
     summary,
     description,
     secured: true,

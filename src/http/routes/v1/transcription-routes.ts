@@ -4,12 +4,10 @@
  * `{id, object: "transcript", created, model, transcript}`.
  */
 import { randomUUID } from 'node:crypto';
-import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
-import { jsonResponse, type Operation } from '../../operation.js';
+import { declareRoute, jsonResponse, type DocumentedRouter } from '../../operation.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { audioUploadReader } from './audio-upload.js';
 import { fileField, toTranscriptionRequest, transcriptionFields, transcriptionFieldsParser, transcriptionOperation } from './transcription-request.js';
@@ -28,7 +26,7 @@ const Transcript = Type.Object(
   { $id: 'Transcript' },
 );
 
-export function transcriptionRoutes(router: Router, { models, limits, admit, validator }: V1RouteDeps): void {
+export function transcriptionRoutes(router: DocumentedRouter, { models, limits, admit, validator }: V1RouteDeps): void {
   const readAudioUpload = audioUploadReader(limits.maxAudioBytes);
   const parseFields = transcriptionFieldsParser(validator, transcriptionFields);
   const handler = async (ctx: Context) => {
@@ -53,22 +51,25 @@ export function transcriptionRoutes(router: Router, { models, limits, admit, val
       transcript: result.text,
     };
   };
-  router.post('/transcriptions', admit('speech-to-text'), handler);
-  router.post('/completions', admit('speech-to-text'), handler);
-}
-
-export const transcriptionOperations = (limits: Limits): Operation[] => {
   const transcript = jsonResponse('The transcript.', Transcript);
   const ok = { ...transcript, description: 'The transcript; with `stream=true`, its text as server-sent events.', content: { ...(transcript.content as object), ...transcriptEventStream } };
-  return [
+  declareRoute(
+    router,
     transcriptionOperation(
-      '/v1/transcriptions',
+      '/transcriptions',
       'Transcribe audio (JavaScript client form)',
       'Send the audio as the raw body (`audio/mpeg`, or WAV, FLAC, Ogg) with the model in `?model=` or `X-Model`, or as multipart/form-data with `file` and `model`. Identical to POST /v1/completions.',
       TranscriptionForm,
       ok,
       limits,
     ),
-    transcriptionOperation('/v1/completions', 'Transcribe audio (raw request form)', 'Identical to POST /v1/transcriptions; SPEC names both paths.', TranscriptionForm, ok, limits),
-  ];
-};
+    admit('speech-to-text'),
+    handler,
+  );
+  declareRoute(
+    router,
+    transcriptionOperation('/completions', 'Transcribe audio (raw request form)', 'Identical to POST /v1/transcriptions; SPEC names both paths.', TranscriptionForm, ok, limits),
+    admit('speech-to-text'),
+    handler,
+  );
+}

@@ -1,9 +1,9 @@
-import type Router from '@koa/router';
 import { Type } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
-import { JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type Operation } from '../../operation.js';
+import { declareRoute, JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type DocumentedRouter } from '../../operation.js';
+import { taskTag } from '../../../inference/tasks.js';
 import { Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { requestSignal } from '../../request-signal.js';
@@ -28,38 +28,41 @@ export const translationRequest = (limits: Limits) =>
 
 const TranslationResult = Type.Object({ translation: Type.String() }, { $id: 'TranslationResult' });
 
-export function translationRoutes(router: Router, { models, limits, admit, validator }: V1RouteDeps): void {
-  const parse = validator.compile(translationRequest(limits));
-  router.post('/engines/:model/translate', admit('translation'), jsonBody(limits.maxJsonBytes), async (ctx) => {
-    const body = parse(ctx.request.body);
-    if (body.model !== ctx.params.model) {
-      throw new ValidationError(`"model" in the body (${body.model}) must equal the model in the path (${ctx.params.model})`);
-    }
-    // The translator maps `es-MX` / `spa` to its own `es`, or answers 400 listing what it supports.
-    const translator = await models.get(body.model, 'translation');
-    const languages = {
-      targetLanguage: body.target_language.toLowerCase(),
-      ...(body.source_language ? { sourceLanguage: body.source_language.toLowerCase() } : {}),
-    };
-    ctx.body = { translation: await translator.translate(body.text, { ...languages, signal: requestSignal(ctx) }) };
-  });
-}
-
-export const translationOperations = (limits: Limits): Operation[] => [
-  {
-    method: 'post',
-    path: '/v1/engines/{model}/translate',
-    tags: ['translation'],
-    summary: 'Translate a text',
-    secured: true,
-    parameters: [{ name: 'model', in: 'path', required: true, description: 'Translation model id; must equal `model` in the body.', schema: { type: 'string' } }],
-    requestBody: jsonRequest(translationRequest(limits)),
-    responses: {
-      '200': jsonResponse('The translation.', TranslationResult),
-      '400': jsonBody400(', path and body models differ, an unsupported language'),
-      ...V1_COMMON_ERRORS,
-      '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}.`, ['payload_too_large']),
-      '415': JSON_ONLY_415,
+export function translationRoutes(router: DocumentedRouter, { models, limits, admit, validator }: V1RouteDeps): void {
+  const request = translationRequest(limits);
+  const parse = validator.compile(request);
+  declareRoute(
+    router,
+    {
+      method: 'post',
+      path: '/engines/:model/translate',
+      tags: [taskTag('translation')],
+      summary: 'Translate a text',
+      secured: true,
+      parameters: [{ name: 'model', in: 'path', required: true, description: 'Translation model id; must equal `model` in the body.', schema: { type: 'string' } }],
+      requestBody: jsonRequest(request),
+      responses: {
+        '200': jsonResponse('The translation.', TranslationResult),
+        '400': jsonBody400(', path and body models differ, an unsupported language'),
+        ...V1_COMMON_ERRORS,
+        '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}.`, ['payload_too_large']),
+        '415': JSON_ONLY_415,
+      },
     },
-  },
-];
+    admit('translation'),
+    jsonBody(limits.maxJsonBytes),
+    async (ctx) => {
+      const body = parse(ctx.request.body);
+      if (body.model !== ctx.params.model) {
+        throw new ValidationError(`"model" in the body (${body.model}) must equal the model in the path (${ctx.params.model})`);
+      }
+      // The translator maps `es-MX` / `spa` to its own `es`, or answers 400 listing what it supports.
+      const translator = await models.get(body.model, 'translation');
+      const languages = {
+        targetLanguage: body.target_language.toLowerCase(),
+        ...(body.source_language ? { sourceLanguage: body.source_language.toLowerCase() } : {}),
+      };
+      ctx.body = { translation: await translator.translate(body.text, { ...languages, signal: requestSignal(ctx) }) };
+    },
+  );
+}
