@@ -47,6 +47,11 @@ export class KeyAccess {
     return policy;
   }
 
+  /** The key's policy now, or undefined once it is revoked or expired; no request is counted. */
+  verify(key: string): Promise<KeyPolicy | undefined> {
+    return this.#keys.verify(key);
+  }
+
   /** Counts one more request of a verified key, under its requests-per-minute limit (throws RateLimitedError past it). */
   async #charge(policy: KeyPolicy): Promise<void> {
     if (policy.id === null) return;

@@ -87,6 +87,8 @@ export interface RealtimeLimits {
   readonly maxSessionsPerKey: number;
   /** A session is closed this long after it opened, however active, so no client keeps a slot for good. */
   readonly maxSessionSeconds: number;
+  /** How often an open session's key is verified again between turns (revoked or expired: closed). */
+  readonly keyCheckMs: number;
   /** Largest WebSocket message (an append of base64 audio). */
   readonly maxMessageBytes: number;
   /** Audio held uncommitted (manual commit mode); more is refused with an error event. */
@@ -130,6 +132,8 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
     // Well under maxSessions, so one key (a leaked one, a runaway client) cannot take every slot.
     maxSessionsPerKey: 2,
     maxSessionSeconds: 60 * 60,
+    // Turns verify the key too; this catches a session that streams audio without ending a turn.
+    keyCheckMs: 10_000,
     // An append of 1 MiB of base64 is ~16 s of 24-kHz PCM16; OpenAI's own cap is 15 MiB.
     maxMessageBytes: 1024 * 1024,
     maxBufferSeconds: 120,

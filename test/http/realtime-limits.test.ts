@@ -209,6 +209,19 @@ describe('realtime sessions: bounds and key policy', () => {
       expect(client.count('conversation.item.input_audio_transcription.completed')).to.equal(1);
     });
 
+    it('ends a session whose key is revoked between turns, while it streams without ending one', async () => {
+      await start({ limits: { keyCheckMs: 100 } });
+      const keys = createKeyStore(app.db, { staticKeys: [] });
+      const { key, info } = await keys.create('streaming');
+      const client = await manualSession(key);
+      client.send({ type: 'input_audio_buffer.append', audio: SECOND });
+      await keys.revoke(String(info.id));
+      const closed = await Promise.race([client.closed, after(5_000, undefined)]);
+      expect(closed).to.deep.equal({ code: 1008, reason: 'API key revoked or expired' });
+      expect(client.events.find((event) => event.type === 'error')?.error).to.include({ code: 'unauthorized' });
+      expect(client.count('input_audio_buffer.committed')).to.equal(0);
+    });
+
     it('ends the session once its key has expired', async () => {
       let now = Date.now();
       const clock = () => new Date(now);

@@ -162,10 +162,18 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       session.sendError('session_expired', `Sessions last at most ${limits.maxSessionSeconds} s; reconnect to go on`);
       end(CLOSE.normal, `Session lifetime of ${limits.maxSessionSeconds} s reached`);
     }, limits.maxSessionSeconds * 1000);
+    // Between turns too: a client that streams without ever ending a turn still loses the session.
+    const keyCheck = setInterval(() => {
+      deps.access.verify(opened.key).then(
+        (current) => (current ? (policy = current) : session.keyRevoked()),
+        (error: unknown) => deps.logger.warn('realtime key check failed', { session: session.id, error }),
+      );
+    }, limits.keyCheckMs);
     /** Stops the session's work and frees its memory; once, when the server ends it or the socket closes. */
     const stop = () => {
       clearTimeout(idle);
       clearTimeout(lifetime);
+      clearInterval(keyCheck);
       held.close();
       session.close().catch((error: unknown) => deps.logger.error('realtime session failed to close', { session: session.id, error }));
     };

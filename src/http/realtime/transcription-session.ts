@@ -103,6 +103,11 @@ export class TranscriptionSession {
   }
 
   /** The session's key is no longer valid: says so, stops all work and ends the session. */
+  /** The key was found revoked or expired between turns: the same end as a turn would meet. */
+  keyRevoked(): void {
+    this.#keyInvalid();
+  }
+
   #keyInvalid(): void {
     if (this.#abort.signal.aborted) return;
     this.sendError(KEY_INVALID.code, KEY_INVALID.message);
