@@ -119,7 +119,7 @@ function formatTable(rows: ApiKeyInfo[]): string {
     ]),
   ];
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)));
-  return table.map((cells) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return `${table.map((cells) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`;
 }
 
 function describePolicy(row: ApiKeyInfo): string {

@@ -14,7 +14,7 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 
 export function createLogger(
   level: LogLevel,
-  write: (line: string) => void = (line) => process.stderr.write(line + '\n'),
+  write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Logger {
   const log = (at: Exclude<LogLevel, 'silent'>) => (message: string, fields?: Record<string, unknown>) => {
     if (RANK[at] < RANK[level]) return;

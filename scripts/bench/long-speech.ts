@@ -216,6 +216,7 @@ function reportHour(audio: LongSpeech, minutes: number, ours: SideResult, fw: Si
 
 /** What scripts/server-allocator.sh preloads here, asked of the script itself. */
 async function serverAllocator(): Promise<string> {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, for sh to read
   const { stdout } = await run('sh', [join(root, 'scripts/server-allocator.sh'), 'sh', '-c', 'echo "${LD_PRELOAD:-tuned glibc}"']);
   return `${stdout.trim()} (server-allocator.sh)`;
 }

@@ -61,7 +61,7 @@ const sentences = await readTtsSentences(args.limit ? Number(args.limit) : undef
 
 const work = await mkdtemp(join(tmpdir(), 'tts-bench-'));
 const sentencesFile = join(work, 'sentences.txt');
-await writeFile(sentencesFile, sentences.join('\n') + '\n');
+await writeFile(sentencesFile, `${sentences.join('\n')}\n`);
 let failed = false;
 console.log(`TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}${args.spinning ? `, spinning ${args.spinning}` : ''}, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}\n`);
 

@@ -48,7 +48,7 @@ interface Contender {
 
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const CONTROL = /\p{Cc}/u;
-const EMAIL = /^(?!.*\s)[A-Za-z0-9!#$%&'*+\-\/=?^_`{|}~.\u{80}-\u{10FFFF}]{1,64}@[A-Za-z0-9\-\u{80}-\u{10FFFF}]+(?:\.[A-Za-z0-9\-\u{80}-\u{10FFFF}]+)+$/u;
+const EMAIL = /^(?!.*\s)[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.\u{80}-\u{10FFFF}]{1,64}@[A-Za-z0-9\-\u{80}-\u{10FFFF}]+(?:\.[A-Za-z0-9\-\u{80}-\u{10FFFF}]+)+$/u;
 const codePoints = (text: string) => {
   let count = 0;
   for (const _ of text) count++;

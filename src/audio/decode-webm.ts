@@ -189,7 +189,7 @@ const VORBIS_PACKETS_PER_CALL = 32;
 async function decodeVorbisPackets(track: Track, packets: Iterable<Uint8Array>, collector: PcmCollector): Promise<void> {
   const headers = track.codecPrivate && [...xiphLaced(track.codecPrivate)];
   const id = headers?.[0];
-  if (!headers || headers.length !== 3 || !id || id.length < 16 || id[0] !== 1 || String.fromCharCode(...id.subarray(1, 7)) !== 'vorbis') {
+  if (headers?.length !== 3 || !id || id.length < 16 || id[0] !== 1 || String.fromCharCode(...id.subarray(1, 7)) !== 'vorbis') {
     throw corrupt('the Vorbis headers (CodecPrivate) are missing or malformed');
   }
   checkChannelCount(id[11]!, 'WebM Vorbis');
@@ -250,7 +250,7 @@ function opusOptions(track: Track): ConstructorParameters<typeof OpusDecoder>[0]
 function* elements(bytes: Uint8Array): Generator<Element> {
   let at = 0;
   const header = readElementHeader(bytes, at);
-  if (!header || header.id !== 0x1a45dfa3 || header.size === undefined) throw corrupt('the EBML header is missing');
+  if (header?.id !== 0x1a45dfa3 || header.size === undefined) throw corrupt('the EBML header is missing');
   at = header.dataStart + header.size;
   while (at < bytes.length) {
     const element = readElementHeader(bytes, at);

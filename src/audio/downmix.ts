@@ -16,7 +16,7 @@ export function downmix(channels: readonly Float32Array[], frames = Math.min(...
   }
   for (let i = 0; i < frames; i++) {
     const sample = mono[i]!;
-    mono[i] = sample > 1 ? 1 : sample < -1 ? -1 : sample === sample ? sample : 0;
+    mono[i] = sample > 1 ? 1 : sample < -1 ? -1 : Number.isNaN(sample) ? 0 : sample;
   }
   return mono;
 }

@@ -32,7 +32,7 @@ export function encodeWav(audio: PcmAudio): Uint8Array {
 
 /** Clips to [-1, 1]; NaN (a broken model output) becomes silence rather than noise. */
 function toInt16(sample: number): number {
-  if (!(sample === sample)) return 0;
+  if (Number.isNaN(sample)) return 0;
   const clipped = Math.max(-1, Math.min(1, sample));
   return clipped < 0 ? Math.round(clipped * 0x8000) : Math.round(clipped * 0x7fff);
 }

@@ -5,7 +5,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { AppError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import { type AppError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import { KEYWORDS } from './schema-types.js';
 import { characterCount } from '../character-count.js';
 

@@ -38,7 +38,7 @@ function patchedAfter(bytes: Uint8Array, signature: number[], offset: number, pa
   return copy;
 }
 
-describe('decoding hostile audio headers (issue 8)', function () {
+describe('decoding hostile audio headers (issue 8)', () => {
   const isolated = new IsolatedAudio();
   after(() => isolated.close());
 

@@ -69,7 +69,7 @@ export function rawUpgrade(port: number, target: string, headers: Record<string,
     socket.on('data', (chunk) => {
       chunks.push(chunk);
       // Switched: the socket now speaks WebSocket and stays open; the head is all we want.
-      if (/^HTTP\/1\.1 101 [^]*?\r\n\r\n/.test(Buffer.concat(chunks).toString('latin1'))) done();
+      if (/^HTTP\/1\.1 101 [\s\S]*?\r\n\r\n/.test(Buffer.concat(chunks).toString('latin1'))) done();
     });
     socket.on('error', reject);
     socket.on('close', done);

@@ -86,6 +86,6 @@ export async function refused(url: string, options: Parameters<typeof connect>[1
 }
 
 /** Resolves after `ms`, to `value`. */
-export function after<T>(ms: number, value: T): Promise<T> {
+export function resolveAfter<T>(ms: number, value: T): Promise<T> {
   return new Promise((resolve) => setTimeout(() => resolve(value), ms));
 }

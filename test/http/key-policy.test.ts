@@ -80,7 +80,7 @@ describe('per-key policy: rate limit, model list, expiry, usage', () => {
   });
 });
 
-describe('per-key rate limit shared by replicas through Redis', function () {
+describe('per-key rate limit shared by replicas through Redis', () => {
   const url = process.env.TEST_REDIS_URL;
   let replicas: TestApp[] = [];
   let redis: Redis[] = [];

@@ -65,7 +65,7 @@ describe('LibreTranslate API', () => {
     expect(res.body[0].confidence).to.be.within(50, 100);
   });
 
-  describe('with the Debian apertium-eng-spa pair', function () {
+  describe('with the Debian apertium-eng-spa pair', () => {
     before(function () {
       if (!HAS_APERTIUM) this.skip();
     });

@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS, type RealtimeLimits } from '../../src/config/load-confi
 import type { Engine } from '../../src/inference/engine.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { rawRequest, rawUpgrade } from '../helpers/raw-http.js';
-import { after, connect, listen, refused, withKey, type RealtimeClient, type ServerEvent } from '../helpers/realtime-client.js';
+import { connect, listen, refused, resolveAfter, withKey, type RealtimeClient, type ServerEvent } from '../helpers/realtime-client.js';
 import { createTestApp, TEST_API_KEY, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 
 const SESSION = '/v1/realtime?intent=transcription';
@@ -105,7 +105,7 @@ describe('realtime sessions: bounds and key policy', () => {
     let last = -1;
     while (count() !== last) {
       last = count();
-      await after(quietMs, undefined);
+      await resolveAfter(quietMs, undefined);
     }
     return last;
   }
@@ -118,7 +118,7 @@ describe('realtime sessions: bounds and key policy', () => {
     for (;;) {
       const done = client.events.slice(from).find((event) => event.item_id === committed.item_id && /transcription\.(completed|failed)$/.test(event.type));
       if (done) return done;
-      await after(10, undefined);
+      await resolveAfter(10, undefined);
     }
   }
 
@@ -135,7 +135,7 @@ describe('realtime sessions: bounds and key policy', () => {
       // Past the bound: at most what one socket read (64 KiB) carried, and a message in hand.
       expect(app.app.realtime.stats().peakSessionBytes).to.be.below(4 * SECOND_HELD_BYTES + 64 * 1024 + 3 * (SECOND.length + 2048));
       speech.open();
-      while (client.count('conversation.item.input_audio_transcription.completed') < 40) await after(20, undefined);
+      while (client.count('conversation.item.input_audio_transcription.completed') < 40) await resolveAfter(20, undefined);
       expect(client.count('input_audio_buffer.committed')).to.equal(40);
       expect(client.count('error')).to.equal(0);
       client.ws.close();
@@ -152,7 +152,7 @@ describe('realtime sessions: bounds and key policy', () => {
       expect(await committedWhenSettled(second)).to.be.within(1, 3);
       speech.open();
       for (const client of [first, second]) {
-        while (client.count('conversation.item.input_audio_transcription.completed') < 10) await after(20, undefined);
+        while (client.count('conversation.item.input_audio_transcription.completed') < 10) await resolveAfter(20, undefined);
       }
       expect(app.app.realtime.stats().heldBytes).to.be.below(2 * SECOND_HELD_BYTES);
     });
@@ -163,7 +163,7 @@ describe('realtime sessions: bounds and key policy', () => {
       await start({ held: true, limits: { maxPendingItems: 1000, sessionPauseBytes: 1024 * MIB, sessionMaxBytes: 8 * SECOND_HELD_BYTES } });
       const client = await manualSession();
       sendTurns(client, 40);
-      const closed = await Promise.race([client.closed, after(5_000, undefined)]);
+      const closed = await Promise.race([client.closed, resolveAfter(5_000, undefined)]);
       expect(closed, 'the session was closed').to.deep.include({ code: 1008 });
       expect(closed!.reason).to.match(/Too much input waiting/);
       const error = client.events.find((event) => event.type === 'error')!;
@@ -171,7 +171,7 @@ describe('realtime sessions: bounds and key policy', () => {
       expect(client.count('input_audio_buffer.committed')).to.be.below(12);
       expect(app.app.realtime.stats().heldBytes, 'freed when the server closes').to.equal(0);
       // The slot, once the socket is gone.
-      while (app.app.realtime.stats().sessions > 0) await after(10, undefined);
+      while (app.app.realtime.stats().sessions > 0) await resolveAfter(10, undefined);
     });
 
     it('holds a flood of 1-MiB appends, sent faster than the audio worker reads them, to its bound', async function () {
@@ -186,7 +186,7 @@ describe('realtime sessions: bounds and key policy', () => {
       }
       while (client.count('conversation.item.input_audio_transcription.completed') < 12) {
         expect(client.count('error'), JSON.stringify(client.events.find((event) => event.type === 'error'))).to.equal(0);
-        await after(20, undefined);
+        await resolveAfter(20, undefined);
       }
       expect(app.app.realtime.stats().peakSessionBytes).to.be.within(4 * MIB, 8 * MIB + 2 * (MIB + 4096));
       client.ws.close();
@@ -201,7 +201,7 @@ describe('realtime sessions: bounds and key policy', () => {
       const client = await manualSession(key);
       expect(await turn(client)).to.include({ type: 'conversation.item.input_audio_transcription.completed', transcript: 'heard' });
       await keys.revoke(String(info.id));
-      const outcome = await Promise.race([turn(client), after(5_000, undefined)]);
+      const outcome = await Promise.race([turn(client), resolveAfter(5_000, undefined)]);
       expect(outcome?.type).to.equal('conversation.item.input_audio_transcription.failed');
       expect(outcome?.error).to.include({ code: 'unauthorized' });
       expect(client.events.find((event) => event.type === 'error')?.error).to.include({ code: 'unauthorized' });
@@ -216,7 +216,7 @@ describe('realtime sessions: bounds and key policy', () => {
       const client = await manualSession(key);
       client.send({ type: 'input_audio_buffer.append', audio: SECOND });
       await keys.revoke(String(info.id));
-      const closed = await Promise.race([client.closed, after(5_000, undefined)]);
+      const closed = await Promise.race([client.closed, resolveAfter(5_000, undefined)]);
       expect(closed).to.deep.equal({ code: 1008, reason: 'API key revoked or expired' });
       expect(client.events.find((event) => event.type === 'error')?.error).to.include({ code: 'unauthorized' });
       expect(client.count('input_audio_buffer.committed')).to.equal(0);
@@ -230,7 +230,7 @@ describe('realtime sessions: bounds and key policy', () => {
       const client = await manualSession(key);
       expect((await turn(client)).type).to.equal('conversation.item.input_audio_transcription.completed');
       now += 61_000;
-      const outcome = await Promise.race([turn(client), after(5_000, undefined)]);
+      const outcome = await Promise.race([turn(client), resolveAfter(5_000, undefined)]);
       expect(outcome?.type).to.equal('conversation.item.input_audio_transcription.failed');
       expect((await client.closed).code).to.equal(1008);
       expect(client.count('conversation.item.input_audio_transcription.completed')).to.equal(1);
@@ -296,7 +296,7 @@ describe('realtime sessions: bounds and key policy', () => {
       // A session closed gives its slot back.
       open[0]!.ws.close();
       await open[0]!.closed;
-      await after(50, undefined);
+      await resolveAfter(50, undefined);
       open.push(await connect(`${base}${SESSION}`, withKey()));
       expect(app.app.realtime.stats().sessions).to.equal(4);
       for (const client of open) client.ws.close();
@@ -307,7 +307,7 @@ describe('realtime sessions: bounds and key policy', () => {
       const client = await connect(`${base}${SESSION}`, withKey());
       const keepBusy = setInterval(() => client.send({ type: 'input_audio_buffer.clear' }), 50);
       try {
-        const closed = await Promise.race([client.closed, after(3_000, undefined)]);
+        const closed = await Promise.race([client.closed, resolveAfter(3_000, undefined)]);
         expect(closed, 'the session was closed').to.deep.equal({ code: 1000, reason: 'Session lifetime of 0.5 s reached' });
         expect(client.events.find((event) => event.type === 'error')?.error).to.include({ code: 'session_expired' });
       } finally {

@@ -33,7 +33,7 @@ describe('POST /v1/engines/{model}/translate', () => {
     expect(res.body.error?.message).to.match(pattern);
   };
 
-  describe('apertium-eng-spa (Debian package, real translation)', function () {
+  describe('apertium-eng-spa (Debian package, real translation)', () => {
     before(function () {
       if (!HAS_APERTIUM) {
         console.warn('    (skipped: apertium-eng-spa not installed; run: apt-get install apertium apertium-eng-spa)');

@@ -295,7 +295,7 @@ describe('npm run download-models', () => {
     const { code, stdout } = await run(['--list']);
     expect(code).to.equal(0);
     expect(stdout).to.match(/^tiny\s.*default, installed$/m);
-    expect(stdout).to.match(/^voice\s+text-to-speech\s+50\.0 kB\+  not installed \(npm run download-models -- voice\)$/m);
+    expect(stdout).to.match(/^voice\s+text-to-speech\s+50\.0 kB\+ {2}not installed \(npm run download-models -- voice\)$/m);
   });
 
   it('--list names the install command the server names: download-models for a hub model, the engine\'s otherwise', async () => {

@@ -5,7 +5,7 @@ import { openDatabase } from '../../src/users/open-database.js';
 import { createUserStore } from '../../src/users/user-store.js';
 import { freshPostgresSchema } from '../helpers/test-databases.js';
 
-describe('PostgreSQL', function () {
+describe('PostgreSQL', () => {
   before(function () {
     // `.ci/run` sets it to the PostgreSQL server on loopback.
     if (!process.env.TEST_POSTGRES_URL) this.skip();

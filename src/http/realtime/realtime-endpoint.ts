@@ -20,7 +20,7 @@ import { bearerToken } from '../../auth/api-key.js';
 import type { KeyAccess } from '../../auth/key-access.js';
 import type { KeyPolicy } from '../../auth/key-store.js';
 import type { RealtimeLimits } from '../../config/load-config.js';
-import { AppError, BEARER_CHALLENGE, RateLimitedError, TooManySessionsError, ValidationError } from '../../errors.js';
+import { type AppError, BEARER_CHALLENGE, RateLimitedError, TooManySessionsError, ValidationError } from '../../errors.js';
 import type { LiveAudioStream, Transcriber } from '../../inference/types.js';
 import type { Logger } from '../../logger.js';
 import { isApiPath } from '../api-boundary.js';

@@ -32,7 +32,7 @@ interface InstallRecord {
 }
 
 /** Puts the bytes of `file` at `dest` (a `.part` path inside the staging folder). */
-export type FetchFile = (file: SourceFile, dest: string, label: string) => Promise<{ repoCommit?: string } | void>;
+export type FetchFile = (file: SourceFile, dest: string, label: string) => Promise<{ repoCommit?: string } | undefined>;
 
 interface InstallOptions {
   modelsDir: string;

@@ -15,7 +15,7 @@ export async function runModel(model: PreTrainedModel, inputs: unknown): Promise
 /** A [batch, n] output as one Float32Array per row. */
 export function logitRows(outputs: ModelOutputs, name: string): Float32Array[] {
   const tensor = outputs[name];
-  if (!tensor || tensor.dims.length !== 2) throw new Error(`model output "${name}" is not a [batch, n] tensor`);
+  if (tensor?.dims.length !== 2) throw new Error(`model output "${name}" is not a [batch, n] tensor`);
   const [batch, width] = tensor.dims as [number, number];
   const data = tensor.data as Float32Array;
   return Array.from({ length: batch }, (_, row) => data.subarray(row * width, (row + 1) * width));

@@ -95,7 +95,6 @@ export function speechChunksFromProbs(
       current = {};
       prevEnd = nextStart = tempEnd = 0;
       triggered = false;
-      continue;
     }
   }
   if (current.start !== undefined && audioLength - current.start > minSpeechSamples) {

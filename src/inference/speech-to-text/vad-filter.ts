@@ -6,7 +6,7 @@
  * faster-whisper, both for quiet speakers: the VAD's state restarts every 10 s (silero-vad.ts),
  * and quiet regions are raised before they are joined (joinRegions).
  */
-import { Pcm16Buffer } from '../../audio/pcm16-buffer.js';
+import type { Pcm16Buffer } from '../../audio/pcm16-buffer.js';
 import type { Transcript, VadOptions } from '../types.js';
 import { SileroVad, TRANSCRIPTION_STATE_RESETS } from './silero-vad.js';
 import { DEFAULT_VAD_OPTIONS, SpeechTimestampsMap, VAD_SAMPLE_RATE, type SpeechChunk } from './speech-timestamps.js';

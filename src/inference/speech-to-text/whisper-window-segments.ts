@@ -50,7 +50,7 @@ export function splitWindow(tokens: readonly number[], timestampBegin: number, w
 
   // No closed segment: one segment over the whole window, ending at its last stamp when there is one.
   let end = windowFrames / 100;
-  const stamps = tokens.filter((token, index) => isTimestamp[index]);
+  const stamps = tokens.filter((_token, index) => isTimestamp[index]);
   const lastStamp = stamps[stamps.length - 1];
   if (lastStamp !== undefined && lastStamp !== timestampBegin) end = position(lastStamp) * TIME_PRECISION;
   const segments = tokens.length > 0 ? [{ start: 0, end, tokens: [...tokens] }] : [];

@@ -37,6 +37,7 @@ const NUMBER_COMPOUND = /(?<![\p{L}\p{N}])\p{N}+(?:[.,]\p{N}+)?(?:[-‐–]\p{L}
  * C0/C1 control characters other than blanks, and lone UTF-16 surrogates: not text, and a lone
  * surrogate could only reach the processes as U+FFFD anyway. They become blanks.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
 const NOT_TEXT = /[\0-\x08\x0e-\x1f\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**

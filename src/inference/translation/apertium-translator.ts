@@ -5,7 +5,7 @@
 import { InferenceFailedError } from '../../errors.js';
 import type { TranslateOptions, Translator } from '../types.js';
 import { deformat, reformat } from './apertium-format.js';
-import { type ApertiumFailure, ApertiumPipeline, ApertiumPipelineError } from './apertium-pipeline.js';
+import { type ApertiumFailure, type ApertiumPipeline, ApertiumPipelineError } from './apertium-pipeline.js';
 import { layoutText } from './text-layout.js';
 
 const CLIENT_REASONS: Record<ApertiumFailure, string> = {

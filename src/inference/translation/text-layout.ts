@@ -109,7 +109,7 @@ function push(sentences: string[], sentence: string): void {
 
 function startsSentence(char: string): boolean {
   // Upper case, digits, opening punctuation, or a letter of a script without case.
-  return /[\p{Lu}\p{N}"'“‘«¿¡(\[]/u.test(char) || (/\p{L}/u.test(char) && char.toLowerCase() === char.toUpperCase());
+  return /[\p{Lu}\p{N}"'“‘«¿¡([]/u.test(char) || (/\p{L}/u.test(char) && char.toLowerCase() === char.toUpperCase());
 }
 
 function isAbbreviation(text: string, dot: number): boolean {

@@ -78,7 +78,10 @@ export class LiveCaptions {
     this.#stopping = true;
     this.#stopMicrophone();
     const socket = this.#socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN) return this.#end();
+    if (!socket || socket.readyState !== WebSocket.OPEN) {
+      this.#end();
+      return;
+    }
     this.options.onStatus('Finishing the last sentence…');
     socket.send(JSON.stringify({ type: 'input_audio_buffer.commit' }));
     const timer = setTimeout(() => socket.close(1000), FINAL_TURN_WAIT_MS);

@@ -40,7 +40,7 @@ function joined(...parts: Float32Array[]): Float32Array {
   return out;
 }
 
-describe('Silero VAD v6 (real weights)', function () {
+describe('Silero VAD v6 (real weights)', () => {
   let vad: SileroVad;
   let jfk: Float32Array;
   before(async function () {

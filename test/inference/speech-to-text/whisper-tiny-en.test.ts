@@ -31,7 +31,7 @@ async function longWav(seconds: number): Promise<EncodedAudio> {
   return { bytes: encodeWav({ samples, sampleRate: clip.sampleRate }), contentType: 'audio/wav', maxSeconds: 600 };
 }
 
-describe('whisper-tiny.en (real weights)', function () {
+describe('whisper-tiny.en (real weights)', () => {
   let transcriber: Transcriber;
   before(async function () {
     if (!existsSync(join(MODELS_DIR, ENTRY.id, '.installed.json'))) {

@@ -11,7 +11,7 @@ import { abortEachAfter, coresBusyOver, cpuUntilIdle } from '../cpu-load.js';
 
 const MODEL_DIR = new URL('../../../models/piper-en_US-joe-medium/', import.meta.url).pathname;
 
-describe('piper-en_US-joe-medium (real weights)', function () {
+describe('piper-en_US-joe-medium (real weights)', () => {
   let synthesizer: WorkerSynthesizer;
   before(async function () {
     if (!existsSync(`${MODEL_DIR}.installed.json`)) {

@@ -38,7 +38,7 @@ describe('splitSentences', () => {
   });
 
   it('cuts an over-long sentence at clause marks, then spaces, within the limit', () => {
-    const long = Array.from({ length: 30 }, (_, i) => `clause number ${i}`).join(', ') + '.';
+    const long = `${Array.from({ length: 30 }, (_, i) => `clause number ${i}`).join(', ')}.`;
     const parts = splitSentences(long, 100);
     expect(parts.length).to.be.greaterThan(1);
     for (const part of parts) expect(part.length).to.be.at.most(100);

@@ -17,7 +17,7 @@ const entry: ManifestEntry = {
 };
 const context = { modelDir: '/nonexistent/apertium-eng-spa', modelsDir: '/nonexistent' };
 
-describe('apertium engine (Debian apertium-eng-spa)', function () {
+describe('apertium engine (Debian apertium-eng-spa)', () => {
   let translator: Translator;
   before(async function () {
     skipWithoutApertium(this);
@@ -67,7 +67,7 @@ describe('apertium engine (Debian apertium-eng-spa)', function () {
   });
 });
 
-describe('ApertiumPipeline (real eng-spa processes)', function () {
+describe('ApertiumPipeline (real eng-spa processes)', () => {
   let pipeline: ApertiumPipeline;
   before(async function () {
     skipWithoutApertium(this);

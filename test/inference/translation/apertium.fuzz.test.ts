@@ -30,6 +30,7 @@ const piece = fc.oneof(
 const hostileText = fc.array(piece, { maxLength: 12 }).map((pieces) => pieces.join(''));
 
 /** Characters deformat() turns into blanks, and the blanks and hyphens it may add or fold. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters deformat() drops
 const DROPPED = /[\0-\x08\x0e-\x1f\x7f-\x9f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[\s\u00a0\-‐–]/g;
 
 describe('Apertium stream formatting on random text (property)', () => {
@@ -39,7 +40,7 @@ describe('Apertium stream formatting on random text (property)', () => {
         const chunk = deformat(text);
         // Outside escapes, only our own superblanks: empty, or a hidden character's code point.
         const unescaped = chunk.replace(/\\[\s\S]/g, '');
-        expect(unescaped.replace(/\[(U\+[0-9A-F]{4,6})?\]/g, '')).not.to.match(/[\0^~\[\]$/@<>{}\\]/);
+        expect(unescaped.replace(/\[(U\+[0-9A-F]{4,6})?\]/g, '')).not.to.match(/[\0^~[\]$/@<>{}\\]/);
         expect(reformat(chunk).replace(DROPPED, '')).to.equal(text.replace(DROPPED, ''));
       }),
       { numRuns: fuzzRuns(500) },
@@ -47,7 +48,7 @@ describe('Apertium stream formatting on random text (property)', () => {
   });
 });
 
-describe('Apertium eng-spa on random hostile text (property)', function () {
+describe('Apertium eng-spa on random hostile text (property)', () => {
   let pipeline: ApertiumPipeline;
   let translator: ApertiumTranslator;
   before(async function () {

@@ -38,7 +38,7 @@ describe('deploy/haproxy.cfg rendered for loopback replicas', () => {
     expect(() => renderHaproxyConfig(broken, TARGETS)).to.throw(HaproxyConfigError, /server/);
   });
 
-  describe('checked by haproxy -c', function () {
+  describe('checked by haproxy -c', () => {
     before(function () {
       if (!haproxyInstalled) this.skip(); // apt-get install haproxy (.ci/run does)
     });
