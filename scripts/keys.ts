@@ -85,7 +85,10 @@ function policyOptions(options: { rpm?: string; models?: string; expires?: strin
     policy.rpm = rpm;
   }
   if (options.models !== undefined) {
-    const models = options.models.split(',').map((id) => id.trim()).filter((id) => id !== '');
+    const models = options.models
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '');
     if (models.length === 0) throw new UsageError('--models takes model ids or aliases separated by commas');
     policy.models = models;
   }
@@ -96,7 +99,9 @@ function policyOptions(options: { rpm?: string; models?: string; expires?: strin
 /** `30d`, `12h`, `90m` from now, or a date. */
 function expiry(text: string): Date {
   const relative = /^(\d+)([dhm])$/.exec(text);
-  const at = relative ? new Date(Date.now() + Number(relative[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm']) : new Date(text);
+  const at = relative
+    ? new Date(Date.now() + Number(relative[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm'])
+    : new Date(text);
   if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()) throw new UsageError('--expires must be a duration such as 30d, 12h, 90m or a future date');
   return at;
 }
@@ -119,7 +124,14 @@ function formatTable(rows: ApiKeyInfo[]): string {
     ]),
   ];
   const widths = table[0]!.map((_, column) => Math.max(...table.map((cells) => cells[column]!.length)));
-  return `${table.map((cells) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`;
+  return `${table
+    .map((cells) =>
+      cells
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n`;
 }
 
 function describePolicy(row: ApiKeyInfo): string {

@@ -80,7 +80,14 @@ async function main(): Promise<number> {
     join(dir, 'models.json'),
     JSON.stringify({
       models: [
-        { id: MODEL, task: 'text-classification', engine: 'transformers-text-classification', description: 'fixture', license: 'test', options: { labels: ['negative', 'positive'], workers: 1 } },
+        {
+          id: MODEL,
+          task: 'text-classification',
+          engine: 'transformers-text-classification',
+          description: 'fixture',
+          license: 'test',
+          options: { labels: ['negative', 'positive'], workers: 1 },
+        },
       ],
     }),
   );
@@ -123,7 +130,11 @@ async function run(
   // Each replica loads the model before the clock starts (a restarted one loads it under load).
   const direct = keepAliveAgent(1);
   for (const replica of cluster.replicas) {
-    const warm = await exchange(direct, new URL(replica.url), 'POST', '/v1/classifications', { json: { model: MODEL, query: 'warm up' }, headers: auth, timeoutMs: REQUEST_TIMEOUT_MS });
+    const warm = await exchange(direct, new URL(replica.url), 'POST', '/v1/classifications', {
+      json: { model: MODEL, query: 'warm up' },
+      headers: auth,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+    });
     if (warm.status !== 200) throw new Error(`${replica.name} could not classify: ${warm.status} ${warm.body}`);
   }
   direct.destroy();
@@ -135,7 +146,17 @@ async function run(
   const t0 = performance.now();
   log(`${options.connections} connections of mixed traffic for ${options.durationMs / 1000} s`);
   const load = runMixedLoad(
-    { agent, base, connections: options.connections, durationMs: options.durationMs, maxRequests: 2_000_000, timeoutMs: REQUEST_TIMEOUT_MS, apiKey: options.apiKey, model: MODEL, tag: randomBytes(4).toString('hex') },
+    {
+      agent,
+      base,
+      connections: options.connections,
+      durationMs: options.durationMs,
+      maxRequests: 2_000_000,
+      timeoutMs: REQUEST_TIMEOUT_MS,
+      apiKey: options.apiKey,
+      model: MODEL,
+      tag: randomBytes(4).toString('hex'),
+    },
     ledger,
   ).then((result) => ({ ...result, t1: performance.now() }));
   const events = await failures(cluster, { killed, drained, t0, durationMs: options.durationMs });
@@ -161,7 +182,10 @@ async function run(
 }
 
 /** kill -9 one replica at 25 % and restart it 10 s later; SIGTERM another at 55 % and restart it. */
-async function failures(cluster: Cluster, { killed, drained, t0, durationMs }: { killed: Replica; drained: Replica; t0: number; durationMs: number }): Promise<Events> {
+async function failures(
+  cluster: Cluster,
+  { killed, drained, t0, durationMs }: { killed: Replica; drained: Replica; t0: number; durationMs: number },
+): Promise<Events> {
   const at = (ms: number) => new Promise((done) => setTimeout(done, Math.max(0, t0 + ms - performance.now())));
   await at(durationMs * 0.25);
   log(`kill -9 ${killed.name} (pid ${killed.process?.pid})`);
@@ -275,7 +299,9 @@ const log = (message: string) => process.stderr.write(`replica test: ${message}\
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof UsageError ? `${error.message}\n${USAGE}` : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `${error instanceof UsageError ? `${error.message}\n${USAGE}` : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(error instanceof UsageError ? 2 : 1);
   },
 );

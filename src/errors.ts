@@ -23,9 +23,11 @@ export const ERROR_CODES = {
   model_not_installed: 'The model is known but its files are not installed; the message names the command.',
   model_unavailable: 'The model is installed but failed to load.',
   inference_failed: 'The model failed or timed out while answering (e.g. its process crashed); retrying usually works.',
-  model_memory_exhausted: 'Loading the model would pass the memory budget (MODELS_MAX_MEMORY) and every loaded model is answering requests, so none can be unloaded; retry after the Retry-After header\'s seconds.',
+  model_memory_exhausted:
+    "Loading the model would pass the memory budget (MODELS_MAX_MEMORY) and every loaded model is answering requests, so none can be unloaded; retry after the Retry-After header's seconds.",
   admin_required: 'The endpoint needs an admin API key (API_KEYS, or `keys create --admin`).',
-  server_busy: 'Too many requests for this task are in progress or queued, or the database is locked by another process; retry after the Retry-After header\'s seconds.',
+  server_busy:
+    "Too many requests for this task are in progress or queued, or the database is locked by another process; retry after the Retry-After header's seconds.",
   client_closed: 'Logged only, never sent: the client went away before its answer was complete.',
   internal_error: 'An unexpected server error; details are in the server log under the request id.',
 } as const;

@@ -12,10 +12,7 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
-export function createLogger(
-  level: LogLevel,
-  write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-): Logger {
+export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Logger {
   const log = (at: Exclude<LogLevel, 'silent'>) => (message: string, fields?: Record<string, unknown>) => {
     if (RANK[at] < RANK[level]) return;
     write(JSON.stringify({ time: new Date().toISOString(), level: at, message, ...serialize(fields) }));

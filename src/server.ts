@@ -35,7 +35,9 @@ async function main(): Promise<void> {
       ? logger.info('model loaded', { model: event.modelId, task: event.task, seconds: round(event.seconds, 2), memoryMB: megabytes(event.memoryBytes) })
       : logger.warn('model load failed', { model: event.modelId, task: event.task, seconds: round(event.seconds, 2), error: event.error }),
   );
-  models.onUnload(({ modelId, task, reason, memoryBytes }) => logger.info('model unloaded', { model: modelId, task, reason, memoryMB: megabytes(memoryBytes) }));
+  models.onUnload(({ modelId, task, reason, memoryBytes }) =>
+    logger.info('model unloaded', { model: modelId, task, reason, memoryMB: megabytes(memoryBytes) }),
+  );
   // A misspelt name stops the server now rather than leaving it not-ready.
   for (const name of config.preloadModels) {
     if (!models.knows(name)) throw new ConfigError(`PRELOAD_MODELS: "${name}" is no model or alias of the manifest`);

@@ -22,5 +22,7 @@ export function listenError(error: NodeJS.ErrnoException, host: string, port: nu
 export function databaseOpenError(error: NodeJS.ErrnoException, path: string): Error {
   const fsCodes = ['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT', 'ENOSPC', 'SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLITE_PERM'];
   if (error.code === undefined || !fsCodes.includes(error.code)) return error;
-  return new StartupError(`cannot open the database at ${path} (${error.code}: ${error.message}): make its directory writable or set DATABASE_URL=sqlite:<writable path>`);
+  return new StartupError(
+    `cannot open the database at ${path} (${error.code}: ${error.message}): make its directory writable or set DATABASE_URL=sqlite:<writable path>`,
+  );
 }

@@ -96,7 +96,10 @@ if (args.sessions) {
   const window = long.samples.slice(0, 30 * 16_000);
   await settle();
   mark('before load (audio decoded)');
-  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype: args.dtype!.startsWith('{') ? JSON.parse(args.dtype!) : args.dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
+  const { transcriber } = await loadTranscriber({
+    modelId: MODEL_ID,
+    options: { dtype: args.dtype!.startsWith('{') ? JSON.parse(args.dtype!) : args.dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) },
+  });
   await settle();
   mark('after load');
   await transcriber.transcribe({ samples: window, sampleRate: 16_000 }, { vadFilter: false });
@@ -114,6 +117,11 @@ if (args.sessions) {
 
 const base = rows[0]![1];
 const arena = memoryArena === undefined ? 'default' : memoryArena ? 'on' : 'off';
-console.log(`asr-memory: ${MODEL_ID} ${args.dtype}, threads ${threads}, memoryArena ${arena}, MALLOC_ARENA_MAX ${process.env.MALLOC_ARENA_MAX ?? 'unset'}, load average ${loadavg().map((v) => v.toFixed(2)).join(' ')}`);
+console.log(
+  `asr-memory: ${MODEL_ID} ${args.dtype}, threads ${threads}, memoryArena ${arena}, MALLOC_ARENA_MAX ${process.env.MALLOC_ARENA_MAX ?? 'unset'}, load average ${loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`${'step'.padEnd(36)} ${'RSS MB'.padStart(8)} ${'+ MB'.padStart(8)} ${'peak MB'.padStart(8)}`);
-for (const [step, rss, peak] of rows) console.log(`${step.padEnd(36)} ${rss.toFixed(0).padStart(8)} ${(rss - base).toFixed(0).padStart(8)} ${peak.toFixed(0).padStart(8)}`);
+for (const [step, rss, peak] of rows)
+  console.log(`${step.padEnd(36)} ${rss.toFixed(0).padStart(8)} ${(rss - base).toFixed(0).padStart(8)} ${peak.toFixed(0).padStart(8)}`);

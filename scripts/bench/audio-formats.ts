@@ -40,17 +40,32 @@ const rows: [string, { msPerSecond: number; seconds: number }][] = [
   ['en_fleurs_003.ogg (Ogg Opus, baseline)', baseline],
   ['en_jfk.mp3 (MP3)', await decodeRate(readFileSync(join(SPEECH, 'en_jfk.mp3')))],
 ];
-for (const name of ['speech-16k-mono-opus.webm', 'speech-48k-stereo-opus-live.webm', 'speech-16k-mono-aac.mka', 'speech-44k1-mono-aac.m4a', 'speech-48k-stereo-aac-fragmented.mp4', 'speech-22k05-mono.aac', 'speech-16k-mono-alac.m4a', 'speech-16k-mono-vorbis.webm']) {
+for (const name of [
+  'speech-16k-mono-opus.webm',
+  'speech-48k-stereo-opus-live.webm',
+  'speech-16k-mono-aac.mka',
+  'speech-44k1-mono-aac.m4a',
+  'speech-48k-stereo-aac-fragmented.mp4',
+  'speech-22k05-mono.aac',
+  'speech-16k-mono-alac.m4a',
+  'speech-16k-mono-vorbis.webm',
+]) {
   rows.push([name, await decodeRate(readFileSync(join(FIXTURES, name)))]);
 }
 for (const [name, { msPerSecond, seconds }] of rows) {
-  console.log(`  ${name.padEnd(42)} ${seconds.toFixed(1).padStart(5)} s  ${msPerSecond.toFixed(2).padStart(6)} ms/s  ×${(msPerSecond / baseline.msPerSecond).toFixed(2)}`);
+  console.log(
+    `  ${name.padEnd(42)} ${seconds.toFixed(1).padStart(5)} s  ${msPerSecond.toFixed(2).padStart(6)} ms/s  ×${(msPerSecond / baseline.msPerSecond).toFixed(2)}`,
+  );
 }
 
 console.log('\nEncode 10 s of speech at 22.05 kHz (24 kHz for Opus) in 1-s pieces (ms per second of audio; ratio to MP3/LAME)');
 const jfk = await decodeAudio(readFileSync(join(SPEECH, 'en_jfk.wav')), { sampleRate: 22050, maxSeconds: 60 });
 const speech = jfk.samples.subarray(0, 22050 * 10);
-async function encodeRate(open: () => Promise<{ encode(s: Float32Array): Uint8Array | Promise<Uint8Array>; finish(): Uint8Array | Promise<Uint8Array> }>, input: Float32Array, rate: number) {
+async function encodeRate(
+  open: () => Promise<{ encode(s: Float32Array): Uint8Array | Promise<Uint8Array>; finish(): Uint8Array | Promise<Uint8Array> }>,
+  input: Float32Array,
+  rate: number,
+) {
   // The first stream pays the encoder's loading (WASM compile, encoder thread start): timed apart.
   const openStart = performance.now();
   const first = await open();
@@ -76,6 +91,8 @@ for (const format of ['opus', 'flac', 'aac'] as MediaFormat[]) {
   encoders.push([format, await encodeRate(() => MediaStreamEncoder.open(format, rate), format === 'opus' ? opusInput : speech, rate)]);
 }
 for (const [name, { openMs, msPerSecond, kbps }] of encoders) {
-  console.log(`  ${name.padEnd(22)} first 1-s stream ${openMs.toFixed(0).padStart(5)} ms  ${msPerSecond.toFixed(2).padStart(6)} ms/s  ×${(msPerSecond / mp3.msPerSecond).toFixed(2)}  ${kbps.toFixed(0)} kbit/s`);
+  console.log(
+    `  ${name.padEnd(22)} first 1-s stream ${openMs.toFixed(0).padStart(5)} ms  ${msPerSecond.toFixed(2).padStart(6)} ms/s  ×${(msPerSecond / mp3.msPerSecond).toFixed(2)}  ${kbps.toFixed(0)} kbit/s`,
+  );
 }
 console.log(`uptime: ${execFileSync('uptime').toString().trim()}`);

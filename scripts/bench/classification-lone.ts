@@ -35,7 +35,10 @@ const ROUNDS = 3;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const modelsDir = resolve(process.env.MODELS_DIR ?? join(root, 'models'));
 const textsFile = join(process.env.EVAL_DIR ?? resolve(root, '../shared/eval'), 'classification/sst2_validation_300.tsv');
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 function toolsPython(): string {
@@ -52,7 +55,12 @@ const options = entry.options as EmbeddingClassifierOptions;
 const head = linearHead(options.head);
 if (!head || !options.labels || !options.baseModel) throw new Error(`${MODEL} should have a head, labels and a baseModel`);
 const labels = options.labels.map((label) => (typeof label === 'string' ? label : label.label));
-const texts = readFileSync(textsFile, 'utf8').trim().split('\n').slice(1).map((line) => line.slice(0, line.lastIndexOf('\t'))).slice(0, TEXTS);
+const texts = readFileSync(textsFile, 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((line) => line.slice(0, line.lastIndexOf('\t')))
+  .slice(0, TEXTS);
 const dir = join(modelsDir, options.baseModel);
 
 /** A one-worker model with the given session, behind the same micro-batcher and head as the engine. */

@@ -148,7 +148,11 @@ async function main(): Promise<void> {
   const entry = manifest.models.find((model) => model.id === MODEL);
   if (!entry) throw new Error(`${MODEL} is not in ${config.manifestPath}`);
   const loadBefore = loadAverage();
-  const texts = readFileSync(textsFile, 'utf8').trim().split('\n').slice(1).map((line) => line.slice(0, line.lastIndexOf('\t')));
+  const texts = readFileSync(textsFile, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.slice(0, line.lastIndexOf('\t')));
 
   // Three ids for the same weights, one per layout, so each loads once and is measured alone.
   const workers = Math.min(2, THREADS);

@@ -19,7 +19,10 @@ const RATE = 16_000;
 const { values: args } = parseArgs({ options: { dtype: { type: 'string', default: 'fp32' } } });
 const oldDir = process.env.OLD_MODELS_DIR;
 if (!oldDir) throw new Error('set OLD_MODELS_DIR to a models folder with the older whisper-tiny.en install');
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 
 const clips = await Promise.all(
   (await readSpeechClips()).map(async (clip) => {

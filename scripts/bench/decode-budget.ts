@@ -55,14 +55,23 @@ for (const [name, make] of Object.entries(FILES)) {
   }
   const used = process.cpuUsage(cpu);
   const wall = (performance.now() - started) / 1000;
-  console.log(`${name.padEnd(24)} ${String(bytes.length).padStart(7)} B  wall ${wall.toFixed(2).padStart(6)} s  cpu ${((used.user + used.system) / 1e6).toFixed(2).padStart(6)} s  ${outcome}`);
+  console.log(
+    `${name.padEnd(24)} ${String(bytes.length).padStart(7)} B  wall ${wall.toFixed(2).padStart(6)} s  cpu ${((used.user + used.system) / 1e6).toFixed(2).padStart(6)} s  ${outcome}`,
+  );
 }
 console.log(`uptime: ${execFileSync('uptime').toString().trim()}`);
 
 console.log(`\nDigital silence from real encoders, 120 s: decoded frames per byte (budget ${MAX_FRAMES_PER_INPUT_BYTE})`);
 const SECONDS = 120;
-const density = (name: string, bytes: number, frames: number) => console.log(`${name.padEnd(32)} ${String(bytes).padStart(7)} B  ${(frames / bytes).toFixed(0).padStart(5)} frames/B`);
-for (const [format, rate] of [['opus', 48_000], ['flac', 8000], ['flac', 48_000], ['aac', 8000], ['aac', 48_000]] as [MediaFormat, number][]) {
+const density = (name: string, bytes: number, frames: number) =>
+  console.log(`${name.padEnd(32)} ${String(bytes).padStart(7)} B  ${(frames / bytes).toFixed(0).padStart(5)} frames/B`);
+for (const [format, rate] of [
+  ['opus', 48_000],
+  ['flac', 8000],
+  ['flac', 48_000],
+  ['aac', 8000],
+  ['aac', 48_000],
+] as [MediaFormat, number][]) {
   const encoder = await MediaStreamEncoder.open(format, rate);
   let bytes = 0;
   for (let second = 0; second < SECONDS; second++) bytes += (await encoder.encode(new Float32Array(rate))).length;
@@ -70,7 +79,12 @@ for (const [format, rate] of [['opus', 48_000], ['flac', 8000], ['flac', 48_000]
   density(`${format} ${rate} Hz (ours)`, bytes, SECONDS * (format === 'opus' ? 48_000 : rate));
 }
 const vorbis = await WebAssembly.compile(await readFile(createRequire(import.meta.url).resolve('wasm-media-encoders/wasm/ogg')));
-for (const [rate, quality] of [[16_000, 3], [48_000, 3], [48_000, -1], [96_000, -1]]) {
+for (const [rate, quality] of [
+  [16_000, 3],
+  [48_000, 3],
+  [48_000, -1],
+  [96_000, -1],
+]) {
   const encoder = await createEncoder('audio/ogg', vorbis);
   encoder.configure({ channels: 2, sampleRate: rate!, vbrQuality: quality });
   let bytes = 0;

@@ -318,7 +318,10 @@ async function checkSameAnswers(servers: Record<Side, ServerChild>): Promise<voi
   if (users.length !== USERS) throw new Error(`expected ${USERS} users, got ${users.length}`);
 }
 
-const fmtLoad = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+const fmtLoad = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 const ratio = (n: number) => `${n.toFixed(2)}×`;
 
 async function main(): Promise<void> {
@@ -353,7 +356,10 @@ async function main(): Promise<void> {
         const errors = SIDES.filter((side) => runs[side].errors > 0).map((side) => `${side} ${runs[side].errors}`);
         console.log(
           `round ${round} GET ${path.padEnd(6)} ` +
-            SIDES.map((side) => `${side} ${runs[side].rps.toFixed(0).padStart(6)} req/s p99 ${runs[side].p99Ms.toFixed(2)} ms ${runs[side].cpuUsPerRequest.toFixed(0)} µs CPU/req`).join(' | ') +
+            SIDES.map(
+              (side) =>
+                `${side} ${runs[side].rps.toFixed(0).padStart(6)} req/s p99 ${runs[side].p99Ms.toFixed(2)} ms ${runs[side].cpuUsPerRequest.toFixed(0)} µs CPU/req`,
+            ).join(' | ') +
             ` | app/bare ${ratio(a.rps / b.rps)} req/s, ${ratio(a.p99Ms / b.p99Ms)} p99` +
             (errors.length > 0 ? ` | ERRORS ${errors.join(', ')}` : ''),
         );

@@ -97,10 +97,18 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
   await ensureFasterWhisper(python, wheelPath);
   if (!oursFromSource) await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { maxBuffer: 16 * 1024 * 1024 });
   const decoded = await decodeClipsOnce(await readSpeechClips());
-  const nice = transformersAsrEngine.options.read({ id: MODEL_ID, task: 'speech-to-text', engine: 'transformers-asr', description: '', license: '' }).threadNice;
+  const nice = transformersAsrEngine.options.read({
+    id: MODEL_ID,
+    task: 'speech-to-text',
+    engine: 'transformers-asr',
+    description: '',
+    license: '',
+  }).threadNice;
   console.log(`\nlong-file bench: ${MODEL_ID}, ${decoded.length} English clips from ${speechDir()} joined with ${GAP_SECONDS} s silences`);
   const arena = memoryArena === undefined ? '' : `, our memoryArena ${memoryArena ? 'on' : 'off'}`;
-  console.log(`threads ${threads}, nice ${nice}, ours dtype ${ourDtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}, our allocator ${allocator === 'server' ? await serverAllocator() : 'glibc defaults'}; VAD off unless a row says on`);
+  console.log(
+    `threads ${threads}, nice ${nice}, ours dtype ${ourDtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}, our allocator ${allocator === 'server' ? await serverAllocator() : 'glibc defaults'}; VAD off unless a row says on`,
+  );
   const dir = await mkdtemp(join(tmpdir(), 'long-speech-'));
   let passed = true;
   try {
@@ -150,11 +158,15 @@ function report(audio: LongSpeech, minutes: number, sides: Sides): boolean {
   const rows = [row('ours', sides.ours), row('faster-whisper default (beam 5)', sides.fwDefault), row('faster-whisper greedy (beam 1)', sides.fwGreedy)];
   if (sides.oursVad.length > 0) rows.push(row('ours, vad_filter on', sides.oursVad), row('faster-whisper default, vad_filter on', sides.fwVad));
   const [ours, fwDefault] = rows as [ReturnType<typeof row>, ReturnType<typeof row>];
-  const load = loadavg().map((value) => value.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
   console.log(`\n${minutes} min file (${seconds.toFixed(1)} s, ${audio.clips.length} clips, ${reference.length} reference words), load average ${load}`);
   console.log(`${'side'.padEnd(34)} ${'WER'.padStart(6)} ${'wall s'.padStart(8)} ${'CPU s'.padStart(8)} ${'peak RSS MB'.padStart(12)}`);
   for (const r of rows) {
-    console.log(`${r.name.padEnd(34)} ${r.wer.toFixed(3).padStart(6)} ${r.wall.toFixed(2).padStart(8)} ${r.cpu.toFixed(2).padStart(8)} ${r.rss.toFixed(0).padStart(12)}`);
+    console.log(
+      `${r.name.padEnd(34)} ${r.wer.toFixed(3).padStart(6)} ${r.wall.toFixed(2).padStart(8)} ${r.cpu.toFixed(2).padStart(8)} ${r.rss.toFixed(0).padStart(12)}`,
+    );
   }
   const wallRatio = ours.wall / fwDefault.wall;
   const werOk = ours.wer <= fwDefault.wer;
@@ -203,13 +215,22 @@ function spreadClips(audio: LongSpeech, seconds: number): LongSpeech {
 
 function reportHour(audio: LongSpeech, minutes: number, ours: SideResult, fw: SideResult): void {
   const reference = normalizeTranscript(audio.reference);
-  const load = loadavg().map((value) => value.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
   const speech = audio.clips.reduce((sum, clip) => sum + clip.end - clip.start, 0);
-  console.log(`\n${minutes} min WAV (16 kHz 16-bit mono, ${(audio.samples.length * 2 / 1e6).toFixed(0)} MB; ${audio.clips.length} clips, ${speech.toFixed(0)} s of speech), vad_filter on, load average ${load}`);
+  console.log(
+    `\n${minutes} min WAV (16 kHz 16-bit mono, ${((audio.samples.length * 2) / 1e6).toFixed(0)} MB; ${audio.clips.length} clips, ${speech.toFixed(0)} s of speech), vad_filter on, load average ${load}`,
+  );
   console.log(`${'side'.padEnd(34)} ${'WER'.padStart(6)} ${'wall s'.padStart(8)} ${'CPU s'.padStart(8)} ${'peak RSS MB'.padStart(12)}`);
-  for (const [name, r] of [['ours (upload path: bytes → worker)', ours], ['faster-whisper (transcribe(path))', fw]] as const) {
+  for (const [name, r] of [
+    ['ours (upload path: bytes → worker)', ours],
+    ['faster-whisper (transcribe(path))', fw],
+  ] as const) {
     const { wer } = wordErrors(reference, normalizeTranscript(r.text));
-    console.log(`${name.padEnd(34)} ${wer.toFixed(3).padStart(6)} ${r.seconds.toFixed(2).padStart(8)} ${r.cpuSeconds.toFixed(2).padStart(8)} ${r.peakRssMb.toFixed(0).padStart(12)}`);
+    console.log(
+      `${name.padEnd(34)} ${wer.toFixed(3).padStart(6)} ${r.seconds.toFixed(2).padStart(8)} ${r.cpuSeconds.toFixed(2).padStart(8)} ${r.peakRssMb.toFixed(0).padStart(12)}`,
+    );
   }
   console.log(`ratios ours / faster-whisper: wall ${(ours.seconds / fw.seconds).toFixed(2)}×, peak RSS ${(ours.peakRssMb / fw.peakRssMb).toFixed(2)}×`);
 }
@@ -227,25 +248,38 @@ async function runOurs(file: string, options: { threads: number; dtype: string; 
   const wav = options.wav ? ['--wav'] : [];
   const child = oursFromSource ? ['--import', 'tsx', thisFile] : [join(root, 'dist/scripts/bench/long-speech.js')];
   const [command, ...launcher] = [...oursLauncher, process.execPath];
-  const { stdout } = await run(command!, [...launcher, ...child, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad, ...wav], {
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: 60 * 60_000,
-  });
+  const { stdout } = await run(
+    command!,
+    [...launcher, ...child, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad, ...wav],
+    {
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 60 * 60_000,
+    },
+  );
   return JSON.parse(stdout.trim().split('\n').pop()!) as SideResult;
 }
 
-async function runFasterWhisper(file: string, options: { threads: number; dtype: string; nice: number; beamSize: number; vad: boolean; fileInput?: boolean }): Promise<SideResult> {
+async function runFasterWhisper(
+  file: string,
+  options: { threads: number; dtype: string; nice: number; beamSize: number; vad: boolean; fileInput?: boolean },
+): Promise<SideResult> {
   const { stdout } = await run(
     python,
     [
       join(root, 'scripts/bench/baselines/faster_whisper_bench.py'),
-      '--wheel', wheelPath,
-      '--cache-dir', join(root, '.cache/ct2/whisper-tiny.en'),
-      '--compute-type', BASELINE_PRECISION[options.dtype]!,
-      '--threads', String(options.threads),
-      '--nice', String(options.nice),
+      '--wheel',
+      wheelPath,
+      '--cache-dir',
+      join(root, '.cache/ct2/whisper-tiny.en'),
+      '--compute-type',
+      BASELINE_PRECISION[options.dtype]!,
+      '--threads',
+      String(options.threads),
+      '--nice',
+      String(options.nice),
       '--long',
-      '--beam-size', String(options.beamSize),
+      '--beam-size',
+      String(options.beamSize),
       ...(options.vad ? ['--vad-filter'] : []),
       ...(options.fileInput ? ['--file-input'] : []),
       file,
@@ -268,7 +302,10 @@ async function oursChild(file: string, threads: number, dtype: string, memoryAre
     : { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4).slice(), sampleRate: 16_000 };
   // The resident set now, from the kernel (maxRSS below is only the high-water mark).
   const rssBeforeLoadMb = process.memoryUsage.rss() / 2 ** 20;
-  const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype: dtype.startsWith('{') ? JSON.parse(dtype) : dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) } });
+  const { transcriber } = await loadTranscriber({
+    modelId: MODEL_ID,
+    options: { dtype: dtype.startsWith('{') ? JSON.parse(dtype) : dtype, threads, ...(memoryArena === undefined ? {} : { memoryArena }) },
+  });
   try {
     await transcriber.transcribe({ samples: warmUpSamples(bytes, wav), sampleRate: 16_000 }, { vadFilter });
     const started = performance.now();
@@ -322,9 +359,23 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
     await oursChild(args.ours, Number(args.threads), args.dtype!, memoryArena, args.vad!, args.wav!);
   } else {
     if (!BASELINE_PRECISION[args.dtype!]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
-    const minutes = args.minutes!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
+    const minutes = args
+      .minutes!.split(',')
+      .map(Number)
+      .filter((value) => value > 0 && value <= 120);
     const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
-    const passed = await runLongSpeechBench({ minutes, threads: Number(args.threads), dtype: args.dtype!, rounds: Math.max(1, Math.min(5, Number(args.rounds))), memoryArena, vad: args.vad, hourMinutes, tsx: args.tsx, ourDtype: args['our-dtype'], allocator: args.allocator === 'glibc' ? 'glibc' : 'server' });
+    const passed = await runLongSpeechBench({
+      minutes,
+      threads: Number(args.threads),
+      dtype: args.dtype!,
+      rounds: Math.max(1, Math.min(5, Number(args.rounds))),
+      memoryArena,
+      vad: args.vad,
+      hourMinutes,
+      tsx: args.tsx,
+      ourDtype: args['our-dtype'],
+      allocator: args.allocator === 'glibc' ? 'glibc' : 'server',
+    });
     if (!passed) process.exitCode = 1;
   }
 }

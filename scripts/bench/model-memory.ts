@@ -36,7 +36,9 @@ const JEMALLOC = '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2';
 const VARIANTS: ReadonlyArray<readonly [string, Record<string, string>]> = [
   ['glibc', {}],
   ['glibc-tuned', { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536', MALLOC_TRIM_THRESHOLD_: '65536' }],
-  ...(existsSync(JEMALLOC) ? [['jemalloc', { LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0' }] as const] : []),
+  ...(existsSync(JEMALLOC)
+    ? [['jemalloc', { LD_PRELOAD: JEMALLOC, MALLOC_CONF: 'background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0' }] as const]
+    : []),
 ];
 
 interface Sample {
@@ -88,12 +90,17 @@ async function useOnce(models: ModelRegistry, id: string, task: string): Promise
   if (task === 'speech-to-text') await (await models.get(id, 'speech-to-text')).transcribe(second);
   else if (task === 'voice-activity-detection') await (await models.get(id, 'voice-activity-detection')).detectSpeech(second);
   else if (task === 'embeddings') await (await models.get(id, 'embeddings')).embed(['The service was quick and the food was great.']);
-  else if (task === 'text-to-speech') for await (const _chunk of (await models.get(id, 'text-to-speech')).speak('Hello there, this is a test.', { format: 'wav' }));
+  else if (task === 'text-to-speech')
+    for await (const _chunk of (await models.get(id, 'text-to-speech')).speak('Hello there, this is a test.', { format: 'wav' }));
 }
 
 function run(id: string, env: Record<string, string>): Sample {
   const script = fileURLToPath(import.meta.url);
-  const out = execFileSync(process.execPath, ['--import', 'tsx', script, '--child', id], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', script, '--child', id], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return JSON.parse(out.slice(out.indexOf('{'))) as Sample;
 }
 
@@ -102,7 +109,10 @@ if (process.argv[2] === '--child') {
   process.exit(0);
 } else {
   const chosen = process.env.BENCH_MODELS?.split(',') ?? MODELS;
-  const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
   console.log(`load average at start: ${load()}`);
   const rows: string[] = [];
   for (const [label, env] of VARIANTS.filter(([name]) => !process.env.BENCH_MALLOC || process.env.BENCH_MALLOC.split(',').includes(name))) {
@@ -118,7 +128,9 @@ if (process.argv[2] === '--child') {
       );
     }
   }
-  console.log('| malloc | model | before MB | loaded MB | unloaded MB | unloaded ÷ before | after a 2nd cycle MB | 2nd ÷ before | load growth MB (registry) | files MB |');
+  console.log(
+    '| malloc | model | before MB | loaded MB | unloaded MB | unloaded ÷ before | after a 2nd cycle MB | 2nd ÷ before | load growth MB (registry) | files MB |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(row);
   console.log(`load average at end: ${load()}`);

@@ -46,9 +46,13 @@ for (const clip of clips) {
 const total = parts.reduce((sum, part) => sum + part.length, 0);
 const pcm = Buffer.alloc(total * 2);
 let offset = 0;
-for (const part of parts) for (const x of part) pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x * 32767))), (offset++) * 2);
+for (const part of parts) for (const x of part) pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x * 32767))), offset++ * 2);
 const seconds = total / RATE;
-console.log(`${clips.length} clips joined with ${args['gap-ms']} ms gaps: ${seconds.toFixed(1)} s, sent at ${pace}× real time; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `${clips.length} clips joined with ${args['gap-ms']} ms gaps: ${seconds.toFixed(1)} s, sent at ${pace}× real time; load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 
 const server = await startServer({ modelsDir: modelsDir() });
 try {
@@ -61,7 +65,8 @@ try {
   ws.on('message', (data) => {
     const event = JSON.parse(data.toString()) as { type: string; item_id: string; audio_end_ms: number; transcript: string; error?: unknown };
     if (event.type === 'input_audio_buffer.speech_stopped') stopped.set(event.item_id, event.audio_end_ms);
-    if (event.type === 'conversation.item.input_audio_transcription.completed') completed.push({ itemId: event.item_id, transcript: event.transcript, at: performance.now() });
+    if (event.type === 'conversation.item.input_audio_transcription.completed')
+      completed.push({ itemId: event.item_id, transcript: event.transcript, at: performance.now() });
     if (event.type === 'error' || event.type.endsWith('.failed')) errors.push(event);
   });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
@@ -95,7 +100,11 @@ try {
     `latency, turn end → .completed: median ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms` +
       ` (from the end of speech add the ${SILENCE_DURATION_MS} ms silence duration: median ${(percentile(latencies, 50) + SILENCE_DURATION_MS).toFixed(0)} ms)`,
   );
-  console.log(`load average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average after: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   if (errors.length) console.log('errors:', JSON.stringify(errors.slice(0, 3)));
 } finally {
   await server.stop();

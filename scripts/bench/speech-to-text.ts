@@ -86,7 +86,9 @@ console.log(`threads ${threads}, rounds ${rounds}, ours dtype ${dtype} vs faster
 if (!args['skip-baseline']) await compareWithBaseline();
 if (!args['skip-server']) await serverLatency();
 if (!args['skip-long']) {
-  const minutes = args['long-minutes']!.split(',').map(Number).filter((value) => value > 0 && value <= 120);
+  const minutes = args['long-minutes']!.split(',')
+    .map(Number)
+    .filter((value) => value > 0 && value <= 120);
   // The VAD rows need Silero VAD (`npm run test-models` installs silero-vad-v6).
   const vad = existsSync(join(modelsDir(), 'silero-vad-v6', '.installed.json'));
   const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
@@ -222,12 +224,18 @@ async function timeFasterWhisperRound(nice: number): Promise<Timing> {
       python,
       [
         join(root, 'scripts/bench/baselines/faster_whisper_bench.py'),
-        '--wheel', wheelPath,
-        '--cache-dir', join(root, '.cache/ct2/whisper-tiny.en'),
-        '--compute-type', BASELINE_PRECISION[dtype]!,
-        '--threads', String(threads),
-        '--rounds', '1',
-        '--nice', String(nice),
+        '--wheel',
+        wheelPath,
+        '--cache-dir',
+        join(root, '.cache/ct2/whisper-tiny.en'),
+        '--compute-type',
+        BASELINE_PRECISION[dtype]!,
+        '--threads',
+        String(threads),
+        '--rounds',
+        '1',
+        '--nice',
+        String(nice),
         ...files,
       ],
       { maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 },

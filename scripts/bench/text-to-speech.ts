@@ -63,7 +63,11 @@ const work = await mkdtemp(join(tmpdir(), 'tts-bench-'));
 const sentencesFile = join(work, 'sentences.txt');
 await writeFile(sentencesFile, `${sentences.join('\n')}\n`);
 let failed = false;
-console.log(`TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}${args.spinning ? `, spinning ${args.spinning}` : ''}, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}\n`);
+console.log(
+  `TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}${args.spinning ? `, spinning ${args.spinning}` : ''}, load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')}\n`,
+);
 
 try {
   const loadStarted = performance.now();
@@ -151,31 +155,43 @@ try {
   const oursTotal = ours.reduce((a, b) => a + b, 0);
   // Audio per round: every round renders each sentence again, and VITS draws its durations at random.
   const oursWavAudio = oursWavSamples / synthesizer.sampleRate / rounds;
-  console.log(`ours: load ${loadSeconds.toFixed(2)} s; ${oursTotal.toFixed(2)} s for ${sentences.length} sentences (best of ${rounds} rounds each) incl. MP3 (${oursWavAudio.toFixed(0)} s of audio, RTF ${(oursTotal / oursWavAudio).toFixed(3)})`);
+  console.log(
+    `ours: load ${loadSeconds.toFixed(2)} s; ${oursTotal.toFixed(2)} s for ${sentences.length} sentences (best of ${rounds} rounds each) incl. MP3 (${oursWavAudio.toFixed(0)} s of audio, RTF ${(oursTotal / oursWavAudio).toFixed(3)})`,
+  );
 
   if (piper) {
     piper.stop();
     const piperTotal = theirs.reduce((a, b) => a + b, 0);
     const piperAudio = piperSamples / piper.sampleRate / rounds;
-    console.log(`piper (python): load ${piper.loadSeconds.toFixed(2)} s; ${piperTotal.toFixed(2)} s (best of ${rounds} rounds each) incl. WAV (${piperAudio.toFixed(0)} s of audio, RTF ${(piperTotal / piperAudio).toFixed(3)})\n`);
+    console.log(
+      `piper (python): load ${piper.loadSeconds.toFixed(2)} s; ${piperTotal.toFixed(2)} s (best of ${rounds} rounds each) incl. WAV (${piperAudio.toFixed(0)} s of audio, RTF ${(piperTotal / piperAudio).toFixed(3)})\n`,
+    );
     console.log(`${'#'.padStart(3)} ${'ours ms'.padStart(8)} ${'piper ms'.padStart(9)}  ratio`);
     for (const [index, seconds] of ours.entries()) {
-      console.log(`${String(index + 1).padStart(3)} ${(seconds * 1000).toFixed(0).padStart(8)} ${(theirs[index]! * 1000).toFixed(0).padStart(9)}  ${(seconds / theirs[index]!).toFixed(2)}`);
+      console.log(
+        `${String(index + 1).padStart(3)} ${(seconds * 1000).toFixed(0).padStart(8)} ${(theirs[index]! * 1000).toFixed(0).padStart(9)}  ${(seconds / theirs[index]!).toFixed(2)}`,
+      );
     }
     // Per second of audio, since the two renderings of a sentence differ slightly in length.
     const ratio = oursTotal / oursWavAudio / (piperTotal / piperAudio);
     const oursWavTotal = oursWav.reduce((a, b) => a + b, 0);
     const wavRatio = oursWavTotal / oursWavAudio / (piperTotal / piperAudio);
-    console.log(`\nwarm total, best of ${rounds} rounds per sentence, per second of audio: ours WAV ${oursWavTotal.toFixed(2)} s (${oursWavAudio.toFixed(1)} s of audio), piper ${piperTotal.toFixed(2)} s (WAV) → ours/piper = ${wavRatio.toFixed(3)}× (goal ≤ ${GOAL_RATIO}×, same output format): ${wavRatio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `\nwarm total, best of ${rounds} rounds per sentence, per second of audio: ours WAV ${oursWavTotal.toFixed(2)} s (${oursWavAudio.toFixed(1)} s of audio), piper ${piperTotal.toFixed(2)} s (WAV) → ours/piper = ${wavRatio.toFixed(3)}× (goal ≤ ${GOAL_RATIO}×, same output format): ${wavRatio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`,
+    );
     console.log(`  ours MP3 (SPEC's default format; LAME encoding included) ${oursTotal.toFixed(2)} s → ${ratio.toFixed(3)}× piper's WAV`);
     if (wavRatio > GOAL_RATIO) failed = true;
     const fileRatio = oursFile / piperFile;
-    console.log(`whole file as one input (CLI -i style), best of ${rounds}: ours ${oursFile.toFixed(2)} s (one MP3 stream), piper ${piperFile.toFixed(2)} s (one WAV) → ratio ${fileRatio.toFixed(3)}× (goal ≤ ${GOAL_RATIO}×): ${fileRatio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`);
+    console.log(
+      `whole file as one input (CLI -i style), best of ${rounds}: ours ${oursFile.toFixed(2)} s (one MP3 stream), piper ${piperFile.toFixed(2)} s (one WAV) → ratio ${fileRatio.toFixed(3)}× (goal ≤ ${GOAL_RATIO}×): ${fileRatio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`,
+    );
 
     const cliStarted = performance.now();
     await run(join(python, '..', 'piper'), ['-m', onnx, '-i', sentencesFile, '-d', join(work, 'wav')]);
     const cliSeconds = (performance.now() - cliStarted) / 1000;
-    console.log(`cold wall clock, all sentences once: piper CLI ${cliSeconds.toFixed(2)} s (process start + load + WAV files); ours load ${loadSeconds.toFixed(2)} s + ${oursTotal.toFixed(2)} s (in process, measured above)`);
+    console.log(
+      `cold wall clock, all sentences once: piper CLI ${cliSeconds.toFixed(2)} s (process start + load + WAV files); ours load ${loadSeconds.toFixed(2)} s + ${oursTotal.toFixed(2)} s (in process, measured above)`,
+    );
   }
 
   if (!args['skip-server']) {
@@ -194,8 +210,12 @@ try {
       const paragraph = (sentences.length >= 24 ? sentences.slice(14, 24) : sentences.slice(0, 10)).join(' ');
       const long = await post(paragraph);
       const median = percentile(times, 50);
-      console.log(`\ntime to first byte over HTTP (${count} single-sentence requests): median ${median.toFixed(0)} ms, p90 ${percentile(times, 90).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms; whole response median ${percentile(totals, 50).toFixed(0)} ms`);
-      console.log(`multi-sentence paragraph (${paragraph.length} chars): first byte ${long.firstMs.toFixed(0)} ms, whole response ${long.totalMs.toFixed(0)} ms`);
+      console.log(
+        `\ntime to first byte over HTTP (${count} single-sentence requests): median ${median.toFixed(0)} ms, p90 ${percentile(times, 90).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms; whole response median ${percentile(totals, 50).toFixed(0)} ms`,
+      );
+      console.log(
+        `multi-sentence paragraph (${paragraph.length} chars): first byte ${long.firstMs.toFixed(0)} ms, whole response ${long.totalMs.toFixed(0)} ms`,
+      );
       console.log(`TTFB goal < ${GOAL_TTFB_MS} ms (median): ${median < GOAL_TTFB_MS ? 'PASS' : 'FAIL'}`);
       if (median >= GOAL_TTFB_MS) failed = true;
     } finally {
@@ -257,7 +277,9 @@ async function compareMp3Encoders(synthesizer: Synthesizer, text: string): Promi
     return encoder.encode(samples).length + encoder.finish().length;
   });
   const seconds = samples.length / synthesizer.sampleRate;
-  console.log(`MP3 encoding of ${seconds.toFixed(1)} s of speech at 64 kbit/s: @breezystack/lamejs ${lame.ms.toFixed(0)} ms (${lame.bytes} B), wasm-media-encoders ${wasm.ms.toFixed(0)} ms (${wasm.bytes} B) → ${(lame.ms / wasm.ms).toFixed(1)}× faster\n`);
+  console.log(
+    `MP3 encoding of ${seconds.toFixed(1)} s of speech at 64 kbit/s: @breezystack/lamejs ${lame.ms.toFixed(0)} ms (${lame.bytes} B), wasm-media-encoders ${wasm.ms.toFixed(0)} ms (${wasm.bytes} B) → ${(lame.ms / wasm.ms).toFixed(1)}× faster\n`,
+  );
 }
 
 /** The baseline needs piper-tts in the tools venv; install the pinned version when missing. */

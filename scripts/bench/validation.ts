@@ -64,14 +64,16 @@ function ours(): Contender {
   const validator = createRequestValidator();
   const speech = validator.compile(speechRequest(DEFAULT_LIMITS));
   const users = userInputParser(validator);
-  const passes = (parse: (body: unknown) => unknown): Check => (body) => {
-    try {
-      parse(body);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const passes =
+    (parse: (body: unknown) => unknown): Check =>
+    (body) => {
+      try {
+        parse(body);
+        return true;
+      } catch {
+        return false;
+      }
+    };
   return { name: 'TypeBox + Ajv (as the app runs it)', speech: passes(speech), users: passes(users) };
 }
 
@@ -102,7 +104,11 @@ async function zod(): Promise<Contender | undefined> {
 async function valibot(): Promise<Contender | undefined> {
   const v = await optional('valibot');
   if (!v) return undefined;
-  const text = (max: number, oneLine = false) => v.pipe(v.string(), v.check((value: string) => textOk(value, max, oneLine)));
+  const text = (max: number, oneLine = false) =>
+    v.pipe(
+      v.string(),
+      v.check((value: string) => textOk(value, max, oneLine)),
+    );
   const speech = v.object({
     model: text(200),
     input: text(DEFAULT_LIMITS.maxSpeechInputChars),
@@ -126,9 +132,7 @@ function measure(check: Check, body: unknown, expected: boolean): number {
 }
 
 const contenders = [ours(), await zod(), await valibot()].filter((c): c is Contender => c !== undefined);
-const cases = (['speech', 'users'] as const).flatMap((schema) =>
-  (['valid', 'invalid'] as const).map((kind) => ({ schema, kind, body: INPUTS[schema][kind] })),
-);
+const cases = (['speech', 'users'] as const).flatMap((schema) => (['valid', 'invalid'] as const).map((kind) => ({ schema, kind, body: INPUTS[schema][kind] })));
 const best = new Map<string, number>();
 for (let round = 0; round < ROUNDS; round++) {
   for (const { schema, kind, body } of cases) {

@@ -38,7 +38,10 @@ const threads = Number(args.threads);
 const root = resolve('.');
 const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
 const wheelPath = tinyEnWheelPath(root);
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 
 interface Word {
   word: string;
@@ -52,7 +55,9 @@ const clips = await Promise.all(
     return { file: clip.file, samples: resample(pcm.samples, pcm.sampleRate, SAMPLE_RATE) };
   }),
 );
-console.log(`word timestamps: ${clips.length} English clips, ${MODEL_ID} ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, ${threads} thread(s); load average ${load()}`);
+console.log(
+  `word timestamps: ${clips.length} English clips, ${MODEL_ID} ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, ${threads} thread(s); load average ${load()}`,
+);
 
 const theirs = await fasterWhisperWords();
 const { transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads } });
@@ -62,7 +67,10 @@ let ourWords = 0;
 let theirWords = 0;
 try {
   for (const clip of clips) {
-    const transcript = await transcriber.transcribe({ samples: clip.samples.slice(), sampleRate: SAMPLE_RATE }, { segments: true, words: true, vadFilter: false });
+    const transcript = await transcriber.transcribe(
+      { samples: clip.samples.slice(), sampleRate: SAMPLE_RATE },
+      { segments: true, words: true, vadFilter: false },
+    );
     const ours = (transcript.segments ?? []).flatMap((segment) => segment.words ?? []);
     const baseline = theirs.get(clip.file) ?? [];
     const pairs = pairWords(ours, baseline);

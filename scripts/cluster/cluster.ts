@@ -91,8 +91,7 @@ export class Cluster {
     const server = join(options.root, 'dist/src/server.js');
     if (!existsSync(server)) throw new Error(`${server} is missing: run \`npm run build\` first`);
     const free = await freePorts(options.replicas + 2);
-    const replicaPorts =
-      options.firstReplicaPort === 0 ? free.slice(2) : Array.from({ length: options.replicas }, (_, i) => options.firstReplicaPort + i);
+    const replicaPorts = options.firstReplicaPort === 0 ? free.slice(2) : Array.from({ length: options.replicas }, (_, i) => options.firstReplicaPort + i);
     const cluster = new Cluster(options, { front: options.frontPort || free[0]!, stats: options.statsPort || free[1]!, replicas: replicaPorts });
     // Children die with us however we end (a crash, ^C), not only through stop().
     process.on('exit', () => cluster.#killAll());

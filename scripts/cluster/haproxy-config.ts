@@ -45,7 +45,10 @@ export function renderHaproxyConfig(template: string, targets: HaproxyTargets): 
   }
   for (const part of ['front', 'stats', 'servers']) {
     // A template edited beyond recognition must not silently serve on its own addresses.
-    if (!seen.has(part)) throw new HaproxyConfigError(`deploy/haproxy.cfg has no ${part === 'servers' ? '`server` line in `backend replicas`' : `\`bind\` line in \`frontend ${part === 'front' ? 'api' : 'stats'}\``}`);
+    if (!seen.has(part))
+      throw new HaproxyConfigError(
+        `deploy/haproxy.cfg has no ${part === 'servers' ? '`server` line in `backend replicas`' : `\`bind\` line in \`frontend ${part === 'front' ? 'api' : 'stats'}\``}`,
+      );
   }
   return out.join('\n');
 }

@@ -76,7 +76,12 @@ export async function runMixedLoad(options: LoadOptions, ledger: WriteLedger): P
         } else if (unknownOutcome(result)) ledger.unansweredCreate(user);
         record('create', result, ok);
       } else if (dice < 0.6) {
-        const result = await send('POST', '/v1/classifications', { model: options.model, query: QUERIES[index % QUERIES.length] }, { Authorization: `Bearer ${options.apiKey}` });
+        const result = await send(
+          'POST',
+          '/v1/classifications',
+          { model: options.model, query: QUERIES[index % QUERIES.length] },
+          { Authorization: `Bearer ${options.apiKey}` },
+        );
         const ok = result.status === 200 && Array.isArray((JSON.parse(result.body) as { labels?: unknown }).labels);
         record('classify', result, ok);
       } else if (dice < 0.75) {

@@ -60,7 +60,11 @@ export function report(
     '',
     `Writes acknowledged: ${input.ledger.counts.created} created, ${input.ledger.counts.updated} updated, ${input.ledger.counts.deleted} deleted; ` +
       `${input.ledger.counts.unanswered} unanswered (outcome unknown, either state accepted); PostgreSQL compared for ${input.verification.checked} users.`,
-    failureSummary(samples.filter((sample) => !sample.ok), input.haproxy502, t0),
+    failureSummary(
+      samples.filter((sample) => !sample.ok),
+      input.haproxy502,
+      t0,
+    ),
     `In flight at the kill: ${events.inFlightOnKilled} on ${killed.name} as HAProxy counted just before it, ` +
       `${samples.filter((sample) => sample.start <= events.killExit && sample.end >= events.killCall).length} on all replicas as the clients saw them.`,
     `HAProxy's counters: ${[...input.balancer].map(([name, b]) => `${name} ${b.failedResponses} failed responses, ${b.serverAborts} server aborts, ${b.retries} retries, ${b.redispatches} redispatches`).join('; ')}.`,
@@ -81,7 +85,10 @@ function failureSummary(failed: Sample[], haproxy502: Map<string, number>, t0: n
   return [
     `Failed requests: ${failed.length}: ${count((sample) => (sample.status ? `${sample.status} via ${sample.servedBy ?? '?'}` : 'without an answer'))}; ` +
       `${count((sample) => sample.kind)}; HAProxy logged 502 for ${[...haproxy502].map(([name, n]) => `${name} ${n}`).join(', ') || 'none'}; requests it closed without an answer are not logged.`,
-    `First failures: ${failed.slice(0, 4).map((sample) => describeFailure(sample, t0)).join(', ')}${failed.length > 4 ? ', …' : ''}`,
+    `First failures: ${failed
+      .slice(0, 4)
+      .map((sample) => describeFailure(sample, t0))
+      .join(', ')}${failed.length > 4 ? ', …' : ''}`,
   ].join('\n');
 }
 

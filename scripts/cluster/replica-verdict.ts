@@ -83,15 +83,28 @@ export function judge(input: ReplicaRun & { staleReads: string[]; rpm: number; u
     {
       name: 'zero acknowledged writes lost',
       pass: verification.lost.length === 0 && verification.unexplained.length === 0,
-      detail: [`${verification.checked} users compared with PostgreSQL`, ...verification.lost.slice(0, 5), ...verification.unexplained.slice(0, 5).map((row) => `unexplained row: ${row}`)].join('; '),
+      detail: [
+        `${verification.checked} users compared with PostgreSQL`,
+        ...verification.lost.slice(0, 5),
+        ...verification.unexplained.slice(0, 5).map((row) => `unexplained row: ${row}`),
+      ].join('; '),
     },
-    { name: 'every read returned the last acknowledged write', pass: input.staleReads.length === 0, detail: input.staleReads.slice(0, 3).join('; ') || `${samples.filter((s) => s.kind === 'read').length} reads` },
+    {
+      name: 'every read returned the last acknowledged write',
+      pass: input.staleReads.length === 0,
+      detail: input.staleReads.slice(0, 3).join('; ') || `${samples.filter((s) => s.kind === 'read').length} reads`,
+    },
     {
       name: `failed requests only those in flight on ${killed.name} when killed`,
       pass: unexplained.length === 0 && failingElsewhere.length === 0,
       detail:
         `${failed.length} failed, ${failed.length - unexplained.length} in flight on ${killed.name}` +
-        (unexplained.length ? `; others: ${unexplained.slice(0, 5).map((sample) => describeFailure(sample, input.t0)).join(', ')}` : '') +
+        (unexplained.length
+          ? `; others: ${unexplained
+              .slice(0, 5)
+              .map((sample) => describeFailure(sample, input.t0))
+              .join(', ')}`
+          : '') +
         `; HAProxy counted failed responses or aborts on ${failingElsewhere.length ? failingElsewhere.join(', ') : `no other replica`}`,
     },
     {
@@ -106,7 +119,13 @@ export function judge(input: ReplicaRun & { staleReads: string[]; rpm: number; u
     },
     {
       name: `a ${rpm}-per-minute key admitted ${rpm} ± ${RATE_TOLERANCE * 100} % across the replicas`,
-      pass: admitted >= low && admitted <= high && burst.admitted.size === input.cluster.replicas.length && burst.malformedRefusals === 0 && burst.other.length === 0 && burst.seconds < 55,
+      pass:
+        admitted >= low &&
+        admitted <= high &&
+        burst.admitted.size === input.cluster.replicas.length &&
+        burst.malformedRefusals === 0 &&
+        burst.other.length === 0 &&
+        burst.seconds < 55,
       detail:
         `${admitted} admitted (${[...burst.admitted].map(([name, n]) => `${name} ${n}`).join(', ')}), ${burst.refused} refused with 429, ` +
         `${burst.malformedRefusals} without Retry-After or rate_limited, ${burst.other.length} other, in ${burst.seconds.toFixed(1)} s`,

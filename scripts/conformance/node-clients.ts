@@ -26,7 +26,12 @@ async function clip(): Promise<Buffer> {
   if (existsSync(written)) return readFileSync(written);
   const shared = resolve(ROOT, '../shared/eval/speech/en_jfk.wav');
   if (existsSync(shared)) return readFileSync(shared);
-  const speech = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Ask not what your country can do for you.', response_format: 'wav' });
+  const speech = await client.audio.speech.create({
+    model: 'tts-1',
+    voice: 'alloy',
+    input: 'Ask not what your country can do for you.',
+    response_format: 'wav',
+  });
   const bytes = Buffer.from(await speech.arrayBuffer());
   writeFileSync(written, bytes);
   return bytes;
@@ -50,7 +55,12 @@ for (const format of ['json', 'text', 'srt', 'vtt', 'verbose_json'] as const) {
   });
 }
 add('openai-node', 'transcriptions[verbose_json+word]', async () => {
-  const t = await client.audio.transcriptions.create({ file: await audio(), model: 'whisper-1', response_format: 'verbose_json', timestamp_granularities: ['word'] });
+  const t = await client.audio.transcriptions.create({
+    file: await audio(),
+    model: 'whisper-1',
+    response_format: 'verbose_json',
+    timestamp_granularities: ['word'],
+  });
   check(Array.isArray(t.words) && t.words.length > 0, `words ${JSON.stringify(t.words)}`);
 });
 add('openai-node', 'transcriptions[stream=true]', async () => {
@@ -82,7 +92,12 @@ const magic: Record<string, (b: Buffer) => boolean> = {
 };
 for (const format of ['mp3', 'wav', 'pcm', 'opus', 'flac', 'aac'] as const) {
   add('openai-node', `speech[${format}]`, async () => {
-    const res = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'The quick brown fox jumps over the lazy dog.', response_format: format });
+    const res = await client.audio.speech.create({
+      model: 'tts-1',
+      voice: 'alloy',
+      input: 'The quick brown fox jumps over the lazy dog.',
+      response_format: format,
+    });
     const bytes = Buffer.from(await res.arrayBuffer());
     check(magic[format]!(bytes), `not ${format}: ${bytes.subarray(0, 8).toString('hex')} (${res.headers.get('content-type')})`);
   });

@@ -118,7 +118,12 @@ function printTable(results: Result[]): void {
   for (const r of results) {
     const label = `${r.suite} / ${r.name}`.padEnd(width);
     const status = verdict(r);
-    const detail = status === 'XPASS' ? '  passes now: delete its line from known-failures.txt' : r.ok && !r.skipped ? '' : `  ${(r.detail ?? '').replace(/\s+/g, ' ').slice(0, 300)}`;
+    const detail =
+      status === 'XPASS'
+        ? '  passes now: delete its line from known-failures.txt'
+        : r.ok && !r.skipped
+          ? ''
+          : `  ${(r.detail ?? '').replace(/\s+/g, ' ').slice(0, 300)}`;
     console.log(`${status.padEnd(5)}  ${label} ${String(r.ms ?? '').padStart(6)}ms${detail}`);
   }
   const bySuite = new Map<string, { pass: number; fail: number; known: number; skip: number }>();

@@ -72,5 +72,7 @@ if (results.length > NORMALISATION_CASES) {
   console.log(`WER lines ${NORMALISATION_CASES + 1}–${results.length} (Harvard + ARCTIC): ${corpusWer(results.slice(NORMALISATION_CASES)).toFixed(4)}`);
 }
 console.log(`overall WER ${overall.toFixed(4)} over ${words} words (goal ≤ ${GOAL_WER}): ${overall <= GOAL_WER ? 'PASS' : 'FAIL'}`);
-console.log(`synthesis incl. MP3: ${synthSeconds.toFixed(1)} s for ${audioSeconds.toFixed(1)} s of speech (real-time factor ${(synthSeconds / audioSeconds).toFixed(3)})`);
+console.log(
+  `synthesis incl. MP3: ${synthSeconds.toFixed(1)} s for ${audioSeconds.toFixed(1)} s of speech (real-time factor ${(synthSeconds / audioSeconds).toFixed(3)})`,
+);
 if (overall > GOAL_WER) process.exitCode = 1;

@@ -19,7 +19,6 @@ import type { PcmCollector } from './pcm-collector.js';
  */
 const FRAMES_PER_CALL = 16;
 
-
 export interface AudioSpecificConfig {
   objectType: number;
   sampleRate: number;

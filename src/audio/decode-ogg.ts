@@ -31,11 +31,7 @@ const VORBIS_ID = { signature: [1, ...[...'vorbis'].map((c) => c.charCodeAt(0))]
  * decoders follow it. Searching the raw bytes finds each header however the pages around it
  * are framed; a false match inside audio data needs 8 (Opus) or 7 (Vorbis) exact bytes.
  */
-function checkIdentificationHeaders(
-  bytes: Uint8Array,
-  header: { signature: number[]; length: number },
-  check: (at: number) => void,
-): void {
+function checkIdentificationHeaders(bytes: Uint8Array, header: { signature: number[]; length: number }, check: (at: number) => void): void {
   const [first, ...rest] = header.signature;
   for (let at = bytes.indexOf(first!); at !== -1 && at + header.length <= bytes.length; at = bytes.indexOf(first!, at + 1)) {
     if (rest.every((byte, i) => bytes[at + 1 + i] === byte)) check(at);

@@ -236,7 +236,11 @@ function opusOptions(track: Track): ConstructorParameters<typeof OpusDecoder>[0]
   const streamCount = head[19]!;
   const coupledStreamCount = head[20]!;
   const channelMappingTable = [...head.subarray(21, 21 + channels)];
-  if (streamCount === 0 || coupledStreamCount > streamCount || channelMappingTable.some((index) => index >= streamCount + coupledStreamCount && index !== 255)) {
+  if (
+    streamCount === 0 ||
+    coupledStreamCount > streamCount ||
+    channelMappingTable.some((index) => index >= streamCount + coupledStreamCount && index !== 255)
+  ) {
     throw corrupt('the OpusHead channel map is invalid');
   }
   return { channels, preSkip, streamCount, coupledStreamCount, channelMappingTable };

@@ -43,7 +43,7 @@ export class Pcm16Buffer implements PcmReader {
       const count = Math.min(samples.length - from, BLOCK_SAMPLES - offset);
       for (let i = 0; i < count; i++) {
         const scaled = Math.round(samples[from + i]! * 32768);
-        block[offset + i] = scaled > 32767 ? 32767 : Math.max(scaled , -32768);
+        block[offset + i] = scaled > 32767 ? 32767 : Math.max(scaled, -32768);
       }
       from += count;
       this.#length += count;
@@ -74,7 +74,7 @@ export class Pcm16Buffer implements PcmReader {
         else {
           for (let i = 0; i < count; i++) {
             const scaled = Math.round(source[from + i]! * gain);
-            target[to + i] = scaled > 32767 ? 32767 : Math.max(scaled , -32768);
+            target[to + i] = scaled > 32767 ? 32767 : Math.max(scaled, -32768);
           }
         }
         read += count;

@@ -82,8 +82,7 @@ function layoutOf(fmt: Uint8Array, dataStart: number, dataBytes: number): WavLay
   if (known.encoding !== 'ima-adpcm' && blockAlign !== (channels * bitsPerSample) / 8) {
     throw new UndecodableAudioError(`the WAV block alignment ${blockAlign} does not match ${channels} channels of ${bitsPerSample} bits`);
   }
-  const frames =
-    known.encoding === 'ima-adpcm' ? adpcmFrames(dataBytes, blockAlign, channels, framesPerBlock) : Math.floor(dataBytes / blockAlign);
+  const frames = known.encoding === 'ima-adpcm' ? adpcmFrames(dataBytes, blockAlign, channels, framesPerBlock) : Math.floor(dataBytes / blockAlign);
   if (frames === 0) throw new UndecodableAudioError('the WAV file contains no samples');
   return { encoding: known.encoding, channels, sampleRate, bitsPerSample, blockAlign, framesPerBlock, dataStart, dataBytes, frames };
 }

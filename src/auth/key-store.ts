@@ -158,14 +158,7 @@ export function createKeyStore(db: Kysely<Database>, options: KeyStoreOptions): 
       const query = db.selectFrom('api_keys').select(INFO_COLUMNS);
       const matches = /^\d+$/.test(idPrefixOrKey)
         ? await query.where('id', '=', Number(idPrefixOrKey)).execute()
-        : await query
-            .where((eb) =>
-              eb.or([
-                eb('prefix', '=', idPrefixOrKey),
-                eb('key_hash', '=', hashApiKey(idPrefixOrKey).toString('hex')),
-              ]),
-            )
-            .execute();
+        : await query.where((eb) => eb.or([eb('prefix', '=', idPrefixOrKey), eb('key_hash', '=', hashApiKey(idPrefixOrKey).toString('hex'))])).execute();
       const [match] = matches;
       if (!match) throw new NotFoundError('API key', idPrefixOrKey);
       if (matches.length > 1) {

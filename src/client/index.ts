@@ -157,7 +157,9 @@ export class InferenceClient {
       authorized: true,
       signal: options?.signal,
     });
-    return format === 'text' || format === 'srt' || format === 'vtt' ? response.text() : ((await response.json()) as Transcript | Transcription | VerboseTranscription);
+    return format === 'text' || format === 'srt' || format === 'vtt'
+      ? response.text()
+      : ((await response.json()) as Transcript | Transcription | VerboseTranscription);
   }
 
   /**

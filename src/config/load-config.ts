@@ -173,12 +173,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     modelAliases: parseAliases(env.MODEL_ALIASES ?? ''),
     redisUrl: parseRedisUrl(env.REDIS_URL),
     shutdownDelayMs: parseSeconds('SHUTDOWN_DELAY_SECONDS', env.SHUTDOWN_DELAY_SECONDS ?? '0', 300) * 1000,
-    libreTranslateModels: Object.freeze((env.LIBRETRANSLATE_MODELS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')),
+    libreTranslateModels: Object.freeze(
+      (env.LIBRETRANSLATE_MODELS ?? '')
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    ),
     limits: audioLimits(env),
     modelIdleTtlSeconds: parseIdleTtl(env.MODEL_IDLE_TTL ?? '-1'),
     modelsMaxMemoryBytes: parseBytes('MODELS_MAX_MEMORY', env.MODELS_MAX_MEMORY ?? ''),
     preloadModels: Object.freeze(
-      (env.PRELOAD_MODELS ?? '').split(',').map((name) => name.trim()).filter((name) => name !== ''),
+      (env.PRELOAD_MODELS ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
     ),
   });
 }
@@ -231,7 +239,9 @@ function parseBytes(name: string, value: string): number | undefined {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$/.exec(value);
   const unit = BYTE_UNITS[match?.[2]?.toUpperCase() ?? 'X'];
   if (!match || unit === undefined || Number(match[1]) <= 0) {
-    throw new ConfigError(`${name} must be a size such as 6GB, 512MB or 1.5GiB (KB, MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024), got "${value}"`);
+    throw new ConfigError(
+      `${name} must be a size such as 6GB, 512MB or 1.5GiB (KB, MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024), got "${value}"`,
+    );
   }
   return Math.round(Number(match[1]) * unit);
 }
@@ -260,16 +270,17 @@ function parseDatabaseUrl(value: string): string {
   }
   const match = /^sqlite:(.+)$/.exec(value);
   if (!match?.[1]) {
-    throw new ConfigError(
-      `DATABASE_URL must look like "sqlite:<path>", "sqlite::memory:" or "postgres://user@host:5432/db", got "${value}"`,
-    );
+    throw new ConfigError(`DATABASE_URL must look like "sqlite:<path>", "sqlite::memory:" or "postgres://user@host:5432/db", got "${value}"`);
   }
   // Accept the URL spelling sqlite:///abs/path as well as sqlite:relative/path.
   return match[1].replace(/^\/\/(?=\/)/, '');
 }
 
 function parseApiKeys(value: string): string[] {
-  const keys = value.split(',').map((key) => key.trim()).filter((key) => key !== '');
+  const keys = value
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
   for (const key of keys) {
     if (key.length < 16) {
       throw new ConfigError('API_KEYS entries must be at least 16 characters long');
@@ -281,7 +292,10 @@ function parseApiKeys(value: string): string[] {
 /** `*`, or a comma-separated list of origins as browsers send them: `scheme://host[:port]`. */
 function parseCorsOrigins(value: string): readonly string[] | '*' {
   if (value.trim() === '*') return '*';
-  const origins = value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const origins = value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
   for (const origin of origins) {
     let parsed: URL | undefined;
     try {
@@ -290,7 +304,9 @@ function parseCorsOrigins(value: string): readonly string[] | '*' {
       parsed = undefined;
     }
     if (!parsed || parsed.origin !== origin) {
-      throw new ConfigError(`CORS_ORIGINS entries must be origins such as https://app.example.org or http://localhost:5173 (no path or trailing slash), got "${origin}"`);
+      throw new ConfigError(
+        `CORS_ORIGINS entries must be origins such as https://app.example.org or http://localhost:5173 (no path or trailing slash), got "${origin}"`,
+      );
     }
   }
   return Object.freeze(origins);
@@ -304,7 +320,10 @@ function parseRedisUrl(value: string | undefined): string | undefined {
 
 function parseAliases(value: string): Readonly<Record<string, string>> {
   const aliases: Record<string, string> = {};
-  for (const pair of value.split(',').map((part) => part.trim()).filter((part) => part !== '')) {
+  for (const pair of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
     const match = /^([A-Za-z0-9._-]+)=([A-Za-z0-9._-]+)$/.exec(pair);
     if (!match) throw new ConfigError(`MODEL_ALIASES entries must look like alias=model-id, got "${pair}"`);
     aliases[match[1]!] = match[2]!;

@@ -51,7 +51,9 @@ export function createAdmission(maxPending: Readonly<Record<Task, number>>, obse
     (ctx.state as Record<symbol, (extra: number) => void>)[BATCH_CLAIM] = (extra) => {
       if (claimed + extra > maxPending[task]) {
         // Waiting would never help: say so instead of asking the client to retry.
-        throw new PayloadTooLargeError(`a batch of ${claimed + extra} texts is more than this server holds at once (${maxPending[task]}); send smaller batches`);
+        throw new PayloadTooLargeError(
+          `a batch of ${claimed + extra} texts is more than this server holds at once (${maxPending[task]}); send smaller batches`,
+        );
       }
       const now = pending.get(task) ?? 0;
       if (now + extra > maxPending[task]) {

@@ -13,9 +13,7 @@ export function jsonBody(limitBytes: number): Middleware {
   const parse = koaBody({ json: true, jsonLimit: limitBytes, multipart: false, urlencoded: false, text: false });
   return async (ctx, next) => {
     if (!ctx.is('application/json')) {
-      throw new UnsupportedMediaTypeError(
-        `Content-Type must be application/json, got ${ctx.get('Content-Type') || 'none'}`,
-      );
+      throw new UnsupportedMediaTypeError(`Content-Type must be application/json, got ${ctx.get('Content-Type') || 'none'}`);
     }
     await parse(ctx, next);
   };
@@ -88,7 +86,8 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
       stream.on('error', () => fail(malformedMultipart()));
       stream.on('limit', () => fail(new PayloadTooLargeError(`"${name}" is larger than the limit of ${limits.maxFileBytes} bytes`)));
       stream.on('close', () => {
-        if (!failed) file = { bytes: collector.bytes(), contentType: (info.mimeType || 'application/octet-stream').toLowerCase(), filename: info.filename ?? '' };
+        if (!failed)
+          file = { bytes: collector.bytes(), contentType: (info.mimeType || 'application/octet-stream').toLowerCase(), filename: info.filename ?? '' };
       });
     });
     parser.on('field', (name, value, info) => {

@@ -96,7 +96,11 @@ export function createApp(deps: AppDeps): InferenceApp {
   const logger = deps.logger ?? createLogger(deps.config.logLevel);
   const { limits } = deps.config;
   const metrics = new AppMetrics(deps.models);
-  const access = new KeyAccess(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys, now: deps.now }), { redis: deps.redis, prefix: deps.rateLimitPrefix, logger });
+  const access = new KeyAccess(createKeyStore(deps.db, { staticKeys: deps.config.apiKeys, now: deps.now }), {
+    redis: deps.redis,
+    prefix: deps.rateLimitPrefix,
+    logger,
+  });
   // One per app: Ajv keeps every schema it compiled, and schemas carry the app's limits.
   const validator = createRequestValidator();
   const requireKey = requireApiKey(access);

@@ -6,15 +6,19 @@ type Json = Record<string, any>;
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 
-const escapeHtml = (text: unknown) =>
-  String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: unknown) => String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The little Markdown the document uses: `code`, **bold**, and blank-line paragraphs. */
 function markdown(text: string | undefined): string {
   if (!text) return '';
   return text
     .split(/\n\n+/)
-    .map((paragraph) => `<p>${escapeHtml(paragraph).replace(/`([^`]+)`/g, '<code>$1</code>').replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</p>`)
+    .map(
+      (paragraph) =>
+        `<p>${escapeHtml(paragraph)
+          .replace(/`([^`]+)`/g, '<code>$1</code>')
+          .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')}</p>`,
+    )
     .join('\n');
 }
 
@@ -42,7 +46,15 @@ function constraints(schema: Json): string {
   }
   const parts: string[] = [];
   if (schema.enum) parts.push(`one of ${schema.enum.map((v: unknown) => `<code>${escapeHtml(v)}</code>`).join(', ')}`);
-  for (const [key, label] of [['minLength', 'min length'], ['maxLength', 'max length'], ['minimum', 'min'], ['maximum', 'max'], ['minItems', 'min items'], ['maxItems', 'max items'], ['default', 'default']]) {
+  for (const [key, label] of [
+    ['minLength', 'min length'],
+    ['maxLength', 'max length'],
+    ['minimum', 'min'],
+    ['maximum', 'max'],
+    ['minItems', 'min items'],
+    ['maxItems', 'max items'],
+    ['default', 'default'],
+  ]) {
     if (schema[key!] !== undefined) parts.push(`${label} ${escapeHtml(schema[key!])}`);
   }
   // The rules JSON Schema cannot say (schema-types.ts).
@@ -67,7 +79,8 @@ function fieldTable(schema: Json): string {
 function parametersTable(parameters: Json[]): string {
   if (parameters.length === 0) return '';
   const rows = parameters.map(
-    (p) => `<tr><td><code>${escapeHtml(p.name)}</code>${p.required ? ' <em>required</em>' : ''}</td><td>${escapeHtml(p.in)}</td><td>${typeOf(p.schema)}</td><td>${markdown(p.description)}</td></tr>`,
+    (p) =>
+      `<tr><td><code>${escapeHtml(p.name)}</code>${p.required ? ' <em>required</em>' : ''}</td><td>${escapeHtml(p.in)}</td><td>${typeOf(p.schema)}</td><td>${markdown(p.description)}</td></tr>`,
   );
   return `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

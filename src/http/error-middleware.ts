@@ -6,14 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { STATUS_CODES } from 'node:http';
-import {
-  AppError,
-  BEARER_CHALLENGE,
-  ClientClosedError,
-  InferenceFailedError,
-  ModelUnavailableError,
-  type ErrorCode,
-} from '../errors.js';
+import { AppError, BEARER_CHALLENGE, ClientClosedError, InferenceFailedError, ModelUnavailableError, type ErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { isCorsHeader } from './cors.js';
 
@@ -37,10 +30,7 @@ class MethodNotImplementedError extends AppError {
   }
 }
 
-export function errorMiddleware(options: {
-  logger: Logger;
-  formatFor: (ctx: Context) => ErrorFormat;
-}): Middleware {
+export function errorMiddleware(options: { logger: Logger; formatFor: (ctx: Context) => ErrorFormat }): Middleware {
   return async (ctx, next) => {
     const requestId = ctx.get('X-Request-Id').slice(0, 128) || randomUUID();
     ctx.set('X-Request-Id', requestId);

@@ -23,7 +23,12 @@ export interface AdmissionObserver {
 
 export class AppMetrics {
   readonly registry = new Registry();
-  readonly #requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by method, route and status.', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  readonly #requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
   readonly #duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from request to the end of the response, by method, route and status.',
@@ -31,9 +36,24 @@ export class AppMetrics {
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  readonly #pending = new Gauge({ name: 'admission_pending_requests', help: 'Inference requests held (running, queued or uploading) by task.', labelNames: ['task'], registers: [this.registry] });
-  readonly #rejected = new Counter({ name: 'admission_rejected_total', help: 'Inference requests refused with 503 server_busy, by task.', labelNames: ['task'], registers: [this.registry] });
-  readonly #loads = new Counter({ name: 'model_loads_total', help: 'Model loads by model and outcome (loaded | failed).', labelNames: ['model', 'outcome'], registers: [this.registry] });
+  readonly #pending = new Gauge({
+    name: 'admission_pending_requests',
+    help: 'Inference requests held (running, queued or uploading) by task.',
+    labelNames: ['task'],
+    registers: [this.registry],
+  });
+  readonly #rejected = new Counter({
+    name: 'admission_rejected_total',
+    help: 'Inference requests refused with 503 server_busy, by task.',
+    labelNames: ['task'],
+    registers: [this.registry],
+  });
+  readonly #loads = new Counter({
+    name: 'model_loads_total',
+    help: 'Model loads by model and outcome (loaded | failed).',
+    labelNames: ['model', 'outcome'],
+    registers: [this.registry],
+  });
   readonly #inferenceSeconds = new Histogram({
     name: 'inference_seconds',
     help: 'Time of each model call (classify, translate, transcribe, speak until its last chunk, embed), by model, task and outcome (ok | error).',
@@ -41,15 +61,31 @@ export class AppMetrics {
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  readonly #audioSeconds = new Counter({ name: 'processed_audio_seconds_total', help: 'Seconds of audio transcribed, by model.', labelNames: ['model'], registers: [this.registry] });
-  readonly #characters = new Counter({ name: 'processed_characters_total', help: 'Characters of text classified, translated, spoken or embedded, by model and task.', labelNames: ['model', 'task'], registers: [this.registry] });
+  readonly #audioSeconds = new Counter({
+    name: 'processed_audio_seconds_total',
+    help: 'Seconds of audio transcribed, by model.',
+    labelNames: ['model'],
+    registers: [this.registry],
+  });
+  readonly #characters = new Counter({
+    name: 'processed_characters_total',
+    help: 'Characters of text classified, translated, spoken or embedded, by model and task.',
+    labelNames: ['model', 'task'],
+    registers: [this.registry],
+  });
   readonly #unloads = new Counter({
     name: 'model_unloads_total',
     help: 'Model unloads by model and reason (idle: its time-out passed; memory: evicted to keep MODELS_MAX_MEMORY, for a load or after a measurement; admin: by the API).',
     labelNames: ['model', 'reason'],
     registers: [this.registry],
   });
-  readonly #loadSeconds = new Histogram({ name: 'model_load_seconds', help: 'Time to load a model.', labelNames: ['model'], buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60], registers: [this.registry] });
+  readonly #loadSeconds = new Histogram({
+    name: 'model_load_seconds',
+    help: 'Time to load a model.',
+    labelNames: ['model'],
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
 
   constructor(models: ModelRegistry) {
     collectDefaultMetrics({ register: this.registry });

@@ -88,4 +88,3 @@ function description(limits: Limits): string {
     `Any request whose body stops arriving for ${timeouts.bodyIdleMs / 1000} s, or arrives slower than ${timeouts.bodyMinBytesPerSecond / 1024} KiB/s after its first ${timeouts.bodyRateGraceMs / 1000} s, is answered 408 (\`request_timeout\`) and its connection closed. A client that goes away before its answer is complete (\`client_closed\`, logged only) cancels its queued and running model work.`,
   ].join('\n\n');
 }
-

@@ -44,7 +44,10 @@ export type RouteDeclaration = Omit<Operation, 'path'> & { path: string };
 export function declareRoute(router: DocumentedRouter, declaration: RouteDeclaration, ...middleware: RouterMiddleware[]): void {
   const path = openApiPath(`${router.opts.prefix ?? ''}${declaration.path}`);
   const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
-  const documented = (declaration.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => String(parameter.name)).sort();
+  const documented = (declaration.parameters ?? [])
+    .filter((parameter) => parameter.in === 'path')
+    .map((parameter) => String(parameter.name))
+    .sort();
   if (inPath.join() !== documented.join()) {
     throw new Error(`${declaration.method.toUpperCase()} ${path} documents path parameters [${documented.join(', ')}], its path has [${inPath.join(', ')}]`);
   }

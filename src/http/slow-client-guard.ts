@@ -90,8 +90,7 @@ function check(watch: Watch, now: number, timeouts: ClientTimeouts): Verdict {
       return () => failBody(watch, `No request body bytes arrived for ${timeouts.bodyIdleMs / 1000} s; the body is incomplete`);
     }
     if (elapsed >= timeouts.bodyRateGraceMs && (received * 1000) / elapsed < timeouts.bodyMinBytesPerSecond) {
-      return () =>
-        failBody(watch, `The request body arrived slower than ${timeouts.bodyMinBytesPerSecond} bytes/s; send it faster or in a smaller file`);
+      return () => failBody(watch, `The request body arrived slower than ${timeouts.bodyMinBytesPerSecond} bytes/s; send it faster or in a smaller file`);
     }
     return 'ok';
   }

@@ -134,7 +134,10 @@ interface Located {
 
 function locate(error: ErrorObject): Located {
   if (error.keyword === 'required') return { error, field: String(error.params.missingProperty), item: -1 };
-  const [field = '', item] = error.instancePath.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const [field = '', item] = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   return { error, field, item: item === undefined ? -1 : Number(item) };
 }
 

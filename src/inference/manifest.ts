@@ -130,9 +130,7 @@ function checkSource(source: HuggingFaceSource, where: string): void {
   const isCommit = /^[0-9a-f]{40}$/.test(source.revision ?? '');
   const isTag = /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(source.revision ?? '');
   if (!isCommit && !(isTag && source.files.every((file) => typeof file?.sha256 === 'string'))) {
-    throw new ManifestError(
-      `${where}.source.revision must be a 40-character commit hash (a tag only when every file pins its sha256)`,
-    );
+    throw new ManifestError(`${where}.source.revision must be a 40-character commit hash (a tag only when every file pins its sha256)`);
   }
   const targets = new Set<string>();
   for (const file of source.files) {

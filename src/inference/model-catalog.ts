@@ -233,9 +233,7 @@ function checkEntry(entry: ManifestEntry, engines: Readonly<Record<string, Engin
     throw new ManifestError(`model "${entry.id}" uses unknown engine "${entry.engine}" (known: ${Object.keys(engines).join(', ')})`);
   }
   if (!(engine.tasks as readonly Task[]).includes(entry.task)) {
-    throw new ManifestError(
-      `model "${entry.id}": engine "${entry.engine}" serves ${engine.tasks.join(', ')}, not task "${entry.task}"`,
-    );
+    throw new ManifestError(`model "${entry.id}": engine "${entry.engine}" serves ${engine.tasks.join(', ')}, not task "${entry.task}"`);
   }
   (engine.options ?? NO_OPTIONS).read(entry);
 }

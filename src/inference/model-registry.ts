@@ -324,7 +324,9 @@ export class ModelRegistry {
   #reportLoad(resident: Resident, started: number, error?: Error): void {
     const { id: modelId, task } = resident.entry;
     const seconds = (performance.now() - started) / 1000;
-    const event: LoadEvent = error ? { modelId, task, seconds, ok: false, error: error.message } : { modelId, task, seconds, ok: true, memoryBytes: resident.bytes };
+    const event: LoadEvent = error
+      ? { modelId, task, seconds, ok: false, error: error.message }
+      : { modelId, task, seconds, ok: true, memoryBytes: resident.bytes };
     for (const listener of this.#loadListeners) listener(event);
   }
 

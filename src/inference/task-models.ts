@@ -24,7 +24,8 @@ type Finishes = { [T in Task as Same<EngineModelForTask[T], ModelForTask[T]> ext
 
 const FINISH: Finishes = Object.freeze({
   translation: (model: EngineModelForTask['translation'], modelId: string) => resolvingTranslator(model, modelId),
-  'text-to-speech': (model: EngineModelForTask['text-to-speech'], _modelId: string, services: TaskServices) => speakingSynthesizer(model, services.speechEncoder()),
+  'text-to-speech': (model: EngineModelForTask['text-to-speech'], _modelId: string, services: TaskServices) =>
+    speakingSynthesizer(model, services.speechEncoder()),
 });
 
 export function taskModel<T extends Task>(task: T, model: EngineModelForTask[T], modelId: string, services: TaskServices): ModelForTask[T] {

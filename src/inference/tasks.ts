@@ -27,7 +27,9 @@ type CallResult<R> = R extends PromiseLike<infer V> ? V : undefined;
  * interface, so renaming a method fails the typecheck here.
  */
 type UsageMeter<Model> = {
-  readonly [K in keyof Model as Model[K] extends Method ? K : never]?: Model[K] extends Method ? (args: Parameters<Model[K]>, result: CallResult<ReturnType<Model[K]>>) => Usage : never;
+  readonly [K in keyof Model as Model[K] extends Method ? K : never]?: Model[K] extends Method
+    ? (args: Parameters<Model[K]>, result: CallResult<ReturnType<Model[K]>>) => Usage
+    : never;
 };
 
 interface TaskRow<Engine, Model> {

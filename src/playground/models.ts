@@ -29,7 +29,10 @@ export function onModelsChanged(listener: () => void): void {
 /** Installed first, real models before aliases, otherwise the server's order. */
 function ranked(models: ModelInfo[]): ModelInfo[] {
   const rank = (model: ModelInfo) => (model.installed ? 0 : 2) + (model.alias_of === undefined ? 0 : 1);
-  return models.map((model, index) => ({ model, index })).sort((a, b) => rank(a.model) - rank(b.model) || a.index - b.index).map(({ model }) => model);
+  return models
+    .map((model, index) => ({ model, index }))
+    .sort((a, b) => rank(a.model) - rank(b.model) || a.index - b.index)
+    .map(({ model }) => model);
 }
 
 export async function loadModels(): Promise<void> {

@@ -9,14 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CompiledQuery,
-  SqliteDialect,
-  type DatabaseConnection,
-  type Driver,
-  type QueryResult,
-  type SqliteDatabase,
-} from 'kysely';
+import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
 import { ServerBusyError } from '../errors.js';
 
 interface BusyRetryingDialectConfig {
@@ -89,10 +82,8 @@ class BusyRetryingDriver implements Driver {
   }
 
   savepoint: Driver['savepoint'] = (connection, name, compile) => this.#inner.savepoint!(connection, name, compile);
-  rollbackToSavepoint: Driver['rollbackToSavepoint'] = (connection, name, compile) =>
-    this.#inner.rollbackToSavepoint!(connection, name, compile);
-  releaseSavepoint: Driver['releaseSavepoint'] = (connection, name, compile) =>
-    this.#inner.releaseSavepoint!(connection, name, compile);
+  rollbackToSavepoint: Driver['rollbackToSavepoint'] = (connection, name, compile) => this.#inner.rollbackToSavepoint!(connection, name, compile);
+  releaseSavepoint: Driver['releaseSavepoint'] = (connection, name, compile) => this.#inner.releaseSavepoint!(connection, name, compile);
 
   async releaseConnection(): Promise<void> {
     // The inner driver ignores which connection is released: it unlocks its one mutex.

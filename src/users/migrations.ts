@@ -54,7 +54,10 @@ const migrations: Record<string, Migration> = {
     async up(db: Kysely<any>) {
       // One column per statement: SQLite's ALTER TABLE adds one at a time.
       const add = (column: string, type: 'integer' | 'text' | 'real', build?: (col: ColumnDefinitionBuilder) => ColumnDefinitionBuilder) =>
-        db.schema.alterTable('api_keys').addColumn(column, type, build ?? ((col) => col)).execute();
+        db.schema
+          .alterTable('api_keys')
+          .addColumn(column, type, build ?? ((col) => col))
+          .execute();
       await add('rpm', 'integer');
       await add('models', 'text');
       await add('expires_at', 'text');

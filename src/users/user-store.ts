@@ -44,22 +44,13 @@ export function createUserStore(db: Kysely<Database>, now: () => Date = () => ne
     async create({ name, email }) {
       const stamp = now().toISOString();
       return withConflictMapping(email, () =>
-        db
-          .insertInto('users')
-          .values({ name, email, created_at: stamp, updated_at: stamp })
-          .returningAll()
-          .executeTakeFirstOrThrow(),
+        db.insertInto('users').values({ name, email, created_at: stamp, updated_at: stamp }).returningAll().executeTakeFirstOrThrow(),
       );
     },
 
     async update(id, { name, email }) {
       return withConflictMapping(email, () =>
-        db
-          .updateTable('users')
-          .set({ name, email, updated_at: now().toISOString() })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow(notFound(id)),
+        db.updateTable('users').set({ name, email, updated_at: now().toISOString() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow(notFound(id)),
       );
     },
 

@@ -89,9 +89,16 @@ export interface FlacSilence {
 export function flacSilence({ sampleRate, channels, seconds, blockSize = 65535 }: FlacSilence): Uint8Array {
   const totalSamples = Math.round(sampleRate * seconds);
   const streamInfo = [
-    ...uint(blockSize, 2), ...uint(blockSize, 2), ...uint(0, 3), ...uint(0, 3),
-    (sampleRate >> 12) & 0xff, (sampleRate >> 4) & 0xff, ((sampleRate & 0xf) << 4) | ((channels - 1) << 1) | 0, // 16 bits − 1 = 15: high bit 0
-    (15 << 4) | Math.floor(totalSamples / 2 ** 32), ...uint(totalSamples >>> 0, 4), ...new Array<number>(16).fill(0),
+    ...uint(blockSize, 2),
+    ...uint(blockSize, 2),
+    ...uint(0, 3),
+    ...uint(0, 3),
+    (sampleRate >> 12) & 0xff,
+    (sampleRate >> 4) & 0xff,
+    ((sampleRate & 0xf) << 4) | ((channels - 1) << 1) | 0, // 16 bits − 1 = 15: high bit 0
+    (15 << 4) | Math.floor(totalSamples / 2 ** 32),
+    ...uint(totalSamples >>> 0, 4),
+    ...new Array<number>(16).fill(0),
   ];
   const bytes: number[] = [...'fLaC'].map((c) => c.charCodeAt(0));
   bytes.push(0x80, ...uint(streamInfo.length, 3), ...streamInfo); // last metadata block, STREAMINFO

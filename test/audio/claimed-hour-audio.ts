@@ -41,7 +41,14 @@ export function opusConcealmentPacket(frames = 6, config = 31): Buffer {
  * packet): about 25 bytes a second of audio, an hour in 92 kB.
  */
 export function webmConcealment(seconds: number, packet = opusConcealmentPacket(), channels = 1): Buffer {
-  const track = ebml([0xae], ebml([0xd7], Buffer.of(1)), ebml([0x83], Buffer.of(2)), ebml([0x86], Buffer.from('A_OPUS')), ebml([0x63, 0xa2], opusHead(channels)), ebml([0xe1], ebml([0x9f], Buffer.of(channels))));
+  const track = ebml(
+    [0xae],
+    ebml([0xd7], Buffer.of(1)),
+    ebml([0x83], Buffer.of(2)),
+    ebml([0x86], Buffer.from('A_OPUS')),
+    ebml([0x63, 0xa2], opusHead(channels)),
+    ebml([0xe1], ebml([0x9f], Buffer.of(channels))),
+  );
   const blocks: Buffer[] = [];
   for (let packets = Math.ceil(seconds / 0.12); packets > 0; packets -= 256) {
     const count = Math.min(256, packets);
@@ -52,9 +59,11 @@ export function webmConcealment(seconds: number, packet = opusConcealmentPacket(
   const unknownSize = Buffer.from([0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
   return Buffer.concat([
     ebml([0x1a, 0x45, 0xdf, 0xa3], ebml([0x42, 0x82], Buffer.from('webm'))),
-    Buffer.from([0x18, 0x53, 0x80, 0x67]), unknownSize,
+    Buffer.from([0x18, 0x53, 0x80, 0x67]),
+    unknownSize,
     ebml([0x16, 0x54, 0xae, 0x6b], track),
-    Buffer.from([0x1f, 0x43, 0xb6, 0x75]), unknownSize,
+    Buffer.from([0x1f, 0x43, 0xb6, 0x75]),
+    unknownSize,
     ...blocks,
   ]);
 }
@@ -122,26 +131,41 @@ export function mp4OverlappingChunks(seconds: number, sampleRate = 48_000, frame
     Buffer.alloc(4), // version, flags
     Buffer.from([0x03, 23 + asc.length, 0x00, 0x01, 0x00]), // ES_Descriptor: id 1, no flags
     Buffer.from([0x04, 15 + asc.length, 0x40, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), // DecoderConfig: AAC, audio stream
-    Buffer.from([0x05, asc.length]), asc,
+    Buffer.from([0x05, asc.length]),
+    asc,
     Buffer.from([0x06, 0x01, 0x02]),
   ]);
-  const mp4a = box('mp4a', Buffer.alloc(6), Buffer.from([0, 1]), Buffer.alloc(8), Buffer.from([0, 1, 0, 16]), Buffer.alloc(4), uint32s(sampleRate * 65536), box('esds', esds));
+  const mp4a = box(
+    'mp4a',
+    Buffer.alloc(6),
+    Buffer.from([0, 1]),
+    Buffer.alloc(8),
+    Buffer.from([0, 1, 0, 16]),
+    Buffer.alloc(4),
+    uint32s(sampleRate * 65536),
+    box('esds', esds),
+  );
   const frames = Math.ceil((seconds * sampleRate) / 1024);
   const chunks = Math.ceil(frames / framesPerChunk);
   const ftyp = box('ftyp', Buffer.from('M4A '), uint32s(0), Buffer.from('isomM4A '));
   const tables = (chunkOffset: number) =>
-    box('stbl',
+    box(
+      'stbl',
       box('stsd', uint32s(0, 1), mp4a),
       box('stts', uint32s(0, 1, frames, 1024)),
       box('stsc', uint32s(0, 1, 1, framesPerChunk, 1)),
       box('stsz', uint32s(0, SILENT_AAC_FRAME.length, frames)),
-      box('stco', uint32s(0, chunks, ...new Array<number>(chunks).fill(chunkOffset))));
+      box('stco', uint32s(0, chunks, ...new Array<number>(chunks).fill(chunkOffset))),
+    );
   const moov = (chunkOffset: number) =>
-    box('moov', box('trak',
-      box('tkhd', uint32s(0, 0, 0, 1, 0, 0)),
-      box('mdia',
-        box('hdlr', uint32s(0, 0), Buffer.from('soun'), Buffer.alloc(13)),
-        box('minf', tables(chunkOffset)))));
+    box(
+      'moov',
+      box(
+        'trak',
+        box('tkhd', uint32s(0, 0, 0, 1, 0, 0)),
+        box('mdia', box('hdlr', uint32s(0, 0), Buffer.from('soun'), Buffer.alloc(13)), box('minf', tables(chunkOffset))),
+      ),
+    );
   const mdatAt = ftyp.length + moov(0).length;
   return Buffer.concat([ftyp, moov(mdatAt + 8), box('mdat', ...new Array<Buffer>(framesPerChunk).fill(SILENT_AAC_FRAME))]);
 }

@@ -87,7 +87,12 @@ function headerFields(bytes: Uint8Array): Field[] {
     add(find(box) - 4, [0, 4], [8, 4], [12, 4], [16, 4], [20, 4]);
   }
   // EBML: the size bytes after the Segment, Tracks and Cluster ids and a SimpleBlock's header.
-  for (const id of [[0x18, 0x53, 0x80, 0x67], [0x16, 0x54, 0xae, 0x6b], [0x1f, 0x43, 0xb6, 0x75]]) add(find(id), [4, 1], [5, 4]);
+  for (const id of [
+    [0x18, 0x53, 0x80, 0x67],
+    [0x16, 0x54, 0xae, 0x6b],
+    [0x1f, 0x43, 0xb6, 0x75],
+  ])
+    add(find(id), [4, 1], [5, 4]);
   add(find([0x63, 0xa2]), [2, 1], [3, 2]);
   add(find([0xa3]), [1, 1], [2, 1], [5, 1], [6, 1]);
   // ADTS: profile/rate/channels, frame length, raw block count.
@@ -171,9 +176,7 @@ const hostileWavField: fc.Arbitrary<WavFields> = fc.oneof(
   fc.record({ data: fc.uint8Array({ maxLength: 64 }) }),
   fc.record({ dataSize: fc.constantFrom(...EDGE_UINT32) }),
 );
-const wavFields = fc
-  .tuple(validWav, fc.array(hostileWavField, { maxLength: 3 }))
-  .map(([valid, hostile]) => Object.assign({}, valid, ...hostile) as WavFields);
+const wavFields = fc.tuple(validWav, fc.array(hostileWavField, { maxLength: 3 })).map(([valid, hostile]) => Object.assign({}, valid, ...hostile) as WavFields);
 
 describe('decodeAudio fuzz', function () {
   this.timeout(Math.max(60_000, RUNS * 3 * 2_000));

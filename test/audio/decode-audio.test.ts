@@ -104,7 +104,9 @@ describe('decodeAudio', () => {
       // wavefile emits each block's header sample twice: 506 samples per 256-byte block, not 505.
       const expected = wavefileSamples(bytes, 'fromIMAADPCM');
       const blocks = Math.floor(audio.samples.length / 505);
-      const mismatches = [...audio.samples.subarray(0, blocks * 505)].filter((sample, i) => sample * 32768 !== expected[Math.floor(i / 505) * 506 + (i % 505) + 1]);
+      const mismatches = [...audio.samples.subarray(0, blocks * 505)].filter(
+        (sample, i) => sample * 32768 !== expected[Math.floor(i / 505) * 506 + (i % 505) + 1],
+      );
       expect(blocks).to.be.above(10);
       expect(mismatches).to.have.length(0);
     });
@@ -114,7 +116,12 @@ describe('decodeAudio', () => {
       const left = encoded('toIMAADPCM');
       const right = (() => {
         const wav = new WaveFile();
-        wav.fromScratch(1, 8000, '16', tone.map((sample) => -sample >> 1));
+        wav.fromScratch(
+          1,
+          8000,
+          '16',
+          tone.map((sample) => -sample >> 1),
+        );
         wav.toIMAADPCM();
         return wav.toBuffer();
       })();
@@ -131,7 +138,10 @@ describe('decodeAudio', () => {
         }
       }
       const fmtExtra = Uint8Array.from([2, 0, 0xf9, 0x01]); // cbSize 2, 505 samples per block
-      const audio = await decodeAudio(wavBytes({ formatTag: 0x11, channels: 2, sampleRate: 8000, bitsPerSample: 4, blockAlign: 512, fmtExtra, data: stereo }), AT_8K);
+      const audio = await decodeAudio(
+        wavBytes({ formatTag: 0x11, channels: 2, sampleRate: 8000, bitsPerSample: 4, blockAlign: 512, fmtExtra, data: stereo }),
+        AT_8K,
+      );
       const [monoL, monoR] = [await decodeAudio(left, AT_8K), await decodeAudio(right, AT_8K)];
       expect(audio.samples.length).to.equal(blocks * 505);
       const worst = Math.max(...audio.samples.map((sample, i) => Math.abs(sample - (monoL.samples[i]! + monoR.samples[i]!) / 2)));

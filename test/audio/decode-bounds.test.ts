@@ -74,13 +74,21 @@ describe('decoding hostile audio headers (issue 8)', () => {
       ['9 channels', () => wavBytes({ channels: 9, data: new Uint8Array(18 * 100) }), /the WAV audio has 9 channels/],
       ['a zero block alignment', () => wavBytes({ blockAlign: 0 }), /block alignment 0 does not match 1 channels of 16 bits/],
       ['a huge block alignment', () => wavBytes({ blockAlign: 65535 }), /block alignment 65535 does not match 1 channels of 16 bits/],
-      ['a block alignment too small for its frames', () => wavBytes({ channels: 2, bitsPerSample: 24, blockAlign: 2 }), /block alignment 2 does not match 2 channels of 24 bits/],
+      [
+        'a block alignment too small for its frames',
+        () => wavBytes({ channels: 2, bitsPerSample: 24, blockAlign: 2 }),
+        /block alignment 2 does not match 2 channels of 24 bits/,
+      ],
       ['12-bit PCM', () => wavBytes({ bitsPerSample: 12, blockAlign: 2 }), /unsupported WAV sample size: 12-bit pcm/],
       ['0-bit PCM', () => wavBytes({ bitsPerSample: 0, blockAlign: 2 }), /unsupported WAV sample size: 0-bit pcm/],
       ['16-bit float', () => wavBytes({ formatTag: 3, bitsPerSample: 16 }), /unsupported WAV sample size: 16-bit float/],
       ['16-bit µ-law', () => wavBytes({ formatTag: 7, bitsPerSample: 16 }), /unsupported WAV sample size: 16-bit mulaw/],
       ['an unknown encoding', () => wavBytes({ formatTag: 0x55 }), /unsupported WAV encoding \(format tag 85\)/],
-      ['an IMA ADPCM block that cannot hold its channels', () => wavBytes({ formatTag: 0x11, bitsPerSample: 4, blockAlign: 3 }), /block alignment 3 is not a valid IMA ADPCM block for 1 channels/],
+      [
+        'an IMA ADPCM block that cannot hold its channels',
+        () => wavBytes({ formatTag: 0x11, bitsPerSample: 4, blockAlign: 3 }),
+        /block alignment 3 is not a valid IMA ADPCM block for 1 channels/,
+      ],
       ['a format chunk declared 8 bytes long', () => wavBytes({ fmtSize: 8, data: pcm16 }), /the WAV format chunk is truncated/],
       ['a file cut inside the format chunk', () => wavBytes().subarray(0, 30), /the WAV format chunk is truncated/],
       ['an extensible format chunk without its sub-format', () => wavBytes({ formatTag: 0xfffe }), /the WAV extensible format chunk is truncated/],
@@ -131,7 +139,11 @@ describe('decoding hostile audio headers (issue 8)', () => {
 
     it('answers an Ogg Vorbis stream declaring 0xFFFFFFFF Hz with a 400 before decoding', async () => {
       const bytes = patchedAfter(fixture('tone-44k1-stereo-vorbis.ogg'), [1, ...Buffer.from('vorbis')], 12, [0xff, 0xff, 0xff, 0xff]);
-      expectRejected(await isolated.decode(bytes, OPTIONS, 5000), UndecodableAudioError, /the Ogg Vorbis sample rate 4294967295 Hz is outside the supported range/);
+      expectRejected(
+        await isolated.decode(bytes, OPTIONS, 5000),
+        UndecodableAudioError,
+        /the Ogg Vorbis sample rate 4294967295 Hz is outside the supported range/,
+      );
     });
 
     it('answers an Ogg Vorbis stream declaring 0 channels with a 400', async () => {
@@ -159,7 +171,11 @@ describe('decoding hostile audio headers (issue 8)', () => {
         const bytes = fixture(name);
         const last = pages(bytes).at(-1)!;
         bytes[last.end - 10]! ^= 0x01;
-        expectRejected(await isolated.decode(bytes, OPTIONS, 5000), UndecodableAudioError, new RegExp(`data is corrupt: the Ogg page at byte ${last.start} fails its CRC check`));
+        expectRejected(
+          await isolated.decode(bytes, OPTIONS, 5000),
+          UndecodableAudioError,
+          new RegExp(`data is corrupt: the Ogg page at byte ${last.start} fails its CRC check`),
+        );
       });
     }
 
@@ -191,7 +207,9 @@ describe('decoding hostile audio headers (issue 8)', () => {
     it('passes every real Ogg file we have (fixtures and the shared speech clips)', async () => {
       const files = [
         ...['tone-48k-stereo-opus.ogg', 'tone-44k1-stereo-vorbis.ogg'].map((name) => join(AUDIO_FIXTURES, name)),
-        ...readdirSync(SPEECH_DIR).filter((name) => name.endsWith('.ogg')).map((name) => join(SPEECH_DIR, name)),
+        ...readdirSync(SPEECH_DIR)
+          .filter((name) => name.endsWith('.ogg'))
+          .map((name) => join(SPEECH_DIR, name)),
       ];
       expect(files.length).to.be.at.least(3);
       for (const file of files) {

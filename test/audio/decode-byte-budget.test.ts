@@ -102,7 +102,12 @@ describe('decode byte budget: what real encoders write at their most compact sti
   this.timeout(120_000);
   const SECONDS = 120; // well past FREE_SECONDS, so the per-byte limit is what applies
 
-  for (const [format, rate] of [['flac', 16_000], ['flac', 48_000], ['opus', 48_000], ['aac', 8000]] as [MediaFormat, number][]) {
+  for (const [format, rate] of [
+    ['flac', 16_000],
+    ['flac', 48_000],
+    ['opus', 48_000],
+    ['aac', 8000],
+  ] as [MediaFormat, number][]) {
     it(`${SECONDS} s of digital silence from our own ${format} encoder at ${rate} Hz`, async () => {
       const encoder = await MediaStreamEncoder.open(format, rate);
       const parts: Uint8Array[] = [];

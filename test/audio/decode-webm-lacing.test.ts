@@ -77,7 +77,10 @@ function webm(frames: Buffer[], lacing: Lacing, perBlock: number): Buffer {
   head[9] = 1;
   head.writeUInt16LE(312, 10);
   head.writeUInt32LE(48000, 12);
-  const track = element([0xae], [uint([0xd7], 1), uint([0x83], 2), element([0x86], Buffer.from('A_OPUS')), element([0x63, 0xa2], head), element([0xe1], uint([0x9f], 1))]);
+  const track = element(
+    [0xae],
+    [uint([0xd7], 1), uint([0x83], 2), element([0x86], Buffer.from('A_OPUS')), element([0x63, 0xa2], head), element([0xe1], uint([0x9f], 1))],
+  );
   const blocks: Buffer[] = [];
   for (let i = 0; i < frames.length; i += perBlock) blocks.push(block(frames.slice(i, i + perBlock), lacing));
   return Buffer.concat([

@@ -63,7 +63,12 @@ describe('createMp3StreamEncoder', () => {
     const encoder = await createMp3StreamEncoder({ sampleRate: 22050 });
     const parts: Uint8Array[] = [];
     // Uneven chunk sizes, like sentences of different lengths.
-    for (const [start, end] of [[0, 1000], [1000, 30000], [30000, 31000], [31000, audio.samples.length]] as const) {
+    for (const [start, end] of [
+      [0, 1000],
+      [1000, 30000],
+      [30000, 31000],
+      [31000, audio.samples.length],
+    ] as const) {
       parts.push(encoder.encode(audio.samples.subarray(start, end)));
     }
     parts.push(encoder.finish());

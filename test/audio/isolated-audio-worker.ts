@@ -55,7 +55,6 @@ serveWorker<IsolatedAudioApi>(() => {
       }
       return summary;
     },
-    resample: ({ length, fromRate, toRate }) =>
-      summarise(resample(new Float32Array(length).fill(0.25), fromRate, toRate), toRate),
+    resample: ({ length, fromRate, toRate }) => summarise(resample(new Float32Array(length).fill(0.25), fromRate, toRate), toRate),
   };
 });

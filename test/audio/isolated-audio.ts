@@ -59,7 +59,10 @@ export class IsolatedAudio {
     });
     let outcome: IsolatedResult['outcome'];
     try {
-      outcome = { ok: true, summary: await Promise.race([(client.call as (method: M, payload: PayloadOf<IsolatedAudioApi, M>) => Promise<AudioSummary>)(method, payload), timeout]) };
+      outcome = {
+        ok: true,
+        summary: await Promise.race([(client.call as (method: M, payload: PayloadOf<IsolatedAudioApi, M>) => Promise<AudioSummary>)(method, payload), timeout]),
+      };
     } catch (error) {
       outcome = { ok: false, error: error as Error };
       if (error instanceof TimedOutError || !client.alive) await this.close();

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { DECODE_MS_PER_AUDIO_SECOND, DecodeDeadline, decodeDeadline, DEFAULT_DECODE_DEADLINE_MS, FREE_SECONDS, MAX_FRAMES_PER_INPUT_BYTE } from '../../src/audio/decode-budget.js';
+import {
+  DECODE_MS_PER_AUDIO_SECOND,
+  DecodeDeadline,
+  decodeDeadline,
+  DEFAULT_DECODE_DEADLINE_MS,
+  FREE_SECONDS,
+  MAX_FRAMES_PER_INPUT_BYTE,
+} from '../../src/audio/decode-budget.js';
 import { PcmCollector } from '../../src/audio/pcm-collector.js';
 import { resample } from '../../src/audio/resample.js';
 import { PayloadTooLargeError, UndecodableAudioError } from '../../src/errors.js';
@@ -29,7 +36,10 @@ describe('PcmCollector', () => {
   });
 
   it('refuses a rate outside 1000–384000 Hz, more than 8 channels and a rate change with 400s', () => {
-    expect(() => collector().add([new Float32Array(4)], 4, 384001)).to.throw(UndecodableAudioError, /the Test sample rate 384001 Hz is outside the supported range 1000–384000 Hz/);
+    expect(() => collector().add([new Float32Array(4)], 4, 384001)).to.throw(
+      UndecodableAudioError,
+      /the Test sample rate 384001 Hz is outside the supported range 1000–384000 Hz/,
+    );
     const nine = Array.from({ length: 9 }, () => new Float32Array(4));
     expect(() => collector().add(nine, 4, 16000)).to.throw(UndecodableAudioError, /the Test audio has 9 channels; 1 to 8 are supported/);
     const pcm = collector();
@@ -111,7 +121,10 @@ describe('DecodeDeadline', () => {
     now += DEFAULT_DECODE_DEADLINE_MS;
     deadline.check();
     now += 1;
-    expect(() => deadline.check()).to.throw(PayloadTooLargeError, `decoding the audio took longer than the limit of ${DEFAULT_DECODE_DEADLINE_MS / 1000} seconds`);
+    expect(() => deadline.check()).to.throw(
+      PayloadTooLargeError,
+      `decoding the audio took longer than the limit of ${DEFAULT_DECODE_DEADLINE_MS / 1000} seconds`,
+    );
   });
 });
 

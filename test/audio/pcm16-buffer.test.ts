@@ -14,7 +14,12 @@ describe('Pcm16Buffer', () => {
     const pcm = new Pcm16Buffer();
     for (let from = 0; from < samples.length; from += 700_001) pcm.append(samples.subarray(from, from + 700_001));
     expect(pcm.length).to.equal(samples.length);
-    for (const [start, end] of [[0, 10], [BLOCK - 5, BLOCK + 5], [BLOCK * 2 - 1, BLOCK * 2 + 12_345], [0, samples.length]] as const) {
+    for (const [start, end] of [
+      [0, 10],
+      [BLOCK - 5, BLOCK + 5],
+      [BLOCK * 2 - 1, BLOCK * 2 + 12_345],
+      [0, samples.length],
+    ] as const) {
       const read = pcm.read(start, end);
       expect(read.length).to.equal(end - start);
       // The ramp is exactly representable in 16 bits.

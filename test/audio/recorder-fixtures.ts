@@ -15,4 +15,3 @@ export const RECORDER_FIXTURES: [string, AudioFormat, string][] = [
   ['speech-16k-mono-alac.m4a', 'mp4', CARDS],
   ['speech-16k-mono-vorbis.webm', 'webm', YOUNG_MAN],
 ];
-

@@ -16,12 +16,54 @@ import { REAL_MODELS_DIR } from '../helpers/real-models.js';
 const FIXTURE_MODELS_DIR = join(REPO_ROOT, 'test/fixtures/models');
 
 const FIXTURES: ManifestEntry[] = [
-  { id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'Random-weight Piper voice (test fixture: noise, quickly)', license: 'test', options: { threads: 1 } },
-  { id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'Random-weight Whisper (test fixture)', license: 'MIT', options: { maxNewTokens: 6 } },
-  { id: 'marian-en-es-random', task: 'translation', engine: 'transformers-translation', description: 'Random-weight Marian en→es (test fixture)', license: 'MIT', options: { family: 'marian', source: 'en', target: 'es' } },
-  { id: 'nllb-random', task: 'translation', engine: 'transformers-translation', description: 'Random-weight NLLB (test fixture)', license: 'MIT', options: { family: 'nllb' } },
-  { id: 'bert-sentiment-random', task: 'text-classification', engine: 'transformers-text-classification', description: 'Random-weight sentiment classifier (test fixture)', license: 'test', options: { labels: ['negative', 'positive'], workers: 1 } },
-  { id: 'nli-random', task: 'text-classification', engine: 'transformers-zero-shot', description: 'Random-weight zero-shot NLI classifier (test fixture)', license: 'test', options: { labels: ['sports', 'politics'], workers: 1 } },
+  {
+    id: 'piper-random',
+    task: 'text-to-speech',
+    engine: 'piper',
+    description: 'Random-weight Piper voice (test fixture: noise, quickly)',
+    license: 'test',
+    options: { threads: 1 },
+  },
+  {
+    id: 'whisper-tiny-random',
+    task: 'speech-to-text',
+    engine: 'transformers-asr',
+    description: 'Random-weight Whisper (test fixture)',
+    license: 'MIT',
+    options: { maxNewTokens: 6 },
+  },
+  {
+    id: 'marian-en-es-random',
+    task: 'translation',
+    engine: 'transformers-translation',
+    description: 'Random-weight Marian en→es (test fixture)',
+    license: 'MIT',
+    options: { family: 'marian', source: 'en', target: 'es' },
+  },
+  {
+    id: 'nllb-random',
+    task: 'translation',
+    engine: 'transformers-translation',
+    description: 'Random-weight NLLB (test fixture)',
+    license: 'MIT',
+    options: { family: 'nllb' },
+  },
+  {
+    id: 'bert-sentiment-random',
+    task: 'text-classification',
+    engine: 'transformers-text-classification',
+    description: 'Random-weight sentiment classifier (test fixture)',
+    license: 'test',
+    options: { labels: ['negative', 'positive'], workers: 1 },
+  },
+  {
+    id: 'nli-random',
+    task: 'text-classification',
+    engine: 'transformers-zero-shot',
+    description: 'Random-weight zero-shot NLI classifier (test fixture)',
+    license: 'test',
+    options: { labels: ['sports', 'politics'], workers: 1 },
+  },
 ];
 
 /** Real models the panes use when installed (their files are under models/). */
@@ -45,7 +87,9 @@ export async function servePlaygroundApp({ realModels = true } = {}): Promise<Pl
       symlinkSync(join(dir, name), join(modelsDir, name));
     }
   }
-  const realManifest: Manifest = existsSync(join(REAL_MODELS_DIR, 'models.json')) ? JSON.parse(readFileSync(join(REAL_MODELS_DIR, 'models.json'), 'utf8')) : { models: [] };
+  const realManifest: Manifest = existsSync(join(REAL_MODELS_DIR, 'models.json'))
+    ? JSON.parse(readFileSync(join(REAL_MODELS_DIR, 'models.json'), 'utf8'))
+    : { models: [] };
   const real = realModels ? realManifest.models.filter((entry) => REAL_IDS.includes(entry.id)) : [];
   const app = await createTestApp({ manifest: { models: [...real, ...FIXTURES] }, modelsDir });
   // The registry knows what is installed (files under models/, or Debian's Apertium pairs).

@@ -45,7 +45,10 @@ describe('the playground in Chromium', function () {
     const response = await fetch(`${served.baseUrl}/playground`);
     expect(response.status).to.equal(200);
     const csp = response.headers.get('content-security-policy') ?? '';
-    expect(csp).to.include("default-src 'none'").and.include("script-src 'self'").and.not.match(/https?:|\*|unsafe-inline|unsafe-eval/);
+    expect(csp)
+      .to.include("default-src 'none'")
+      .and.include("script-src 'self'")
+      .and.not.match(/https?:|\*|unsafe-inline|unsafe-eval/);
     expect(response.headers.get('x-content-type-options')).to.equal('nosniff');
     expect(await response.text()).to.not.match(/(src|href)="(https?:)?\/\//);
     await page.reload();
@@ -58,7 +61,11 @@ describe('the playground in Chromium', function () {
       const options = await page.getByLabel(label, { exact: true }).locator('option').allTextContents();
       expect(options.length, label).to.be.greaterThan(0);
       const firstMissing = options.findIndex((text) => text.includes('not installed'));
-      if (firstMissing >= 0) expect(options.slice(firstMissing).every((text) => text.includes('not installed')), label).to.equal(true);
+      if (firstMissing >= 0)
+        expect(
+          options.slice(firstMissing).every((text) => text.includes('not installed')),
+          label,
+        ).to.equal(true);
     }
   });
 
@@ -75,11 +82,16 @@ describe('the playground in Chromium', function () {
     await page.getByRole('button', { name: 'Speak', exact: true }).click();
     await expectText(page.locator('#speak-status'), /^Done: .* audio\/mpeg/, 30_000);
     const statuses = await page.evaluate(() => (window as unknown as { speakStatuses: string[] }).speakStatuses);
-    expect(statuses.findIndex((text) => text.startsWith('Playing while streaming')), statuses.join(' | ')).to.be.within(0, statuses.length - 2);
+    expect(
+      statuses.findIndex((text) => text.startsWith('Playing while streaming')),
+      statuses.join(' | '),
+    ).to.be.within(0, statuses.length - 2);
     const audio = page.getByLabel('Speech audio');
     expect(await audio.evaluate((element: HTMLAudioElement) => element.src)).to.match(/^blob:/);
     // Played from the MediaSource the chunks were appended to (the browser may start a moment after the last chunk).
-    await audio.evaluate((element: HTMLAudioElement) => element.currentTime > 0 || new Promise((resolve) => element.addEventListener('timeupdate', resolve, { once: true })));
+    await audio.evaluate(
+      (element: HTMLAudioElement) => element.currentTime > 0 || new Promise((resolve) => element.addEventListener('timeupdate', resolve, { once: true })),
+    );
     expect(await audio.evaluate((element: HTMLAudioElement) => element.error?.message ?? null)).to.equal(null);
     const download = await downloadOf(speak.getByRole('link', { name: 'Download speech' }));
     expect(download.name).to.equal('speech.mp3');
@@ -202,7 +214,10 @@ describe('the playground in Chromium', function () {
   it('Users: create, edit, delete, and a validation error shown', async () => {
     const users = pane('users');
     const table = page.getByRole('table', { name: 'Users' });
-    for (const [name, email] of [['Ada Lovelace', 'ada@example.org'], ['Alan Turing', 'alan@example.org']]) {
+    for (const [name, email] of [
+      ['Ada Lovelace', 'ada@example.org'],
+      ['Alan Turing', 'alan@example.org'],
+    ]) {
       await page.getByLabel('User name').fill(name!);
       await page.getByLabel('User email').fill(email!);
       await page.getByRole('button', { name: 'Create user' }).click();
@@ -231,11 +246,16 @@ describe('the playground in Chromium', function () {
   it('works at phone width and in dark mode (screenshots)', async () => {
     await page.evaluate(() => window.scrollTo(0, 0));
     // The README's picture (docs/playground.png is a copy): the header, Speak and Transcribe.
-    await page.screenshot({ path: join(SCREENSHOTS, 'readme.png'), fullPage: true, clip: { x: 0, y: 0, width: DESKTOP.width, height: await page.locator('#translate').evaluate((element) => element.getBoundingClientRect().top - 8) } });
+    await page.screenshot({
+      path: join(SCREENSHOTS, 'readme.png'),
+      fullPage: true,
+      clip: { x: 0, y: 0, width: DESKTOP.width, height: await page.locator('#translate').evaluate((element) => element.getBoundingClientRect().top - 8) },
+    });
     await page.screenshot({ path: join(SCREENSHOTS, 'page-desktop-light.png'), fullPage: true });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(SCREENSHOTS, 'page-desktop-dark.png'), fullPage: true });
-    for (const id of ['speak', 'transcribe', 'translate', 'classify', 'users']) await pane(id).screenshot({ path: join(SCREENSHOTS, `${id}-desktop-dark.png`) });
+    for (const id of ['speak', 'transcribe', 'translate', 'classify', 'users'])
+      await pane(id).screenshot({ path: join(SCREENSHOTS, `${id}-desktop-dark.png`) });
     await page.setViewportSize(PHONE);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow, 'no horizontal scrolling at phone width').to.be.at.most(0);

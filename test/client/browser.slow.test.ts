@@ -86,7 +86,14 @@ describe('the client in Chromium, from another origin', function () {
       env: { CORS_ORIGINS: pageOrigin },
       manifest: {
         models: [
-          { id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'fixture', license: 'MIT', options: { maxNewTokens: 6 } },
+          {
+            id: 'whisper-tiny-random',
+            task: 'speech-to-text',
+            engine: 'transformers-asr',
+            description: 'fixture',
+            license: 'MIT',
+            options: { maxNewTokens: 6 },
+          },
           { id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'fixture', license: 'test', options: { threads: 1 } },
         ],
       },
@@ -94,7 +101,9 @@ describe('the client in Chromium, from another origin', function () {
     });
     profile = mkdtempSync(join(tmpdir(), 'lis-chromium-'));
     const url = `${pageOrigin}/#${encodeURIComponent(JSON.stringify([served.baseUrl, TEST_API_KEY]))}`;
-    chromium = spawn(CHROMIUM, ['--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`, '--remote-debugging-port=0', url], { stdio: 'ignore' });
+    chromium = spawn(CHROMIUM, ['--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${profile}`, '--remote-debugging-port=0', url], {
+      stdio: 'ignore',
+    });
     chromium.once('exit', (code) => report(JSON.stringify({ failed: `chromium exited (${code}) before the page reported` })));
     // A page that never reports (a module that failed to load) fails here rather than at mocha's time-out.
     setTimeout(() => report(JSON.stringify({ failed: 'the page did not report within 60 s' })), 60_000).unref();

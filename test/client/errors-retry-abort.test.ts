@@ -48,7 +48,8 @@ const busy = (retryAfter?: string) => () =>
     status: 503,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'req-1', ...(retryAfter === undefined ? {} : { 'Retry-After': retryAfter }) },
   });
-const ok = () => () => new Response(JSON.stringify({ labels: [{ label: 'ok', confidence: 1 }] }), { status: 200, headers: { 'Content-Type': 'application/json' } });
+const ok = () => () =>
+  new Response(JSON.stringify({ labels: [{ label: 'ok', confidence: 1 }] }), { status: 200, headers: { 'Content-Type': 'application/json' } });
 
 describe('client errors, retry and abort', () => {
   const { engine, state } = heldEngine();
@@ -105,7 +106,9 @@ describe('client errors, retry and abort', () => {
       await fillTheQueue();
       const watched = watchedFetch();
       const controller = new AbortController();
-      const call = served.client({ fetch: watched.fetch, retry: { maxRetries: 3, maxDelayMs: 60_000 } }).classify({ model: 'held', query: 'x' }, { signal: controller.signal });
+      const call = served
+        .client({ fetch: watched.fetch, retry: { maxRetries: 3, maxDelayMs: 60_000 } })
+        .classify({ model: 'held', query: 'x' }, { signal: controller.signal });
       await until(() => watched.statuses.length === 1);
       controller.abort();
       const error = await rejection(call);
@@ -133,13 +136,17 @@ describe('client errors, retry and abort', () => {
 
     it('aborting while a speech stream is read stops the reading', async () => {
       const controller = new AbortController();
-      const speech = await served.client().speak({ model: 'piper-random', input: 'One sentence. Another sentence. And a third one here. And a fourth.' }, { signal: controller.signal });
+      const speech = await served
+        .client()
+        .speak({ model: 'piper-random', input: 'One sentence. Another sentence. And a third one here. And a fourth.' }, { signal: controller.signal });
       const reader = speech.body.getReader();
       await reader.read();
       controller.abort();
-      const error = await rejection((async () => {
-        for (;;) if ((await reader.read()).done) return;
-      })());
+      const error = await rejection(
+        (async () => {
+          for (;;) if ((await reader.read()).done) return;
+        })(),
+      );
       expect(error.name).to.equal('AbortError');
     });
 
@@ -196,7 +203,11 @@ describe('client errors, retry and abort', () => {
           status: 503,
           headers: { 'Content-Type': 'application/json', 'Retry-After': '0' },
         });
-      const limited = () => new Response(JSON.stringify({ error: { message: 'slow down', code: 'rate_limited' } }), { status: 429, headers: { 'Content-Type': 'application/json', 'Retry-After': '0' } });
+      const limited = () =>
+        new Response(JSON.stringify({ error: { message: 'slow down', code: 'rate_limited' } }), {
+          status: 429,
+          headers: { 'Content-Type': 'application/json', 'Retry-After': '0' },
+        });
       for (const answer of [notInstalled, limited]) {
         const { stub, client: c } = client([answer, ok()], { maxRetries: 3 });
         await rejection(c.classify({ model: 'm', query: 'q' }));
@@ -222,7 +233,9 @@ describe('client errors, retry and abort', () => {
 
   describe('error bodies', () => {
     it('/v1 JSON errors give their own code; plain text takes the code of its status; {"error": "…"} its message', async () => {
-      const json = await errorFromResponse(new Response('{"error":{"message":"bad","type":"x","code":"wrong_model_task"}}', { status: 400, headers: { 'Content-Type': 'application/json' } }));
+      const json = await errorFromResponse(
+        new Response('{"error":{"message":"bad","type":"x","code":"wrong_model_task"}}', { status: 400, headers: { 'Content-Type': 'application/json' } }),
+      );
       expect(json).to.include({ status: 400, code: 'wrong_model_task', message: 'bad' });
       const text = await errorFromResponse(new Response('user 4 not found', { status: 404, headers: { 'Content-Type': 'text/plain', 'X-Request-Id': 'abc' } }));
       expect(text).to.include({ status: 404, code: 'not_found', message: 'user 4 not found', requestId: 'abc' });

@@ -16,7 +16,22 @@
  */
 import { expect } from 'chai';
 import { InferenceClient, type ErrorCode } from '../../src/client/index.js';
-import type { Classification, ClassificationBatch, Label, ModelInfo, Task as ClientTask, TranscriptSegment, TranscriptTextDelta, TranscriptWord, TranscriptTextDone, Transcript, Transcription, Translation, User, VerboseTranscription } from '../../src/client/types.js';
+import type {
+  Classification,
+  ClassificationBatch,
+  Label,
+  ModelInfo,
+  Task as ClientTask,
+  TranscriptSegment,
+  TranscriptTextDelta,
+  TranscriptWord,
+  TranscriptTextDone,
+  Transcript,
+  Transcription,
+  Translation,
+  User,
+  VerboseTranscription,
+} from '../../src/client/types.js';
 import { TASKS, type Task as ServerTask } from '../../src/inference/tasks.js';
 import { serveTestApp } from './serve-test-app.js';
 
@@ -70,7 +85,10 @@ const ANSWER_TYPES: Array<[component: string, shape: Record<string, string>]> = 
   ['TranslationResult', { translation: 'string' } satisfies Shape<Translation>],
   ['OpenAITranscription', { text: 'string' } satisfies Shape<Transcription>],
   ['Transcript', { id: 'string', object: 'string', created: 'number', model: 'string', transcript: 'string' } satisfies Shape<Transcript>],
-  ['OpenAIVerboseTranscription', { task: 'string', language: 'string', duration: 'number', text: 'string', segments: 'array?', words: 'array?' } satisfies Shape<VerboseTranscription>],
+  [
+    'OpenAIVerboseTranscription',
+    { task: 'string', language: 'string', duration: 'number', text: 'string', segments: 'array?', words: 'array?' } satisfies Shape<VerboseTranscription>,
+  ],
   [
     'TranscriptSegment',
     {
@@ -100,11 +118,29 @@ const CLIENT_TASKS_ARE_THE_SERVERS: Same<ClientTask, ServerTask> = true;
 
 /** Every ErrorCode of the client, once (a code missing here or there fails the typecheck). */
 const CLIENT_CODES: Record<ErrorCode, true> = {
-  invalid_request: true, invalid_json: true, unauthorized: true, model_not_allowed: true, rate_limited: true, not_found: true,
-  model_not_found: true, wrong_model_task: true, method_not_allowed: true, conflict: true, request_timeout: true,
-  payload_too_large: true, unsupported_media_type: true, undecodable_audio: true, model_not_installed: true,
-  model_unavailable: true, model_memory_exhausted: true, admin_required: true, inference_failed: true, server_busy: true,
-  internal_error: true, stream_interrupted: true, too_many_sessions: true,
+  invalid_request: true,
+  invalid_json: true,
+  unauthorized: true,
+  model_not_allowed: true,
+  rate_limited: true,
+  not_found: true,
+  model_not_found: true,
+  wrong_model_task: true,
+  method_not_allowed: true,
+  conflict: true,
+  request_timeout: true,
+  payload_too_large: true,
+  unsupported_media_type: true,
+  undecodable_audio: true,
+  model_not_installed: true,
+  model_unavailable: true,
+  model_memory_exhausted: true,
+  admin_required: true,
+  inference_failed: true,
+  server_busy: true,
+  internal_error: true,
+  stream_interrupted: true,
+  too_many_sessions: true,
 };
 
 interface Recorded {
@@ -200,7 +236,12 @@ describe('client types and requests match /openapi.json', () => {
   function schemaKind(raw: Json): string {
     const schema = resolve(raw);
     const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
-    if (variants) return variants.map((variant) => schemaKind(variant)).sort().reverse().join('|');
+    if (variants)
+      return variants
+        .map((variant) => schemaKind(variant))
+        .sort()
+        .reverse()
+        .join('|');
     return schema.type === 'integer' ? 'number' : schema.type;
   }
 
@@ -279,7 +320,10 @@ describe('client types and requests match /openapi.json', () => {
       const schema = doc.components.schemas[component] as Json;
       expect(schema, component).to.not.equal(undefined);
       const documented = Object.fromEntries(
-        Object.entries(schema.properties as Record<string, Json>).map(([field, property]) => [field, `${schemaKind(property)}${(schema.required as string[]).includes(field) ? '' : '?'}`]),
+        Object.entries(schema.properties as Record<string, Json>).map(([field, property]) => [
+          field,
+          `${schemaKind(property)}${(schema.required as string[]).includes(field) ? '' : '?'}`,
+        ]),
       );
       expect(shape).to.deep.equal(documented);
     });

@@ -67,7 +67,10 @@ describe('the package export ./client', function () {
     writeFileSync(join(dir, 'consumer.ts'), CONSUMER_TS);
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, lib: ['ES2022', 'DOM'], types: [], noEmit: true }, files: ['consumer.ts'] }),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, lib: ['ES2022', 'DOM'], types: [], noEmit: true },
+        files: ['consumer.ts'],
+      }),
     );
     const result = await run(TSC, ['-p', dir], { cwd: dir }).catch((error: { stdout: string }) => error);
     expect(result.stdout, 'tsc output').to.equal('');
@@ -82,7 +85,16 @@ describe('the package export ./client', function () {
     writeFileSync(
       join(dir, 'tsconfig.readme.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, lib: ['ES2022', 'DOM'], types: ['node'], typeRoots: [join(REPO_ROOT, 'node_modules/@types')], noEmit: true },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          lib: ['ES2022', 'DOM'],
+          types: ['node'],
+          typeRoots: [join(REPO_ROOT, 'node_modules/@types')],
+          noEmit: true,
+        },
         files: ['readme-example.ts'],
       }),
     );

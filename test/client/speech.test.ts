@@ -65,7 +65,10 @@ describe('client: speech (fixture models)', () => {
       ['a Uint8Array view into a larger buffer', () => new Uint8Array(Buffer.concat([Buffer.alloc(7), wav]).buffer, 7, wav.byteLength)],
       ['an ArrayBuffer', () => wav.buffer.slice(wav.byteOffset, wav.byteOffset + wav.byteLength) as ArrayBuffer],
       ['a ReadableStream of small chunks', () => new Blob([wav]).stream()],
-      ["Node's fs.createReadStream as it is (an async iterable of Buffers)", () => createReadStream(join(AUDIO_FIXTURES, 'tone-22k05-stereo-24bit.wav'), { highWaterMark: 4096 })],
+      [
+        "Node's fs.createReadStream as it is (an async iterable of Buffers)",
+        () => createReadStream(join(AUDIO_FIXTURES, 'tone-22k05-stereo-24bit.wav'), { highWaterMark: 4096 }),
+      ],
     ];
     for (const [what, file] of inputs) {
       it(`accepts ${what} and answers {text}`, async () => {
@@ -86,7 +89,8 @@ describe('client: speech (fixture models)', () => {
       expect(result).to.include({ task: 'transcribe' });
       expect(result.duration).to.be.closeTo(2, 0.01);
       expect(result.segments).to.be.an('array');
-      for (const segment of result.segments ?? []) expect(segment).to.include.keys('id', 'seek', 'start', 'end', 'text', 'tokens', 'avg_logprob', 'no_speech_prob');
+      for (const segment of result.segments ?? [])
+        expect(segment).to.include.keys('id', 'seek', 'start', 'end', 'text', 'tokens', 'avg_logprob', 'no_speech_prob');
     });
 
     it("'transcript' is SPEC's JavaScript client form (POST /v1/transcriptions): {id, object, created, model, transcript}", async () => {
@@ -101,7 +105,9 @@ describe('client: speech (fixture models)', () => {
 
     it('text, srt and vtt answer strings', async () => {
       const client = served.client();
-      expect(await client.transcribe({ model: STT, file: tone(), responseFormat: 'text' })).to.be.a('string').and.match(/\n$/);
+      expect(await client.transcribe({ model: STT, file: tone(), responseFormat: 'text' }))
+        .to.be.a('string')
+        .and.match(/\n$/);
       expect(await client.transcribe({ model: STT, file: tone(), responseFormat: 'srt' })).to.be.a('string');
       expect(await client.transcribe({ model: STT, file: tone(), responseFormat: 'vtt' })).to.match(/^WEBVTT/);
     });
@@ -123,7 +129,10 @@ describe('client: speech (fixture models)', () => {
       const error = await rejection(served.client().transcribe({ model: STT, file: 'tone.wav' as unknown as Blob }));
       expect(error).to.be.instanceOf(TypeError);
       const text = await rejection(served.client().transcribe({ model: STT, file: createReadStream(join(AUDIO_FIXTURES, 'tone-44k1-stereo.mp3'), 'utf8') }));
-      expect(text).to.be.instanceOf(TypeError).with.property('message').match(/must yield bytes/);
+      expect(text)
+        .to.be.instanceOf(TypeError)
+        .with.property('message')
+        .match(/must yield bytes/);
     });
   });
 

@@ -23,7 +23,8 @@ async function collect<T>(events: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-const STREAM = 'data: {"type":"transcript.text.delta","delta":"Grüße, "}\n\ndata: {"type":"transcript.text.delta","delta":"😀 world"}\n\ndata: {"type":"transcript.text.done","text":"Grüße, 😀 world"}\n\n';
+const STREAM =
+  'data: {"type":"transcript.text.delta","delta":"Grüße, "}\n\ndata: {"type":"transcript.text.delta","delta":"😀 world"}\n\ndata: {"type":"transcript.text.done","text":"Grüße, 😀 world"}\n\n';
 const EVENTS = [
   { type: 'transcript.text.delta', delta: 'Grüße, ' },
   { type: 'transcript.text.delta', delta: '😀 world' },
@@ -85,9 +86,11 @@ describe('client: server-sent events', () => {
     it('an answer that ends before done throws stream_interrupted after the events it had', async () => {
       const { client } = clientAnswering(() => body(STREAM.slice(0, STREAM.indexOf('data: {"type":"transcript.text.done"')), 9));
       const seen: unknown[] = [];
-      const error = await rejection((async () => {
-        for await (const event of client.transcribeStream(input)) seen.push(event);
-      })());
+      const error = await rejection(
+        (async () => {
+          for await (const event of client.transcribeStream(input)) seen.push(event);
+        })(),
+      );
       expect(error).to.be.instanceOf(InferenceError).and.include({ status: 200, code: 'stream_interrupted', requestId: 'r-9' });
       expect(seen).to.have.length(2);
     });

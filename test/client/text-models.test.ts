@@ -10,10 +10,38 @@ const FIXTURES = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 
 const MANIFEST: Manifest = {
   models: [
-    { id: 'bert-sentiment-random', task: 'text-classification', engine: 'transformers-text-classification', description: 'fixture', license: 'test', options: { labels: ['negative', 'positive'], workers: 1 } },
-    { id: 'nli-random', task: 'text-classification', engine: 'transformers-zero-shot', description: 'fixture', license: 'test', options: { labels: ['sports', 'politics'], workers: 1 } },
-    { id: 'marian-en-es-random', task: 'translation', engine: 'transformers-translation', description: 'fixture', license: 'MIT', options: { family: 'marian', source: 'en', target: 'es' } },
-    { id: 'sentiment-absent', task: 'text-classification', engine: 'transformers-text-classification', description: 'absent', license: 'test', installCommand: 'npm run test-models' },
+    {
+      id: 'bert-sentiment-random',
+      task: 'text-classification',
+      engine: 'transformers-text-classification',
+      description: 'fixture',
+      license: 'test',
+      options: { labels: ['negative', 'positive'], workers: 1 },
+    },
+    {
+      id: 'nli-random',
+      task: 'text-classification',
+      engine: 'transformers-zero-shot',
+      description: 'fixture',
+      license: 'test',
+      options: { labels: ['sports', 'politics'], workers: 1 },
+    },
+    {
+      id: 'marian-en-es-random',
+      task: 'translation',
+      engine: 'transformers-translation',
+      description: 'fixture',
+      license: 'MIT',
+      options: { family: 'marian', source: 'en', target: 'es' },
+    },
+    {
+      id: 'sentiment-absent',
+      task: 'text-classification',
+      engine: 'transformers-text-classification',
+      description: 'absent',
+      license: 'test',
+      installCommand: 'npm run test-models',
+    },
   ],
 };
 

@@ -74,7 +74,9 @@ for (const database of testDatabaseKinds()) {
           const error = await rejection(call());
           expect(error).to.be.instanceOf(InferenceError);
           expect(error).to.include({ status: 404, code: 'not_found', message: 'user 42 not found' });
-          expect((error as InferenceError).requestId).to.be.a('string').with.length.greaterThan(0);
+          expect((error as InferenceError).requestId)
+            .to.be.a('string')
+            .with.length.greaterThan(0);
         }
       });
 

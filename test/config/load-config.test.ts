@@ -22,7 +22,8 @@ describe('loadConfig: the service settings', () => {
     const limits = loadConfig({ MAX_AUDIO_MB: '25', MAX_AUDIO_MINUTES: '120' }).limits;
     expect(limits).to.include({ maxAudioBytes: 25 * 1024 * 1024, maxAudioSeconds: 7200 });
     expect(limits.maxJsonBytes).to.equal(loadConfig({}).limits.maxJsonBytes);
-    for (const bad of ['0', '1.5', 'lots', '', '1025']) expect(() => loadConfig({ MAX_AUDIO_MB: bad }), bad).to.throw(/MAX_AUDIO_MB must be a whole number from 1 to 1024/);
+    for (const bad of ['0', '1.5', 'lots', '', '1025'])
+      expect(() => loadConfig({ MAX_AUDIO_MB: bad }), bad).to.throw(/MAX_AUDIO_MB must be a whole number from 1 to 1024/);
     for (const bad of ['0', '-5', '241']) expect(() => loadConfig({ MAX_AUDIO_MINUTES: bad }), bad).to.throw(/MAX_AUDIO_MINUTES/);
   });
 

@@ -50,7 +50,9 @@ describe('documentation links', () => {
 
 describe('documentation links: the checker itself', () => {
   it('makes GitHub anchors from headings, numbering repeats', () => {
-    const anchors = anchorsOf("# A\n## OpenAI's `transcription` API\n## Browsers (CORS)\n## Speech-to-text engine\n## Notes\n## Notes\n```sh\n# not a heading\n```\n");
+    const anchors = anchorsOf(
+      "# A\n## OpenAI's `transcription` API\n## Browsers (CORS)\n## Speech-to-text engine\n## Notes\n## Notes\n```sh\n# not a heading\n```\n",
+    );
     expect([...anchors]).to.deep.equal(['a', 'openais-transcription-api', 'browsers-cors', 'speech-to-text-engine', 'notes', 'notes-1']);
   });
 

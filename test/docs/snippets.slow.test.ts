@@ -26,12 +26,37 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { spawnServer, type SpawnedServer } from '../server/spawn-server.js';
 import { documentationFiles, fencedBlocks, readDoc, type FencedBlock } from './markdown.js';
-import { atPort, flagModels, forbiddenCommand, isRunnable, JAVASCRIPT, looseMismatch, modelsNamed, PYTHON, pythonImports, SHELL, shellCommands } from './snippets.js';
+import {
+  atPort,
+  flagModels,
+  forbiddenCommand,
+  isRunnable,
+  JAVASCRIPT,
+  looseMismatch,
+  modelsNamed,
+  PYTHON,
+  pythonImports,
+  SHELL,
+  shellCommands,
+} from './snippets.js';
 
 const STATIC_KEY = 'snippets-static-admin-key-0123456789';
 const BLOCK_TIMEOUT_MS = 120_000;
 /** What a scratch folder links from the clone. */
-const CLONE_ENTRIES = ['package.json', 'package-lock.json', '.npmrc', 'node_modules', 'dist', 'samples', 'models', 'scripts', 'src', 'tsconfig.json', 'tsconfig.client.json', 'tsconfig.playground.json'];
+const CLONE_ENTRIES = [
+  'package.json',
+  'package-lock.json',
+  '.npmrc',
+  'node_modules',
+  'dist',
+  'samples',
+  'models',
+  'scripts',
+  'src',
+  'tsconfig.json',
+  'tsconfig.client.json',
+  'tsconfig.playground.json',
+];
 
 /** One bash process fed block after block; each block's output is read up to its end marker. */
 class ShellSession {
@@ -59,7 +84,8 @@ class ShellSession {
     const deadline = Date.now() + BLOCK_TIMEOUT_MS;
     while (!(this.#stdout.includes(end, outStart) && this.#stderr.includes(end, errStart))) {
       if (this.#child.exitCode !== null) throw new Error(`the shell exited (${this.#child.exitCode}):\n${this.#stderr.slice(errStart)}`);
-      if (Date.now() > deadline) throw new Error(`no end after ${BLOCK_TIMEOUT_MS / 1000} s; output so far:\n${this.#stdout.slice(outStart)}\n${this.#stderr.slice(errStart)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no end after ${BLOCK_TIMEOUT_MS / 1000} s; output so far:\n${this.#stdout.slice(outStart)}\n${this.#stderr.slice(errStart)}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const stdout = this.#stdout.slice(outStart, this.#stdout.indexOf(end, outStart));
@@ -122,7 +148,9 @@ async function startFileRun(): Promise<FileRun> {
   const databaseUrl = `sqlite:${join(scratch, 'app.db')}`;
   // whisper-1 stands for the smallest Whisper when it is installed, rather than the best (a load
   // of whisper-base-pypi per file): the examples that send it compare no output.
-  const pin: Record<string, string> = existsSync(join(REPO_ROOT, 'models/whisper-tiny.en/.installed.json')) ? { MODEL_ALIASES: 'whisper-1=whisper-tiny.en' } : {};
+  const pin: Record<string, string> = existsSync(join(REPO_ROOT, 'models/whisper-tiny.en/.installed.json'))
+    ? { MODEL_ALIASES: 'whisper-1=whisper-tiny.en' }
+    : {};
   const server = await spawnServer({ DATABASE_URL: databaseUrl, API_KEYS: STATIC_KEY, MODELS_DIR: join(REPO_ROOT, 'models'), ...pin });
   const port = Number(new URL(server.url).port);
   const env: NodeJS.ProcessEnv = {
@@ -133,7 +161,9 @@ async function startFileRun(): Promise<FileRun> {
     DATABASE_URL: databaseUrl,
     MODELS_DIR: join(REPO_ROOT, 'models'),
   };
-  const models = (await (await fetch(`${server.url}/v1/models`, { headers: { Authorization: `Bearer ${STATIC_KEY}` } })).json()) as { data: Array<{ id: string; installed: boolean }> };
+  const models = (await (await fetch(`${server.url}/v1/models`, { headers: { Authorization: `Bearer ${STATIC_KEY}` } })).json()) as {
+    data: Array<{ id: string; installed: boolean }>;
+  };
   return {
     server,
     port,
@@ -219,7 +249,8 @@ describe('documentation examples run as written', function () {
           } catch (error) {
             const server = run!.server;
             if (server.child.exitCode !== null || server.child.signalCode !== null) {
-              (error as Error).message += `\n     The server exited (${server.child.exitCode ?? server.child.signalCode}); its last log lines:\n${server.stderr().split('\n').slice(-15).join('\n')}`;
+              (error as Error).message +=
+                `\n     The server exited (${server.child.exitCode ?? server.child.signalCode}); its last log lines:\n${server.stderr().split('\n').slice(-15).join('\n')}`;
             }
             throw error;
           }

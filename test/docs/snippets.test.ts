@@ -59,7 +59,9 @@ describe('documentation examples: reading them', () => {
 
   it('reads Python imports and points the documented port at the test server', () => {
     expect(pythonImports('import os\nfrom openai import OpenAI\nfrom huggingface_hub.x import y\n')).to.deep.equal(['os', 'openai', 'huggingface_hub']);
-    expect(atPort("curl localhost:3000/x http://127.0.0.1:3000/v1 'ws://127.0.0.1:30001'", 4123)).to.equal("curl localhost:4123/x http://127.0.0.1:4123/v1 'ws://127.0.0.1:30001'");
+    expect(atPort("curl localhost:3000/x http://127.0.0.1:3000/v1 'ws://127.0.0.1:30001'", 4123)).to.equal(
+      "curl localhost:4123/x http://127.0.0.1:4123/v1 'ws://127.0.0.1:30001'",
+    );
   });
 
   it('every runnable shell block of the docs can be read as commands, and none runs what a test must not', () => {

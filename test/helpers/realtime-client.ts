@@ -75,7 +75,10 @@ export function connect(url: string, options: { headers?: Record<string, string>
 export const withKey = (key = TEST_API_KEY) => ({ headers: { Authorization: `Bearer ${key}` } });
 
 /** The HTTP answer to an upgrade the server refuses (fails the test if it accepts). */
-export async function refused(url: string, options: Parameters<typeof connect>[1] = {}): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+export async function refused(
+  url: string,
+  options: Parameters<typeof connect>[1] = {},
+): Promise<{ status: number; body: string; headers: Record<string, string> }> {
   try {
     const client = await connect(url, options);
     client.ws.close();

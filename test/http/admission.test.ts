@@ -29,8 +29,7 @@ describe('admission: a bound on the inference requests of one task held at once'
     state.close();
   });
 
-  const classify = (body: object = { model: 'held', query: 'hello' }) =>
-    app.request.post('/v1/classifications').set('Authorization', bearer()).send(body);
+  const classify = (body: object = { model: 'held', query: 'hello' }) => app.request.post('/v1/classifications').set('Authorization', bearer()).send(body);
 
   it('answers 503 server_busy with Retry-After once the bound is reached, and admits again when a slot frees', async () => {
     const first = [classify(), classify()].map((request) => request.then((res) => res));
@@ -101,7 +100,12 @@ describe('admission: a bound on the inference requests of one task held at once'
   });
 
   it('keeps the slot of a client that hung up until its inference is over', async () => {
-    const abandoned = [classify().timeout(100), classify().timeout(100)].map((request) => request.then(() => 'answered', () => 'hung up'));
+    const abandoned = [classify().timeout(100), classify().timeout(100)].map((request) =>
+      request.then(
+        () => 'answered',
+        () => 'hung up',
+      ),
+    );
     expect(await Promise.all(abandoned)).to.deep.equal(['hung up', 'hung up']);
     expect(state.running).to.equal(2);
     expect((await classify()).status).to.equal(503);

@@ -125,7 +125,21 @@ describe('the /v1 key boundary', () => {
 
 describe('isApiPath', () => {
   it('reads every spelling of /v1 as the API', () => {
-    for (const path of ['/v1', '/v1/', '/V1/models', '//v1', '/%76%31/x', '/%2576%2531/x', '/%76%31/%ZZ', '/a/../v1/x', '\\v1\\x', '/v1%2fmodels', '/v1;x', '/v1.json', '/v1/../users']) {
+    for (const path of [
+      '/v1',
+      '/v1/',
+      '/V1/models',
+      '//v1',
+      '/%76%31/x',
+      '/%2576%2531/x',
+      '/%76%31/%ZZ',
+      '/a/../v1/x',
+      '\\v1\\x',
+      '/v1%2fmodels',
+      '/v1;x',
+      '/v1.json',
+      '/v1/../users',
+    ]) {
       expect(isApiPath(path), path).to.equal(true);
     }
     for (const path of ['/', '/users', '/users/1', '/users/%', '/users/%25', '/users/%ZZ', '/%E0%A4%A', '/docs', '/openapi.json', '/v10', '/v1beta']) {

@@ -95,14 +95,18 @@ describe('body readers under mutated bodies (property)', function () {
   it('readMultipart: a form or our own 400/413', async () => {
     read = (req) => readMultipart(req, LIMITS);
     await fc.assert(
-      fc.asyncProperty(mutated, fc.constantFrom(`multipart/form-data; boundary=${BOUNDARY}`, 'multipart/form-data', 'multipart/form-data; boundary='), async (body, type) => {
-        const outcome = await send(body, type);
-        if (!outcome.ok) {
-          expect(outcome.app, outcome.message).to.equal(true);
-          expect(outcome.status).to.be.oneOf([400, 413]);
-        }
-        expect(uncaught).to.deep.equal([]);
-      }),
+      fc.asyncProperty(
+        mutated,
+        fc.constantFrom(`multipart/form-data; boundary=${BOUNDARY}`, 'multipart/form-data', 'multipart/form-data; boundary='),
+        async (body, type) => {
+          const outcome = await send(body, type);
+          if (!outcome.ok) {
+            expect(outcome.app, outcome.message).to.equal(true);
+            expect(outcome.status).to.be.oneOf([400, 413]);
+          }
+          expect(uncaught).to.deep.equal([]);
+        },
+      ),
       { numRuns: fuzzRuns(200) },
     );
   });

@@ -63,7 +63,9 @@ describe('http → inference boundary', () => {
 
   it('the task table reaches nothing else of src/inference, so allowing it opens no way around the boundary', () => {
     const specifiers = importedSpecifiers(readFileSync(join(INFERENCE_DIR, 'tasks.ts'), 'utf8'));
-    const inside = specifiers.map((specifier) => relative(INFERENCE_DIR, resolve(INFERENCE_DIR, specifier)).replace(/\.js$/, '.ts')).filter((path) => !path.startsWith('..'));
+    const inside = specifiers
+      .map((specifier) => relative(INFERENCE_DIR, resolve(INFERENCE_DIR, specifier)).replace(/\.js$/, '.ts'))
+      .filter((path) => !path.startsWith('..'));
     expect(inside).to.deep.equal(['types.ts']);
   });
 });

@@ -40,14 +40,31 @@ const MANIFEST: Manifest = {
         ],
       },
     },
-    { id: 'sentiment-absent', task: 'text-classification', engine: 'transformers-text-classification', description: 'absent', license: 'test', installCommand: 'npm run test-models' },
+    {
+      id: 'sentiment-absent',
+      task: 'text-classification',
+      engine: 'transformers-text-classification',
+      description: 'absent',
+      license: 'test',
+      installCommand: 'npm run test-models',
+    },
     // Registered under a classification engine, but the registry refuses it by task before loading.
-    { id: 'a-translator', task: 'translation', engine: 'transformers-translation', description: 'wrong task', license: 'test', options: { family: 'marian', source: 'en', target: 'es' } },
+    {
+      id: 'a-translator',
+      task: 'translation',
+      engine: 'transformers-translation',
+      description: 'wrong task',
+      license: 'test',
+      options: { family: 'marian', source: 'en', target: 'es' },
+    },
   ],
 };
 
 const post = (app: TestApp, body: unknown) =>
-  app.request.post('/v1/classifications').set('Authorization', bearer()).send(body as object);
+  app.request
+    .post('/v1/classifications')
+    .set('Authorization', bearer())
+    .send(body as object);
 
 function expectLabelList(body: { labels: Array<{ label: string; confidence: number }> }, names: string[]): void {
   expect(Object.keys(body)).to.deep.equal(['labels']);
@@ -152,11 +169,7 @@ describe('POST /v1/classifications', () => {
   });
 
   it('answers 400 for a body that is not JSON', async () => {
-    const res = await app.request
-      .post('/v1/classifications')
-      .set('Authorization', bearer())
-      .set('Content-Type', 'application/json')
-      .send('{"model": ');
+    const res = await app.request.post('/v1/classifications').set('Authorization', bearer()).set('Content-Type', 'application/json').send('{"model": ');
     expect(res.status).to.equal(400);
     expect(res.body.error.code).to.equal('invalid_json');
   });

@@ -52,7 +52,9 @@ describe('CORS', () => {
     expect(other.headers).not.to.have.property('access-control-allow-origin');
     await app.close();
     app = await createTestApp({ env: { CORS_ORIGINS: '*' } });
-    expect((await app.request.get('/v1/models').set('Origin', 'https://any.example').set('Authorization', bearer())).headers['access-control-allow-origin']).to.equal('*');
+    expect(
+      (await app.request.get('/v1/models').set('Origin', 'https://any.example').set('Authorization', bearer())).headers['access-control-allow-origin'],
+    ).to.equal('*');
   });
 
   it('refuses a CORS_ORIGINS entry that is not an origin', () => {
@@ -61,5 +63,4 @@ describe('CORS', () => {
     }
     expect(loadConfig({}).corsOrigins).to.deep.equal([]);
   });
-
 });

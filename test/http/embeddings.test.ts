@@ -16,7 +16,10 @@ describe('embeddings: OpenAI /v1/embeddings and TEI /embed, /predict (real MiniL
     // Real weights: `npm run test-models` installs all-MiniLM-L6-v2.
     if (!existsSync(join(MODELS_DIR, 'all-MiniLM-L6-v2', '.installed.json'))) this.skip();
     app = await createTestApp({
-      manifest: { models: pick(['minilm-embeddings', 'minilm-sentiment']), aliases: { 'text-embedding-3-small': { task: 'embeddings', prefer: ['minilm-embeddings'] } } },
+      manifest: {
+        models: pick(['minilm-embeddings', 'minilm-sentiment']),
+        aliases: { 'text-embedding-3-small': { task: 'embeddings', prefer: ['minilm-embeddings'] } },
+      },
       modelsDir: MODELS_DIR,
     });
   });
@@ -25,11 +28,18 @@ describe('embeddings: OpenAI /v1/embeddings and TEI /embed, /predict (real MiniL
   const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
   it('answers the OpenAI shape, names the model an alias stands for, and puts similar texts close', async () => {
-    const res = await embed({ model: 'text-embedding-3-small', input: ['A cat sits on the mat.', 'A kitten is sitting on a rug.', 'Stock markets fell sharply today.'] });
+    const res = await embed({
+      model: 'text-embedding-3-small',
+      input: ['A cat sits on the mat.', 'A kitten is sitting on a rug.', 'Stock markets fell sharply today.'],
+    });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.deep.include({ object: 'list', model: 'minilm-embeddings', usage: { prompt_tokens: 0, total_tokens: 0 } });
     const [cat, kitten, stocks] = res.body.data.map((item: { embedding: number[] }) => item.embedding) as number[][];
-    expect(res.body.data.map((item: { index: number; object: string }) => [item.index, item.object])).to.deep.equal([[0, 'embedding'], [1, 'embedding'], [2, 'embedding']]);
+    expect(res.body.data.map((item: { index: number; object: string }) => [item.index, item.object])).to.deep.equal([
+      [0, 'embedding'],
+      [1, 'embedding'],
+      [2, 'embedding'],
+    ]);
     expect(cat).to.have.length(384);
     expect(cosine(cat!, cat!)).to.be.closeTo(1, 1e-4);
     expect(cosine(cat!, kitten!)).to.be.greaterThan(cosine(cat!, stocks!) + 0.3);
@@ -52,14 +62,25 @@ describe('embeddings: OpenAI /v1/embeddings and TEI /embed, /predict (real MiniL
       const res = await app.request.post(path).send({ inputs: 'hello' });
       expect([401, 404], path).to.include(res.status);
     }
-    const vectors = (await app.request.post('/embed').set('Authorization', bearer()).send({ inputs: ['hello', 'world'] })).body as number[][];
+    const vectors = (
+      await app.request
+        .post('/embed')
+        .set('Authorization', bearer())
+        .send({ inputs: ['hello', 'world'] })
+    ).body as number[][];
     expect(vectors).to.have.length(2);
     expect(vectors[0]).to.have.length(384);
     const one = await app.request.post('/predict').set('Authorization', bearer()).send({ inputs: 'I loved this film, wonderful!' });
     expect(one.body[0]).to.include({ label: 'positive' });
-    const batch = await app.request.post('/predict').set('Authorization', bearer()).send({ inputs: ['Terrible, boring film.', 'Great fun!'] });
+    const batch = await app.request
+      .post('/predict')
+      .set('Authorization', bearer())
+      .send({ inputs: ['Terrible, boring film.', 'Great fun!'] });
     expect(batch.body.map((scores: { label: string }[]) => scores[0]!.label)).to.deep.equal(['negative', 'positive']);
-    const pairs = await app.request.post('/predict').set('Authorization', bearer()).send({ inputs: [['a', 'b']] });
+    const pairs = await app.request
+      .post('/predict')
+      .set('Authorization', bearer())
+      .send({ inputs: [['a', 'b']] });
     expect(pairs.status).to.equal(400);
     expect(pairs.body.error).to.match(/cross-encoder/);
   });
@@ -69,11 +90,17 @@ describe('embeddings: OpenAI /v1/embeddings and TEI /embed, /predict (real MiniL
     const all = await app.request.post('/predict').set('Authorization', bearer()).send({ inputs: 'I like you. I love you', parameters: {} });
     expect(all.body).to.have.length(1);
     expect(all.body[0].map((s: { label: string }) => s.label)).to.deep.equal(['positive', 'negative']);
-    const top = await app.request.post('/predict').set('Authorization', bearer()).send({ inputs: 'What a terrible, boring film.', parameters: { top_k: 1 } });
+    const top = await app.request
+      .post('/predict')
+      .set('Authorization', bearer())
+      .send({ inputs: 'What a terrible, boring film.', parameters: { top_k: 1 } });
     expect(top.body).to.have.length(1);
     expect(top.body[0]).to.have.length(1);
     expect(top.body[0][0]).to.include({ label: 'negative' });
-    const sigmoid = await app.request.post('/predict').set('Authorization', bearer()).send({ inputs: 'x', parameters: { function_to_apply: 'sigmoid' } });
+    const sigmoid = await app.request
+      .post('/predict')
+      .set('Authorization', bearer())
+      .send({ inputs: 'x', parameters: { function_to_apply: 'sigmoid' } });
     expect(sigmoid.status).to.equal(400);
     expect(sigmoid.body.error).to.match(/function_to_apply/);
   });

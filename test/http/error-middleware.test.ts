@@ -1,14 +1,7 @@
 import { expect } from 'chai';
 import Koa from 'koa';
 import supertest from 'supertest';
-import {
-  AppError,
-  InferenceFailedError,
-  ModelNotInstalledError,
-  ModelUnavailableError,
-  ServerBusyError,
-  ValidationError,
-} from '../../src/errors.js';
+import { AppError, InferenceFailedError, ModelNotInstalledError, ModelUnavailableError, ServerBusyError, ValidationError } from '../../src/errors.js';
 import { errorMiddleware } from '../../src/http/error-middleware.js';
 import { createLogger } from '../../src/logger.js';
 
@@ -31,9 +24,19 @@ describe('error middleware: AppError.expose', () => {
     expect(res.body.error).to.deep.equal({ message: '"model" is required', type: 'invalid_request_error', code: 'invalid_request' });
   });
 
-  it('types every 4xx as the client\'s error, as OpenAI does: 403 and 429 are not server errors', async () => {
+  it("types every 4xx as the client's error, as OpenAI does: 403 and 429 are not server errors", async () => {
     const types: Record<number, string> = {};
-    for (const [status, code] of [[400, 'invalid_request'], [401, 'unauthorized'], [403, 'admin_required'], [403, 'model_not_allowed'], [404, 'model_not_found'], [408, 'request_timeout'], [409, 'conflict'], [413, 'payload_too_large'], [429, 'rate_limited']] as const) {
+    for (const [status, code] of [
+      [400, 'invalid_request'],
+      [401, 'unauthorized'],
+      [403, 'admin_required'],
+      [403, 'model_not_allowed'],
+      [404, 'model_not_found'],
+      [408, 'request_timeout'],
+      [409, 'conflict'],
+      [413, 'payload_too_large'],
+      [429, 'rate_limited'],
+    ] as const) {
       const res = await appThrowing(new AppError(status, code, 'x')).request.get('/');
       expect(res.status).to.equal(status);
       types[status] = res.body.error.type;

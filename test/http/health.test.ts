@@ -10,7 +10,10 @@ describe('health and readiness probes', () => {
   afterEach(() => app.close());
 
   it('answers /health and /healthz without a key, on both the fast path and through Koa', async () => {
-    for (const [path, body] of [['/health', 'OK'], ['/healthz', 'ok']] as const) {
+    for (const [path, body] of [
+      ['/health', 'OK'],
+      ['/healthz', 'ok'],
+    ] as const) {
       for (const spelling of [path, `${path}?probe=1`]) {
         const res = await app.request.get(spelling);
         expect(res.status, spelling).to.equal(200);

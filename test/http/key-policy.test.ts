@@ -13,7 +13,14 @@ const engine: Engine<'text-classification'> = {
   load: async () => ({ classify: async () => [{ label: 'POSITIVE', confidence: 1 }], dispose: async () => {} }),
 };
 const MANIFEST: Manifest = {
-  models: ['allowed', 'other'].map((id) => ({ id, task: 'text-classification' as const, engine: 'scripted', description: id, license: 'mit', installCommand: 'none' })),
+  models: ['allowed', 'other'].map((id) => ({
+    id,
+    task: 'text-classification' as const,
+    engine: 'scripted',
+    description: id,
+    license: 'mit',
+    installCommand: 'none',
+  })),
   aliases: { 'gpt-class': { task: 'text-classification', prefer: ['allowed'] } },
 };
 

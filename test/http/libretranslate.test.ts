@@ -6,8 +6,22 @@ import { bearer, createTestApp, TEST_API_KEY, type TestApp } from '../helpers/te
 const HAS_APERTIUM = existsSync('/usr/share/apertium/modes/eng-spa.mode');
 const MANIFEST: Manifest = {
   models: [
-    { id: 'apertium-xxx-yyy', task: 'translation', engine: 'apertium', description: 'absent pair', license: 'GPL-3.0', options: { pair: 'xxx-yyy', source: 'xx', target: 'yy' } },
-    { id: 'apertium-eng-spa', task: 'translation', engine: 'apertium', description: 'Debian pair', license: 'GPL-3.0', options: { pair: 'eng-spa', source: 'en', target: 'es' } },
+    {
+      id: 'apertium-xxx-yyy',
+      task: 'translation',
+      engine: 'apertium',
+      description: 'absent pair',
+      license: 'GPL-3.0',
+      options: { pair: 'xxx-yyy', source: 'xx', target: 'yy' },
+    },
+    {
+      id: 'apertium-eng-spa',
+      task: 'translation',
+      engine: 'apertium',
+      description: 'Debian pair',
+      license: 'GPL-3.0',
+      options: { pair: 'eng-spa', source: 'en', target: 'es' },
+    },
   ],
 };
 
@@ -48,7 +62,10 @@ describe('LibreTranslate API', () => {
     const xml = await app.request.post('/translate').set('Authorization', bearer()).set('Content-Type', 'text/xml').send('<q/>');
     expect(xml.status).to.equal(415);
     expect(xml.body.error).to.be.a('string');
-    const tooMany = await app.request.post('/translate').set('Authorization', bearer()).send({ q: Array(65).fill('a'), source: 'en', target: 'es' });
+    const tooMany = await app.request
+      .post('/translate')
+      .set('Authorization', bearer())
+      .send({ q: Array(65).fill('a'), source: 'en', target: 'es' });
     expect(tooMany.status).to.equal(400);
   });
 
@@ -74,11 +91,17 @@ describe('LibreTranslate API', () => {
       const one = await app.request.post('/translate').send({ q: 'The dog.', source: 'en', target: 'es', api_key: TEST_API_KEY });
       expect(one.status).to.equal(200);
       expect(one.body).to.deep.equal({ translatedText: 'El perro.' });
-      const batch = await app.request.post('/translate').set('Authorization', bearer()).send({ q: ['The dog.', 'The house.'], source: 'en', target: 'es' });
+      const batch = await app.request
+        .post('/translate')
+        .set('Authorization', bearer())
+        .send({ q: ['The dog.', 'The house.'], source: 'en', target: 'es' });
       expect(batch.body).to.deep.equal({ translatedText: ['El perro.', 'La casa.'] });
       const form = await app.request.post('/translate').type('form').send({ q: 'The dog.', source: 'en', target: 'es', api_key: TEST_API_KEY });
       expect(form.body.translatedText).to.equal('El perro.');
-      const auto = await app.request.post('/translate').set('Authorization', bearer()).send({ q: 'The dog is in the house with the cat.', source: 'auto', target: 'es' });
+      const auto = await app.request
+        .post('/translate')
+        .set('Authorization', bearer())
+        .send({ q: 'The dog is in the house with the cat.', source: 'auto', target: 'es' });
       expect(auto.body.detectedLanguage).to.deep.include({ language: 'en' });
       expect(auto.body.translatedText).to.match(/perro/);
     });

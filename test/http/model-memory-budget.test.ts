@@ -46,7 +46,11 @@ describe('MODELS_MAX_MEMORY after warm-up (real whisper-tiny.en, MiniLM and Pipe
 
     const { residents, unloads, models } = await run(budget);
     const figures = JSON.stringify({ measured, budget, residents });
-    for (const after of residents) expect(after.reduce((sum, resident) => sum + resident.bytes, 0), figures).to.be.at.most(budget);
+    for (const after of residents)
+      expect(
+        after.reduce((sum, resident) => sum + resident.bytes, 0),
+        figures,
+      ).to.be.at.most(budget);
     expect(unloads.length, figures).to.be.at.least(1);
     // It leaves counted at what it took after its own request.
     const first = residents[0]!.find((resident) => resident.id === THREE_MODELS[0])!;

@@ -40,7 +40,10 @@ const translationEngine: Engine<'translation'> = {
   load: async () => ({ targetLanguages: ['es'], translate: async () => 'hola', dispose: async () => {} }),
 };
 const WITH_ALIASES: Manifest = {
-  models: [...MANIFEST.models, { id: 'mt-absent', task: 'translation', engine: 'scripted-mt', description: 'absent', license: 'mit', installCommand: 'npm run test-models' }],
+  models: [
+    ...MANIFEST.models,
+    { id: 'mt-absent', task: 'translation', engine: 'scripted-mt', description: 'absent', license: 'mit', installCommand: 'npm run test-models' },
+  ],
   aliases: {
     'gpt-sentiment': { task: 'text-classification', prefer: ['other', 'sst2'] },
     'nothing-here': { task: 'translation', prefer: [] },

@@ -42,14 +42,25 @@ describe('multipart audio uploads', () => {
     app.request.post(path).set('Authorization', bearer()).set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`).send(body);
 
   it('accepts a file part without its own Content-Type (Python requests)', async () => {
-    const res = await post(multipart([{ name: 'model', value: MODEL }, { name: 'file', value: audio, filename: 'jfk.mp3' }]));
+    const res = await post(
+      multipart([
+        { name: 'model', value: MODEL },
+        { name: 'file', value: audio, filename: 'jfk.mp3' },
+      ]),
+    );
     expect(res.status, res.text).to.equal(200);
     expect(res.body.text).to.be.a('string');
   });
 
   it('accepts the file before the fields, on both speech-to-text forms', async () => {
     for (const path of ['/v1/audio/transcriptions', '/v1/transcriptions']) {
-      const res = await post(multipart([{ name: 'file', value: audio, filename: 'a.mp3', contentType: 'audio/mpeg' }, { name: 'model', value: MODEL }]), path);
+      const res = await post(
+        multipart([
+          { name: 'file', value: audio, filename: 'a.mp3', contentType: 'audio/mpeg' },
+          { name: 'model', value: MODEL },
+        ]),
+        path,
+      );
       expect(res.status, `${path} ${res.text}`).to.equal(200);
     }
   });
@@ -77,20 +88,38 @@ describe('multipart audio uploads', () => {
     expect([...uploadTempFiles()].filter((name) => !before.has(name))).to.deep.equal([]);
   });
 
-  it('answers a truncated body with a message of ours, not the parser\'s', async () => {
-    const res = await post(multipart([{ name: 'model', value: MODEL }, { name: 'file', value: audio.subarray(0, 5000), filename: 'a.mp3' }], { close: false }));
+  it("answers a truncated body with a message of ours, not the parser's", async () => {
+    const res = await post(
+      multipart(
+        [
+          { name: 'model', value: MODEL },
+          { name: 'file', value: audio.subarray(0, 5000), filename: 'a.mp3' },
+        ],
+        { close: false },
+      ),
+    );
     expect(res.status).to.equal(400);
     expect(res.body.error.message).to.equal('the multipart/form-data body is malformed or incomplete');
   });
 
   it('explains a "file" sent as a text field, a missing boundary, and a file under another name', async () => {
-    const asField = await post(multipart([{ name: 'model', value: MODEL }, { name: 'file', value: 'abc' }]));
+    const asField = await post(
+      multipart([
+        { name: 'model', value: MODEL },
+        { name: 'file', value: 'abc' },
+      ]),
+    );
     expect(asField.status).to.equal(400);
     expect(asField.body.error.message).to.match(/must be a file part/);
     const noBoundary = await app.request.post('/v1/audio/transcriptions').set('Authorization', bearer()).set('Content-Type', 'multipart/form-data').send('x');
     expect(noBoundary.status).to.equal(400);
     expect(noBoundary.body.error.message).to.match(/boundary/);
-    const otherName = await post(multipart([{ name: 'model', value: MODEL }, { name: 'audio', value: audio, filename: 'a.mp3' }]));
+    const otherName = await post(
+      multipart([
+        { name: 'model', value: MODEL },
+        { name: 'audio', value: audio, filename: 'a.mp3' },
+      ]),
+    );
     expect(otherName.status).to.equal(400);
     expect(otherName.body.error.message).to.match(/part named "file"/);
   });
@@ -102,7 +131,12 @@ describe('multipart audio uploads', () => {
         .post('/v1/audio/transcriptions')
         .set('Authorization', bearer())
         .set('Content-Type', `multipart/form-data; boundary=${BOUNDARY}`)
-        .send(multipart([{ name: 'model', value: MODEL }, { name: 'file', value: audio, filename: 'a.mp3' }]));
+        .send(
+          multipart([
+            { name: 'model', value: MODEL },
+            { name: 'file', value: audio, filename: 'a.mp3' },
+          ]),
+        );
       expect(res.status).to.equal(413);
     } finally {
       await small.close();

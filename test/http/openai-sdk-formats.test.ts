@@ -17,7 +17,14 @@ import { createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.j
 
 const MANIFEST: Manifest = {
   models: [
-    { id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 4 } },
+    {
+      id: 'whisper-tiny-random',
+      task: 'speech-to-text',
+      engine: 'transformers-asr',
+      description: 'random Whisper',
+      license: 'MIT',
+      options: { maxNewTokens: 4 },
+    },
     { id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'random Piper voice', license: 'MIT' },
   ],
 };

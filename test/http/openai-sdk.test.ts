@@ -22,7 +22,14 @@ const speech = (file: string) => readFileSync(join(SPEECH_DIR, file));
 
 const FIXTURE_MANIFEST: Manifest = {
   models: [
-    { id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 6 } },
+    {
+      id: 'whisper-tiny-random',
+      task: 'speech-to-text',
+      engine: 'transformers-asr',
+      description: 'random Whisper',
+      license: 'MIT',
+      options: { maxNewTokens: 6 },
+    },
     { id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'random Piper voice', license: 'MIT' },
   ],
 };
@@ -79,7 +86,7 @@ describe('official openai SDK against the server (fixture models)', function () 
     expect(vtt).to.match(/^WEBVTT\n/);
   });
 
-  it('transcriptions: verbose_json has every field of OpenAI\'s segments, and the language by name', async () => {
+  it("transcriptions: verbose_json has every field of OpenAI's segments, and the language by name", async () => {
     const verbose = await served.client.audio.transcriptions.create({
       file: await jfk(),
       model: 'whisper-tiny-random',
@@ -134,7 +141,9 @@ describe('official openai SDK against the server (fixture models)', function () 
     const mp3 = Buffer.from(await (await served.client.audio.speech.create({ model: 'piper-random', input: 'Hello there.', voice: 'alloy' })).arrayBuffer());
     expect(mp3.length).to.be.above(100);
     expect(mp3[0] === 0xff || mp3.subarray(0, 3).toString() === 'ID3').to.equal(true);
-    const wav = Buffer.from(await (await served.client.audio.speech.create({ model: 'piper-random', input: 'Hello there.', voice: 'alloy', response_format: 'wav' })).arrayBuffer());
+    const wav = Buffer.from(
+      await (await served.client.audio.speech.create({ model: 'piper-random', input: 'Hello there.', voice: 'alloy', response_format: 'wav' })).arrayBuffer(),
+    );
     expect(wav.subarray(0, 4).toString()).to.equal('RIFF');
     const pcm = await served.client.audio.speech.create({ model: 'piper-random', input: 'Hello there.', voice: 'alloy', response_format: 'pcm' });
     const bytes = Buffer.from(await pcm.arrayBuffer());
@@ -143,7 +152,13 @@ describe('official openai SDK against the server (fixture models)', function () 
   });
 
   it('speech: stream_format sse answers speech.audio.delta events (base64 audio), then speech.audio.done', async () => {
-    const response = await served.client.audio.speech.create({ model: 'piper-random', input: 'Hello there.', voice: 'alloy', response_format: 'pcm', stream_format: 'sse' });
+    const response = await served.client.audio.speech.create({
+      model: 'piper-random',
+      input: 'Hello there.',
+      voice: 'alloy',
+      response_format: 'pcm',
+      stream_format: 'sse',
+    });
     expect(response.headers.get('content-type')).to.match(/^text\/event-stream/);
     const events = sseEvents(await response.text());
     expect(events.at(-1)!.type).to.equal('speech.audio.done');
@@ -196,7 +211,7 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     expect(json.text.toLowerCase()).to.include('ask not what your country can do for you');
   });
 
-  it('verbose_json with word and segment granularities: words in order, inside the audio, within their segments\' span', async function () {
+  it("verbose_json with word and segment granularities: words in order, inside the audio, within their segments' span", async function () {
     needsWords(this);
     const verbose = await served!.client.audio.transcriptions.create({
       file: await jfk(),
@@ -254,7 +269,10 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     expect(verbose.segments).to.equal(undefined);
     // As OpenAI: word timestamps need verbose_json.
     const json = served!.client.audio.transcriptions.create({ file: await jfk(), model: 'whisper-tiny.en', timestamp_granularities: ['word'] });
-    const error = await json.then(() => undefined, (failure: unknown) => failure);
+    const error = await json.then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
     expect(error).to.be.instanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).to.match(/word needs "response_format" verbose_json/);
   });
@@ -271,7 +289,7 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     expect(res.body.segments).to.be.an('array').that.is.not.empty;
   });
 
-  it('words across windows of long audio stay in order and on the audio\'s timeline', async function () {
+  it("words across windows of long audio stay in order and on the audio's timeline", async function () {
     needsWords(this);
     // Three copies of the 11-s clip: 33 s, two windows; the VAD filter is off so times are the decoder's own.
     const clip = speech('en_jfk.wav');
@@ -286,7 +304,7 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
     expect(words.at(-1)!.end).to.be.within(30, 33.1);
   });
 
-  it('words of speech around a 40 s pause (cut by the VAD filter) come back on the upload\'s timeline', async function () {
+  it("words of speech around a 40 s pause (cut by the VAD filter) come back on the upload's timeline", async function () {
     needsWords(this);
     if (!realModel('silero-vad-v6').installed) this.skip();
     const vadServed = await serve({ models: [whisper.entry, realModel('silero-vad-v6').entry] as ManifestEntry[] }, REAL_MODELS_DIR);
@@ -294,7 +312,12 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
       const first = speech('en_jfk.wav');
       const second = speech('en_librivox_sense_and_sensibility_0870.wav');
       const file = await toFile(joinWavs(first, 40, second), 'pause.wav', { type: 'audio/wav' });
-      const verbose = await vadServed.client.audio.transcriptions.create({ file, model: 'whisper-tiny.en', response_format: 'verbose_json', timestamp_granularities: ['word'] });
+      const verbose = await vadServed.client.audio.transcriptions.create({
+        file,
+        model: 'whisper-tiny.en',
+        response_format: 'verbose_json',
+        timestamp_granularities: ['word'],
+      });
       const words = verbose.words ?? [];
       const country = words.filter((word) => /^country/i.test(word.word));
       const dashwood = words.find((word) => /^dashwood/i.test(word.word));
@@ -302,7 +325,10 @@ describe('official openai SDK against the server (real whisper-tiny.en and Piper
       for (const word of country) expect(word.end, JSON.stringify(word)).to.be.below(12);
       // jfk is 11 s: the second clip starts at 51 s of the upload, "Dashwood" about 1 s into it.
       expect(dashwood?.start, JSON.stringify(words)).to.be.within(51, 55);
-      expect(words.every((word) => word.start < 11.5 || word.start > 50.5), JSON.stringify(words)).to.equal(true);
+      expect(
+        words.every((word) => word.start < 11.5 || word.start > 50.5),
+        JSON.stringify(words),
+      ).to.equal(true);
     } finally {
       await close(vadServed);
     }

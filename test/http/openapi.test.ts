@@ -39,7 +39,13 @@ describe('OpenAPI document', () => {
   });
 
   it('documents the limits of the app it describes, not the defaults', async () => {
-    const limits = { maxJsonBytes: 3 * 1024 * 1024, maxAudioBytes: 7 * 1024 * 1024, maxClassificationChars: 1234, maxTranslationChars: 2345, maxSpeechInputChars: 345 };
+    const limits = {
+      maxJsonBytes: 3 * 1024 * 1024,
+      maxAudioBytes: 7 * 1024 * 1024,
+      maxClassificationChars: 1234,
+      maxTranslationChars: 2345,
+      maxSpeechInputChars: 345,
+    };
     const other = await createTestApp({ limits });
     try {
       const custom = (await other.request.get('/openapi.json')).body as Json;
@@ -81,11 +87,15 @@ describe('OpenAPI document', () => {
     // A value the parameter's schema refuses: the route answers 400 naming the field only if it
     // read the parameter by that name; one it ignored lets the request reach the model lookup (404).
     const refused = (schema: Json): string | undefined =>
-      schema.enum ? 'not-a-listed-value'
-      : schema.maximum !== undefined ? String(schema.maximum + 1)
-      : schema.exclusiveMaximum !== undefined ? String(schema.exclusiveMaximum + 1)
-      : schema.maxLength !== undefined ? 'x'.repeat(schema.maxLength + 1)
-      : undefined;
+      schema.enum
+        ? 'not-a-listed-value'
+        : schema.maximum !== undefined
+          ? String(schema.maximum + 1)
+          : schema.exclusiveMaximum !== undefined
+            ? String(schema.exclusiveMaximum + 1)
+            : schema.maxLength !== undefined
+              ? 'x'.repeat(schema.maxLength + 1)
+              : undefined;
     const audioOperations = operations().filter(([, , op]) => op.requestBody?.content?.['audio/wav']);
     expect(audioOperations.map(([method, path]) => `${method} ${path}`)).to.have.length(4);
     for (const [method, path, op] of audioOperations) {
@@ -119,9 +129,7 @@ describe('OpenAPI document', () => {
   it('lists every error code, with its description, and uses each one somewhere', () => {
     expect(doc['x-error-codes']).to.deep.equal(Object.entries(ERROR_CODES).map(([code, description]) => ({ code, description })));
     expect(doc.components.schemas.ErrorDetail.properties.code.enum).to.deep.equal(Object.keys(ERROR_CODES));
-    const used = new Set(
-      operations().flatMap(([, , op]) => Object.values(op.responses as Record<string, Json>).flatMap((r) => r['x-error-codes'] ?? [])),
-    );
+    const used = new Set(operations().flatMap(([, , op]) => Object.values(op.responses as Record<string, Json>).flatMap((r) => r['x-error-codes'] ?? [])));
     for (const code of Object.keys(ERROR_CODES)) {
       const mentioned = used.has(code) || doc.info.description.includes(`\`${code}\``);
       expect(mentioned, `${code} is never said to be returned`).to.equal(true);
@@ -132,7 +140,9 @@ describe('OpenAPI document', () => {
     expect(doc.components.securitySchemes.bearerAuth).to.deep.include({ type: 'http', scheme: 'bearer' });
     for (const [method, path, op] of operations()) {
       const secured = JSON.stringify(op.security ?? []) === JSON.stringify([{ bearerAuth: [] }]);
-      expect(secured, `${method} ${path}`).to.equal(path.startsWith('/v1/') || path === '/metrics' || (LIBRETRANSLATE_PATHS.has(path) && path !== '/languages') || TEI_PATHS.has(path));
+      expect(secured, `${method} ${path}`).to.equal(
+        path.startsWith('/v1/') || path === '/metrics' || (LIBRETRANSLATE_PATHS.has(path) && path !== '/languages') || TEI_PATHS.has(path),
+      );
       if (path.startsWith('/v1/')) expect(op.responses, `${method} ${path}`).to.have.property('401');
     }
   });

@@ -31,7 +31,9 @@ describe('GET /playground', function () {
 
   it('serves the bundle and the style sheet, and nothing else from the folder', async () => {
     const script = await app.request.get('/playground/playground.js').expect(200).expect('Content-Type', 'text/javascript; charset=utf-8');
-    expect(script.text).to.include('/v1/models').and.not.match(/\bfrom\s*["']/); // one self-contained module
+    expect(script.text)
+      .to.include('/v1/models')
+      .and.not.match(/\bfrom\s*["']/); // one self-contained module
     await app.request.get('/playground/playground.css').expect(200).expect('Content-Type', 'text/css; charset=utf-8');
     for (const path of ['/playground/missing.js', '/playground/..%2Fpackage.json', '/playground/%2e%2e/package.json', '/Playground']) {
       await app.request.get(path).expect(404);

@@ -36,7 +36,7 @@ describe('readRawBody', () => {
 });
 
 describe('readMultipart', () => {
-  it("keeps a file part in a buffer of its own, grown as it arrives (movable to a worker without a copy)", async () => {
+  it('keeps a file part in a buffer of its own, grown as it arrives (movable to a worker without a copy)', async () => {
     const file = Buffer.alloc(70_000, 9);
     const boundary = 'b0undary';
     const form = Buffer.concat([
@@ -46,7 +46,12 @@ describe('readMultipart', () => {
     ]);
     const chunks = [form.subarray(0, 30_000), form.subarray(30_000)];
     const headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(form.length) };
-    const read = await readMultipart(body(chunks, headers) as unknown as IncomingMessage, { fileField: 'file', maxFileBytes: 100_000, maxFields: 5, maxFieldBytes: 100 });
+    const read = await readMultipart(body(chunks, headers) as unknown as IncomingMessage, {
+      fileField: 'file',
+      maxFileBytes: 100_000,
+      maxFields: 5,
+      maxFieldBytes: 100,
+    });
     expect(read.file.bytes.equals(file)).to.equal(true);
     expect(read.fields).to.deep.equal({ model: 'whisper' });
     expect(read.file.bytes.byteOffset).to.equal(0);

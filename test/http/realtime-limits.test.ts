@@ -143,7 +143,10 @@ describe('realtime sessions: bounds and key policy', () => {
 
     it('counts all sessions together: past totalPauseBytes another session is not read either', async function () {
       this.timeout(20_000);
-      await start({ held: true, limits: { maxPendingItems: 1000, sessionPauseBytes: 64 * MIB, sessionMaxBytes: 64 * MIB, totalPauseBytes: 4 * SECOND_HELD_BYTES } });
+      await start({
+        held: true,
+        limits: { maxPendingItems: 1000, sessionPauseBytes: 64 * MIB, sessionMaxBytes: 64 * MIB, totalPauseBytes: 4 * SECOND_HELD_BYTES },
+      });
       const first = await manualSession();
       sendTurns(first, 10);
       expect(await committedWhenSettled(first)).to.be.within(3, 8);
@@ -238,7 +241,10 @@ describe('realtime sessions: bounds and key policy', () => {
   });
 
   describe("the key's model list, at the upgrade", () => {
-    const keyFor = (models: string[]) => createKeyStore(app.db, { staticKeys: [] }).create(models.join(','), { models }).then(({ key }) => key);
+    const keyFor = (models: string[]) =>
+      createKeyStore(app.db, { staticKeys: [] })
+        .create(models.join(','), { models })
+        .then(({ key }) => key);
 
     it('refuses a key that may use no speech-to-text model with 403 model_not_allowed', async () => {
       await start();

@@ -84,7 +84,19 @@ describe('realtime transcription sessions (WebSocket)', () => {
   });
 
   it('caps open sessions with a close reason, closes idle sessions, and bounds message size', async () => {
-    await start({ limits: { realtime: { ...DEFAULT_LIMITS.realtime, maxSessions: 1, maxMessageBytes: 4096, maxBufferSeconds: 1, maxTurnSeconds: 30, maxPendingItems: 4, idleMs: 300 } } });
+    await start({
+      limits: {
+        realtime: {
+          ...DEFAULT_LIMITS.realtime,
+          maxSessions: 1,
+          maxMessageBytes: 4096,
+          maxBufferSeconds: 1,
+          maxTurnSeconds: 30,
+          maxPendingItems: 4,
+          idleMs: 300,
+        },
+      },
+    });
     const first = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
     const second = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
     const refusedSession = await second.closed;
@@ -134,7 +146,19 @@ describe('realtime transcription sessions (WebSocket)', () => {
   });
 
   it('refuses audio over the buffer bound when the client commits by hand', async () => {
-    await start({ limits: { realtime: { ...DEFAULT_LIMITS.realtime, maxSessions: 8, maxMessageBytes: 1 << 20, maxBufferSeconds: 1, maxTurnSeconds: 30, maxPendingItems: 4, idleMs: 10_000 } } });
+    await start({
+      limits: {
+        realtime: {
+          ...DEFAULT_LIMITS.realtime,
+          maxSessions: 8,
+          maxMessageBytes: 1 << 20,
+          maxBufferSeconds: 1,
+          maxTurnSeconds: 30,
+          maxPendingItems: 4,
+          idleMs: 10_000,
+        },
+      },
+    });
     const client = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
     client.send({ type: 'transcription_session.update', session: { turn_detection: null } });
     await client.next('transcription_session.updated');
@@ -220,8 +244,16 @@ describe('realtime transcription with the real whisper-tiny.en', () => {
     expect(turns.length).to.be.within(2, 8);
     for (const turn of turns) {
       const of = (type: string) => client.events.findIndex((event) => event.type === type && event.item_id === turn.item_id);
-      const order = ['input_audio_buffer.speech_started', 'input_audio_buffer.speech_stopped', 'input_audio_buffer.committed', 'conversation.item.input_audio_transcription.completed'].map(of);
-      expect(order.every((index, i) => index >= 0 && (i === 0 || index > order[i - 1]!)), JSON.stringify(order)).to.equal(true);
+      const order = [
+        'input_audio_buffer.speech_started',
+        'input_audio_buffer.speech_stopped',
+        'input_audio_buffer.committed',
+        'conversation.item.input_audio_transcription.completed',
+      ].map(of);
+      expect(
+        order.every((index, i) => index >= 0 && (i === 0 || index > order[i - 1]!)),
+        JSON.stringify(order),
+      ).to.equal(true);
     }
     const first = turns[0]!;
     // Speech begins after the first second of silence (within a frame or two, plus the clip's own lead-in).

@@ -37,9 +37,7 @@ describe('routerTree', () => {
 
   it('refuses, when built, a router with a route outside its prefix or a fallback that could take a prefixed path', () => {
     expect(() => routerTree([{ prefix: '/users', router: routerWith(undefined, '/other') }], routerWith(undefined))).to.throw(/outside/);
-    expect(() => routerTree([{ prefix: '/users', router: routerWith('/users', '/') }], routerWith(undefined, '/users/extra'))).to.throw(
-      /fallback/,
-    );
+    expect(() => routerTree([{ prefix: '/users', router: routerWith('/users', '/') }], routerWith(undefined, '/users/extra'))).to.throw(/fallback/);
     expect(() => routerTree([{ prefix: '/users', router: routerWith('/users', '/') }], routerWith(undefined, '/:page'))).to.throw(/fallback/);
   });
 

@@ -19,8 +19,22 @@ import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const MANIFEST: Manifest = {
   models: [
-    { id: 'bert-sentiment-random', task: 'text-classification', engine: 'transformers-text-classification', description: 'fixture', license: 'test', options: { labels: ['negative', 'positive'], workers: 1 } },
-    { id: 'marian-en-es-random', task: 'translation', engine: 'transformers-translation', description: 'fixture', license: 'MIT', options: { family: 'marian', source: 'en', target: 'es' } },
+    {
+      id: 'bert-sentiment-random',
+      task: 'text-classification',
+      engine: 'transformers-text-classification',
+      description: 'fixture',
+      license: 'test',
+      options: { labels: ['negative', 'positive'], workers: 1 },
+    },
+    {
+      id: 'marian-en-es-random',
+      task: 'translation',
+      engine: 'transformers-translation',
+      description: 'fixture',
+      license: 'MIT',
+      options: { family: 'marian', source: 'en', target: 'es' },
+    },
     { id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'fixture', license: 'MIT', options: { maxNewTokens: 4 } },
     { id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'fixture', license: 'test', options: { threads: 1 } },
     { id: 'absent', task: 'text-to-speech', engine: 'piper', description: 'not installed', license: 'test' },
@@ -41,9 +55,28 @@ describe('HTTP routes under random input (property)', function () {
   });
   after(() => app.close());
 
-  const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('^$@#*\\<>/[]{}', '\u0000', '\ud800', 'a@b.c', ''));
+  const text = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.constantFrom('^$@#*\\<>/[]{}', '\u0000', '\ud800', 'a@b.c', ''),
+  );
   const value = fc.oneof(text, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 3 }), fc.constantFrom(...MODEL_IDS));
-  const fields = ['model', 'text', 'query', 'input', 'labels', 'target_language', 'source_language', 'voice', 'speed', 'response_format', 'name', 'email', 'language', 'task'];
+  const fields = [
+    'model',
+    'text',
+    'query',
+    'input',
+    'labels',
+    'target_language',
+    'source_language',
+    'voice',
+    'speed',
+    'response_format',
+    'name',
+    'email',
+    'language',
+    'task',
+  ];
   // Mostly plausible requests with one or two odd fields, so cases reach the models too.
   const plausible = fc.record({
     model: fc.constantFrom(...MODEL_IDS),

@@ -14,7 +14,16 @@ import { createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.j
 
 const TIMEOUTS = { ...DEFAULT_LIMITS.timeouts, bodyIdleMs: 400, bodyRateGraceMs: 600, bodyMinBytesPerSecond: 2_000, responseStallMs: 500 };
 const MANIFEST: Manifest = {
-  models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 4 } }],
+  models: [
+    {
+      id: 'whisper-tiny-random',
+      task: 'speech-to-text',
+      engine: 'transformers-asr',
+      description: 'random Whisper',
+      license: 'MIT',
+      options: { maxNewTokens: 4 },
+    },
+  ],
 };
 
 /** Opens a connection, sends the head, then one byte every `intervalMs` until closed. */
@@ -68,7 +77,11 @@ describe('slow and stalled clients', () => {
     }
     expect(Date.now() - started).to.be.below(5_000);
     // Every slot is free again: a small request is admitted (400: not audio), not refused with 503.
-    const res = await app.request.post('/v1/transcriptions?model=whisper-tiny-random').set('Authorization', `Bearer ${TEST_API_KEY}`).set('Content-Type', 'audio/wav').send(Buffer.from('not audio'));
+    const res = await app.request
+      .post('/v1/transcriptions?model=whisper-tiny-random')
+      .set('Authorization', `Bearer ${TEST_API_KEY}`)
+      .set('Content-Type', 'audio/wav')
+      .send(Buffer.from('not audio'));
     expect(res.status).to.equal(400);
   });
 
@@ -94,7 +107,11 @@ describe('slowClientGuard on responses', () => {
     koa.use(slowClientGuard(TIMEOUTS));
     koa.use((ctx) => {
       const chunk = Buffer.alloc(64 * 1024, 1);
-      ctx.body = new Readable({ read() { this.push(chunk); } });
+      ctx.body = new Readable({
+        read() {
+          this.push(chunk);
+        },
+      });
       ctx.res.on('close', () => (closedAt = Date.now()));
     });
     const server = createServer(koa.callback());
@@ -112,7 +129,7 @@ describe('slowClientGuard on responses', () => {
 });
 
 describe('createHttpServer', () => {
-  it('cuts off headers that trickle in at the documented time-out, not at Node\'s 30-s sweep', async () => {
+  it("cuts off headers that trickle in at the documented time-out, not at Node's 30-s sweep", async () => {
     const headersMs = 1_500;
     const server = createHttpServer((_req, res) => res.end('ok'), { ...DEFAULT_LIMITS.timeouts, headersMs });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

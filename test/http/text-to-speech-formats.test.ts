@@ -48,7 +48,12 @@ describe('POST /v1/audio/speech in Ogg Opus, FLAC and AAC', () => {
   after(() => app.close());
 
   const speak = (body: object, path = '/v1/audio/speech') =>
-    app.request.post(path).set('Authorization', bearer()).send({ model: 'piper-random', input: INPUT, ...body }).buffer(true).parse(binary);
+    app.request
+      .post(path)
+      .set('Authorization', bearer())
+      .send({ model: 'piper-random', input: INPUT, ...body })
+      .buffer(true)
+      .parse(binary);
 
   for (const { format, type, sniffed, defaultRate, otherRate } of FORMATS) {
     it(`${format}: chunked ${type} at the voice's rate (or ${defaultRate} Hz) that decodes back to the WAV's length`, async () => {
@@ -75,7 +80,10 @@ describe('POST /v1/audio/speech in Ogg Opus, FLAC and AAC', () => {
   }
 
   it('refuses a sample_rate the format cannot carry with a 400 naming the format and its rates', async () => {
-    const res = await app.request.post('/v1/audio/speech').set('Authorization', bearer()).send({ model: 'piper-random', input: 'Hi.', response_format: 'opus', sample_rate: 22050 });
+    const res = await app.request
+      .post('/v1/audio/speech')
+      .set('Authorization', bearer())
+      .send({ model: 'piper-random', input: 'Hi.', response_format: 'opus', sample_rate: 22050 });
     expect(res.status).to.equal(400);
     expect(res.body.error.message).to.equal('"sample_rate" 22050 is not supported for opus; use one of: 8000, 12000, 16000, 24000, 48000');
   });

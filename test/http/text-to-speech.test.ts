@@ -66,8 +66,7 @@ describe('POST /v1/text-to-speech', () => {
   });
   after(() => app.close());
 
-  const speak = (body: object, path = '/v1/text-to-speech') =>
-    app.request.post(path).set('Authorization', bearer()).send(body).buffer(true).parse(binary);
+  const speak = (body: object, path = '/v1/text-to-speech') => app.request.post(path).set('Authorization', bearer()).send(body).buffer(true).parse(binary);
 
   it('answers 200 with chunked audio/mpeg that decodes to plausible speech length (piper engine)', async () => {
     const res = await speak({ model: 'piper-random', input: 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.' });
@@ -143,7 +142,11 @@ describe('POST /v1/text-to-speech', () => {
       .buffer(true)
       .parse(binary);
     expect(wav.status).to.equal(200);
-    const wavEvents = (wav.body as Buffer).toString('utf8').split('\n\n').filter((block) => block.startsWith('data: ')).map((block) => JSON.parse(block.slice(6)) as { type: string; audio?: string });
+    const wavEvents = (wav.body as Buffer)
+      .toString('utf8')
+      .split('\n\n')
+      .filter((block) => block.startsWith('data: '))
+      .map((block) => JSON.parse(block.slice(6)) as { type: string; audio?: string });
     expect(wavEvents.map((event) => event.type)).to.deep.equal(['speech.audio.delta', 'speech.audio.done']);
     expect(Buffer.from(wavEvents[0]!.audio!, 'base64').subarray(0, 4).toString()).to.equal('RIFF');
   });
@@ -194,7 +197,10 @@ describe('POST /v1/text-to-speech', () => {
 
     it('answers 413 naming the limit when input is longer than maxSpeechInputChars', async () => {
       const limit = app.config.limits.maxSpeechInputChars;
-      const res = await app.request.post('/v1/text-to-speech').set('Authorization', bearer()).send({ model: 'piper-random', input: 'a'.repeat(limit + 1) });
+      const res = await app.request
+        .post('/v1/text-to-speech')
+        .set('Authorization', bearer())
+        .send({ model: 'piper-random', input: 'a'.repeat(limit + 1) });
       expect(res.status).to.equal(413);
       expect(res.body.error.code).to.equal('payload_too_large');
       expect(res.body.error.message).to.include(`the limit is ${limit}`);

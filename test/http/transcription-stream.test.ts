@@ -92,7 +92,12 @@ describe('stream=true with the real whisper-tiny.en on ~70 s of joined clips', f
     expect(done.type).to.equal('transcript.text.done');
     expect(events.filter((event) => event.type === 'transcript.text.done')).to.have.length(1);
     expect(deltas.length, 'one delta per decoded window at least').to.be.above(2);
-    expect(deltas.map((event) => event.delta).join('').trim()).to.equal(done.text);
+    expect(
+      deltas
+        .map((event) => event.delta)
+        .join('')
+        .trim(),
+    ).to.equal(done.text);
 
     const plain = await fetch(`${baseUrl}/v1/audio/transcriptions`, {
       method: 'POST',
@@ -130,7 +135,16 @@ describe('stream=true with the real whisper-tiny.en on ~70 s of joined clips', f
 
 describe('stream=true errors before the first event stay plain JSON (random-weight fixture)', () => {
   const MANIFEST: Manifest = {
-    models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 6 } }],
+    models: [
+      {
+        id: 'whisper-tiny-random',
+        task: 'speech-to-text',
+        engine: 'transformers-asr',
+        description: 'random Whisper',
+        license: 'MIT',
+        options: { maxNewTokens: 6 },
+      },
+    ],
   };
   let app: TestApp;
   before(async () => {
@@ -167,8 +181,16 @@ describe('stream=true errors before the first event stay plain JSON (random-weig
       .send(Buffer.from(encodeWav({ samples: new Float32Array(32_000).map((_, i) => Math.sin(i / 10) * 0.3), sampleRate: 16_000 })));
     expect(res.status).to.equal(200);
     expect(res.type).to.equal('text/event-stream');
-    const events = res.text.trim().split('\n\n').map((block) => JSON.parse(block.replace(/^data: /, '')) as StreamEvent);
+    const events = res.text
+      .trim()
+      .split('\n\n')
+      .map((block) => JSON.parse(block.replace(/^data: /, '')) as StreamEvent);
     expect(events.map((event) => event.type).slice(-1)).to.deep.equal(['transcript.text.done']);
-    expect(events.slice(0, -1).map((event) => event.delta).join('')).to.equal(events[events.length - 1]!.text);
+    expect(
+      events
+        .slice(0, -1)
+        .map((event) => event.delta)
+        .join(''),
+    ).to.equal(events[events.length - 1]!.text);
   });
 });

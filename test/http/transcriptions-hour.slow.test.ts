@@ -20,7 +20,14 @@ describe('multi-window uploads (random-weight Whisper fixture)', function () {
   this.timeout(60_000);
   let app: TestApp;
   before(async () => {
-    const entry = { id: 'whisper-tiny-random', task: 'speech-to-text' as const, engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 6 } };
+    const entry = {
+      id: 'whisper-tiny-random',
+      task: 'speech-to-text' as const,
+      engine: 'transformers-asr',
+      description: 'random Whisper',
+      license: 'MIT',
+      options: { maxNewTokens: 6 },
+    };
     app = await createTestApp({ manifest: { models: [entry] }, modelsDir: join(REPO_ROOT, 'test/fixtures/models') });
   });
   after(() => app?.close());
@@ -46,7 +53,10 @@ describe('multi-window uploads (random-weight Whisper fixture)', function () {
       .send(wav);
     expect(stream.status).to.equal(200);
     expect(stream.type).to.equal('text/event-stream');
-    const events = stream.text.trim().split('\n\n').map((block) => JSON.parse(block.replace(/^data: /, '')) as { type: string; delta?: string; text?: string });
+    const events = stream.text
+      .trim()
+      .split('\n\n')
+      .map((block) => JSON.parse(block.replace(/^data: /, '')) as { type: string; delta?: string; text?: string });
     const deltas = events.filter((event) => event.type === 'transcript.text.delta');
     expect(deltas.length, 'one delta per window with segments').to.be.greaterThan(1);
     expect(events.at(-1)!.type).to.equal('transcript.text.done');

@@ -29,13 +29,28 @@ function whiteNoise(seconds: number, amplitude: number): Float32Array {
   return samples;
 }
 
-const words = (text: string) => text.toLowerCase().replace(/[^a-z ]/g, ' ').split(/\s+/).filter(Boolean).join(' ');
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z ]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean)
+    .join(' ');
 
 describe('vad_filter request fields (random-weight Whisper fixture, no VAD model installed)', () => {
   let app: TestApp;
   before(async () => {
     const manifest: Manifest = {
-      models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 4 } }],
+      models: [
+        {
+          id: 'whisper-tiny-random',
+          task: 'speech-to-text',
+          engine: 'transformers-asr',
+          description: 'random Whisper',
+          license: 'MIT',
+          options: { maxNewTokens: 4 },
+        },
+      ],
     };
     app = await createTestApp({ manifest, modelsDir: FIXTURE_MODELS });
   });

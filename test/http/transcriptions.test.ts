@@ -22,13 +22,25 @@ const speech = (file: string) => readFileSync(join(SPEECH_DIR, file));
 const MANIFEST: Manifest = {
   models: [
     { id: MODEL, task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT', options: { maxNewTokens: 6 } },
-    { id: 'whisper-not-installed', task: 'speech-to-text', engine: 'transformers-asr', description: 'absent', license: 'MIT', installCommand: 'npm run test-models' },
+    {
+      id: 'whisper-not-installed',
+      task: 'speech-to-text',
+      engine: 'transformers-asr',
+      description: 'absent',
+      license: 'MIT',
+      installCommand: 'npm run test-models',
+    },
   ],
 };
 
 function wavBytes(samples: Float32Array, sampleRate = 16000): Uint8Array {
   const wav = new WaveFile();
-  wav.fromScratch(1, sampleRate, '16', Int16Array.from(samples, (x) => Math.round(x * 32767)));
+  wav.fromScratch(
+    1,
+    sampleRate,
+    '16',
+    Int16Array.from(samples, (x) => Math.round(x * 32767)),
+  );
   return wav.toBuffer();
 }
 
@@ -57,11 +69,18 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
         expect(res.status, res.text).to.equal(200);
         expect(res.headers['content-type']).to.match(/^application\/json/);
         expect(Object.keys(res.body)).to.deep.equal(['id', 'object', 'created', 'model', 'transcript']);
-        expect(res.body.id).to.be.a('string').and.match(/^trsc_[0-9a-f]{32}$/);
+        expect(res.body.id)
+          .to.be.a('string')
+          .and.match(/^trsc_[0-9a-f]{32}$/);
         expect(res.body.object).to.equal('transcript');
-        expect(res.body.created).to.be.a('number').and.satisfy(Number.isInteger).and.within(before, before + 120);
+        expect(res.body.created)
+          .to.be.a('number')
+          .and.satisfy(Number.isInteger)
+          .and.within(before, before + 120);
         expect(res.body.model).to.equal(MODEL);
-        expect(res.body.transcript).to.be.a('string').and.not.match(/^\s|\s$/);
+        expect(res.body.transcript)
+          .to.be.a('string')
+          .and.not.match(/^\s|\s$/);
       });
     }
 
@@ -87,7 +106,11 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
     });
 
     it('sniffs Ogg Opus, FLAC and Ogg Vorbis sent as application/octet-stream', async () => {
-      for (const bytes of [speech('es_fleurs_002.ogg'), readFileSync(join(AUDIO_FIXTURES, 'tone-44k1-stereo.flac')), readFileSync(join(AUDIO_FIXTURES, 'tone-44k1-stereo-vorbis.ogg'))]) {
+      for (const bytes of [
+        speech('es_fleurs_002.ogg'),
+        readFileSync(join(AUDIO_FIXTURES, 'tone-44k1-stereo.flac')),
+        readFileSync(join(AUDIO_FIXTURES, 'tone-44k1-stereo-vorbis.ogg')),
+      ]) {
         const res = await app.request
           .post(`/v1/transcriptions?model=${MODEL}`)
           .set('Authorization', bearer())
@@ -232,7 +255,10 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
         req.destroy();
         for (let i = 0; i < 50 && lines.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
         await new Promise((resolve) => setTimeout(resolve, 100));
-        expect(lines.filter((line) => line.level === 'error'), JSON.stringify(lines)).to.deep.equal([]);
+        expect(
+          lines.filter((line) => line.level === 'error'),
+          JSON.stringify(lines),
+        ).to.deep.equal([]);
         expect(lines.map((line) => line.message)).to.include('client closed the connection');
       } finally {
         server.close();
@@ -254,7 +280,11 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
 
     it('answers 400 for a language or translate task on an English-only model, and for bad values', async () => {
       const send = (query: string) =>
-        app.request.post(`/v1/transcriptions?model=${MODEL}&${query}`).set('Authorization', bearer()).set('Content-Type', 'audio/wav').send(speech('en_cards_001.wav'));
+        app.request
+          .post(`/v1/transcriptions?model=${MODEL}&${query}`)
+          .set('Authorization', bearer())
+          .set('Content-Type', 'audio/wav')
+          .send(speech('en_cards_001.wav'));
       for (const [query, message] of [
         ['language=es', /English-only/],
         ['task=translate', /English-only/],

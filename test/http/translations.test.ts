@@ -9,11 +9,32 @@ const HAS_APERTIUM = existsSync('/usr/share/apertium/modes/eng-spa.mode');
 
 const MANIFEST: Manifest = {
   models: [
-    { id: 'marian-en-es-random', task: 'translation', engine: 'transformers-translation', description: 'fixture', license: 'MIT', options: { family: 'marian', source: 'en', target: 'es' } },
+    {
+      id: 'marian-en-es-random',
+      task: 'translation',
+      engine: 'transformers-translation',
+      description: 'fixture',
+      license: 'MIT',
+      options: { family: 'marian', source: 'en', target: 'es' },
+    },
     { id: 'nllb-random', task: 'translation', engine: 'transformers-translation', description: 'fixture', license: 'MIT', options: { family: 'nllb' } },
     { id: 'nllb-absent', task: 'translation', engine: 'transformers-translation', description: 'not installed', license: 'MIT', options: { family: 'nllb' } },
-    { id: 'apertium-eng-spa', task: 'translation', engine: 'apertium', description: 'Debian pair', license: 'GPL-3.0', options: { pair: 'eng-spa', source: 'en', target: 'es' } },
-    { id: 'apertium-xxx-yyy', task: 'translation', engine: 'apertium', description: 'absent pair', license: 'GPL-3.0', options: { pair: 'xxx-yyy', source: 'xx', target: 'yy' } },
+    {
+      id: 'apertium-eng-spa',
+      task: 'translation',
+      engine: 'apertium',
+      description: 'Debian pair',
+      license: 'GPL-3.0',
+      options: { pair: 'eng-spa', source: 'en', target: 'es' },
+    },
+    {
+      id: 'apertium-xxx-yyy',
+      task: 'translation',
+      engine: 'apertium',
+      description: 'absent pair',
+      license: 'GPL-3.0',
+      options: { pair: 'xxx-yyy', source: 'xx', target: 'yy' },
+    },
   ],
 };
 
@@ -25,7 +46,10 @@ describe('POST /v1/engines/{model}/translate', () => {
   after(() => app.close());
 
   const translate = (model: string, body: Record<string, unknown>, auth = bearer()) =>
-    app.request.post(`/v1/engines/${model}/translate`).set('Authorization', auth).send({ model, ...body });
+    app.request
+      .post(`/v1/engines/${model}/translate`)
+      .set('Authorization', auth)
+      .send({ model, ...body });
 
   const expectInvalid = (res: { status: number; body: { error?: { code?: string; message?: string } } }, pattern: RegExp) => {
     expect(res.status).to.equal(400);
@@ -71,7 +95,12 @@ describe('POST /v1/engines/{model}/translate', () => {
     });
 
     it('answers concurrent requests each with its own translation', async () => {
-      const words: [string, string][] = [['dog', 'perro'], ['cat', 'gato'], ['house', 'casa'], ['book', 'libro']];
+      const words: [string, string][] = [
+        ['dog', 'perro'],
+        ['cat', 'gato'],
+        ['house', 'casa'],
+        ['book', 'libro'],
+      ];
       const responses = await Promise.all(words.map(([word]) => translate('apertium-eng-spa', { text: `The ${word}.`, target_language: 'es' })));
       responses.forEach((res, index) => expect(res.body.translation).to.include(words[index]?.[1]));
     });
@@ -147,7 +176,9 @@ describe('POST /v1/engines/{model}/translate', () => {
     });
 
     it('401 without a valid API key', async () => {
-      const missing = await app.request.post('/v1/engines/marian-en-es-random/translate').send({ model: 'marian-en-es-random', text: 'Hi.', target_language: 'es' });
+      const missing = await app.request
+        .post('/v1/engines/marian-en-es-random/translate')
+        .send({ model: 'marian-en-es-random', text: 'Hi.', target_language: 'es' });
       expect(missing.status).to.equal(401);
       const wrong = await translate('marian-en-es-random', { text: 'Hi.', target_language: 'es' }, 'Bearer wrong-key-0000000000000');
       expect(wrong.status).to.equal(401);

@@ -164,7 +164,12 @@ describe('users input rule (property)', () => {
         const valid = wellFormed(name) && name.trim() !== '' && codePoints(name) <= MAX_NAME_CHARS && !hasControl(name);
         const result = outcome(() => parseUserInput({ name, email: 'ann@example.org' }));
         if (valid) expect(result).to.deep.equal({ value: { name, email: 'ann@example.org' } });
-        else expect(result).to.have.property('error').that.is.instanceOf(ValidationError).with.property('message').that.matches(/^"name" /);
+        else
+          expect(result)
+            .to.have.property('error')
+            .that.is.instanceOf(ValidationError)
+            .with.property('message')
+            .that.matches(/^"name" /);
       }),
       { numRuns: fuzzRuns(300) },
     );

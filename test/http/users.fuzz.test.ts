@@ -53,11 +53,16 @@ const validBody = fc.record({ name: validName, email: validEmail });
 const anyBody = fc.oneof(
   // Both fields present, one of them odd: the case where a wrong check lets junk be stored.
   fc.record({ name: anyText(), email: validEmail }),
-  fc.record({ name: validName, email: fc.oneof(anyText(30), address.chain((a) => fc.tuple(fc.constant(a), anyText(3), fc.nat()).map(([a, t, at]) => a.slice(0, at % (a.length + 1)) + t + a.slice(at % (a.length + 1))))) }),
-  fc.record(
-    { name: fc.oneof(anyText(), validName, fc.jsonValue()), email: fc.oneof(anyText(30), validEmail, fc.jsonValue()) },
-    { requiredKeys: [] },
-  ),
+  fc.record({
+    name: validName,
+    email: fc.oneof(
+      anyText(30),
+      address.chain((a) =>
+        fc.tuple(fc.constant(a), anyText(3), fc.nat()).map(([a, t, at]) => a.slice(0, at % (a.length + 1)) + t + a.slice(at % (a.length + 1))),
+      ),
+    ),
+  }),
+  fc.record({ name: fc.oneof(anyText(), validName, fc.jsonValue()), email: fc.oneof(anyText(30), validEmail, fc.jsonValue()) }, { requiredKeys: [] }),
   fc.jsonValue(),
 );
 /** A stored id (by position), an unknown one, or a string that is no id at all. */
@@ -88,7 +93,10 @@ function emailTakenByAnother(model: Model, email: string, self?: number): boolea
 }
 
 class CreateUser implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly body: unknown, readonly valid: boolean) {}
+  constructor(
+    readonly body: unknown,
+    readonly valid: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, app: Real): Promise<void> {
     const res = await app.request.post('/users').set('Content-Type', 'application/json').send(JSON.stringify(this.body));
@@ -111,7 +119,11 @@ class CreateUser implements fc.AsyncCommand<Model, Real> {
 }
 
 class ReplaceUser implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly id: IdChoice, readonly body: unknown, readonly valid: boolean) {}
+  constructor(
+    readonly id: IdChoice,
+    readonly body: unknown,
+    readonly valid: boolean,
+  ) {}
   check = () => true;
   async run(model: Model, app: Real): Promise<void> {
     const { path, stored } = resolveId(model, this.id);
@@ -182,10 +194,17 @@ class ListUsers implements fc.AsyncCommand<Model, Real> {
 
 /** Bodies that are not JSON objects at all, as bytes: malformed JSON, wrong types, odd encodings. */
 class PostRawBody implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly text: string, readonly contentType: string) {}
+  constructor(
+    readonly text: string,
+    readonly contentType: string,
+  ) {}
   check = () => true;
   async run(model: Model, app: Real): Promise<void> {
-    const res = await app.request.post('/users').set('Content-Type', this.contentType).serialize((body) => body).send(this.text);
+    const res = await app.request
+      .post('/users')
+      .set('Content-Type', this.contentType)
+      .serialize((body) => body)
+      .send(this.text);
     const what = this.toString();
     if (res.status === 201) {
       // Random text that happens to be a valid user: record it as what the server read.
@@ -202,10 +221,19 @@ const rawText = fc.oneof(
   fc.json(),
   fc.constantFrom('{', '{"name":', '{"name":"Ann","email":"ann@example.org"', '[]', 'null', '"x"', '1', '{"__proto__":{}}'),
 );
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/xml');
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/xml',
+);
 
 const commands = [
-  fc.oneof(validBody.map((b) => new CreateUser(b, true)), anyBody.map((b) => new CreateUser(b, false))),
+  fc.oneof(
+    validBody.map((b) => new CreateUser(b, true)),
+    anyBody.map((b) => new CreateUser(b, false)),
+  ),
   fc.oneof(
     fc.tuple(idChoice, validBody).map(([id, b]) => new ReplaceUser(id, b, true)),
     fc.tuple(idChoice, anyBody).map(([id, b]) => new ReplaceUser(id, b, false)),

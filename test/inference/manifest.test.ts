@@ -15,7 +15,9 @@ describe('model manifest', () => {
     for (const entry of manifest.models) {
       expect(entry.description, entry.id).to.be.a('string').and.not.equal('');
       expect(entry.license, entry.id).to.be.a('string').and.not.equal('');
-      expect(entry.source !== undefined || entry.installCommand !== undefined || entry.engine === 'apertium', `${entry.id} says how it is installed`).to.equal(true);
+      expect(entry.source !== undefined || entry.installCommand !== undefined || entry.engine === 'apertium', `${entry.id} says how it is installed`).to.equal(
+        true,
+      );
     }
   });
 
@@ -71,7 +73,10 @@ describe('model manifest', () => {
     expect(committed.aliases?.['tts-1']?.task).to.equal('text-to-speech');
     const models = [{ id: 'm', task: 'translation', engine: 'e', description: 'd', license: 'l' }];
     expect(() => parseManifest({ models, aliases: { 'mt-1': { task: 'translation', prefer: ['m'] } } })).not.to.throw();
-    expect(() => parseManifest({ models, aliases: { 'mt-1': { task: 'speech-to-text', prefer: ['m'] } } })).to.throw(ManifestError, /"m" is not a speech-to-text model/);
+    expect(() => parseManifest({ models, aliases: { 'mt-1': { task: 'speech-to-text', prefer: ['m'] } } })).to.throw(
+      ManifestError,
+      /"m" is not a speech-to-text model/,
+    );
     expect(() => parseManifest({ models, aliases: { m: { task: 'translation', prefer: [] } } })).to.throw(ManifestError, /a model already has this id/);
     expect(() => parseManifest({ models, aliases: { 'a b': { task: 'translation', prefer: [] } } })).to.throw(ManifestError, /must match/);
   });

@@ -143,10 +143,11 @@ describe('ModelRegistry', () => {
 });
 
 describe('ModelRegistry start-up checks of the manifest', () => {
-  const build = (models: ManifestEntry[], engines: Readonly<Record<string, Engine>> = ENGINES) =>
-    () => new ModelRegistry({ manifest: { models }, modelsDir: 'models', engines });
-  const piper = (options?: Record<string, unknown>) =>
-    entry('voice', { task: 'text-to-speech', engine: 'piper', ...(options ? { options } : {}) });
+  const build =
+    (models: ManifestEntry[], engines: Readonly<Record<string, Engine>> = ENGINES) =>
+    () =>
+      new ModelRegistry({ manifest: { models }, modelsDir: 'models', engines });
+  const piper = (options?: Record<string, unknown>) => entry('voice', { task: 'text-to-speech', engine: 'piper', ...(options ? { options } : {}) });
 
   it('accepts the shipped models/models.json with the real engines', async () => {
     const manifest = await readManifest('models/models.json');
@@ -208,8 +209,7 @@ describe('model errors over HTTP (POST /v1/classifications)', () => {
     rmSync(modelsDir, { recursive: true, force: true });
   });
 
-  const classify = (model: string) =>
-    app.request.post('/v1/classifications').set('Authorization', bearer()).send({ model, query: 'great film' });
+  const classify = (model: string) => app.request.post('/v1/classifications').set('Authorization', bearer()).send({ model, query: 'great film' });
 
   it('answers 200 from the lazily loaded model', async () => {
     const res = await classify('sentiment');

@@ -115,7 +115,9 @@ describe('npm run download-models', () => {
     expect(Date.parse(record.installed_at)).to.be.a('number').and.not.NaN;
     expect(existsSync(join(modelsDir, '.partial/tiny'))).to.equal(false);
     expect(existsSync(join(modelsDir, 'voice')), 'not a default').to.equal(false);
-    expect(stderr).to.match(/100%/).and.match(/tiny: installed 2 files/);
+    expect(stderr)
+      .to.match(/100%/)
+      .and.match(/tiny: installed 2 files/);
   });
 
   it('installs files under their target names and records hashes the manifest did not pin', async () => {
@@ -263,9 +265,7 @@ describe('npm run download-models', () => {
     const url = await closedPortUrl();
     const { code, stderr } = await run(['tiny'], { HF_ENDPOINT: url });
     expect(code).to.equal(1);
-    expect(stderr).to.include(
-      `cannot reach ${url} (ECONNREFUSED); to install offline, copy the files and run npm run download-models -- --from <dir>`,
-    );
+    expect(stderr).to.include(`cannot reach ${url} (ECONNREFUSED); to install offline, copy the files and run npm run download-models -- --from <dir>`);
     expect(existsSync(join(modelsDir, 'tiny'))).to.equal(false);
   });
 
@@ -277,7 +277,15 @@ describe('npm run download-models', () => {
   it('skips models without a download source and names their install command', async () => {
     writeManifest([
       tinyEntry(),
-      { id: 'apertium-eng-spa', task: 'translation', engine: 'apertium', description: 'x', license: 'GPL-3.0', default: true, installCommand: 'sudo apt-get install apertium-eng-spa' },
+      {
+        id: 'apertium-eng-spa',
+        task: 'translation',
+        engine: 'apertium',
+        description: 'x',
+        license: 'GPL-3.0',
+        default: true,
+        installCommand: 'sudo apt-get install apertium-eng-spa',
+      },
     ]);
     const { code, stderr } = await run([]);
     expect(code, stderr).to.equal(0);
@@ -298,10 +306,17 @@ describe('npm run download-models', () => {
     expect(stdout).to.match(/^voice\s+text-to-speech\s+50\.0 kB\+ {2}not installed \(npm run download-models -- voice\)$/m);
   });
 
-  it('--list names the install command the server names: download-models for a hub model, the engine\'s otherwise', async () => {
+  it("--list names the install command the server names: download-models for a hub model, the engine's otherwise", async () => {
     writeManifest([
       tinyEntry({ installCommand: 'bash scripts/test-models/tiny.sh' }),
-      { id: 'apertium-xxx-yyy', task: 'translation', engine: 'apertium', description: 'x', license: 'GPL-3.0', options: { pair: 'xxx-yyy', source: 'xx', target: 'yy' } },
+      {
+        id: 'apertium-xxx-yyy',
+        task: 'translation',
+        engine: 'apertium',
+        description: 'x',
+        license: 'GPL-3.0',
+        options: { pair: 'xxx-yyy', source: 'xx', target: 'yy' },
+      },
     ]);
     const { code, stdout } = await run(['--list']);
     expect(code).to.equal(0);

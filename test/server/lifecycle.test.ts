@@ -20,7 +20,9 @@ describe('server process', () => {
 
   it('on SIGTERM lets an in-flight request finish, refuses new ones, then exits 0', async () => {
     // One model whose files are not in MODELS_DIR (Debian's Apertium pairs of the real manifest may be installed).
-    const manifest = { models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT' }] };
+    const manifest = {
+      models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT' }],
+    };
     writeFileSync(join(dir, 'models.json'), JSON.stringify(manifest));
     const server = await spawnServer({ ...env, MODELS_MANIFEST: join(dir, 'models.json') });
     try {
@@ -69,7 +71,9 @@ describe('server process', () => {
 
   it('exits 0 promptly on SIGTERM when idle, even with a kept-alive connection open', async () => {
     // One model whose files are not in MODELS_DIR (Debian's Apertium pairs of the real manifest may be installed).
-    const manifest = { models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT' }] };
+    const manifest = {
+      models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT' }],
+    };
     writeFileSync(join(dir, 'models.json'), JSON.stringify(manifest));
     const server = await spawnServer({ ...env, MODELS_MANIFEST: join(dir, 'models.json') });
     try {
@@ -116,17 +120,28 @@ describe('server process', () => {
     const { code, stderr } = await runServerToExit({ ...env, DATABASE_URL: `sqlite:${path}` });
     expect(code).to.equal(1);
     expect(stderr.split('\n').filter(Boolean)).to.have.length(1);
-    expect(stderr).to.match(new RegExp(`^Cannot start: cannot open the database at ${path} \\(ENOTDIR: .*\\): make its directory writable or set DATABASE_URL=sqlite:<writable path>`));
+    expect(stderr).to.match(
+      new RegExp(
+        `^Cannot start: cannot open the database at ${path} \\(ENOTDIR: .*\\): make its directory writable or set DATABASE_URL=sqlite:<writable path>`,
+      ),
+    );
   });
 
   it('logs the installed models at start, and how to install one when there are none', async () => {
     // One model whose files are not in MODELS_DIR (Debian's Apertium pairs of the real manifest may be installed).
-    const manifest = { models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT' }] };
+    const manifest = {
+      models: [{ id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'random Whisper', license: 'MIT' }],
+    };
     writeFileSync(join(dir, 'models.json'), JSON.stringify(manifest));
     const server = await spawnServer({ ...env, MODELS_MANIFEST: join(dir, 'models.json') });
     try {
       await waitFor(() => /no model installed/.test(server.stderr()));
-      const line = JSON.parse(server.stderr().split('\n').find((l) => l.includes('no model installed'))!) as Record<string, unknown>;
+      const line = JSON.parse(
+        server
+          .stderr()
+          .split('\n')
+          .find((l) => l.includes('no model installed'))!,
+      ) as Record<string, unknown>;
       expect(line).to.include({ level: 'warn', install: 'npm run download-models -- --list' });
     } finally {
       server.child.kill('SIGKILL');

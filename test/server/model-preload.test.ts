@@ -50,7 +50,7 @@ describe('server process: model preload and idle unload', function () {
   });
 
   const get = (path: string) => fetch(`${server!.url}${path}`, { headers: { Authorization: `Bearer ${KEY}` } });
-  const modelState = async () => ((await (await get('/v1/models/bert-sentiment-random')).json()) as { state: string; memory_bytes: number | null });
+  const modelState = async () => (await (await get('/v1/models/bert-sentiment-random')).json()) as { state: string; memory_bytes: number | null };
   async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
     for (let i = 0; i < 150; i++) {
       if (await condition()) return;
@@ -68,10 +68,17 @@ describe('server process: model preload and idle unload', function () {
     await until(async () => (await modelState()).state === 'unloaded', 'the idle unload');
     // Counted once its worker has ended, a moment after it stops being listed as loaded.
     let metrics = '';
-    await until(async () => (metrics = await (await get('/metrics')).text()).includes('model_unloads_total{model="bert-sentiment-random",reason="idle"} 1'), 'the unload metric');
+    await until(
+      async () => (metrics = await (await get('/metrics')).text()).includes('model_unloads_total{model="bert-sentiment-random",reason="idle"} 1'),
+      'the unload metric',
+    );
     expect(metrics).to.include('model_loads_total{model="bert-sentiment-random",outcome="loaded"} 1');
     // One log line each way, with the seconds and the memory counted.
-    const lines = server.stderr().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = server
+      .stderr()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const loaded = lines.find((line) => line.message === 'model loaded');
     expect(loaded).to.include({ model: 'bert-sentiment-random', task: 'text-classification' });
     expect(loaded?.seconds).to.be.a('number');

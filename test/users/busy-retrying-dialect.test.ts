@@ -40,24 +40,20 @@ describe('BusyRetryingDialect (via openDatabase)', () => {
     const flap = (async () => {
       for (let turn = 0; flapping; turn++) {
         otherProcess.exec('BEGIN IMMEDIATE');
-        otherProcess.prepare('INSERT INTO users (name, email, created_at, updated_at) VALUES (?, ?, ?, ?)').run(
-          ...Object.values(row(`other${turn}`)),
-        );
+        otherProcess.prepare('INSERT INTO users (name, email, created_at, updated_at) VALUES (?, ?, ?, ?)').run(...Object.values(row(`other${turn}`)));
         await sleep(15);
         otherProcess.exec('COMMIT');
         await sleep(5);
       }
     })();
-    const acknowledged = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => users.create({ name: `u${i}`, email: `u${i}@example.org` })),
-    );
+    const acknowledged = await Promise.all(Array.from({ length: 40 }, (_, i) => users.create({ name: `u${i}`, email: `u${i}@example.org` })));
     flapping = false;
     await flap;
 
     // Read back through a fresh connection: what was acknowledged is in the file.
     const stored = new SQLite(path, { readonly: true });
     try {
-      const names = (stored.prepare("SELECT id, name FROM users WHERE name LIKE 'u%' ORDER BY id").all() as Array<{ id: number; name: string }>);
+      const names = stored.prepare("SELECT id, name FROM users WHERE name LIKE 'u%' ORDER BY id").all() as Array<{ id: number; name: string }>;
       expect(names).to.deep.equal(acknowledged.map(({ id, name }) => ({ id, name })).sort((a, b) => a.id - b.id));
     } finally {
       stored.close();
@@ -71,7 +67,9 @@ describe('BusyRetryingDialect (via openDatabase)', () => {
     await db.transaction().execute(async (trx) => {
       expect(performance.now() - start).to.be.at.least(150);
       // Before this transaction writes anything, another writer is already shut out.
-      expect(() => otherProcess.exec('BEGIN IMMEDIATE')).to.throw().that.satisfies(isBusyError);
+      expect(() => otherProcess.exec('BEGIN IMMEDIATE'))
+        .to.throw()
+        .that.satisfies(isBusyError);
       await trx.insertInto('users').values(row('ann')).execute();
     });
     expect(await db.selectFrom('users').select('name').execute()).to.deep.equal([{ name: 'ann' }]);

@@ -19,12 +19,13 @@ describe('PostgreSQL', () => {
       expect(Number(applied.rows[0]!.count)).to.equal(3);
       // Every replica writes through its own pool; the case-insensitive unique email holds across them.
       await createUserStore(replicas[1]!).create({ name: 'Ann', email: 'ann@example.org' });
-      const duplicate = await createUserStore(replicas[2]!).create({ name: 'Ann', email: 'ANN@example.org' }).catch((error: unknown) => error);
+      const duplicate = await createUserStore(replicas[2]!)
+        .create({ name: 'Ann', email: 'ANN@example.org' })
+        .catch((error: unknown) => error);
       expect((duplicate as Error).name).to.equal('ConflictError');
       await Promise.all(replicas.map((db) => db.destroy()));
     } finally {
       await drop();
     }
   });
-
 });

@@ -10,7 +10,12 @@ import { createInterface } from 'node:readline';
 export class PiperProcess {
   readonly #child: ReturnType<typeof spawn>;
   readonly #lines: AsyncIterator<string>;
-  private constructor(child: ReturnType<typeof spawn>, lines: AsyncIterator<string>, readonly loadSeconds: number, readonly sampleRate: number) {
+  private constructor(
+    child: ReturnType<typeof spawn>,
+    lines: AsyncIterator<string>,
+    readonly loadSeconds: number,
+    readonly sampleRate: number,
+  ) {
     this.#child = child;
     this.#lines = lines;
   }

@@ -20,11 +20,7 @@ export function modelsDir(): string {
   return resolve(loadConfig(process.env).modelsDir);
 }
 
-export async function loadModel<T extends Task>(
-  task: T,
-  modelId: string,
-  overrides: Record<string, unknown> = {},
-): Promise<LoadedModel<T>> {
+export async function loadModel<T extends Task>(task: T, modelId: string, overrides: Record<string, unknown> = {}): Promise<LoadedModel<T>> {
   const config = loadConfig(process.env);
   const manifest = await readManifest(config.manifestPath);
   const found = manifest.models.find((model) => model.id === modelId);

@@ -10,7 +10,10 @@ export interface LoadTranscriberOptions {
   options?: Record<string, unknown>;
 }
 
-export async function loadTranscriber({ modelId, options = {} }: LoadTranscriberOptions): Promise<{ entry: ManifestEntry; modelDir: string; transcriber: Transcriber }> {
+export async function loadTranscriber({
+  modelId,
+  options = {},
+}: LoadTranscriberOptions): Promise<{ entry: ManifestEntry; modelDir: string; transcriber: Transcriber }> {
   const { entry, modelDir, model } = await loadModel('speech-to-text', modelId, options);
   return { entry, modelDir, transcriber: model };
 }

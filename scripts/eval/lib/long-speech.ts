@@ -53,7 +53,7 @@ export function joinClips(decoded: ReadonlyArray<{ file: string; reference: stri
   if (decoded.length === 0) throw new Error('no clips to join');
   const gap = Math.round(options.gapSeconds * LONG_SPEECH_RATE);
   const target = options.targetSeconds * LONG_SPEECH_RATE;
-  const order: typeof decoded[number][] = [];
+  const order: (typeof decoded)[number][] = [];
   let length = 0;
   for (let index = 0; length < target; index++) {
     const clip = decoded[index % decoded.length]!;

@@ -17,8 +17,26 @@
  */
 
 const ONES = [
-  'zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten',
-  'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen',
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
 ];
 const TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
 const SCALES: ReadonlyArray<[number, string]> = [
@@ -52,11 +70,17 @@ function spellNumber(digits: string): string {
   if (!Number.isSafeInteger(integer) || integer >= 1e12) return digits.split('').join(' ');
   const words = integerToWords(integer);
   if (!fraction) return words;
-  return `${words} point ${fraction.split('').map((d) => ONES[Number(d)]).join(' ')}`;
+  return `${words} point ${fraction
+    .split('')
+    .map((d) => ONES[Number(d)])
+    .join(' ')}`;
 }
 
 export function normalizeTranscript(text: string): string[] {
-  let s = text.normalize('NFKC').toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'");
+  let s = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc]/g, "'");
   s = s.replace(/[-\u2010-\u2015/]/g, ' ');
   s = s.replace(/\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?/g, (m) => ` ${spellNumber(m)} `);
   s = s.replace(/[^\p{L}\p{N}\s]/gu, (c) => (c === '.' ? ' ' : ''));

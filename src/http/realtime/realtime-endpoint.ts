@@ -68,11 +68,12 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     noServer: true,
     maxPayload: limits.maxMessageBytes,
     // Browsers fail the handshake unless one offered subprotocol is chosen; never the key one.
-    handleProtocols: (offered) => (offered.has('realtime') ? 'realtime' : [...offered].find((p) => !p.startsWith(KEY_PROTOCOL_PREFIX)) ?? false),
+    handleProtocols: (offered) => (offered.has('realtime') ? 'realtime' : ([...offered].find((p) => !p.startsWith(KEY_PROTOCOL_PREFIX)) ?? false)),
   });
-  const parse = Object.fromEntries(
-    Object.entries(CLIENT_EVENTS).map(([type, schema]) => [type, deps.validator.compile(schema)]),
-  ) as Record<ClientEventType, Validate<(typeof CLIENT_EVENTS)[ClientEventType]>>;
+  const parse = Object.fromEntries(Object.entries(CLIENT_EVENTS).map(([type, schema]) => [type, deps.validator.compile(schema)])) as Record<
+    ClientEventType,
+    Validate<(typeof CLIENT_EVENTS)[ClientEventType]>
+  >;
   // Matched as the /v1 routes are (a trailing slash too), on the path as they read it (`target`).
   const route = new Router({ ...V1_ROUTER_OPTIONS }).get(REALTIME_PATH.slice(V1_ROUTER_OPTIONS.prefix.length), () => {});
   const sessions = new Set<WebSocket>();
@@ -85,7 +86,13 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     if (!isApiPath(path)) return refuse(socket, 404, 'text', 'No WebSocket endpoint here');
     const key = presentedKey(req);
     if (key === undefined) {
-      return refuse(socket, 401, 'json', 'Missing API key: send "Authorization: Bearer <API_KEY>" or the subprotocol "openai-insecure-api-key.<API_KEY>"', 'unauthorized');
+      return refuse(
+        socket,
+        401,
+        'json',
+        'Missing API key: send "Authorization: Bearer <API_KEY>" or the subprotocol "openai-insecure-api-key.<API_KEY>"',
+        'unauthorized',
+      );
     }
     let policy: KeyPolicy | undefined;
     try {
@@ -108,7 +115,10 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     sockets.handleUpgrade(req, socket, head, (ws) => {
       const full = slots.full(holder);
       if (full) {
-        const reason = full === 'server' ? `Too many realtime sessions (${limits.maxSessions} open); retry later` : new TooManySessionsError(limits.maxSessionsPerKey).message;
+        const reason =
+          full === 'server'
+            ? `Too many realtime sessions (${limits.maxSessions} open); retry later`
+            : new TooManySessionsError(limits.maxSessionsPerKey).message;
         ws.close(CLOSE.tryAgainLater, reason);
         return;
       }
@@ -133,7 +143,10 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       pause: () => ws.pause(),
       resume: () => ws.resume(),
       overflow: (bytes) => {
-        session.sendError('session_overloaded', `The session holds ${bytes} bytes of input not yet processed, over its bound of ${limits.sessionMaxBytes}; send audio no faster than it is processed`);
+        session.sendError(
+          'session_overloaded',
+          `The session holds ${bytes} bytes of input not yet processed, over its bound of ${limits.sessionMaxBytes}; send audio no faster than it is processed`,
+        );
         end(CLOSE.policy, 'Too much input waiting to be processed');
       },
     });
@@ -264,7 +277,14 @@ function refuseWith(socket: Duplex, error: AppError): void {
 }
 
 /** An HTTP answer on a socket that asked to upgrade, in the area's error format. */
-function refuse(socket: Duplex, status: number, format: 'json' | 'text', message: string, code = 'not_found', extraHeaders: Readonly<Record<string, string>> = {}): void {
+function refuse(
+  socket: Duplex,
+  status: number,
+  format: 'json' | 'text',
+  message: string,
+  code = 'not_found',
+  extraHeaders: Readonly<Record<string, string>> = {},
+): void {
   if (!socket.writable) return void socket.destroy();
   // The body every other /v1 error has (error-middleware.ts).
   const body = format === 'json' ? JSON.stringify({ error: { message, type: errorType(status), code } }) : message;

@@ -45,7 +45,10 @@ export function realtimeOperations(limits: RealtimeLimits): Operation[] {
         '401': V1_COMMON_ERRORS['401']!,
         '403': jsonError("The key's model list holds no speech-to-text model, or not the `model` asked for.", ['model_not_allowed']),
         '404': jsonError('No WebSocket endpoint at this /v1 path.', ['not_found']),
-        '429': jsonError('The key is over its requests per minute (`Retry-After` says when to retry), or already holds as many sessions as one key may.', ['rate_limited', 'too_many_sessions']),
+        '429': jsonError('The key is over its requests per minute (`Retry-After` says when to retry), or already holds as many sessions as one key may.', [
+          'rate_limited',
+          'too_many_sessions',
+        ]),
       },
     },
   ];

@@ -197,7 +197,11 @@ export class TranscriptionSession {
 
   #commitByClient(eventId: string | undefined): void {
     if (this.#bufferSamples < msToSamples(MIN_COMMIT_MS)) {
-      this.sendError('input_audio_buffer_commit_empty', `The buffer holds ${Math.round((this.#bufferSamples * 1000) / SAMPLE_RATE)} ms of audio; commit at least ${MIN_COMMIT_MS} ms`, eventId);
+      this.sendError(
+        'input_audio_buffer_commit_empty',
+        `The buffer holds ${Math.round((this.#bufferSamples * 1000) / SAMPLE_RATE)} ms of audio; commit at least ${MIN_COMMIT_MS} ms`,
+        eventId,
+      );
       return;
     }
     const itemId = this.#turnItemId ?? newItemId();
@@ -319,7 +323,12 @@ export class TranscriptionSession {
       object: 'realtime.transcription_session',
       input_audio_format: 'pcm16',
       input_audio_transcription: { model: this.#settings.model ?? null, language: this.#settings.language ?? null, prompt: this.#settings.prompt ?? '' },
-      turn_detection: vad && { type: 'server_vad', threshold: vad.threshold, prefix_padding_ms: vad.prefixPaddingMs, silence_duration_ms: vad.silenceDurationMs },
+      turn_detection: vad && {
+        type: 'server_vad',
+        threshold: vad.threshold,
+        prefix_padding_ms: vad.prefixPaddingMs,
+        silence_duration_ms: vad.silenceDurationMs,
+      },
     };
   }
 

@@ -24,10 +24,20 @@ export function healthRoutes(
 ): void {
   declareRoute(
     router,
-    { method: 'get', path: '/health', tags: ['service'], summary: 'Liveness (plain 200 "OK", as OpenAI-compatible speech servers answer)', responses: { '200': text('OK') } },
+    {
+      method: 'get',
+      path: '/health',
+      tags: ['service'],
+      summary: 'Liveness (plain 200 "OK", as OpenAI-compatible speech servers answer)',
+      responses: { '200': text('OK') },
+    },
     serveConstant(deps.answers, '/health'),
   );
-  declareRoute(router, { method: 'get', path: '/healthz', tags: ['service'], summary: 'Liveness probe', responses: { '200': text('ok') } }, serveConstant(deps.answers, '/healthz'));
+  declareRoute(
+    router,
+    { method: 'get', path: '/healthz', tags: ['service'], summary: 'Liveness probe', responses: { '200': text('ok') } },
+    serveConstant(deps.answers, '/healthz'),
+  );
   const migrator = new Migrator({ db: deps.db, provider: migrationProvider });
   declareRoute(
     router,
@@ -39,9 +49,7 @@ export function healthRoutes(
       responses: { '200': text('ready'), '503': { ...text('What is not ready (e.g. "draining: the server is shutting down").'), 'x-error-codes': [] } },
     },
     async (ctx) => {
-      const problem = deps.readiness.draining
-        ? 'draining: the server is shutting down'
-        : (deps.models?.preloadProblem() ?? (await databaseProblem(migrator)));
+      const problem = deps.readiness.draining ? 'draining: the server is shutting down' : (deps.models?.preloadProblem() ?? (await databaseProblem(migrator)));
       ctx.type = 'text/plain; charset=utf-8';
       ctx.status = problem ? 503 : 200;
       ctx.body = problem ?? 'ready';

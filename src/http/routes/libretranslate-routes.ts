@@ -43,9 +43,15 @@ const ApiKey = Type.Optional(Type.String({ maxLength: 256, description: 'The API
 const TranslateBody = (limits: Limits) =>
   Type.Object(
     {
-      q: Type.Union([Type.String({ maxLength: limits.maxTranslationChars }), Type.Array(Type.String({ maxLength: limits.maxTranslationChars }), { minItems: 1, maxItems: MAX_BATCH })], {
-        description: 'Text, or an array of texts.',
-      }),
+      q: Type.Union(
+        [
+          Type.String({ maxLength: limits.maxTranslationChars }),
+          Type.Array(Type.String({ maxLength: limits.maxTranslationChars }), { minItems: 1, maxItems: MAX_BATCH }),
+        ],
+        {
+          description: 'Text, or an array of texts.',
+        },
+      ),
       source: Type.String({ minLength: 1, maxLength: 16, description: 'Source language code, or `auto` to detect it.' }),
       target: Type.String({ minLength: 1, maxLength: 16, description: 'Target language code.' }),
       format: Type.Optional(StringEnum(['text', 'html'] as const, { description: '`text` (default); `html` is not supported here.' })),
@@ -56,7 +62,10 @@ const TranslateBody = (limits: Limits) =>
     { $id: 'LibreTranslateRequest' },
   );
 const DetectBody = (limits: Limits) =>
-  Type.Object({ q: Type.String({ maxLength: limits.maxTranslationChars, description: 'Text whose language to detect.' }), api_key: ApiKey }, { $id: 'LibreTranslateDetect' });
+  Type.Object(
+    { q: Type.String({ maxLength: limits.maxTranslationChars, description: 'Text whose language to detect.' }), api_key: ApiKey },
+    { $id: 'LibreTranslateDetect' },
+  );
 
 type TranslateBody = Static<ReturnType<typeof TranslateBody>>;
 interface Guess {
@@ -138,7 +147,10 @@ export function libreTranslateRoutes(router: DocumentedRouter, deps: LibreTransl
       secured: false,
       summary: 'Languages of the installed translation models (LibreTranslate API; POST also accepted; no key needed)',
       responses: {
-        '200': jsonResponse('`[{code, name, targets}]`', { type: 'array', items: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' }, targets: { type: 'array', items: { type: 'string' } } } } }),
+        '200': jsonResponse('`[{code, name, targets}]`', {
+          type: 'array',
+          items: { type: 'object', properties: { code: { type: 'string' }, name: { type: 'string' }, targets: { type: 'array', items: { type: 'string' } } } },
+        }),
         ...errors,
       },
     },

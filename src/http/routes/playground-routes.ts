@@ -90,7 +90,11 @@ export function createPlaygroundRouter(dir: string = defaultPlaygroundDir(), ope
       description: 'A same-origin page (no CDN) that calls /v1 with the API key typed into it. Built by `npm run build`; 404 naming that command until it is.',
       responses: {
         '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
-        '404': { description: 'The bundle is not built (the message names the command).', content: { 'text/plain': { schema: { type: 'string' } } }, 'x-error-codes': [] },
+        '404': {
+          description: 'The bundle is not built (the message names the command).',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+          'x-error-codes': [],
+        },
       },
     },
     (ctx) => serve(ctx, 'index.html'),

@@ -39,10 +39,20 @@ const text = (description: string) => ({ description, content: { 'text/plain': {
 /** The router of the paths no prefixed router owns, with `/`, `/openapi.json` and `/docs` declared. */
 export function createRootRouter(answers: ConstantAnswers, operations: Operation[] = []): DocumentedRouter {
   const router = documentedRouter({ sensitive: true }, operations);
-  declareRoute(router, { method: 'get', path: '/', tags: ['service'], summary: 'Greeting (liveness check)', responses: { '200': text('A short greeting.') } }, serveConstant(answers, '/'));
   declareRoute(
     router,
-    { method: 'get', path: '/openapi.json', tags: ['service'], summary: 'This OpenAPI document', responses: { '200': jsonResponse('OpenAPI 3.1 document.', { type: 'object' }) } },
+    { method: 'get', path: '/', tags: ['service'], summary: 'Greeting (liveness check)', responses: { '200': text('A short greeting.') } },
+    serveConstant(answers, '/'),
+  );
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/openapi.json',
+      tags: ['service'],
+      summary: 'This OpenAPI document',
+      responses: { '200': jsonResponse('OpenAPI 3.1 document.', { type: 'object' }) },
+    },
     serveConstant(answers, '/openapi.json'),
   );
   declareRoute(
@@ -52,7 +62,9 @@ export function createRootRouter(answers: ConstantAnswers, operations: Operation
       path: '/docs',
       tags: ['service'],
       summary: 'Human-readable API documentation',
-      responses: { '200': { description: 'A self-contained HTML page generated from this document.', content: { 'text/html': { schema: { type: 'string' } } } } },
+      responses: {
+        '200': { description: 'A self-contained HTML page generated from this document.', content: { 'text/html': { schema: { type: 'string' } } } },
+      },
     },
     serveConstant(answers, '/docs'),
   );

@@ -36,9 +36,15 @@ export interface TeiDeps {
 }
 
 const texts = (limits: Limits, what: string) =>
-  Type.Union([Type.String({ maxLength: limits.maxClassificationChars }), Type.Array(Type.String({ maxLength: limits.maxClassificationChars }), { minItems: 1, maxItems: MAX_BATCH })], {
-    description: `${what}: a text or an array of up to ${MAX_BATCH}.`,
-  });
+  Type.Union(
+    [
+      Type.String({ maxLength: limits.maxClassificationChars }),
+      Type.Array(Type.String({ maxLength: limits.maxClassificationChars }), { minItems: 1, maxItems: MAX_BATCH }),
+    ],
+    {
+      description: `${what}: a text or an array of up to ${MAX_BATCH}.`,
+    },
+  );
 const EmbedBody = (limits: Limits) =>
   Type.Object(
     {
@@ -76,8 +82,18 @@ export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
   const parsePredict = deps.validator.compile(predictBody);
   const body = jsonBody(limits.maxJsonBytes);
   const modelFor = async (ctx: Context, task: Task) => (typeof ctx.query.model === 'string' ? ctx.query.model : models.defaultModel(task));
-  const model = { name: 'model', in: 'query', required: false, description: 'Model id; default: the first installed model of the task.', schema: { type: 'string' } };
-  const errors = { '400': messageError('An invalid body, or an option this server does not support.'), '401': messageError('Missing or invalid Bearer key.'), '503': messageError('No model of the task installed, or busy.') };
+  const model = {
+    name: 'model',
+    in: 'query',
+    required: false,
+    description: 'Model id; default: the first installed model of the task.',
+    schema: { type: 'string' },
+  };
+  const errors = {
+    '400': messageError('An invalid body, or an option this server does not support.'),
+    '401': messageError('Missing or invalid Bearer key.'),
+    '503': messageError('No model of the task installed, or busy.'),
+  };
 
   declareRoute(
     router,
@@ -89,7 +105,10 @@ export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
       secured: true,
       parameters: [model],
       requestBody: { required: true, content: { 'application/json': { schema: embedBody } } },
-      responses: { '200': jsonResponse('One unit-length vector per input.', { type: 'array', items: { type: 'array', items: { type: 'number' } } }), ...errors },
+      responses: {
+        '200': jsonResponse('One unit-length vector per input.', { type: 'array', items: { type: 'array', items: { type: 'number' } } }),
+        ...errors,
+      },
     },
     requireKey,
     admit('embeddings'),
@@ -124,7 +143,8 @@ export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
     body,
     async (ctx) => {
       const raw = (ctx.request.body as { inputs?: unknown })?.inputs;
-      if (Array.isArray(raw) && raw.some(Array.isArray)) throw new ValidationError('"inputs" as text pairs needs a cross-encoder, and none is served here; send texts');
+      if (Array.isArray(raw) && raw.some(Array.isArray))
+        throw new ValidationError('"inputs" as text pairs needs a cross-encoder, and none is served here; send texts');
       const request = parsePredict(ctx.request.body);
       if (request.raw_scores === true) throw new ValidationError('"raw_scores": true is not supported: scores are probabilities');
       if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);

@@ -3,7 +3,17 @@ import type { Limits } from '../../config/load-config.js';
 import { ValidationError } from '../../errors.js';
 import type { UserInput, UserStore } from '../../users/user-store.js';
 import { jsonBody } from '../body-parsers.js';
-import { declareRoute, documentedRouter, jsonRequest, jsonResponse, megabytes, textError, type DocumentedRouter, type Json, type Operation } from '../operation.js';
+import {
+  declareRoute,
+  documentedRouter,
+  jsonRequest,
+  jsonResponse,
+  megabytes,
+  textError,
+  type DocumentedRouter,
+  type Json,
+  type Operation,
+} from '../operation.js';
 import { Text } from '../schema-types.js';
 import { createRequestValidator, type RequestValidator } from '../validation.js';
 
@@ -174,13 +184,25 @@ function quoteForMessage(raw: string): string {
 
 /** Area A errors are short plain text (SPEC "Errors" 1). */
 const errors = (limits: Limits) => ({
-  invalid: textError('Invalid input: malformed JSON, a missing or invalid field, or a malformed id (not a positive integer).', '"email" must be an email address such as ann@example.org', ['invalid_request', 'invalid_json']),
+  invalid: textError(
+    'Invalid input: malformed JSON, a missing or invalid field, or a malformed id (not a positive integer).',
+    '"email" must be an email address such as ann@example.org',
+    ['invalid_request', 'invalid_json'],
+  ),
   notFound: textError('No user has this id.', 'user 42 not found', ['not_found']),
   conflict: textError('Another user already has this email (compared case-insensitively).', 'a user with email ann@example.org already exists', ['conflict']),
   tooLarge: textError(`The JSON body is larger than ${megabytes(limits.maxJsonBytes)}.`, 'Request body is too large', ['payload_too_large']),
   mediaType: textError('The body is not sent as application/json.', 'Content-Type must be application/json, got text/plain', ['unsupported_media_type']),
-  locked: textError('Another process (e.g. `npm run keys`) has held the database write lock for over 5 s; retry after `Retry-After` seconds.', 'The database is locked by another process; retry in a moment', ['server_busy']),
-  server: textError('Unexpected server error. The body is a generic message; the server log has the details under the X-Request-Id of the response.', 'Internal Server Error', ['internal_error']),
+  locked: textError(
+    'Another process (e.g. `npm run keys`) has held the database write lock for over 5 s; retry after `Retry-After` seconds.',
+    'The database is locked by another process; retry in a moment',
+    ['server_busy'],
+  ),
+  server: textError(
+    'Unexpected server error. The body is a generic message; the server log has the details under the X-Request-Id of the response.',
+    'Internal Server Error',
+    ['internal_error'],
+  ),
 });
 
 const idParameter: Json = {

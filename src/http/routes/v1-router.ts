@@ -40,7 +40,16 @@ export function createV1Router(options: V1Deps, operations: Operation[] = []): D
   };
   // The API key is checked before routing, in createApp (see api-boundary.ts).
   const router = documentedRouter({ ...V1_ROUTER_OPTIONS }, operations);
-  for (const addRoutes of [modelRoutes, classificationRoutes, embeddingsRoutes, translationRoutes, transcriptionRoutes, speechRoutes, openaiSpeechRoutes, openaiAudioRoutes]) {
+  for (const addRoutes of [
+    modelRoutes,
+    classificationRoutes,
+    embeddingsRoutes,
+    translationRoutes,
+    transcriptionRoutes,
+    speechRoutes,
+    openaiSpeechRoutes,
+    openaiAudioRoutes,
+  ]) {
     addRoutes(router, deps);
   }
   return router;

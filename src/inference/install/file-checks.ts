@@ -25,9 +25,7 @@ export async function verifyFile(path: string, expected: SourceFile, label: stri
   const { size } = await stat(path);
   if (expected.size !== undefined && size !== expected.size) {
     await rm(path, { force: true });
-    throw new IntegrityError(
-      `size mismatch for ${label}: expected ${expected.size} bytes, got ${size}; the file was deleted, run again to fetch it anew`,
-    );
+    throw new IntegrityError(`size mismatch for ${label}: expected ${expected.size} bytes, got ${size}; the file was deleted, run again to fetch it anew`);
   }
   const sha256 = await sha256File(path);
   if (expected.sha256 !== undefined && sha256 !== expected.sha256) {

@@ -137,11 +137,7 @@ export class HubClient {
     });
     try {
       if (!response.body) throw new InstallError(`${url} answered without a body`);
-      await pipeline(
-        Readable.fromWeb(response.body as WebReadableStream<Uint8Array>),
-        counter,
-        createWriteStream(dest, { flags: resumed > 0 ? 'a' : 'w' }),
-      );
+      await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), counter, createWriteStream(dest, { flags: resumed > 0 ? 'a' : 'w' }));
     } catch (error) {
       if (controller.signal.reason instanceof StalledError) {
         throw new TransferInterruptedError(`download of ${url} stalled for ${idleTimeoutMs / 1000}s`);

@@ -58,8 +58,7 @@ export async function modelRootIn(root: string, entry: ManifestEntry, singleMode
   const first = entry.source?.files[0];
   if (singleModel && first && (await findFile(root, [targetPath(first), first.path]))) return root;
   throw new InstallError(
-    `no files for ${entry.id} in ${root}: expected a folder ${join(root, entry.id)}` +
-      (singleModel ? ' or the model files directly inside it' : ''),
+    `no files for ${entry.id} in ${root}: expected a folder ${join(root, entry.id)}` + (singleModel ? ' or the model files directly inside it' : ''),
   );
 }
 

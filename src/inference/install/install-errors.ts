@@ -11,10 +11,7 @@ export class InstallError extends Error {
 export class HubUnreachableError extends InstallError {
   override name = 'HubUnreachableError';
   constructor(hubUrl: string, reason: string) {
-    super(
-      `cannot reach ${hubUrl} (${reason}); to install offline, copy the files and run ` +
-        'npm run download-models -- --from <dir>',
-    );
+    super(`cannot reach ${hubUrl} (${reason}); to install offline, copy the files and run ` + 'npm run download-models -- --from <dir>');
   }
 }
 

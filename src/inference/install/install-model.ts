@@ -121,12 +121,7 @@ export function isCurrentInstall(entry: ManifestEntry, record: InstallRecord | u
   );
 }
 
-async function stageFile(
-  staging: string,
-  file: SourceFile,
-  label: string,
-  options: InstallOptions,
-): Promise<VerifiedFile & { repoCommit?: string }> {
+async function stageFile(staging: string, file: SourceFile, label: string, options: InstallOptions): Promise<VerifiedFile & { repoCommit?: string }> {
   const final = join(staging, targetPath(file));
   if (options.reuseStaged && (await exists(final))) {
     try {

@@ -50,11 +50,7 @@ export class Residents {
    * The resident of `entry`, its load started by `start` (given the estimate: the last measure,
    * else `estimateBytes`) unless one is loading or loaded already.
    */
-  async acquire(
-    entry: ManifestEntry,
-    estimateBytes: () => Promise<number>,
-    start: (estimate: Footprint) => Resident,
-  ): Promise<Resident> {
+  async acquire(entry: ManifestEntry, estimateBytes: () => Promise<number>, start: (estimate: Footprint) => Resident): Promise<Resident> {
     const resident = this.#residents.get(entry.id);
     if (resident) return resident;
     const estimate = this.#measured.get(entry.id) ?? { load: await estimateBytes(), warmup: 0 };

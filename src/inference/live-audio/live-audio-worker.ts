@@ -14,18 +14,20 @@ serveWorker<LiveAudioApi, LiveAudioWorkerInit>(async (init) => {
   const streams = new Map<number, LiveAudioConverter>();
   return {
     // Serial: pushes of one stream must not interleave on its state, and they are short.
-    push: ({ streamId, inputSampleRate, detectSpeech, pcm16 }, { serial }) => serial(async () => {
-      let stream = streams.get(streamId);
-      if (!stream) {
-        stream = new LiveAudioConverter(inputSampleRate, detectSpeech ? scorers.open() : undefined);
-        streams.set(streamId, stream);
-      }
-      const { samples, speechProbabilities } = await stream.push(pcm16);
-      return withTransfer({ samples, speechProbabilities }, [samples.buffer as ArrayBuffer, speechProbabilities.buffer as ArrayBuffer]);
-    }),
-    close: ({ streamId }, { serial }) => serial(() => {
-      streams.delete(streamId);
-    }),
+    push: ({ streamId, inputSampleRate, detectSpeech, pcm16 }, { serial }) =>
+      serial(async () => {
+        let stream = streams.get(streamId);
+        if (!stream) {
+          stream = new LiveAudioConverter(inputSampleRate, detectSpeech ? scorers.open() : undefined);
+          streams.set(streamId, stream);
+        }
+        const { samples, speechProbabilities } = await stream.push(pcm16);
+        return withTransfer({ samples, speechProbabilities }, [samples.buffer as ArrayBuffer, speechProbabilities.buffer as ArrayBuffer]);
+      }),
+    close: ({ streamId }, { serial }) =>
+      serial(() => {
+        streams.delete(streamId);
+      }),
     dispose: () => scorers.dispose(),
   };
 });

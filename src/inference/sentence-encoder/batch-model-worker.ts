@@ -29,7 +29,9 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   configureRuntime({ modelsDir: init.modelsDir });
   const Model = init.head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
   // A spinning pool (the solo session for lone requests) stops when its run ends: idle, it holds no core.
-  const sessionOptions = init.threads ? { session_options: threadSessionOptions({ threads: init.threads, spinning: init.spinning ?? false, stopSpinningAfterRun: true }) } : {};
+  const sessionOptions = init.threads
+    ? { session_options: threadSessionOptions({ threads: init.threads, spinning: init.spinning ?? false, stopSpinningAfterRun: true }) }
+    : {};
   const [tokenizer, model] = await Promise.all([
     AutoTokenizer.from_pretrained(init.dir),
     Model.from_pretrained(init.dir, { dtype: init.dtype, ...sessionOptions }),

@@ -27,12 +27,7 @@ export function weightsInstalled(_entry: ManifestEntry, context: EngineContext, 
 }
 
 /** Starts the workers that serve this manifest entry's model. */
-export function startBatchModel(
-  modelId: string,
-  options: EncoderOptions,
-  context: EngineContext,
-  head: ModelHead,
-): Promise<BatchModel> {
+export function startBatchModel(modelId: string, options: EncoderOptions, context: EngineContext, head: ModelHead): Promise<BatchModel> {
   const { workers, threads, soloThreads } = workerLayout(options);
   const init = {
     modelsDir: resolve(context.modelsDir),

@@ -87,10 +87,7 @@ export class MicroBatcher<I, O> {
     } else if (this.#timer === undefined) {
       // 0 ms still gathers everything submitted in this turn of the event loop (e.g. all the
       // clients whose answers arrived together), without the >= 1 ms floor of setTimeout.
-      this.#timer =
-        this.#options.maxWaitMs === 0
-          ? setImmediate(() => this.#flush())
-          : setTimeout(() => this.#flush(), this.#options.maxWaitMs);
+      this.#timer = this.#options.maxWaitMs === 0 ? setImmediate(() => this.#flush()) : setTimeout(() => this.#flush(), this.#options.maxWaitMs);
     }
   }
 

@@ -18,11 +18,7 @@ const embedders = new SharedResources<SentenceEmbedder>((embedder) => embedder.d
  * same weights with the same dtype, worker layout and batching; any difference gets its own.
  * Shared workers are named after the base model, not after one of the entries using it.
  */
-export function acquireSentenceEmbedder(
-  modelId: string,
-  options: EncoderOptions,
-  context: EngineContext,
-): Promise<Lease<SentenceEmbedder>> {
+export function acquireSentenceEmbedder(modelId: string, options: EncoderOptions, context: EngineContext): Promise<Lease<SentenceEmbedder>> {
   const dir = weightsDir(options, context);
   const batch = batchOptions(options);
   const key = JSON.stringify({ dir, dtype: options.dtype, layout: workerLayout(options), batch });

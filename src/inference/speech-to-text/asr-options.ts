@@ -57,9 +57,7 @@ export const AsrOptions = Type.Object(
 export type AsrOptions = Static<typeof AsrOptions>;
 
 export const asrOptionsRule: OptionsRule<AsrOptions> = (options) =>
-  options.strideSeconds * 2 >= options.chunkLengthSeconds
-    ? 'options.strideSeconds must be less than half of options.chunkLengthSeconds'
-    : undefined;
+  options.strideSeconds * 2 >= options.chunkLengthSeconds ? 'options.strideSeconds must be less than half of options.chunkLengthSeconds' : undefined;
 
 /** Pre-packing on or off for this dtype (see AsrOptions.prepackWeights). */
 export function prepacksWeights(options: Pick<AsrOptions, 'dtype' | 'prepackWeights'>): boolean {

@@ -115,11 +115,13 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
       history.push(...segment.tokens);
     }
     if (temperature > PROMPT_RESET_TEMPERATURE) promptStart = history.length;
-    const timing = aligner && fresh.length > 0 ? await addWords(fresh, aligner, { audioFeatures, windowFrames, offset, lastSpeechTimestamp, options, special }) : undefined;
+    const timing =
+      aligner && fresh.length > 0 ? await addWords(fresh, aligner, { audioFeatures, windowFrames, offset, lastSpeechTimestamp, options, special }) : undefined;
     if (timing) lastSpeechTimestamp = timing.lastSpeechTimestamp;
     // With word timestamps openai seeks to the last word's end instead of the last segment's,
     // unless the window was decoded to its end.
-    const singleTimestampEnding = result.tokens.length >= 2 && result.tokens.at(-2)! < special.timestampBegin && result.tokens.at(-1)! >= special.timestampBegin;
+    const singleTimestampEnding =
+      result.tokens.length >= 2 && result.tokens.at(-2)! < special.timestampBegin && result.tokens.at(-1)! >= special.timestampBegin;
     const lastWordEnd = timing?.lastWordEnd;
     if (lastWordEnd !== undefined && !singleTimestampEnding && lastWordEnd > offset) seek = Math.round(lastWordEnd * FRAMES_PER_SECOND);
     else seek += split.seekFrames;
@@ -205,7 +207,10 @@ async function addWords(
 
 /** The transcript text of segments, as openai joins them. */
 export function segmentsText(segments: readonly DecodedSegment[]): string {
-  return segments.map((segment) => segment.text).join('').trim();
+  return segments
+    .map((segment) => segment.text)
+    .join('')
+    .trim();
 }
 
 /** mulberry32: small, fast, and plenty for drawing tokens. */

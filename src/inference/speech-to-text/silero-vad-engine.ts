@@ -21,7 +21,6 @@ import type { VadApi, VadWorkerInit } from './vad-worker-protocol.js';
 
 const VAD_WORKER = workerModule<VadApi, VadWorkerInit>(import.meta.url, './vad-worker');
 
-
 const SileroVadOptions = Type.Object(
   {
     /** The ONNX file inside the model folder. */

@@ -31,12 +31,7 @@ export interface SpeechChunk {
  * Speech regions of audio of `audioLength` samples whose frame `i` (samples 512·i … 512·i+511)
  * has speech probability `probs[i]`.
  */
-export function speechChunksFromProbs(
-  probs: ArrayLike<number>,
-  audioLength: number,
-  options: VadOptions = {},
-  sampleRate = VAD_SAMPLE_RATE,
-): SpeechChunk[] {
+export function speechChunksFromProbs(probs: ArrayLike<number>, audioLength: number, options: VadOptions = {}, sampleRate = VAD_SAMPLE_RATE): SpeechChunk[] {
   const { threshold, minSpeechDurationMs, maxSpeechDurationS, minSilenceDurationMs, speechPadMs } = { ...DEFAULT_VAD_OPTIONS, ...definedOnly(options) };
   const negThreshold = options.negThreshold ?? Math.max(threshold - 0.15, 0.01);
   const window = VAD_FRAME_SAMPLES;
@@ -165,7 +160,7 @@ export class SpeechTimestampsMap {
   /** `isEnd`: a time exactly at a region's end belongs to that region, not the next. */
   originalTime(time: number, chunkIndex?: number, isEnd = false): number {
     const index = chunkIndex ?? this.chunkIndex(time, isEnd);
-    return roundTo(this.#silenceBefore[index] as number + time, this.#timePrecision);
+    return roundTo((this.#silenceBefore[index] as number) + time, this.#timePrecision);
   }
 
   /** Where region `index` starts in the joined audio, in seconds. */

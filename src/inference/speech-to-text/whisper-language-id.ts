@@ -19,11 +19,7 @@ export interface LanguageIdPipeline {
 const WINDOW_SECONDS = 30;
 
 /** The Whisper language code (`es`, `fr`, …) spoken in the first 30 s, or undefined if the model has no language tokens. */
-export async function detectWhisperLanguage(
-  asr: LanguageIdPipeline,
-  audio: Float32Array,
-  sampleRate: number,
-): Promise<string | undefined> {
+export async function detectWhisperLanguage(asr: LanguageIdPipeline, audio: Float32Array, sampleRate: number): Promise<string | undefined> {
   const config = asr.model.generation_config;
   const languages = Object.entries(config?.lang_to_id ?? {});
   if (config?.decoder_start_token_id === undefined || languages.length === 0) return undefined;

@@ -8,10 +8,7 @@ export interface WhisperOutput {
   chunks?: { timestamp: [number | null, number | null]; text: string }[];
 }
 
-export function toTranscript(
-  output: WhisperOutput,
-  context: { duration: number; language?: string; segments: boolean },
-): Transcript {
+export function toTranscript(output: WhisperOutput, context: { duration: number; language?: string; segments: boolean }): Transcript {
   const transcript: Transcript = { text: output.text.trim(), duration: round(context.duration) };
   if (context.language) transcript.language = context.language;
   if (context.segments) transcript.segments = toSegments(output.chunks ?? [], context.duration);

@@ -15,12 +15,7 @@ interface TimestampRuleOptions {
 }
 
 /** `sampled`: the tokens generated so far in this window (after the prompt and start tokens). */
-export function applyTimestampRules(
-  logits: Float32Array,
-  sampled: readonly number[],
-  tokens: WhisperSpecialTokens,
-  options: TimestampRuleOptions = {},
-): void {
+export function applyTimestampRules(logits: Float32Array, sampled: readonly number[], tokens: WhisperSpecialTokens, options: TimestampRuleOptions = {}): void {
   const { timestampBegin, eot } = tokens;
   for (const id of tokens.suppress) if (id < logits.length) logits[id] = -Infinity;
   logits[tokens.noTimestamps] = -Infinity;
@@ -30,7 +25,8 @@ export function applyTimestampRules(
   const lastWasTimestamp = length >= 1 && sampled[length - 1]! >= timestampBegin;
   const penultimateWasTimestamp = length < 2 || sampled[length - 2]! >= timestampBegin;
   if (lastWasTimestamp) {
-    if (penultimateWasTimestamp) logits.fill(-Infinity, timestampBegin); // a text token must follow
+    if (penultimateWasTimestamp)
+      logits.fill(-Infinity, timestampBegin); // a text token must follow
     else logits.fill(-Infinity, 0, eot); // the closing timestamp of a pair, or eot
   }
   let lastTimestamp = -1;

@@ -91,7 +91,12 @@ export class WhisperWindowDecoder {
    */
   async crossAttention(audioFeatures: Tensor, tokens: readonly number[], heads: readonly (readonly [number, number])[]): Promise<HeadAttention[]> {
     const layers = [...new Set(heads.map(([layer]) => layer))];
-    const outputs = await this.#run(ortTensorOf(audioFeatures), tokens, undefined, layers.map((layer) => `cross_attentions.${layer}`));
+    const outputs = await this.#run(
+      ortTensorOf(audioFeatures),
+      tokens,
+      undefined,
+      layers.map((layer) => `cross_attentions.${layer}`),
+    );
     return heads.map(([layer, head]) => {
       const attention = outputs[`cross_attentions.${layer}`]!;
       const [, , rows, frames] = attention.dims as [number, number, number, number];
@@ -115,7 +120,12 @@ export class WhisperWindowDecoder {
     const emptyCache = past ? undefined : new OrtTensor('float32', new Float32Array(0), [1, headCount, 0, width / headCount]);
     const feeds: Record<string, unknown> = {};
     for (const name of session.inputNames) {
-      if (name === 'input_ids') feeds[name] = new OrtTensor('int64', BigInt64Array.from(tokens, (id) => BigInt(id)), [1, tokens.length]);
+      if (name === 'input_ids')
+        feeds[name] = new OrtTensor(
+          'int64',
+          BigInt64Array.from(tokens, (id) => BigInt(id)),
+          [1, tokens.length],
+        );
       else if (name === 'encoder_hidden_states') feeds[name] = audio;
       else if (name === 'use_cache_branch') feeds[name] = new OrtTensor('bool', Uint8Array.of(past ? 1 : 0), [1]);
       else if (name.startsWith('past_key_values')) feeds[name] = past ? past[name] : emptyCache;

@@ -58,9 +58,7 @@ export const embeddingClassifier = defineEngine({
     });
     if (head && vectors[0] && vectors[0].length !== headWidth(head)) {
       await lease.release();
-      throw new ManifestError(
-        `model "${entry.id}": options.head expects ${headWidth(head)}-value embeddings, the model gives ${vectors[0].length}`,
-      );
+      throw new ManifestError(`model "${entry.id}": options.head expects ${headWidth(head)}-value embeddings, the model gives ${vectors[0].length}`);
     }
     const defaults: Prototype[] = [];
     let next = 0;
@@ -95,7 +93,10 @@ export const embeddingClassifier = defineEngine({
         const [query, prototypes] = await Promise.all([embedder.embed(text, signal), prototypesPromise]);
         if (prototypes.length === 0) throw new ValidationError(`Model "${entry.id}" has no default labels: send "labels"`);
         const similarities = prototypes.map((prototype) => dot(query, prototype.direction));
-        return sortedLabels(prototypes.map((p) => p.label), softmax(similarities, temperature));
+        return sortedLabels(
+          prototypes.map((p) => p.label),
+          softmax(similarities, temperature),
+        );
       },
       dispose: () => lease.release(),
     };

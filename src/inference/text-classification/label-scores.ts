@@ -18,7 +18,5 @@ export function sortedLabels(names: readonly string[], confidences: readonly num
   if (names.length !== confidences.length) {
     throw new Error(`${names.length} labels but ${confidences.length} confidences`);
   }
-  return names
-    .map((label, index) => ({ label, confidence: confidences[index] as number }))
-    .sort((a, b) => b.confidence - a.confidence);
+  return names.map((label, index) => ({ label, confidence: confidences[index] as number })).sort((a, b) => b.confidence - a.confidence);
 }

@@ -47,9 +47,7 @@ function classifierOn(model: BatchModel, id: string, options: ClassifierOptions)
   }
   const declared = describeLabels(options);
   if (declared && declared.join('\n') !== labels.join('\n')) {
-    throw new ManifestError(
-      `options.labels of "${id}" (${declared.join(', ')}) differ from config.json id2label (${labels.join(', ')})`,
-    );
+    throw new ManifestError(`options.labels of "${id}" (${declared.join(', ')}) differ from config.json id2label (${labels.join(', ')})`);
   }
 
   const batcher = new MicroBatcher<string, Label[]>(async (texts) => {

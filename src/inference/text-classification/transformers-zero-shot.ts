@@ -61,10 +61,14 @@ export const transformersZeroShot = defineEngine({
         const pairs = rows.slice(next, (next += candidates.length));
         const entail = pairs.map((row) => row[entailment] as number);
         // With one label a softmax across labels would always say 1: score it on its own instead.
-        const scores = multiLabel || candidates.length === 1
-          ? pairs.map((row) => softmax([row[contradiction] as number, row[entailment] as number])[1] as number)
-          : softmax(entail);
-        return sortedLabels(candidates.map((c) => c.label), scores);
+        const scores =
+          multiLabel || candidates.length === 1
+            ? pairs.map((row) => softmax([row[contradiction] as number, row[entailment] as number])[1] as number)
+            : softmax(entail);
+        return sortedLabels(
+          candidates.map((c) => c.label),
+          scores,
+        );
       });
     }, batchOptions(options));
 

@@ -66,7 +66,9 @@ serveWorker<EncoderApi>(async () => {
       }
       const rate = outputSampleRate(format, sampleRate, outputRate);
       const encoder =
-        format === 'mp3' ? await createMp3StreamEncoder({ sampleRate: rate, codec }) : await (await import('../../audio/encode-media.js')).MediaStreamEncoder.open(format, rate);
+        format === 'mp3'
+          ? await createMp3StreamEncoder({ sampleRate: rate, codec })
+          : await (await import('../../audio/encode-media.js')).MediaStreamEncoder.open(format, rate);
       streams.set(id, rate === sampleRate ? encoder : resampledBefore(encoder, sampleRate, rate));
     },
     encode: async ({ id, samples }) => bytes(await stream(id).encode(samples)),

@@ -61,7 +61,12 @@ class EspeakNg {
       const ipa = this.#decoder.decode(heap.subarray(pointer, heap.indexOf(0, pointer)));
       // The binding separates phonemes with "_" (never an IPA symbol), which Piper does not;
       // like Piper, drop the language switch flags around foreign words, e.g. "(fr)".
-      return ipa.split(' | ').map((clause) => clause.replaceAll('_', '').replace(/\([^)]+\)/g, '').trim());
+      return ipa.split(' | ').map((clause) =>
+        clause
+          .replaceAll('_', '')
+          .replace(/\([^)]+\)/g, '')
+          .trim(),
+      );
     } finally {
       this.#module._free(pointer);
     }

@@ -43,7 +43,12 @@ export async function* speechBytes(
   }
 }
 
-async function* wavBytes(synthesizer: PcmSynthesizer, sentences: AsyncIterable<PcmAudio>, encoder: SpeechEncoder, outputRate?: number): AsyncGenerator<Uint8Array> {
+async function* wavBytes(
+  synthesizer: PcmSynthesizer,
+  sentences: AsyncIterable<PcmAudio>,
+  encoder: SpeechEncoder,
+  outputRate?: number,
+): AsyncGenerator<Uint8Array> {
   const parts: Float32Array[] = [];
   for await (const audio of sentences) parts.push(audio.samples);
   if (parts.length === 0) throw nothingToSay();

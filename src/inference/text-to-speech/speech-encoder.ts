@@ -64,7 +64,8 @@ export function createSpeechEncoder(options: { idleMs?: number } = {}): SpeechEn
         },
       };
     },
-    wav: (audio, outputRate) => worker.call('wav', { samples: audio.samples, sampleRate: audio.sampleRate, ...(outputRate === undefined ? {} : { outputRate }) }),
+    wav: (audio, outputRate) =>
+      worker.call('wav', { samples: audio.samples, sampleRate: audio.sampleRate, ...(outputRate === undefined ? {} : { outputRate }) }),
     dispose: () => worker.dispose(),
   };
 }

@@ -7,9 +7,48 @@
 
 /** Abbreviations whose trailing period does not end a sentence (lower case, without the period). */
 const ABBREVIATIONS = new Set([
-  'mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'mt', 'ft', 'vs', 'etc', 'e.g', 'i.e', 'no', 'vol',
-  'approx', 'inc', 'ltd', 'co', 'corp', 'dept', 'gen', 'gov', 'sen', 'rep', 'capt', 'col', 'lt', 'sgt',
-  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'sr',
+  'jr',
+  'st',
+  'mt',
+  'ft',
+  'vs',
+  'etc',
+  'e.g',
+  'i.e',
+  'no',
+  'vol',
+  'approx',
+  'inc',
+  'ltd',
+  'co',
+  'corp',
+  'dept',
+  'gen',
+  'gov',
+  'sen',
+  'rep',
+  'capt',
+  'col',
+  'lt',
+  'sgt',
+  'jan',
+  'feb',
+  'mar',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
 ]);
 
 const DEFAULT_MAX_SENTENCE_CHARS = 400;
@@ -38,8 +77,7 @@ function splitParagraph(paragraph: string): string[] {
     const before = paragraph.slice(start, match.index);
     const lastWord = /([\p{L}.]+)$/u.exec(before)?.[1] ?? '';
     LOWER_CASE_AT.lastIndex = boundary.lastIndex;
-    const notAnEnd =
-      match[1] === '.' && (ABBREVIATIONS.has(lastWord.toLowerCase()) || /^\p{Lu}$/u.test(lastWord) || LOWER_CASE_AT.test(paragraph));
+    const notAnEnd = match[1] === '.' && (ABBREVIATIONS.has(lastWord.toLowerCase()) || /^\p{Lu}$/u.test(lastWord) || LOWER_CASE_AT.test(paragraph));
     if (notAnEnd) continue;
     out.push(paragraph.slice(start, end).trim());
     start = boundary.lastIndex;

@@ -10,7 +10,8 @@ import type { SynthesisApi, SynthesisWorkerInit } from './synthesis-worker-init.
 
 async function load(init: SynthesisWorkerInit): Promise<SentenceSynthesizer> {
   // Piper's phonemes come from the phonemizer worker, so this worker only runs ORT.
-  if (init.engine === 'piper') return PiperVoice.load(init.modelDir, { onnxFile: init.onnxFile, threads: init.threads, spinning: init.spinning, phonemize: false });
+  if (init.engine === 'piper')
+    return PiperVoice.load(init.modelDir, { onnxFile: init.onnxFile, threads: init.threads, spinning: init.spinning, phonemize: false });
   // Imported lazily: transformers.js takes seconds to import and Piper voices do not need it.
   const { TransformersTtsModel } = await import('./transformers-tts-model.js');
   return TransformersTtsModel.load(init);
@@ -27,7 +28,9 @@ serveWorker<SynthesisApi, SynthesisWorkerInit>(async (init) => {
       serial(async () => {
         const options = { speed: piece.speed, voice: piece.voice };
         const samples =
-          'ids' in piece && model.synthesizeIds ? await model.synthesizeIds(piece.ids, options) : await model.synthesize('text' in piece ? piece.text : '', options);
+          'ids' in piece && model.synthesizeIds
+            ? await model.synthesizeIds(piece.ids, options)
+            : await model.synthesize('text' in piece ? piece.text : '', options);
         return withTransfer(samples, [samples.buffer as ArrayBuffer]);
       }),
     dispose: () => model.dispose(),

@@ -11,10 +11,7 @@ export const transformersTtsEngine = defineEngine({
   tasks: ['text-to-speech'],
   options: TransformersTtsOptions,
   load(entry, context, options) {
-    return WorkerSynthesizer.spawn(
-      { engine: 'transformers-tts', modelsDir: context.modelsDir, modelId: entry.id, threads: options.threads },
-      entry.id,
-    );
+    return WorkerSynthesizer.spawn({ engine: 'transformers-tts', modelsDir: context.modelsDir, modelId: entry.id, threads: options.threads }, entry.id);
   },
   describe: describeVoice({ min: 1, max: 1 }),
 });

@@ -105,5 +105,8 @@ export function reformat(chunk: string): string {
     }
   }
   // Dropped words (English "he said" → "dijo") leave doubled or leading blanks behind.
-  return out.replace(/[ \t]+/g, ' ').replace(/ ([,.;:!?)\]}»])/g, '$1').trim();
+  return out
+    .replace(/[ \t]+/g, ' ')
+    .replace(/ ([,.;:!?)\]}»])/g, '$1')
+    .trim();
 }

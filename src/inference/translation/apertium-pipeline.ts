@@ -253,10 +253,7 @@ export class ApertiumPipeline {
   /** The oldest job in the pipe had its whole time there: it is failed, the ones behind it are written again. */
   #timedOut(head: Job): void {
     if (this.#inFlight[0] !== head) return;
-    const error = new ApertiumPipelineError(
-      `${this.#options.name}: no answer within ${Math.round(head.timeoutMs)} ms; pipeline restarted`,
-      'timeout',
-    );
+    const error = new ApertiumPipelineError(`${this.#options.name}: no answer within ${Math.round(head.timeoutMs)} ms; pipeline restarted`, 'timeout');
     const [, ...behind] = this.#stop();
     head.reject(error);
     this.#waiting.unshift(...behind.filter((job) => !job.abandoned));

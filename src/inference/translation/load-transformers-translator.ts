@@ -7,11 +7,7 @@ import { FAMILY_CODES } from './language-codes.js';
 import type { TranslationEngineOptions } from './transformers-translation-options.js';
 import { TransformersTranslator, type TranslationPipelineLike } from './transformers-translator.js';
 
-export async function loadTransformersTranslator(
-  modelId: string,
-  modelDir: string,
-  options: TranslationEngineOptions,
-): Promise<TransformersTranslator> {
+export async function loadTransformersTranslator(modelId: string, modelDir: string, options: TranslationEngineOptions): Promise<TransformersTranslator> {
   const loaded = (await pipeline('translation', modelDir, {
     dtype: options.dtype,
     device: 'cpu',

@@ -14,8 +14,7 @@ export function resolvingTranslator(translator: Translator, modelId: string): Tr
     ...(translator.sourceLanguages ? { sourceLanguages: translator.sourceLanguages } : {}),
     async translate(text, options) {
       const targetLanguage = supported(translator.targetLanguages, options.targetLanguage, 'target_language', modelId);
-      const sourceLanguage =
-        options.sourceLanguage === undefined ? undefined : supported(sources, options.sourceLanguage, 'source_language', modelId);
+      const sourceLanguage = options.sourceLanguage === undefined ? undefined : supported(sources, options.sourceLanguage, 'source_language', modelId);
       return translator.translate(text, { targetLanguage, ...(sourceLanguage ? { sourceLanguage } : {}), signal: options.signal });
     },
     dispose: () => translator.dispose(),

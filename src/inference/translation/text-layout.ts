@@ -53,10 +53,11 @@ export function layoutText(text: string, options: LayoutOptions): TextLayout {
 
 /** Abbreviations whose period does not end a sentence (compared lower-cased, without the dot). */
 const ABBREVIATIONS = new Set(
-  ('mr mrs ms dr prof sr sra jr st mt vs etc eg ie e.g i.e inc ltd co corp no nos fig figs vol pp ca approx ' +
+  (
+    'mr mrs ms dr prof sr sra jr st mt vs etc eg ie e.g i.e inc ltd co corp no nos fig figs vol pp ca approx ' +
     'jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k a.m p.m dept gen gov sen rep lt col sgt ' +
-    'art núm pág av avda dña dra ud uds sres mme mlle env cf bzw usw z.b d.h')
-    .split(' '),
+    'art núm pág av avda dña dra ud uds sres mme mlle env cf bzw usw z.b d.h'
+  ).split(' '),
 );
 
 const TERMINAL = /[.!?…]/;

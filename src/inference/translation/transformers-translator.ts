@@ -38,9 +38,7 @@ export class TransformersTranslator implements Translator {
   constructor(options: TransformersTranslatorOptions) {
     this.#options = options;
     this.targetLanguages = Object.freeze(Object.keys(options.targetCodes));
-    this.sourceLanguages = Object.freeze(
-      options.fixedSource !== undefined ? [options.fixedSource] : Object.keys(options.sourceCodes ?? {}),
-    );
+    this.sourceLanguages = Object.freeze(options.fixedSource !== undefined ? [options.fixedSource] : Object.keys(options.sourceCodes ?? {}));
   }
 
   async translate(text: string, { targetLanguage, sourceLanguage, signal }: TranslateOptions): Promise<string> {
@@ -84,7 +82,9 @@ export class TransformersTranslator implements Translator {
     const sourceCode = sourceCodes[source];
     if (sourceCode === undefined) {
       const how = sourceLanguage === undefined ? 'detected as' : 'is';
-      throw new ValidationError(`The source language ${how} ${source}, which ${this.#options.modelId} does not support; supported: ${this.sourceLanguages.join(', ')}`);
+      throw new ValidationError(
+        `The source language ${how} ${source}, which ${this.#options.modelId} does not support; supported: ${this.sourceLanguages.join(', ')}`,
+      );
     }
     return { src_lang: sourceCode, tgt_lang: targetCode };
   }

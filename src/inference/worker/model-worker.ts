@@ -70,7 +70,11 @@ export class ModelWorker<Api extends WorkerApi<Api>> {
       thread = await withDeadline(abortable(this.#live(), signal), method, timeoutMs);
       const remaining = timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - startedAt));
       const callOptions: CallOptions<ProgressOf<Api, M>> = { ...options, timeoutMs: remaining };
-      return await (thread.call as (method: M, payload: unknown, options: CallOptions<ProgressOf<Api, M>>) => Promise<ResultOf<Api, M>>)(method, payload, callOptions);
+      return await (thread.call as (method: M, payload: unknown, options: CallOptions<ProgressOf<Api, M>>) => Promise<ResultOf<Api, M>>)(
+        method,
+        payload,
+        callOptions,
+      );
     } catch (error) {
       throw this.#asModelFailure(error, thread, signal, { method, timeoutMs });
     } finally {
@@ -109,7 +113,10 @@ export class ModelWorker<Api extends WorkerApi<Api>> {
       const { init, name, stuckGraceMs } = this.#options;
       return WorkerClient.spawn(this.#module, { init, name, stuckGraceMs });
     })();
-    void next.then((thread) => this.#thread === next && (this.#running = thread), () => {});
+    void next.then(
+      (thread) => this.#thread === next && (this.#running = thread),
+      () => {},
+    );
     this.#thread = next;
     return next;
   }

@@ -20,9 +20,7 @@ type AppErrorClass = abstract new (...args: never[]) => AppError;
 
 /** Every AppError subclass exported by src/errors.ts, by class name, so new ones need no registration. */
 const APP_ERROR_CLASSES: ReadonlyMap<string, AppErrorClass> = new Map(
-  (Object.values(errors) as unknown[])
-    .filter((value): value is AppErrorClass => isAppErrorClass(value))
-    .map((cls) => [cls.name, cls]),
+  (Object.values(errors) as unknown[]).filter((value): value is AppErrorClass => isAppErrorClass(value)).map((cls) => [cls.name, cls]),
 );
 
 function isAppErrorClass(value: unknown): value is AppErrorClass {

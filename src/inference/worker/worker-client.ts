@@ -233,4 +233,3 @@ function withoutTsx(execArgv: readonly string[]): string[] {
   }
   return kept;
 }
-

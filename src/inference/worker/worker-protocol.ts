@@ -30,9 +30,7 @@ export interface WorkerDispose {
 
 export type WorkerRequest = WorkerCall | WorkerCancel | WorkerDispose;
 
-export type WorkerResponse =
-  | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: WireError };
+export type WorkerResponse = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: WireError };
 
 /** A progress event of call `id` (CallContext.progress), sent before that call's response. */
 export interface WorkerProgress {

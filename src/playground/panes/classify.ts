@@ -21,7 +21,12 @@ export function setUpClassify(): void {
 
   element<HTMLFormElement>('classify-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    const candidates = labels.disabled ? [] : labels.value.split(',').map((label) => label.trim()).filter(Boolean);
+    const candidates = labels.disabled
+      ? []
+      : labels.value
+          .split(',')
+          .map((label) => label.trim())
+          .filter(Boolean);
     void state.run('Classifying…', async () => {
       const started = performance.now();
       const result = await client().classify({

@@ -18,7 +18,11 @@ export function setUpSpeak(): void {
   // Voice names where the listing gives them (a multi-speaker model's `voices`); any name can still be typed.
   onModelsChanged(() => {
     const voices = modelInfo(element<HTMLSelectElement>('speak-model').value)?.voices;
-    const names = Array.isArray(voices) ? voices.map((voice) => (typeof voice === 'string' ? voice : (voice as { name?: unknown })?.name)).filter((name): name is string => typeof name === 'string') : [];
+    const names = Array.isArray(voices)
+      ? voices
+          .map((voice) => (typeof voice === 'string' ? voice : (voice as { name?: unknown })?.name))
+          .filter((name): name is string => typeof name === 'string')
+      : [];
     element('speak-voices').replaceChildren(...names.map((name) => option(name)));
   });
   speed.addEventListener('input', () => (element('speak-speed-value').textContent = `${Number(speed.value).toFixed(2)}×`));
@@ -46,16 +50,25 @@ export function setUpSpeak(): void {
         const speech = await client().speak({ model, input, format, speed: Number(speed.value), ...(voice ? { voice } : {}) }, { signal: controller.signal });
         const chunks: Uint8Array[] = [];
         if (format === 'mp3' && typeof MediaSource !== 'undefined' && MediaSource.isTypeSupported('audio/mpeg')) {
-          await playWhileStreaming(audio, speech.chunks(), chunks, () => state.status(`Playing while streaming (first audio after ${Math.round(performance.now() - started)} ms)…`));
+          await playWhileStreaming(audio, speech.chunks(), chunks, () =>
+            state.status(`Playing while streaming (first audio after ${Math.round(performance.now() - started)} ms)…`),
+          );
         } else {
           for await (const chunk of speech.chunks()) chunks.push(chunk);
           const bytes = new Blob(chunks as Uint8Array<ArrayBuffer>[]);
-          const playable = format === 'pcm' ? wavFromPcm16(new Uint8Array(await bytes.arrayBuffer()), speech.sampleRate ?? 24_000) : new Blob([bytes], { type: speech.contentType });
+          const playable =
+            format === 'pcm'
+              ? wavFromPcm16(new Uint8Array(await bytes.arrayBuffer()), speech.sampleRate ?? 24_000)
+              : new Blob([bytes], { type: speech.contentType });
           setSource(audio, URL.createObjectURL(playable));
           await play(audio, state);
         }
         const whole = new Blob(chunks as Uint8Array<ArrayBuffer>[], { type: speech.contentType });
-        offerDownload(download, format === 'pcm' ? new Blob([whole], { type: 'application/octet-stream' }) : whole, `speech.${format === 'pcm' ? 'pcm' : EXTENSIONS[format]}`);
+        offerDownload(
+          download,
+          format === 'pcm' ? new Blob([whole], { type: 'application/octet-stream' }) : whole,
+          `speech.${format === 'pcm' ? 'pcm' : EXTENSIONS[format]}`,
+        );
         state.status(`Done: ${(whole.size / 1024).toFixed(1)} KiB of ${speech.contentType} in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
       })
       .finally(() => {

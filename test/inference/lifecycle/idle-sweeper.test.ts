@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { IdleSweeper } from '../../../src/inference/lifecycle/idle-sweeper.js';
 import type { ManifestEntry } from '../../../src/inference/manifest.js';
 
-const entry = (id: string, idleTtl?: number): ManifestEntry => ({ id, task: 'text-classification', engine: 'fake', description: '', license: '', ...(idleTtl === undefined ? {} : { idleTtl }) });
+const entry = (id: string, idleTtl?: number): ManifestEntry => ({
+  id,
+  task: 'text-classification',
+  engine: 'fake',
+  description: '',
+  license: '',
+  ...(idleTtl === undefined ? {} : { idleTtl }),
+});
 const resident = (e: ManifestEntry, lastUsed: number, state: 'loading' | 'loaded' = 'loaded', busy = 0) => ({ entry: e, lastUsed, state, busy });
 
 describe('idle sweeper', () => {

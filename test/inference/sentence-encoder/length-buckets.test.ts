@@ -11,7 +11,10 @@ describe('lengthBuckets', () => {
   it('separates a long text from short ones, so padding stays within the ratio', () => {
     const lengths = [60, 10, 12, 11, 58];
     const buckets = lengthBuckets(lengths, options);
-    expect(buckets).to.deep.equal([[1, 3, 2], [4, 0]]);
+    expect(buckets).to.deep.equal([
+      [1, 3, 2],
+      [4, 0],
+    ]);
     for (const bucket of buckets) {
       const real = bucket.reduce((sum, index) => sum + lengths[index]!, 0);
       const padded = bucket.length * Math.max(...bucket.map((index) => lengths[index]!));

@@ -11,18 +11,51 @@ const values = (tensor: Tensor) => {
 
 describe('model-io row selection (one tokenisation per micro-batch)', () => {
   it('counts the real tokens of each row of an attention mask', () => {
-    expect(tokenCounts(int64([[1, 1, 1, 0], [1, 0, 0, 0], [1, 1, 1, 1]]))).to.deep.equal([3, 1, 4]);
+    expect(
+      tokenCounts(
+        int64([
+          [1, 1, 1, 0],
+          [1, 0, 0, 0],
+          [1, 1, 1, 1],
+        ]),
+      ),
+    ).to.deep.equal([3, 1, 4]);
   });
 
   it('takes the chosen rows of every input, cut to the width, from the left when padding is on the right', () => {
-    const inputs = { input_ids: int64([[5, 6, 7, 0], [8, 0, 0, 0], [1, 2, 3, 4]]), attention_mask: int64([[1, 1, 1, 0], [1, 0, 0, 0], [1, 1, 1, 1]]) };
+    const inputs = {
+      input_ids: int64([
+        [5, 6, 7, 0],
+        [8, 0, 0, 0],
+        [1, 2, 3, 4],
+      ]),
+      attention_mask: int64([
+        [1, 1, 1, 0],
+        [1, 0, 0, 0],
+        [1, 1, 1, 1],
+      ]),
+    };
     const selected = selectRows(inputs, [1, 0], 3, 'right');
-    expect(values(selected.input_ids!)).to.deep.equal([[8, 0, 0], [5, 6, 7]]);
-    expect(values(selected.attention_mask!)).to.deep.equal([[1, 0, 0], [1, 1, 1]]);
+    expect(values(selected.input_ids!)).to.deep.equal([
+      [8, 0, 0],
+      [5, 6, 7],
+    ]);
+    expect(values(selected.attention_mask!)).to.deep.equal([
+      [1, 0, 0],
+      [1, 1, 1],
+    ]);
   });
 
   it('keeps the right-hand end of each row when padding is on the left', () => {
-    const inputs = { input_ids: int64([[0, 5, 6, 7], [0, 0, 0, 8]]) };
-    expect(values(selectRows(inputs, [0, 1], 3, 'left').input_ids!)).to.deep.equal([[5, 6, 7], [0, 0, 8]]);
+    const inputs = {
+      input_ids: int64([
+        [0, 5, 6, 7],
+        [0, 0, 0, 8],
+      ]),
+    };
+    expect(values(selectRows(inputs, [0, 1], 3, 'left').input_ids!)).to.deep.equal([
+      [5, 6, 7],
+      [0, 0, 8],
+    ]);
   });
 });

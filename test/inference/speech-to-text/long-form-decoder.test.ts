@@ -86,10 +86,7 @@ describe('decodeLongForm (scripted windows)', () => {
   it('decodes a failed window again at rising temperatures, and drops the prompt after one above 0.5', async () => {
     const calls: Call[] = [];
     const unlikely = { tokens: [TS(0), 6, TS(1)], avgLogProb: -2, noSpeechProb: 0.01 };
-    const model = scriptedModel(
-      [ok([TS(0), 1, TS(30)]), unlikely, unlikely, unlikely, unlikely, ok([TS(0), 2, TS(30)]), ok([TS(0), 3, TS(5)])],
-      calls,
-    );
+    const model = scriptedModel([ok([TS(0), 1, TS(30)]), unlikely, unlikely, unlikely, unlikely, ok([TS(0), 2, TS(30)]), ok([TS(0), 3, TS(5)])], calls);
     const segments = await decodeLongForm(clock(65), model, { startTokens: [TOKENS.sot], signal: new AbortController().signal });
     expect(calls.map((call) => call.temperature)).to.deep.equal([0, 0, 0.2, 0.4, 0.6, 0.8, 0]);
     expect(calls[6]!.prompt, 'reset after the 0.8 decode').to.deep.equal([]);
@@ -123,8 +120,13 @@ describe('decodeLongForm (scripted windows)', () => {
     const silent = { tokens: [TS(0), 6, TS(2)], avgLogProb: -1.5, noSpeechProb: 0.9 };
     const model = scriptedModel([silent, ok([TS(0), 2, TS(3)])], calls);
     const segments = await decodeLongForm(clock(45), model, { startTokens: [TOKENS.sot], signal: new AbortController().signal });
-    expect(calls.map((call) => [call.windowStart, call.temperature])).to.deep.equal([[0, 0], [30, 0]]);
-    expect(segments.map(({ start, end, text, details }) => ({ start, end, text, seek: details.seek }))).to.deep.equal([{ start: 30, end: 33, text: ' two', seek: 3000 }]);
+    expect(calls.map((call) => [call.windowStart, call.temperature])).to.deep.equal([
+      [0, 0],
+      [30, 0],
+    ]);
+    expect(segments.map(({ start, end, text, details }) => ({ start, end, text, seek: details.seek }))).to.deep.equal([
+      { start: 30, end: 33, text: ' two', seek: 3000 },
+    ]);
   });
 
   it('stops between windows once its signal aborts', async () => {
@@ -142,7 +144,7 @@ describe('decodeLongForm (scripted windows)', () => {
     expect(calls).to.have.length(1);
   });
 
-  it('with words: aligns each window\'s text, puts words on the audio\'s timeline and seeks to the last word\'s end', async () => {
+  it("with words: aligns each window's text, puts words on the audio's timeline and seeks to the last word's end", async () => {
     const calls: Call[] = [];
     const model = scriptedModel(
       [
@@ -155,9 +157,21 @@ describe('decodeLongForm (scripted windows)', () => {
     // own stretch of frames (50 per second); a word ends where the next token's row begins.
     const stretches: Record<number, [number, number][]> = {
       // rows: sot, no-timestamps, " one", " two", " three" (its row begins at 25 s: " three" ends there), eot
-      6: [[0, 1500], [0, 50], [50, 75], [75, 1250], [1250, 1400], [0, 1500]],
+      6: [
+        [0, 1500],
+        [0, 50],
+        [50, 75],
+        [75, 1250],
+        [1250, 1400],
+        [0, 1500],
+      ],
       // second window: sot, no-timestamps, " four" (from 4 s), eot
-      4: [[0, 1500], [0, 200], [200, 300], [0, 1500]],
+      4: [
+        [0, 1500],
+        [0, 200],
+        [200, 300],
+        [0, 1500],
+      ],
     };
     const aligned: number[][] = [];
     model.aligner = {

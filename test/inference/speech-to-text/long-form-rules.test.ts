@@ -13,7 +13,10 @@ describe('splitWindow (segments from timestamp tokens)', () => {
   it('cuts at each timestamp pair and seeks to the end of the last closed segment, dropping the open tail', () => {
     const tokens = [TS(0), 1, 2, TS(2), TS(2), 4, TS(5), TS(5.5), 6, 7];
     const split = splitWindow(tokens, TOKENS.timestampBegin, 3000);
-    expect(split.segments.map(({ start, end }) => [start, end])).to.deep.equal([[0, 2], [2, 5]]);
+    expect(split.segments.map(({ start, end }) => [start, end])).to.deep.equal([
+      [0, 2],
+      [2, 5],
+    ]);
     expect(split.segments[1]!.tokens).to.deep.equal([TS(2), 4, TS(5)]);
     expect(split.seekFrames).to.equal(500); // 5 s at 100 frames per second
   });
@@ -21,7 +24,10 @@ describe('splitWindow (segments from timestamp tokens)', () => {
   it('takes the whole window when it ends on a single timestamp (the last segment is complete)', () => {
     const tokens = [TS(0), 1, TS(3), TS(3), 2, TS(7)];
     const split = splitWindow(tokens, TOKENS.timestampBegin, 2400);
-    expect(split.segments.map(({ start, end }) => [start, end])).to.deep.equal([[0, 3], [3, 7]]);
+    expect(split.segments.map(({ start, end }) => [start, end])).to.deep.equal([
+      [0, 3],
+      [3, 7],
+    ]);
     expect(split.seekFrames).to.equal(2400);
   });
 
@@ -105,7 +111,13 @@ describe('whisperSpecialTokens / whisperStartTokens', () => {
     ['<|startoflm|>', 50359],
     ['<|nocaptions|>', 50361],
   ]);
-  const english = { decoder_start_token_id: 50257, eos_token_id: 50256, no_timestamps_token_id: 50362, suppress_tokens: [1, 2], begin_suppress_tokens: [220, 50256] };
+  const english = {
+    decoder_start_token_id: 50257,
+    eos_token_id: 50256,
+    no_timestamps_token_id: 50362,
+    suppress_tokens: [1, 2],
+    begin_suppress_tokens: [220, 50256],
+  };
 
   it('reads the ids from the generation config and tokenizer, and suppresses every marker that is no text', () => {
     const tokens = whisperSpecialTokens(english, vocab)!;
@@ -116,7 +128,12 @@ describe('whisperSpecialTokens / whisperStartTokens', () => {
 
   it('starts English-only models with <|startoftranscript|> alone, multilingual ones with language and task', () => {
     expect(whisperStartTokens(english, {})).to.deep.equal([50257]);
-    const multilingual = { ...english, decoder_start_token_id: 50258, lang_to_id: { '<|en|>': 50259, '<|es|>': 50262 }, task_to_id: { transcribe: 50359, translate: 50358 } };
+    const multilingual = {
+      ...english,
+      decoder_start_token_id: 50258,
+      lang_to_id: { '<|en|>': 50259, '<|es|>': 50262 },
+      task_to_id: { transcribe: 50359, translate: 50358 },
+    };
     expect(whisperStartTokens(multilingual, { language: 'es', task: 'translate' })).to.deep.equal([50258, 50262, 50358]);
     expect(whisperStartTokens(multilingual, {})).to.deep.equal([50258, 50259, 50359]);
   });

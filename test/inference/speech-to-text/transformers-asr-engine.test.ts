@@ -60,7 +60,9 @@ describe('transformers-asr engine (random-weight Whisper fixture in a worker)', 
     const segments = transcript.segments!;
     expect(segments.length).to.be.greaterThan(0);
     for (const [index, segment] of segments.entries()) {
-      expect(segment.start).to.be.at.least(index === 0 ? 0 : segments[index - 1]!.end - 0.01).and.at.most(segment.end);
+      expect(segment.start)
+        .to.be.at.least(index === 0 ? 0 : segments[index - 1]!.end - 0.01)
+        .and.at.most(segment.end);
       expect(segment.end).to.be.at.most(95);
     }
     // What stream=true sends comes from these progress reports: the same segments, as they were decoded.
@@ -140,7 +142,14 @@ describe('whisperLanguageCode', () => {
 describe('toTranscript', () => {
   it('trims text and closes open or out-of-range segment stamps at the audio end', () => {
     const transcript = toTranscript(
-      { text: ' hello there ', chunks: [{ timestamp: [0, 1.5], text: ' hello' }, { timestamp: [1.5, null], text: ' there' }, { timestamp: [9, 12], text: 'x' }] },
+      {
+        text: ' hello there ',
+        chunks: [
+          { timestamp: [0, 1.5], text: ' hello' },
+          { timestamp: [1.5, null], text: ' there' },
+          { timestamp: [9, 12], text: 'x' },
+        ],
+      },
       { duration: 3, segments: true },
     );
     expect(transcript).to.deep.equal({

@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import { ModelNotInstalledError } from '../../../src/errors.js';
 import { SpeechTimestampsMap } from '../../../src/inference/speech-to-text/speech-timestamps.js';
 import { Pcm16Buffer } from '../../../src/audio/pcm16-buffer.js';
-import { joinRegions, originalEnd, originalStart, REGION_MAX_GAIN, REGION_TARGET_RMS, regionGain, silentTranscript } from '../../../src/inference/speech-to-text/vad-filter.js';
+import {
+  joinRegions,
+  originalEnd,
+  originalStart,
+  REGION_MAX_GAIN,
+  REGION_TARGET_RMS,
+  regionGain,
+  silentTranscript,
+} from '../../../src/inference/speech-to-text/vad-filter.js';
 import { vadFilterRequest } from '../../../src/inference/speech-to-text/vad-request.js';
 
 describe('vad filter pieces', () => {
@@ -12,7 +20,7 @@ describe('vad filter pieces', () => {
     { start: 80_000, end: 96_000 },
   ]);
 
-  it('ends a segment that Whisper stamps just into the next region\'s pad at the end of its own region', () => {
+  it("ends a segment that Whisper stamps just into the next region's pad at the end of its own region", () => {
     expect(originalEnd(map, 0.5, 2.1, 0.4)).to.equal(3);
     // A segment that really runs into the next region keeps its mapped end…
     expect(originalEnd(map, 0.5, 2.5, 0.4)).to.equal(5.5);

@@ -70,7 +70,10 @@ describe('WhisperLogMel (against transformers.js WhisperFeatureExtractor)', () =
   };
 
   const cases: [string, () => Promise<Float32Array>][] = [
-    ['11 s of real speech (jfk) padded to 30 s', async () => (await decodeAudio(readFileSync(join(SPEECH_DIR, 'en_jfk.mp3')), { sampleRate: 16000, maxSeconds: 60 })).samples],
+    [
+      '11 s of real speech (jfk) padded to 30 s',
+      async () => (await decodeAudio(readFileSync(join(SPEECH_DIR, 'en_jfk.mp3')), { sampleRate: 16000, maxSeconds: 60 })).samples,
+    ],
     ['a full 30 s window', async () => sine(440, 16000, 30, 0.3)],
     ['silence', async () => new Float32Array(16000)],
     ['a single click', async () => Float32Array.from({ length: 1000 }, (_, i) => (i === 500 ? 1 : 0))],

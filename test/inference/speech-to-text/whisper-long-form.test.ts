@@ -80,7 +80,10 @@ describe('long-form transcription, whisper-tiny.en (real weights) on ~80 s of jo
     expect(reportedBeforeEnd).to.be.above(1);
     expect(reported.map((segment) => segment.text.trim())).to.deep.equal(segments.map((segment) => segment.text));
     // The text carried over as the prompt keeps later windows in the same written style.
-    const later = segments.filter((segment) => segment.start >= 30).map((segment) => segment.text).join(' ');
+    const later = segments
+      .filter((segment) => segment.start >= 30)
+      .map((segment) => segment.text)
+      .join(' ');
     expect(later).to.match(/[A-Z]/);
     expect(later).to.match(/[.,?!'-]/);
   });

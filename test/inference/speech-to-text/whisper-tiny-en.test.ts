@@ -48,7 +48,10 @@ describe('whisper-tiny.en (real weights)', () => {
     // The first one runs; the others wait in the worker's queue.
     const outcomes = controllers.map(({ signal }) =>
       // vadFilter off: the tone holds no speech, and this test is about stopping Whisper itself.
-      transcriber.transcribe({ ...audio, bytes: audio.bytes.slice() }, { signal, vadFilter: false }).then(() => 'finished', (error: unknown) => error),
+      transcriber.transcribe({ ...audio, bytes: audio.bytes.slice() }, { signal, vadFilter: false }).then(
+        () => 'finished',
+        (error: unknown) => error,
+      ),
     );
     await abortEachAfter(300, controllers, outcomes);
     // The running one stops at its next step. The encoder pass of a 30-s window cannot be

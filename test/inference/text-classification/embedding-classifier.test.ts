@@ -48,9 +48,7 @@ describe('embedding-classifier engine (minilm-random fixture)', () => {
     const together = await Promise.all(texts.map((text) => classifier.classify(text)));
     const alone: Awaited<ReturnType<typeof classifier.classify>>[] = [];
     for (const text of texts) alone.push(await classifier.classify(text));
-    together.forEach((labels, i) =>
-      labels.forEach((label, j) => expect(label.confidence).to.be.closeTo(alone[i]![j]!.confidence, 1e-4)),
-    );
+    together.forEach((labels, i) => labels.forEach((label, j) => expect(label.confidence).to.be.closeTo(alone[i]![j]!.confidence, 1e-4)));
   });
 
   it('is installed through a shared base-model folder named by options.baseModel', async () => {
@@ -97,7 +95,13 @@ describe('embedding-classifier engine (minilm-random fixture)', () => {
     });
 
     it('fails to load when the head does not fit the embedding width', async () => {
-      const narrow = { weights: [[1, 2], [3, 4]], bias: [0, 0] };
+      const narrow = {
+        weights: [
+          [1, 2],
+          [3, 4],
+        ],
+        bias: [0, 0],
+      };
       let error: unknown;
       await engine.load(entry(ID, 'embedding-classifier', { labels: LABELS, head: narrow }), fixtureContext(ID)).catch((e: unknown) => (error = e));
       expect(error).to.be.instanceOf(ManifestError);
@@ -166,7 +170,13 @@ describe('embedding classifiers on one base model (minilm-random fixture)', () =
 
   it('releases the shared workers when a load fails after starting them', async () => {
     const running = runningSentenceEmbedders();
-    const narrow = { weights: [[1, 2], [3, 4]], bias: [0, 0] };
+    const narrow = {
+      weights: [
+        [1, 2],
+        [3, 4],
+      ],
+      bias: [0, 0],
+    };
     const error = await engine.load(onBase('narrow', { head: narrow }), fixtureContext('narrow')).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ManifestError);
     expect(disposed).to.equal(1);

@@ -9,7 +9,15 @@ const checkedHead = (head: unknown) => embeddingClassifier.options.read(withHead
 
 describe('linear head', () => {
   it('computes softmax(W·e + b) per label', () => {
-    const head = linearHead(checkedHead({ weights: [[1, 2], [0, -1]], bias: [0.5, 0] }))!;
+    const head = linearHead(
+      checkedHead({
+        weights: [
+          [1, 2],
+          [0, -1],
+        ],
+        bias: [0.5, 0],
+      }),
+    )!;
     // logits: 1*0.3 + 2*0.4 + 0.5 = 1.6 and -0.4
     const [a, b] = headConfidences(head, Float32Array.from([0.3, 0.4]));
     expect(a).to.be.closeTo(1 / (1 + Math.exp(-2)), 1e-6);
@@ -32,8 +40,20 @@ describe('linear head', () => {
     const bad = [
       { weights: [[1, 2]], bias: [0] },
       { weights: [[1, 2], [3]], bias: [0, 0] },
-      { weights: [[1, 2], [3, 'x']], bias: [0, 0] },
-      { weights: [[1, 2], [3, 4]], bias: [0] },
+      {
+        weights: [
+          [1, 2],
+          [3, 'x'],
+        ],
+        bias: [0, 0],
+      },
+      {
+        weights: [
+          [1, 2],
+          [3, 4],
+        ],
+        bias: [0],
+      },
       { weights: 'none', bias: [0, 0] },
       null,
     ];
@@ -41,7 +61,15 @@ describe('linear head', () => {
   });
 
   it('refuses an embedding of another width', () => {
-    const head = linearHead(checkedHead({ weights: [[1, 2], [3, 4]], bias: [0, 0] }))!;
+    const head = linearHead(
+      checkedHead({
+        weights: [
+          [1, 2],
+          [3, 4],
+        ],
+        bias: [0, 0],
+      }),
+    )!;
     expect(() => headConfidences(head, new Float32Array(3))).to.throw(/expects 2/);
   });
 });

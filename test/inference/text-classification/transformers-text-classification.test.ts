@@ -41,10 +41,7 @@ describe('transformers-text-classification engine (bert-sentiment-random fixture
     // softmax of two logits is the sigmoid of their difference, so the two views must agree.
     const logit = (p: number) => Math.log(p / (1 - p));
     const byName = (labels: Label[], name: string) => labels.find((l) => l.label === name)!.confidence;
-    expect(logit(byName(sigmoidLabels, 'positive')) - logit(byName(sigmoidLabels, 'negative'))).to.be.closeTo(
-      logit(byName(softmaxLabels, 'positive')),
-      1e-3,
-    );
+    expect(logit(byName(sigmoidLabels, 'positive')) - logit(byName(sigmoidLabels, 'negative'))).to.be.closeTo(logit(byName(softmaxLabels, 'positive')), 1e-3);
   });
 
   it('answers many concurrent requests over two workers like one at a time', async () => {

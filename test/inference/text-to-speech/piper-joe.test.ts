@@ -44,7 +44,12 @@ describe('piper-en_US-joe-medium (real weights)', () => {
         for await (const _bytes of speechBytes(synthesizer, long, { format: index % 2 ? 'mp3' : 'wav', encoder, signal }));
       }
     });
-    const outcomes = requests.map((request) => request.then(() => 'finished', (error: unknown) => error));
+    const outcomes = requests.map((request) =>
+      request.then(
+        () => 'finished',
+        (error: unknown) => error,
+      ),
+    );
     await abortEachAfter(300, controllers, outcomes);
 
     // What still runs is at most the sentence each worker was busy with; without cancellation
@@ -55,9 +60,7 @@ describe('piper-en_US-joe-medium (real weights)', () => {
     for await (const chunk of synthesizer.synthesize('Hello.')) samples += chunk.samples.length;
     const shortMs = Date.now() - started;
     const cores = await coresBusyOver(2_000);
-    console.log(
-      `      after the aborts: ${cpuSeconds.toFixed(2)} CPU-s until idle; "Hello." then took ${shortMs} ms; then ${cores.toFixed(3)} cores over 2 s`,
-    );
+    console.log(`      after the aborts: ${cpuSeconds.toFixed(2)} CPU-s until idle; "Hello." then took ${shortMs} ms; then ${cores.toFixed(3)} cores over 2 s`);
     expect(settled, 'went idle').to.equal(true);
     expect(cpuSeconds).to.be.below(3);
     expect(samples).to.be.greaterThan(0);

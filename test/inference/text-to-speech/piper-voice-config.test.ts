@@ -26,6 +26,9 @@ describe('parsePiperVoiceConfig', () => {
 
   it('keeps named speakers of multi-speaker voices', () => {
     const config = parsePiperVoiceConfig({ ...raw, speaker_id_map: { alice: 0, bob: 1 } });
-    expect([...config.speakers]).to.deep.equal([['alice', 0], ['bob', 1]]);
+    expect([...config.speakers]).to.deep.equal([
+      ['alice', 0],
+      ['bob', 1],
+    ]);
   });
 });

@@ -26,11 +26,7 @@ describe('splitSentences', () => {
   });
 
   it('keeps decimals and closing quotes together', () => {
-    expect(splitSentences('It rose 0.23 points. "Really?" she asked.')).to.deep.equal([
-      'It rose 0.23 points.',
-      '"Really?"',
-      'she asked.',
-    ]);
+    expect(splitSentences('It rose 0.23 points. "Really?" she asked.')).to.deep.equal(['It rose 0.23 points.', '"Really?"', 'she asked.']);
   });
 
   it('treats line breaks as boundaries and drops pieces with nothing to say', () => {

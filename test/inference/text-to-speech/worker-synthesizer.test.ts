@@ -61,10 +61,7 @@ describe('WorkerSynthesizer (fixture models in a worker thread)', () => {
   describe('transformers-tts engine (MMS-style VITS)', () => {
     let synthesizer: WorkerSynthesizer;
     before(async () => {
-      synthesizer = await WorkerSynthesizer.spawn(
-        { engine: 'transformers-tts', modelsDir: FIXTURES, modelId: 'mms-tts-random', threads: 1 },
-        'mms-tts-random',
-      );
+      synthesizer = await WorkerSynthesizer.spawn({ engine: 'transformers-tts', modelsDir: FIXTURES, modelId: 'mms-tts-random', threads: 1 }, 'mms-tts-random');
     });
     after(() => synthesizer.dispose());
 
@@ -90,9 +87,7 @@ describe('WorkerSynthesizer (fixture models in a worker thread)', () => {
 
   it('fails to spawn with the loader error when the model folder is missing', async () => {
     let error: Error | undefined;
-    await WorkerSynthesizer.spawn({ engine: 'piper', modelDir: `${FIXTURES}does-not-exist` }, 'missing').catch(
-      (caught: Error) => (error = caught),
-    );
+    await WorkerSynthesizer.spawn({ engine: 'piper', modelDir: `${FIXTURES}does-not-exist` }, 'missing').catch((caught: Error) => (error = caught));
     expect(error?.message).to.match(/ENOENT|does-not-exist/);
   });
 });

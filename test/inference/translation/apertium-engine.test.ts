@@ -34,10 +34,9 @@ describe('apertium engine (Debian apertium-eng-spa)', () => {
   });
 
   it('translates an English paragraph into Spanish', async () => {
-    const spanish = await translator.translate(
-      'I have two cats and a dog. The house is very big. We live in the city with our friends.',
-      { targetLanguage: 'es' },
-    );
+    const spanish = await translator.translate('I have two cats and a dog. The house is very big. We live in the city with our friends.', {
+      targetLanguage: 'es',
+    });
     expect(spanish).to.equal('Tengo dos gatos y un perro. La casa es muy grande. Vivimos en la ciudad con nuestros amigos.');
   });
 
@@ -77,9 +76,7 @@ describe('ApertiumPipeline (real eng-spa processes)', () => {
 
   it('answers concurrent requests each with its own translation, in order', async () => {
     const words = ['dog', 'cat', 'house', 'car', 'tree', 'book', 'city', 'friend'];
-    const results = await Promise.all(
-      words.map((word, index) => pipeline.translate([`I see the ${word}.[]`, `Number ${index}.[]`])),
-    );
+    const results = await Promise.all(words.map((word, index) => pipeline.translate([`I see the ${word}.[]`, `Number ${index}.[]`])));
     const expected = ['perro', 'gato', 'casa', 'coche', 'árbol', 'libro', 'ciudad', 'amigo'];
     results.forEach(([sentence, number], index) => {
       expect(sentence).to.include(expected[index]);

@@ -3,9 +3,7 @@ import { deformat, MAX_RUN_CHARS, reformat } from '../../../src/inference/transl
 
 describe('Apertium stream formatting', () => {
   it('escapes every stream-format character and ends the chunk with a superblank', () => {
-    expect(deformat('a [b] c$ d/e \\ @f <g> {h} *i #j')).to.equal(
-      'a \\[b\\] c\\$ d\\/e \\\\ \\@f \\<g\\> \\{h\\} \\*i \\#j[]',
-    );
+    expect(deformat('a [b] c$ d/e \\ @f <g> {h} *i #j')).to.equal('a \\[b\\] c\\$ d\\/e \\\\ \\@f \\<g\\> \\{h\\} \\*i \\#j[]');
   });
 
   it('carries "^" and "~" in superblanks, never as text a stage could misread, and gives them back', () => {

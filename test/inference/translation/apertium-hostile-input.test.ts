@@ -13,8 +13,7 @@ import { count, MARKUP } from './apertium-markup.js';
 describe('Apertium eng-spa with hostile input', () => {
   let pipeline: ApertiumPipeline;
   let translator: ApertiumTranslator;
-  const translate = (text: string, signal?: AbortSignal) =>
-    translator.translate(text, { targetLanguage: 'es', ...(signal ? { signal } : {}) });
+  const translate = (text: string, signal?: AbortSignal) => translator.translate(text, { targetLanguage: 'es', ...(signal ? { signal } : {}) });
 
   before(async function () {
     skipWithoutApertium(this);
@@ -85,9 +84,7 @@ describe('Apertium eng-spa with hostile input', () => {
 
   it('answers 90 concurrent requests, 15 of them hostile, each with its own translation', async () => {
     const hostile = ['^', 'a ^', 'dog^', '@', '#', '*', '^^', '{^}', '^$', 'I see ^', '\\', '[^]', '~^~', '@#*', '^ $ ^'];
-    const texts = Array.from({ length: 90 }, (_, index) =>
-      index % 6 === 0 ? (hostile[index / 6] as string) : `I see the dog number ${index}.`,
-    );
+    const texts = Array.from({ length: 90 }, (_, index) => (index % 6 === 0 ? (hostile[index / 6] as string) : `I see the dog number ${index}.`));
     const results = await Promise.allSettled(texts.map((text) => translate(text)));
     expect(results.filter((result) => result.status === 'rejected')).to.deep.equal([]);
     results.forEach((result, index) => {

@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import { parseMode } from '../../../src/inference/translation/apertium-mode.js';
 
 describe('parseMode', () => {
-  const mode =
-    "lt-proc '/d/eng-spa.automorf.bin' | apertium-tagger -g $2 '/d/eng-spa.prob' | vislcg3 -g x.rlx | lt-proc -z $1 '/d/eng-spa.autogen.bin'";
+  const mode = "lt-proc '/d/eng-spa.automorf.bin' | apertium-tagger -g $2 '/d/eng-spa.prob' | vislcg3 -g x.rlx | lt-proc -z $1 '/d/eng-spa.autogen.bin'";
 
   it('splits stages, unquotes paths and turns on null-flush mode (-z) where supported', () => {
     expect(parseMode(mode)).to.deep.equal([

@@ -4,8 +4,7 @@ import { M2M100_CODES, NLLB_CODES, resolveLanguage } from '../../../src/inferenc
 
 /** The fixture tokenizer carries the real FLORES-200 list of NLLB-200 (from transformers). */
 const nllbTokens = new Set<string>(
-  JSON.parse(readFileSync(new URL('../../fixtures/models/nllb-random/tokenizer_config.json', import.meta.url), 'utf8'))
-    .additional_special_tokens,
+  JSON.parse(readFileSync(new URL('../../fixtures/models/nllb-random/tokenizer_config.json', import.meta.url), 'utf8')).additional_special_tokens,
 );
 
 describe('language codes', () => {

@@ -7,19 +7,12 @@ describe('splitSentences', () => {
   });
 
   it('keeps abbreviations, initials and decimals inside the sentence', () => {
-    expect(splitSentences('Dr. Smith met J. R. Jones at 3.5 km. They talked.')).to.deep.equal([
-      'Dr. Smith met J. R. Jones at 3.5 km.',
-      'They talked.',
-    ]);
+    expect(splitSentences('Dr. Smith met J. R. Jones at 3.5 km. They talked.')).to.deep.equal(['Dr. Smith met J. R. Jones at 3.5 km.', 'They talked.']);
     expect(splitSentences('Apples, pears, etc. Are fruit.')).to.deep.equal(['Apples, pears, etc. Are fruit.']);
   });
 
   it('keeps closing quotes with their sentence', () => {
-    expect(splitSentences('"We won," he said. "Again!" She laughed.')).to.deep.equal([
-      '"We won," he said.',
-      '"Again!"',
-      'She laughed.',
-    ]);
+    expect(splitSentences('"We won," he said. "Again!" She laughed.')).to.deep.equal(['"We won," he said.', '"Again!"', 'She laughed.']);
   });
 
   it('does not split before a lower-case word', () => {

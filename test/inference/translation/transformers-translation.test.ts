@@ -8,14 +8,22 @@ import type { Translator } from '../../../src/inference/types.js';
 const FIXTURES = fileURLToPath(new URL('../../fixtures/models/', import.meta.url));
 const context = (id: string) => ({ modelDir: `${FIXTURES}${id}`, modelsDir: FIXTURES });
 const entry = (id: string, options: Record<string, unknown>): ManifestEntry => ({
-  id, task: 'translation', engine: 'transformers-translation', description: 'fixture', license: 'MIT', options,
+  id,
+  task: 'translation',
+  engine: 'transformers-translation',
+  description: 'fixture',
+  license: 'MIT',
+  options,
 });
 
 describe('transformers-translation engine (random-weight fixtures)', () => {
   describe('Marian pair (marian-en-es-random)', () => {
     let translator: Translator;
     before(async () => {
-      translator = await transformersTranslationEngine.load(entry('marian-en-es-random', { family: 'marian', source: 'en', target: 'es' }), context('marian-en-es-random'));
+      translator = await transformersTranslationEngine.load(
+        entry('marian-en-es-random', { family: 'marian', source: 'en', target: 'es' }),
+        context('marian-en-es-random'),
+      );
     });
     after(() => translator?.dispose());
 
@@ -43,7 +51,9 @@ describe('transformers-translation engine (random-weight fixtures)', () => {
       expect(await translator.translate('The day.', { targetLanguage: 'es', signal: kept.signal })).to.be.a('string');
       const controller = new AbortController();
       const reason = new Error('client went away');
-      const abandoned = translator.translate('The year was new. '.repeat(20), { targetLanguage: 'es', signal: controller.signal }).catch((caught: unknown) => caught);
+      const abandoned = translator
+        .translate('The year was new. '.repeat(20), { targetLanguage: 'es', signal: controller.signal })
+        .catch((caught: unknown) => caught);
       const other = translator.translate('They have one.', { targetLanguage: 'es' });
       controller.abort(reason);
       expect(await abandoned).to.equal(reason);
@@ -99,7 +109,9 @@ describe('transformers-translation engine (random-weight fixtures)', () => {
     const id = 'marian-en-es-random';
     const translator = await transformersTranslationEngine.load(entry(id, { family: 'marian', source: 'en', target: 'es', dtype: 'q8' }), context(id));
     try {
-      expect(await translator.translate('The world is new.', { targetLanguage: 'es' })).to.be.a('string').and.not.equal('');
+      expect(await translator.translate('The world is new.', { targetLanguage: 'es' }))
+        .to.be.a('string')
+        .and.not.equal('');
     } finally {
       await translator.dispose();
     }

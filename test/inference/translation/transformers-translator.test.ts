@@ -21,7 +21,12 @@ describe('TransformersTranslator (batching logic, stand-in pipeline)', () => {
   it('batches sentences by length and puts every translation back in its place', async () => {
     const { pipeline, calls } = fakePipeline();
     const translator = new TransformersTranslator({
-      modelId: 'fake', pipeline, targetCodes: { es: 'es' }, fixedSource: 'en', batchSize: 2, maxUnitChars: 400,
+      modelId: 'fake',
+      pipeline,
+      targetCodes: { es: 'es' },
+      fixedSource: 'en',
+      batchSize: 2,
+      maxUnitChars: 400,
     });
     const text = 'A much longer first sentence here. Short. Medium one here.\n\nTiny. Another rather long sentence again.';
     expect(await translator.translate(text, { targetLanguage: 'es' })).to.equal(text.toUpperCase());
@@ -35,7 +40,12 @@ describe('TransformersTranslator (batching logic, stand-in pipeline)', () => {
     const { pipeline, calls } = fakePipeline();
     const codes = { en: 'eng_Latn', es: 'spa_Latn' };
     const translator = new TransformersTranslator({
-      modelId: 'fake', pipeline, targetCodes: codes, sourceCodes: codes, batchSize: 8, maxUnitChars: 400,
+      modelId: 'fake',
+      pipeline,
+      targetCodes: codes,
+      sourceCodes: codes,
+      batchSize: 8,
+      maxUnitChars: 400,
     });
     await translator.translate('Hola, ¿qué tal?', { targetLanguage: 'en' });
     expect(calls[0]?.options).to.include({ src_lang: 'spa_Latn', tgt_lang: 'eng_Latn' });
@@ -47,7 +57,12 @@ describe('TransformersTranslator (batching logic, stand-in pipeline)', () => {
     const { pipeline } = fakePipeline();
     const codes = { en: 'eng_Latn', es: 'spa_Latn' };
     const translator = new TransformersTranslator({
-      modelId: 'fake', pipeline, targetCodes: codes, sourceCodes: codes, batchSize: 8, maxUnitChars: 400,
+      modelId: 'fake',
+      pipeline,
+      targetCodes: codes,
+      sourceCodes: codes,
+      batchSize: 8,
+      maxUnitChars: 400,
     });
     await translator.translate('Das Wetter ist schön und die Kinder spielen.', { targetLanguage: 'en' }).then(
       () => expect.fail('should refuse'),
@@ -60,7 +75,12 @@ describe('TransformersTranslator (batching logic, stand-in pipeline)', () => {
 
   describe('cancellation', () => {
     const options = (pipeline: TranslationPipelineLike) => ({
-      modelId: 'fake', pipeline, targetCodes: { es: 'es' }, fixedSource: 'en', batchSize: 1, maxUnitChars: 400,
+      modelId: 'fake',
+      pipeline,
+      targetCodes: { es: 'es' },
+      fixedSource: 'en',
+      batchSize: 1,
+      maxUnitChars: 400,
     });
 
     it('stops between batches once the signal aborts, rejecting with its reason', async () => {
@@ -74,7 +94,9 @@ describe('TransformersTranslator (batching logic, stand-in pipeline)', () => {
       counting.tokenizer = pipeline.tokenizer;
       counting.dispose = pipeline.dispose;
       const translator = new TransformersTranslator(options(counting));
-      const error = await translator.translate('One. Two. Three. Four.', { targetLanguage: 'es', signal: controller.signal }).catch((caught: unknown) => caught);
+      const error = await translator
+        .translate('One. Two. Three. Four.', { targetLanguage: 'es', signal: controller.signal })
+        .catch((caught: unknown) => caught);
       expect(error).to.equal(reason);
       expect(calls).to.have.length(1);
     });

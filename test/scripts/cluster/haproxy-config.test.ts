@@ -34,7 +34,9 @@ describe('deploy/haproxy.cfg rendered for loopback replicas', () => {
   });
 
   it('refuses a template whose backend has no server line', () => {
-    const broken = TEMPLATE.split('\n').filter((line) => !/^\s+server\s/.test(line)).join('\n');
+    const broken = TEMPLATE.split('\n')
+      .filter((line) => !/^\s+server\s/.test(line))
+      .join('\n');
     expect(() => renderHaproxyConfig(broken, TARGETS)).to.throw(HaproxyConfigError, /server/);
   });
 

@@ -24,7 +24,10 @@ describe('replica test write ledger', () => {
     ledger.created(2, bob);
     ledger.created(3, { name: 'Cy', email: 'cy@example.org' });
     ledger.deleted(3);
-    const { lost } = ledger.verify([{ id: 1, ...ann }, { id: 3, name: 'Cy', email: 'cy@example.org' }]);
+    const { lost } = ledger.verify([
+      { id: 1, ...ann },
+      { id: 3, name: 'Cy', email: 'cy@example.org' },
+    ]);
     expect(lost).to.have.length(3);
     expect(lost[0]).to.match(/^user 1: acknowledged .*Annie.*, database has .*"Ann"/);
     expect(lost[1]).to.match(/^user 2: .*database has no row/);
@@ -38,7 +41,12 @@ describe('replica test write ledger', () => {
     ledger.created(2, bob);
     ledger.unanswered(2, null);
     expect(ledger.expected(1)).to.equal(undefined);
-    expect(ledger.verify([{ id: 1, ...ann }, { id: 2, ...bob }]).lost).to.deep.equal([]);
+    expect(
+      ledger.verify([
+        { id: 1, ...ann },
+        { id: 2, ...bob },
+      ]).lost,
+    ).to.deep.equal([]);
     expect(ledger.verify([{ id: 1, ...annie }]).lost).to.deep.equal([]);
     expect(ledger.verify([{ id: 1, ...bob }]).lost).to.have.length(1);
   });
@@ -47,6 +55,11 @@ describe('replica test write ledger', () => {
     const ledger = new WriteLedger();
     ledger.unansweredCreate(ann);
     expect(ledger.verify([{ id: 7, ...ann }]).unexplained).to.deep.equal([]);
-    expect(ledger.verify([{ id: 7, ...ann }, { id: 8, ...bob }]).unexplained).to.deep.equal(['user 8 {"name":"Bob","email":"bob@example.org"}']);
+    expect(
+      ledger.verify([
+        { id: 7, ...ann },
+        { id: 8, ...bob },
+      ]).unexplained,
+    ).to.deep.equal(['user 8 {"name":"Bob","email":"bob@example.org"}']);
   });
 });

@@ -4,10 +4,7 @@ import { corpusChrf, sentenceChrf } from '../../../scripts/eval/lib/chrf.js';
 // Expected values computed with sacrebleu 2.x CHRF() defaults (char order 6, β 2, no word n-grams).
 describe('scripts/eval/lib/chrf', () => {
   it('matches sacrebleu on a small corpus', () => {
-    const score = corpusChrf(
-      ['the cat sat on the mat', 'Hola mundo, ¿qué tal?'],
-      ['the cat is on the mat', 'Hola a todo el mundo, ¿qué tal?'],
-    );
+    const score = corpusChrf(['the cat sat on the mat', 'Hola mundo, ¿qué tal?'], ['the cat is on the mat', 'Hola a todo el mundo, ¿qué tal?']);
     expect(score).to.be.closeTo(62.85946, 1e-4);
   });
 

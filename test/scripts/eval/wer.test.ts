@@ -29,9 +29,7 @@ describe('scripts/eval/lib/wer', () => {
 
 describe('scripts/eval/lib/normalize-transcript', () => {
   it('lower-cases and strips punctuation, keeping word boundaries', () => {
-    expect(normalizeTranscript('And so, my fellow Americans: ask not!')).to.deep.equal([
-      'and', 'so', 'my', 'fellow', 'americans', 'ask', 'not',
-    ]);
+    expect(normalizeTranscript('And so, my fellow Americans: ask not!')).to.deep.equal(['and', 'so', 'my', 'fellow', 'americans', 'ask', 'not']);
   });
 
   it('spells numbers the way the references do', () => {

@@ -63,7 +63,10 @@ type UploadField = (typeof FIELDS)[number];
  * asks for this name and the routes document it, so the two cannot differ.
  */
 export function fieldHeader(name: string): string {
-  return `X-${name.split('_').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('-')}`;
+  return `X-${name
+    .split('_')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('-')}`;
 }
 const FIELD_HEADERS = Object.fromEntries(FIELDS.map((name) => [name, fieldHeader(name)])) as Record<UploadField, string>;
 

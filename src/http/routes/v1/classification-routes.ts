@@ -1,7 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
 import { jsonBody } from '../../body-parsers.js';
-import { declareRoute, JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type DocumentedRouter } from '../../operation.js';
+import {
+  declareRoute,
+  JSON_ONLY_415,
+  jsonBody400,
+  jsonError,
+  jsonRequest,
+  jsonResponse,
+  megabytes,
+  V1_COMMON_ERRORS,
+  type DocumentedRouter,
+} from '../../operation.js';
 import { taskTag } from '../../../inference/tasks.js';
 import { Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
@@ -23,7 +33,9 @@ export const classificationRequest = (limits: Limits) =>
           Text('The text to classify.', { maxLength: limits.maxClassificationChars }),
           Type.Array(Text('A text to classify.', { maxLength: limits.maxClassificationChars }), { minItems: 1, maxItems: MAX_CLASSIFICATION_BATCH }),
         ],
-        { description: `The text to classify, or an array of up to ${MAX_CLASSIFICATION_BATCH} texts (the answer is then \`results\`, one per text, in order).` },
+        {
+          description: `The text to classify, or an array of up to ${MAX_CLASSIFICATION_BATCH} texts (the answer is then \`results\`, one per text, in order).`,
+        },
       ),
       labels: Type.Optional(
         Type.Array(Text('A candidate label.', { maxLength: MAX_LABEL_CHARS }), {
@@ -36,10 +48,7 @@ export const classificationRequest = (limits: Limits) =>
     { $id: 'ClassificationRequest' },
   );
 
-const Label = Type.Object(
-  { label: Type.String({ description: 'Category name.' }), confidence: Type.Number({ minimum: 0, maximum: 1 }) },
-  { $id: 'Label' },
-);
+const Label = Type.Object({ label: Type.String({ description: 'Category name.' }), confidence: Type.Number({ minimum: 0, maximum: 1 }) }, { $id: 'Label' });
 const ClassificationResult = Type.Object(
   { labels: Type.Array(Label, { description: 'Every label, sorted by confidence, highest first.' }) },
   { $id: 'ClassificationResult' },
@@ -65,14 +74,17 @@ export function classificationRoutes(router: DocumentedRouter, { models, limits,
       path: '/classifications',
       tags: [taskTag('text-classification')],
       summary: 'Classify a text or a batch of texts',
-      description: 'Returns every label with a confidence, highest first. With `labels`, a zero-shot model scores those candidate labels instead of its own. An array `query` answers `results`, one per text; each text holds one admission slot.',
+      description:
+        'Returns every label with a confidence, highest first. With `labels`, a zero-shot model scores those candidate labels instead of its own. An array `query` answers `results`, one per text; each text holds one admission slot.',
       secured: true,
       requestBody: jsonRequest(request),
       responses: {
         '200': jsonResponse('The labels; for an array `query`, one result per text.', Type.Union([ClassificationResult, ClassificationBatchResult])),
         '400': jsonBody400(),
         ...V1_COMMON_ERRORS,
-        '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}, or the batch is larger than the server holds at once.`, ['payload_too_large']),
+        '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}, or the batch is larger than the server holds at once.`, [
+          'payload_too_large',
+        ]),
         '415': JSON_ONLY_415,
       },
     },

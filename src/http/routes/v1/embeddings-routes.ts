@@ -8,7 +8,17 @@ import { Type } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
-import { declareRoute, JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type DocumentedRouter } from '../../operation.js';
+import {
+  declareRoute,
+  JSON_ONLY_415,
+  jsonBody400,
+  jsonError,
+  jsonRequest,
+  jsonResponse,
+  megabytes,
+  V1_COMMON_ERRORS,
+  type DocumentedRouter,
+} from '../../operation.js';
 import { taskTag } from '../../../inference/tasks.js';
 import { claimBatch } from '../../admission.js';
 import { requestSignal } from '../../request-signal.js';
@@ -102,7 +112,8 @@ export function embeddingsRoutes(router: DocumentedRouter, { models, limits, adm
         data: vectors.map((vector, index) => ({
           object: 'embedding',
           index,
-          embedding: request.encoding_format === 'base64' ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : Array.from(vector),
+          embedding:
+            request.encoding_format === 'base64' ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : Array.from(vector),
         })),
         model: modelId,
         usage: { prompt_tokens: 0, total_tokens: 0 },

@@ -20,15 +20,22 @@ const ModelInfo = Type.Object(
     default: Type.Optional(Type.Boolean()),
     installed: Type.Boolean({ description: 'False until its files are installed (requests then answer 503); for an alias, whether any candidate is.' }),
     loaded: Type.Optional(Type.Boolean({ description: 'Whether it is in memory now.' })),
-    state: Type.Optional(StringEnum(['unloaded', 'loading', 'loaded'], { description: 'Where it is in its lifecycle (docs/operations.md, "Model lifecycle").' })),
+    state: Type.Optional(
+      StringEnum(['unloaded', 'loading', 'loaded'], { description: 'Where it is in its lifecycle (docs/operations.md, "Model lifecycle").' }),
+    ),
     memory_bytes: Type.Optional(
       Type.Union([Type.Integer(), Type.Null()], {
-        description: 'Memory it takes: the RSS growth measured in this process during its load and its first call; while its first load runs, the size of its files; null before that.',
+        description:
+          'Memory it takes: the RSS growth measured in this process during its load and its first call; while its first load runs, the size of its files; null before that.',
       }),
     ),
-    last_used_at: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'Unix time of its last use since the server started; null if none.' })),
+    last_used_at: Type.Optional(
+      Type.Union([Type.Integer(), Type.Null()], { description: 'Unix time of its last use since the server started; null if none.' }),
+    ),
     install: Type.Optional(Type.String({ description: 'Command that installs it.' })),
-    alias_of: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'For an alias (`whisper-1`, `tts-1`…): the installed model it stands for now.' })),
+    alias_of: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], { description: 'For an alias (`whisper-1`, `tts-1`…): the installed model it stands for now.' }),
+    ),
   },
   { $id: 'ModelInfo', description: 'OpenAI model object fields plus ours; engines may add more (e.g. languages or voices).' },
 );
@@ -42,9 +49,18 @@ export function modelRoutes(router: DocumentedRouter, { models }: V1RouteDeps): 
       path: '/models',
       tags: ['models'],
       summary: 'List the models and aliases',
-      description: 'Every model of the manifest with its task and whether it is installed, then the aliases (`whisper-1`, `tts-1`, …) with the model each stands for. `?installed=true` lists installed ones only.',
+      description:
+        'Every model of the manifest with its task and whether it is installed, then the aliases (`whisper-1`, `tts-1`, …) with the model each stands for. `?installed=true` lists installed ones only.',
       secured: true,
-      parameters: [{ name: 'installed', in: 'query', required: false, description: '`true`: installed models (and aliases with an installed model) only.', schema: { type: 'string', enum: ['true', 'false'] } }],
+      parameters: [
+        {
+          name: 'installed',
+          in: 'query',
+          required: false,
+          description: '`true`: installed models (and aliases with an installed model) only.',
+          schema: { type: 'string', enum: ['true', 'false'] },
+        },
+      ],
       responses: { '200': jsonResponse('The models.', ModelList), '401': V1_COMMON_ERRORS['401']!, '500': V1_COMMON_ERRORS['500']! },
     },
     async (ctx) => {
@@ -80,7 +96,8 @@ export function modelRoutes(router: DocumentedRouter, { models }: V1RouteDeps): 
       path: '/models/:id/load',
       tags: ['models'],
       summary: 'Load a model now (admin key)',
-      description: 'Loads the model (or the model an alias stands for), unloading least recently used idle models first if MODELS_MAX_MEMORY needs room; answers once it is loaded.',
+      description:
+        'Loads the model (or the model an alias stands for), unloading least recently used idle models first if MODELS_MAX_MEMORY needs room; answers once it is loaded.',
       secured: true,
       parameters: [idParameter],
       responses: {
@@ -89,7 +106,11 @@ export function modelRoutes(router: DocumentedRouter, { models }: V1RouteDeps): 
         '403': jsonError('The key is not an admin key.', ['admin_required']),
         '404': jsonError('No model or alias has this id.', ['model_not_found']),
         '500': V1_COMMON_ERRORS['500']!,
-        '503': jsonError('It is not installed, failed to load, or the memory budget has no room (every loaded model is busy).', ['model_not_installed', 'model_unavailable', 'model_memory_exhausted']),
+        '503': jsonError('It is not installed, failed to load, or the memory budget has no room (every loaded model is busy).', [
+          'model_not_installed',
+          'model_unavailable',
+          'model_memory_exhausted',
+        ]),
       },
     },
     async (ctx) => {
@@ -129,6 +150,10 @@ const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 's
 async function modelInfo(models: V1RouteDeps['models'], id: string): Promise<unknown> {
   const all = await models.list();
   const info = all.find((model) => model.id === id);
-  if (!info) throw new UnknownModelError(id, all.filter((model) => model.installed).map((model) => model.id));
+  if (!info)
+    throw new UnknownModelError(
+      id,
+      all.filter((model) => model.installed).map((model) => model.id),
+    );
   return info;
 }

@@ -34,7 +34,8 @@ const OpenAITranscriptionForm = Type.Object(
     response_format: openAiFields.response_format,
     'timestamp_granularities[]': Type.Optional(
       Type.Array(StringEnum(GRANULARITIES), {
-        description: 'With `verbose_json`: `segment` (the default) and/or `word` (word timestamps by cross-attention alignment; the array form, repeated, as the OpenAI SDKs send it). Ignored by the other formats, as OpenAI does.',
+        description:
+          'With `verbose_json`: `segment` (the default) and/or `word` (word timestamps by cross-attention alignment; the array form, repeated, as the OpenAI SDKs send it). Ignored by the other formats, as OpenAI does.',
       }),
     ),
     prompt: Type.Optional(Type.String({ description: 'Accepted for compatibility; ignored.' })),
@@ -54,15 +55,15 @@ const TranscriptWord = Type.Object(
 const TranscriptSegmentSchema = Type.Object(
   {
     id: Type.Integer(),
-    seek: Type.Integer({ description: 'Mel frame (10 ms) where the segment\'s 30-s decoding window starts.' }),
+    seek: Type.Integer({ description: "Mel frame (10 ms) where the segment's 30-s decoding window starts." }),
     start: Type.Number({ description: 'Seconds from the start of the audio.' }),
     end: Type.Number({ description: 'Seconds from the start of the audio.' }),
     text: Type.String(),
     tokens: Type.Array(Type.Integer(), { description: 'Token ids, timestamp tokens included.' }),
-    temperature: Type.Number({ description: 'Sampling temperature of the window\'s accepted decode.' }),
+    temperature: Type.Number({ description: "Sampling temperature of the window's accepted decode." }),
     avg_logprob: Type.Number({ description: 'Average log probability per token of the window.' }),
-    compression_ratio: Type.Number({ description: 'gzip compression ratio of the window\'s text.' }),
-    no_speech_prob: Type.Number({ description: 'Probability of `<|nospeech|>` at the window\'s start.' }),
+    compression_ratio: Type.Number({ description: "gzip compression ratio of the window's text." }),
+    no_speech_prob: Type.Number({ description: "Probability of `<|nospeech|>` at the window's start." }),
   },
   { $id: 'TranscriptSegment' },
 );
@@ -140,7 +141,6 @@ export function openaiAudioRoutes(router: DocumentedRouter, { models, limits, ad
   );
 }
 
-
 /** `timestamp_granularities[]`, comma-joined by the upload reader; `segment` when none is given. */
 function parseGranularities(value: string | undefined): Set<Granularity> {
   if (value === undefined) return new Set(['segment']);
@@ -192,7 +192,9 @@ function verboseJson(transcript: Transcript, { task, granularities }: VerboseCon
     text: transcript.text,
     ...(granularities.has('segment') ? { segments: segments.map(openAiSegment) } : {}),
     // OpenAI's words carry no spaces; ours keep the punctuation merged into them, as openai/whisper.
-    ...(granularities.has('word') ? { words: segments.flatMap((segment) => (segment.words ?? []).map((word) => ({ word: word.word.trim(), start: word.start, end: word.end }))) } : {}),
+    ...(granularities.has('word')
+      ? { words: segments.flatMap((segment) => (segment.words ?? []).map((word) => ({ word: word.word.trim(), start: word.start, end: word.end }))) }
+      : {}),
   };
 }
 

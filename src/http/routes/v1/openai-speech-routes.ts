@@ -11,14 +11,22 @@ import type { V1RouteDeps } from '../v1-router.js';
 import { speechOperation, speechRequestFields, toSpeechRequest } from './speech-routes.js';
 
 export const openAiSpeechRequest = (limits: Limits) =>
-  Type.Object(speechRequestFields(limits, '`mp3`, `opus` (Ogg), `aac` (ADTS), `flac`, `wav` or `pcm` (24 kHz 16-bit LE), as OpenAI.', 'Voice name.'), { $id: 'OpenAISpeechRequest' });
+  Type.Object(speechRequestFields(limits, '`mp3`, `opus` (Ogg), `aac` (ADTS), `flac`, `wav` or `pcm` (24 kHz 16-bit LE), as OpenAI.', 'Voice name.'), {
+    $id: 'OpenAISpeechRequest',
+  });
 
 export function openaiSpeechRoutes(router: DocumentedRouter, deps: V1RouteDeps): void {
   const request = openAiSpeechRequest(deps.limits);
   const parse = deps.validator.compile(request);
   declareRoute(
     router,
-    speechOperation('/audio/speech', 'Speak a text (OpenAI form)', 'OpenAI-compatible alias of POST /v1/text-to-speech, with the same formats.', request, deps.limits),
+    speechOperation(
+      '/audio/speech',
+      'Speak a text (OpenAI form)',
+      'OpenAI-compatible alias of POST /v1/text-to-speech, with the same formats.',
+      request,
+      deps.limits,
+    ),
     deps.admit('text-to-speech'),
     jsonBody(deps.limits.maxJsonBytes),
     (ctx) => deps.speak(ctx, toSpeechRequest(parse(ctx.request.body))),

@@ -17,7 +17,18 @@ import { SPEECH_FORMATS, SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFor
 import { taskTag } from '../../../inference/tasks.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
-import { declareRoute, JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, megabytes, V1_COMMON_ERRORS, type DocumentedRouter, type Json, type RouteDeclaration } from '../../operation.js';
+import {
+  declareRoute,
+  JSON_ONLY_415,
+  jsonBody400,
+  jsonError,
+  jsonRequest,
+  megabytes,
+  V1_COMMON_ERRORS,
+  type DocumentedRouter,
+  type Json,
+  type RouteDeclaration,
+} from '../../operation.js';
 import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { requestSignal } from '../../request-signal.js';
@@ -53,7 +64,8 @@ export const speechRequestFields = (limits: Limits, formatDescription: string, v
   ),
   stream_format: Type.Optional(
     StringEnum(['audio', 'sse'] as const, {
-      description: '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks; WAV and FLAC, sent whole, as one), then `speech.audio.done`.',
+      description:
+        '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks; WAV and FLAC, sent whole, as one), then `speech.audio.done`.',
     }),
   ),
 });
@@ -83,7 +95,13 @@ export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>):
 }
 
 /** The declaration of both speech routes, from their request schema. */
-export function speechOperation(path: string, summary: string, description: string, request: ReturnType<typeof speechRequest>, limits: Limits): RouteDeclaration {
+export function speechOperation(
+  path: string,
+  summary: string,
+  description: string,
+  request: ReturnType<typeof speechRequest>,
+  limits: Limits,
+): RouteDeclaration {
   const audio = (type: string): Json => ({ schema: { type: 'string', contentMediaType: type } });
   return {
     method: 'post',
@@ -100,13 +118,18 @@ export function speechOperation(path: string, summary: string, description: stri
         content: {
           ...Object.fromEntries([...new Set(Object.values(SPEECH_MEDIA_TYPES))].map((type) => [type, audio(type)])),
           'text/event-stream': {
-            schema: { type: 'string', description: 'With `stream_format: "sse"`: `speech.audio.delta` events (`audio`: base64 of the next chunk), then one `speech.audio.done`.' },
+            schema: {
+              type: 'string',
+              description: 'With `stream_format: "sse"`: `speech.audio.delta` events (`audio`: base64 of the next chunk), then one `speech.audio.done`.',
+            },
           },
         },
       },
       '400': jsonBody400(),
       ...V1_COMMON_ERRORS,
-      '413': jsonError(`The body is over ${megabytes(limits.maxJsonBytes)} or \`input\` is over ${limits.maxSpeechInputChars} characters.`, ['payload_too_large']),
+      '413': jsonError(`The body is over ${megabytes(limits.maxJsonBytes)} or \`input\` is over ${limits.maxSpeechInputChars} characters.`, [
+        'payload_too_large',
+      ]),
       '415': JSON_ONLY_415,
     },
   };

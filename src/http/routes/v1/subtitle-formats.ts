@@ -2,9 +2,7 @@
 import type { TranscriptSegment } from '../../../inference/types.js';
 
 export function toSrt(segments: readonly TranscriptSegment[]): string {
-  return segments
-    .map((segment, index) => `${index + 1}\n${clock(segment.start, ',')} --> ${clock(segment.end, ',')}\n${segment.text}\n`)
-    .join('\n');
+  return segments.map((segment, index) => `${index + 1}\n${clock(segment.start, ',')} --> ${clock(segment.end, ',')}\n${segment.text}\n`).join('\n');
 }
 
 export function toWebVtt(segments: readonly TranscriptSegment[]): string {

@@ -16,15 +16,28 @@ import { fieldHeader, type AudioUpload } from './audio-upload.js';
 export const transcriptionFields = {
   model: Text('Speech-to-text model id (required).', { missingHint: 'pass ?model=, an X-Model header, or a multipart "model" field' }),
   language: Type.Optional(Text('Spoken language as a short code such as `en`; detected when omitted (multilingual models).', { maxLength: 32 })),
-  task: Type.Optional(StringEnum(['transcribe', 'translate'] as const, { description: '`transcribe` (default) or `translate` (into English, Whisper models).' })),
+  task: Type.Optional(
+    StringEnum(['transcribe', 'translate'] as const, { description: '`transcribe` (default) or `translate` (into English, Whisper models).' }),
+  ),
   vad_filter: Type.Optional(
     StringEnum(['true', 'false'] as const, {
-      description: 'Transcribe only the speech Silero VAD finds (`true`) or all the audio (`false`). Default: on for audio over 30 s when the VAD model is installed. Audio without speech answers an empty transcript.',
+      description:
+        'Transcribe only the speech Silero VAD finds (`true`) or all the audio (`false`). Default: on for audio over 30 s when the VAD model is installed. Audio without speech answers an empty transcript.',
     }),
   ),
-  min_silence_duration_ms: Type.Optional(NumberIn({ min: 0, max: 60_000 }, { description: 'VAD: a pause shorter than this does not end a stretch of speech (default 2000).' })),
-  speech_pad_ms: Type.Optional(NumberIn({ min: 0, max: 10_000 }, { description: 'VAD: each stretch of speech is widened by this much on both sides (default 400).' })),
-  vad_threshold: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, description: 'VAD: a 32 ms frame whose speech probability is at least this is speech (default 0.5).' })),
+  min_silence_duration_ms: Type.Optional(
+    NumberIn({ min: 0, max: 60_000 }, { description: 'VAD: a pause shorter than this does not end a stretch of speech (default 2000).' }),
+  ),
+  speech_pad_ms: Type.Optional(
+    NumberIn({ min: 0, max: 10_000 }, { description: 'VAD: each stretch of speech is widened by this much on both sides (default 400).' }),
+  ),
+  vad_threshold: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      exclusiveMaximum: 1,
+      description: 'VAD: a 32 ms frame whose speech probability is at least this is speech (default 0.5).',
+    }),
+  ),
   stream: Type.Optional(
     StringEnum(['true', 'false'] as const, {
       description: '`true`: answer `text/event-stream` with `transcript.text.delta` events as the audio is transcribed, then `transcript.text.done`.',
@@ -98,7 +111,11 @@ export function transcriptionOperation(path: string, summary: string, descriptio
     },
     responses: {
       '200': ok,
-      '400': jsonError('Missing model, invalid field, undecodable audio or a model of another task.', ['invalid_request', 'undecodable_audio', 'wrong_model_task']),
+      '400': jsonError('Missing model, invalid field, undecodable audio or a model of another task.', [
+        'invalid_request',
+        'undecodable_audio',
+        'wrong_model_task',
+      ]),
       ...V1_COMMON_ERRORS,
       '413': jsonError(
         `The audio is larger than ${megabytes(limits.maxAudioBytes)} or longer than ${limits.maxAudioSeconds / 60} minutes; ` +

@@ -52,7 +52,11 @@ export function transcriptionRoutes(router: DocumentedRouter, { models, limits, 
     };
   };
   const transcript = jsonResponse('The transcript.', Transcript);
-  const ok = { ...transcript, description: 'The transcript; with `stream=true`, its text as server-sent events.', content: { ...(transcript.content as object), ...transcriptEventStream } };
+  const ok = {
+    ...transcript,
+    description: 'The transcript; with `stream=true`, its text as server-sent events.',
+    content: { ...(transcript.content as object), ...transcriptEventStream },
+  };
   declareRoute(
     router,
     transcriptionOperation(
@@ -68,7 +72,14 @@ export function transcriptionRoutes(router: DocumentedRouter, { models, limits, 
   );
   declareRoute(
     router,
-    transcriptionOperation('/completions', 'Transcribe audio (raw request form)', 'Identical to POST /v1/transcriptions; SPEC names both paths.', TranscriptionForm, ok, limits),
+    transcriptionOperation(
+      '/completions',
+      'Transcribe audio (raw request form)',
+      'Identical to POST /v1/transcriptions; SPEC names both paths.',
+      TranscriptionForm,
+      ok,
+      limits,
+    ),
     admit('speech-to-text'),
     handler,
   );

@@ -31,7 +31,10 @@ export const TranscriptTextDone = Type.Object(
 /** The 200 of a route with `stream=true`, for its operation's `responses`. */
 export const transcriptEventStream = {
   'text/event-stream': {
-    schema: { type: 'string', description: 'Server-sent events, each `data:` line one JSON event: `transcript.text.delta` events, then one `transcript.text.done`.' },
+    schema: {
+      type: 'string',
+      description: 'Server-sent events, each `data:` line one JSON event: `transcript.text.delta` events, then one `transcript.text.done`.',
+    },
     itemSchema: { oneOf: [TranscriptTextDelta, TranscriptTextDone] },
   },
 };
@@ -81,7 +84,10 @@ async function* transcriptEvents(transcriber: Transcriber, audio: EncodedAudio, 
   let sent = '';
   for (;;) {
     while (pending.length > 0) {
-      const text = pending.shift()!.map((segment) => segment.text).join('');
+      const text = pending
+        .shift()!
+        .map((segment) => segment.text)
+        .join('');
       const delta = sent === '' ? text.trimStart() : text;
       if (delta === '') continue;
       sent += delta;

@@ -2,7 +2,17 @@ import { Type } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
-import { declareRoute, JSON_ONLY_415, jsonBody400, jsonError, jsonRequest, jsonResponse, megabytes, V1_COMMON_ERRORS, type DocumentedRouter } from '../../operation.js';
+import {
+  declareRoute,
+  JSON_ONLY_415,
+  jsonBody400,
+  jsonError,
+  jsonRequest,
+  jsonResponse,
+  megabytes,
+  V1_COMMON_ERRORS,
+  type DocumentedRouter,
+} from '../../operation.js';
 import { taskTag } from '../../../inference/tasks.js';
 import { Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
@@ -19,9 +29,7 @@ export const translationRequest = (limits: Limits) =>
         'Short language code such as `es`; regional and three-letter forms (`es-MX`, `spa`) map to the model’s code. An unsupported language is a 400 listing the supported ones.',
         LANGUAGE_CODE,
       ),
-      source_language: Type.Optional(
-        Text('Short language code; optional (the model’s own source language, or detection, is used without it).', LANGUAGE_CODE),
-      ),
+      source_language: Type.Optional(Text('Short language code; optional (the model’s own source language, or detection, is used without it).', LANGUAGE_CODE)),
     },
     { $id: 'TranslationRequest' },
   );
@@ -39,7 +47,9 @@ export function translationRoutes(router: DocumentedRouter, { models, limits, ad
       tags: [taskTag('translation')],
       summary: 'Translate a text',
       secured: true,
-      parameters: [{ name: 'model', in: 'path', required: true, description: 'Translation model id; must equal `model` in the body.', schema: { type: 'string' } }],
+      parameters: [
+        { name: 'model', in: 'path', required: true, description: 'Translation model id; must equal `model` in the body.', schema: { type: 'string' } },
+      ],
       requestBody: jsonRequest(request),
       responses: {
         '200': jsonResponse('The translation.', TranslationResult),
