@@ -1,11 +1,11 @@
 /**
- * How compressed input is cut before each WASM decoder call. One call's output has to be
- * bounded, and compressed audio can expand enormously: a FLAC frame of silence is ~30 bytes
- * for 65 535 samples × 8 channels (2 MB of Float32), and 64 kB of Ogg Vorbis silence decoded
- * to 690 MB in one call in our measurements. Cutting at each sync pattern hands a decoder about one
- * frame (FLAC) per call, however much a frame expands; stretches with no sync pattern (junk) go
- * in one piece, which costs the parsers only a scan. Ogg goes one page (≤ 255 packets) per call,
- * cut at its real page boundaries (ogg-page-reader.ts).
+ * How compressed input is cut before each WASM decoder call. One call's output has to be bounded,
+ * and compressed audio can expand enormously: a FLAC frame of silence is ~30 bytes for 65 535
+ * samples × 8 channels (2 MB of Float32), and a little Ogg Vorbis silence decoded to hundreds of MB
+ * in one call (docs/benchmarks.md, "Audio codecs"). Cutting at each sync pattern hands a decoder
+ * about one frame (FLAC) per call, however much a frame expands; stretches with no sync pattern
+ * (junk) go in one piece, which costs the parsers only a scan. Ogg goes one page (≤ 255 packets)
+ * per call, cut at its real page boundaries (ogg-page-reader.ts).
  */
 
 /** Fixed-size pieces, for formats whose expansion is small (MP3: ≤ ~100 samples per byte). */

@@ -26,15 +26,13 @@ export interface DecodeLimits {
 }
 
 /**
- * 30 s, plus DECODE_MS_PER_AUDIO_SECOND (40 ms) for each second decoded: 102 s once 30 minutes
- * are decoded, 174 s for 60 minutes. Measured here (2 shared cores): the slowest legitimate
- * uploads, 30 minutes of 48 kHz stereo Ogg Opus (27 MB) and of 44.1 kHz stereo MP3 (18 MB),
- * decode in 12–15 s on an idle machine (7–8 ms per audio second) and about twice that with the
- * other cores busy (the ASR worker also runs at a lowered priority), so 3–6× headroom at any
- * length. What it stops is input whose cost its size hides: 384 kHz 8-channel FLAC silence
- * costs ~61 ms of CPU per audio second (6 MB and ~110 s for 30 minutes), more than the budget
- * grows, so it stops after ~90 s. Transcribing the same audio takes far longer than its
- * decode, so the budget does not limit throughput.
+ * 30 s, plus DECODE_MS_PER_AUDIO_SECOND (40 ms) for each second decoded: 102 s once 30 minutes are
+ * decoded, 174 s for 60 minutes. The slowest legitimate uploads (long 48 kHz stereo Ogg Opus or
+ * 44.1 kHz stereo MP3) decode several times faster than that, even with the other cores busy (the
+ * ASR worker also runs at a lowered priority), at any length. What it stops is input whose cost its
+ * size hides: 384 kHz 8-channel FLAC silence costs more CPU per audio second than the budget grows,
+ * so it stops early (docs/benchmarks.md, "Audio codecs"). Transcribing the same audio takes far
+ * longer than its decode, so the budget does not limit throughput.
  */
 export const DEFAULT_DECODE_DEADLINE_MS = 30_000;
 export const DECODE_MS_PER_AUDIO_SECOND = 40;

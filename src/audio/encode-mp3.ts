@@ -1,7 +1,7 @@
 /**
- * MP3 encoding with LAME compiled to WebAssembly (wasm-media-encoders). Measured here on 11 s of
- * 22.05 kHz mono at 64 kbit/s: ~60–110 ms, against ~350–420 ms for the pure-JS lamejs port
- * (@breezystack/lamejs), with byte-identical output. Still CPU work: call it from a worker.
+ * MP3 encoding with LAME compiled to WebAssembly (wasm-media-encoders): several times faster
+ * than the pure-JS lamejs port (@breezystack/lamejs), with byte-identical output
+ * (docs/benchmarks.md, "Audio codecs"). Still CPU work: call it from a worker.
  *
  * One encoder serves one whole stream: chunks it returns concatenate into a single valid MP3
  * (no per-chunk headers), so decoders see the right sample rate and duration.
@@ -23,11 +23,11 @@ export const DEFAULT_MP3_BITRATE: Mp3Bitrate = 64;
 export interface Mp3EncoderOptions {
   sampleRate: number;
   bitrateKbps?: Mp3Bitrate;
-  /** The compiled LAME module from `compileMp3Codec()`; compiled anew (~10–15 ms) when absent. */
+  /** The compiled LAME module from `compileMp3Codec()`; compiled anew when absent. */
   codec?: WebAssembly.Module;
 }
 
-/** Compiles LAME once so each new stream costs ~2 ms instead of a fresh WASM compile. */
+/** Compiles LAME once so a new stream only instantiates it instead of compiling it afresh. */
 export async function compileMp3Codec(): Promise<WebAssembly.Module> {
   const path = createRequire(import.meta.url).resolve('wasm-media-encoders/wasm/mp3');
   return WebAssembly.compile(await readFile(path));

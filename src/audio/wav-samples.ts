@@ -1,9 +1,9 @@
 /**
- * Converts WAV data to Float32 in [-1, 1), a range of frames at a time. Integer PCM, float,
- * G.711 (A-law, µ-law) and IMA ADPCM are decoded here directly: wavefile's generic converter
- * took 0.4 s for 8 s of audio, needs the whole file in memory several times over, and its
- * ADPCM decoder reads stereo as mono. Offsets are derived from a checked WavLayout, so every
- * read is inside the data chunk.
+ * Converts WAV data to Float32 in [-1, 1), a range of frames at a time. Integer PCM, float, G.711
+ * (A-law, µ-law) and IMA ADPCM are decoded here directly: wavefile's generic converter was slow
+ * (docs/benchmarks.md, "Audio codecs"), needs the whole file in memory several times over, and its
+ * ADPCM decoder reads stereo as mono. Offsets are derived from a checked WavLayout, so every read
+ * is inside the data chunk.
  */
 import type { WavLayout } from './wav-layout.js';
 

@@ -2,12 +2,11 @@
  * Answers that are fixed for the life of an app (the greeting at `/`), served straight from the
  * request listener instead of through Koa.
  *
- * Why: `GET /` is what liveness probes and load balancers call all day, and Koa itself, before
- * any of our middleware, costs about twice a bare `node:http` answer per request on our 2-core
- * machine (`npm run bench:http`: a one-middleware Koa app reached 0.6–0.7× the bare server's
- * requests/s). Nothing in the middleware chain can change these answers: the path needs no key
- * (api-boundary.ts), there is no body to read or guard, and the body is small enough to leave in
- * one write, so the slow-client guard has nothing to watch.
+ * Why: `GET /` is what liveness probes and load balancers call all day, and Koa itself, before any
+ * of our middleware, costs a large share of a bare `node:http` answer per request
+ * (docs/benchmarks.md, "HTTP layer"). Nothing in the middleware chain can change these answers: the
+ * path needs no key (api-boundary.ts), there is no body to read or guard, and the body is small
+ * enough to leave in one write, so the slow-client guard has nothing to watch.
  *
  * Only exact `GET`/`HEAD` requests without a body or an Origin take this path; any other spelling (a query
  * string, a body, another method) goes through Koa and the same router, which serves the same

@@ -1,8 +1,8 @@
 /**
  * How an onnxruntime session's compute threads wait, for every engine that chooses: spinning
  * threads answer the next parallel section sooner, but on a busy machine they take cores from
- * the threads doing the work (Piper measured 15–35 % slower with them at load 7–13, ~4 % faster
- * near idle), so each engine decides and the setting is spelled here once.
+ * the threads doing the work (for Piper's trade-off see PiperOptions.spinning), so each engine
+ * decides and the setting is spelled here once.
  */
 interface ThreadChoice {
   /** Intra-op threads; onnxruntime's default (one per core) when absent. */

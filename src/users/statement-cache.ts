@@ -1,8 +1,8 @@
 /**
- * Kysely's SQLite driver calls `prepare(sql)` for every query it runs, and better-sqlite3
- * compiles the SQL anew each time (about 8 µs for `select * from "users"`, as much as the
- * whole bare route's framework cost). This wrapper hands Kysely the same prepared statement for
- * the same SQL text, so a hot read costs only binding and stepping.
+ * Kysely's SQLite driver calls `prepare(sql)` for every query it runs, and better-sqlite3 compiles
+ * the SQL anew each time, which costs a hot read as much as the whole bare route's framework does
+ * (docs/benchmarks.md, "HTTP layer"). This wrapper hands Kysely the same prepared statement for the
+ * same SQL text, so a hot read costs only binding and stepping.
  *
  * Safe to share: SQLite re-prepares a statement itself if the schema changes under it, and
  * Kysely runs one statement at a time on the single connection (its mutex). A statement is busy

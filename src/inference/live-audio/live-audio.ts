@@ -1,6 +1,7 @@
 /**
  * The main-thread face of the live-audio worker: opens LiveAudioStreams for realtime sessions.
- * One worker serves every session (a push is ~1 ms of work per 100 ms of audio); calls of one
+ * One worker serves every session (a push costs a small fraction of the audio's duration; see
+ * docs/benchmarks.md, "Speech to text"); calls of one
  * stream are answered in order because the worker handles messages in order.
  */
 import type { LiveAudioStream } from '../types.js';

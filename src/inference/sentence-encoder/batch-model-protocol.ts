@@ -15,8 +15,8 @@ export interface BatchModelInit {
   /**
    * Let the intra-op threads spin between the parallel parts of a run (ONNX Runtime's default)
    * instead of sleeping. Only the solo session spins (see BatchModel): spinning makes a lone run
-   * fastest on free cores, and steals them from other sessions running at the same time (a
-   * two-thread session at load 6-7, one text: ~17 ms spinning, ~10 ms sleeping).
+   * fastest on free cores, and steals them from other sessions running at the same time (see
+   * LoneRunChooser).
    */
   spinning?: boolean;
   maxBatchSize: number;

@@ -9,7 +9,10 @@ import { DTYPES } from '../dtype.js';
 import { stringEnum } from '../engine-options.js';
 import type { MicroBatcherOptions } from './micro-batcher.js';
 
-/** maxWaitMs 0: measured here, a 2 ms wait cost ~20 % at one client and bought nothing at 8 or 32. */
+/**
+ * maxWaitMs 0: a wait of a few ms slowed one client and bought nothing at 8 or 32
+ * (docs/benchmarks.md, "Text classification and translation").
+ */
 export const encoderOptions = {
   /** Picks the weight file, e.g. q8 → onnx/model_quantized.onnx as hub repos ship it. */
   dtype: stringEnum(DTYPES, { default: 'fp32' }),
@@ -35,12 +38,13 @@ export function batchOptions(options: EncoderOptions): Required<MicroBatcherOpti
  * How many model workers (each with its own ONNX session), how many intra-op threads each, and
  * how many threads the solo session for lone requests has (0: none).
  *
- * Measured here on all-MiniLM-L6-v2: two single-threaded sessions fed half-batches each classify
- * ~190 texts/s on 2 cores, one two-threaded session ~110-140 texts/s (small GEMMs and the
- * attention op parallelise poorly inside one run). But a lone text on one thread leaves the other
- * core idle (fastest of 600 runs of one short text: ~4.4 ms on one thread against ~2.9 ms on two), hence the solo session, spanning every core, when
+ * Single-threaded sessions fed part of a batch each classify more texts per second than one
+ * session with every core's threads (small GEMMs and the attention op parallelise poorly inside
+ * one run). But a lone text on one thread leaves the other cores idle and takes longer, hence the
+ * solo session, spanning every core, when
  * the batch sessions do not already. Defaults: 2 workers (1 on a single core), the cores split
  * between them, a solo session on all cores. Options `workers`, `threads` and `soloThreads` override.
+ * Figures in docs/benchmarks.md, "Text classification and translation".
  */
 export function workerLayout(
   options: Pick<EncoderOptions, 'workers' | 'threads' | 'soloThreads'>,

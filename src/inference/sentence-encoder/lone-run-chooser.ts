@@ -1,13 +1,12 @@
 /**
  * Picks where a lone request (one text, nothing else running) is computed: on the solo session,
- * whose intra-op threads use every core, or on a one-thread session. On free cores the solo
- * session is faster (all-MiniLM-L6-v2, one short text at its fastest: ~2.9 ms on 2 threads
- * against ~4.4 ms on 1); when other processes keep the cores busy its threads wait on each other
- * and it becomes the slower one (measured here at load 6-7: ~17 ms against ~9 ms on average).
- * Which case holds changes with the machine's load, so the choice follows measured latency: a
- * moving average per side, the faster side taken, and every EXPLORE_EVERY-th lone request sent
- * to the other side to keep its average current. A side's first run is not counted: it includes
- * the session's one-time set-up.
+ * whose intra-op threads use every core, or on a one-thread session. On free cores the solo session
+ * is faster; when other processes keep the cores busy its threads wait on each other and it becomes
+ * the slower one, by more than it gains when the cores are free (docs/benchmarks.md, "Text
+ * classification and translation"). Which case holds changes with the machine's load, so the choice
+ * follows measured latency: a moving average per side, the faster side taken, and every
+ * EXPLORE_EVERY-th lone request sent to the other side to keep its average current. A side's first
+ * run is not counted: it includes the session's one-time set-up.
  */
 
 export type LoneRunSide = 'solo' | 'single-thread';

@@ -1,7 +1,8 @@
 /**
  * One SentenceEmbedder (its worker threads, ONNX sessions and micro-batcher) per base model and
  * layout, shared by every embedding-classifier entry that names it: minilm-sentiment and
- * minilm-topics both run on all-MiniLM-L6-v2, and each set of sessions costs ~200-300 MB. Sharing
+ * minilm-topics both run on all-MiniLM-L6-v2, and each set of sessions costs hundreds of MB
+ * (docs/benchmarks.md, "Memory"). Sharing
  * the micro-batcher too lets requests to both models ride in one forward pass and keeps the
  * workers' in-flight limit true across them.
  */

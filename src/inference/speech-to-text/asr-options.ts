@@ -35,17 +35,16 @@ export const AsrOptions = Type.Object(
     threadNice: Type.Integer({ minimum: 0, maximum: 19, default: 10 }),
     /**
      * onnxruntime's CPU memory arena. It keeps the largest buffers each window and prompt length
-     * needed (the encoder's attention alone is ~54 MB a layer), so it is off by default: peak RSS
-     * of the 2-min long-file bench fell from 985 to 785 MB (738 with VAD, from 990) at 1.02× the
-     * CPU, inside the machine's noise (scripts/bench/asr-memory.ts, long-speech.ts).
+     * needed (the encoder's attention alone is ~54 MB a layer), so it is off by default: without it
+     * the peak RSS of a long file is far lower at the same CPU (docs/benchmarks.md, "Memory").
      */
     memoryArena: Type.Boolean({ default: false }),
     /**
      * onnxruntime's weight pre-packing (a copy of each weight in its matrix kernel's layout).
-     * Default: off when every part is fp32, on otherwise. fp32 runs as fast without it (decoder
-     * step 7.5 ms either way, encoder window 465 ms) and the decoder's tied embedding, which the
-     * token lookup also reads, is not copied a second time: −76 MB decoder, −20 MB encoder. The
-     * q8 kernels need it (decoder step 3.4 → 6.1 ms without) and save nothing.
+     * Default: off when every part is fp32, on otherwise. fp32 runs as fast without it and the
+     * decoder's tied embedding, which the token lookup also reads, is not copied a second time.
+     * The q8 kernels need it (much slower decoder steps without) and save nothing. Figures in
+     * docs/benchmarks.md, "Memory".
      */
     prepackWeights: Type.Optional(Type.Boolean()),
     /** Caps tokens generated per window (Whisper's own limit is 448). */

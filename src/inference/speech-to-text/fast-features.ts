@@ -1,6 +1,6 @@
 /**
- * Swaps transformers.js's Whisper log-mel computation for WhisperLogMel (same numbers,
- * 2.5–4× less CPU) inside a loaded ASR pipeline. The hook is the extractor's
+ * Swaps transformers.js's Whisper log-mel computation for WhisperLogMel (same numbers, far less
+ * CPU: see whisper-log-mel.ts) inside a loaded ASR pipeline. The hook is the extractor's
  * `_extract_fbank_features(waveform) → Tensor[mel, frames]` of @huggingface/transformers
  * 4.3.x; if that method or the config shape is missing, the library's own code stays.
  */

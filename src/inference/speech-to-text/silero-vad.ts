@@ -29,13 +29,12 @@ interface StateResets {
 
 /**
  * What the transcription filter uses (vad-filter.ts): blocks of 10 s, each after 4 s of warm-up
- * (1.4× the VAD's work, which is ~1% of a transcription's). Carried over minutes, the state
- * learns the level of loud speech and then hears quiet speech as silence: in the long-file
- * bench, two FLEURS clips at -64 dBFS RMS after speech at -17 to -31 dBFS are missed whole with
- * one continuous pass (faster-whisper's, whose regions ours match exactly), and found alone or
- * with up to ~10 s of the audio before them. With these blocks every clip of the 2- and 8-min
- * files is found (20/20 and 75/75 against 18/20 and 63/75), and 60 s of white noise up to ±0.5
- * still has no speech.
+ * (more VAD work, but the VAD is a small part of a transcription's). Carried over minutes, the
+ * state learns the level of loud speech and then hears quiet speech as silence: quiet clips after
+ * loud speech are missed whole with one continuous pass (faster-whisper's, whose regions ours
+ * match exactly), and found alone or with a few seconds of the audio before them. With these
+ * blocks every clip of the long-file bench is found, and white noise still has no speech
+ * (docs/benchmarks.md, "Speech to text").
  */
 export const TRANSCRIPTION_STATE_RESETS: StateResets = Object.freeze({ blockFrames: 313, warmUpFrames: 125 });
 

@@ -2,7 +2,7 @@
  * `vad_filter` inside the ASR worker, as faster-whisper does it: Silero VAD finds the speech,
  * the speech regions are joined end to end and only they are transcribed, and the segment times
  * are mapped back to the original audio. Audio with no speech is not transcribed at all (Whisper
- * invents text for silence and noise: "you you you" for 60 s of silence). Two differences from
+ * invents text for silence and noise; docs/benchmarks.md, "Speech to text"). Two differences from
  * faster-whisper, both for quiet speakers: the VAD's state restarts every 10 s (silero-vad.ts),
  * and quiet regions are raised before they are joined (joinRegions).
  */
@@ -117,10 +117,9 @@ export function originalStart(map: SpeechTimestampsMap, start: number, end: numb
  * Turns `samples` into its speech regions joined end to end (faster-whisper's collect_chunks
  * without a maximum), in place: the whole upload's PCM is not kept beside the speech. Each quiet
  * region is raised towards REGION_TARGET_RMS first. Whisper scales each 30-s window's log-mel to
- * its loudest part, so a quiet speaker joined right after a loud one goes unheard: in the
- * long-file bench, two FLEURS clips at -64 and -67 dBFS RMS next to speech at -17 to -30 dBFS
- * came back empty; raised (×76 and ×100) they are transcribed, and WER with VAD on the 2-min
- * file fell from 0.207 to 0.087. Loud regions are left as they are.
+ * its loudest part, so a quiet speaker joined right after a loud one goes unheard: such clips came
+ * back empty, and raised they are transcribed (docs/benchmarks.md, "Speech to text"). Loud
+ * regions are left as they are.
  */
 export function joinRegions(samples: Pcm16Buffer, chunks: readonly SpeechChunk[]): Pcm16Buffer {
   const gains = chunks.map((chunk) => regionGain(samples, chunk));

@@ -1,7 +1,8 @@
 /**
  * Whisper's log-mel input features, computed the way transformers.js's WhisperFeatureExtractor
  * does (centered STFT with reflect padding, periodic Hann window, power spectrum, the
- * extractor's own mel filters, log10, max−8 floor, (x+4)/4), but about 5–10× faster:
+ * extractor's own mel filters, log10, max−8 floor, (x+4)/4), but several times faster
+ * (docs/benchmarks.md, "Speech to text"):
  * - one half-size complex FFT per frame instead of three 1024-point Bluestein FFTs;
  * - the mel filters are triangles over a few bins each, so only their non-zero span is summed
  *   (transformers.js multiplies the dense 80×201 matrix through an onnxruntime session);

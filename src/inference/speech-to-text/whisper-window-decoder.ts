@@ -106,12 +106,12 @@ export class WhisperWindowDecoder {
   }
 
   /**
-   * The decoder reading `tokens` after the key/value cache `past` (none: an empty cache),
-   * straight on the ONNX session (transformers.js's wrapping of every input and output cost
-   * ~1 ms of a ~12 ms step, measured here), fetching only `fetches`. Everything a pass can
-   * output is, for 228 tokens, logits for every token (47 MB for a 51,864-token vocabulary),
-   * every layer's cross-attention (33 MB for tiny) and the caches: garbage the moment the next
-   * pass starts, which left to the garbage collector set the worker's peak memory.
+   * The decoder reading `tokens` after the key/value cache `past` (none: an empty cache), straight
+   * on the ONNX session (transformers.js's wrapping of every input and output cost a noticeable
+   * share of a step; docs/benchmarks.md, "Speech to text"), fetching only `fetches`. Everything a
+   * pass can output is, for 228 tokens, logits for every token (47 MB for a 51,864-token
+   * vocabulary), every layer's cross-attention (33 MB for tiny) and the caches: garbage the moment
+   * the next pass starts, which left to the garbage collector set the worker's peak memory.
    */
   async #run(audio: OrtTensor, tokens: readonly number[], past: Cache | undefined, fetches: readonly string[]): Promise<Record<string, OrtTensor>> {
     const session = this.#model.sessions.decoder_model_merged!;

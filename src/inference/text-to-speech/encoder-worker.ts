@@ -1,5 +1,5 @@
 /**
- * Worker thread for audio encoding (LAME in WASM is CPU work: ~5–10 ms per second of speech).
+ * Worker thread for audio encoding (LAME in WASM is CPU work; docs/benchmarks.md, "Audio codecs").
  * It holds one stream encoder (MP3, PCM16, Ogg Opus, FLAC or AAC) per open response, keyed by a
  * stream id. The Opus, FLAC and AAC encoders load on their first use.
  */

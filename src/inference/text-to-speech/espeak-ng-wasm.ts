@@ -1,8 +1,8 @@
 /**
- * espeak-ng's text → phonemes in real WebAssembly (@echogarden/espeak-ng-emscripten, GPL-3.0
- * like espeak-ng): ~2 ms per sentence here, against 10–90 ms for the wasm2js build in the npm
- * `phonemizer` package it replaced. It calls espeak_TextToPhonemes, the function Piper's own
- * phonemizer calls, without synthesising audio.
+ * espeak-ng's text → phonemes in real WebAssembly (@echogarden/espeak-ng-emscripten, GPL-3.0 like
+ * espeak-ng): far faster per sentence than the wasm2js build in the npm `phonemizer` package it
+ * replaced (docs/benchmarks.md, "Text to speech"). It calls espeak_TextToPhonemes, the function
+ * Piper's own phonemizer calls, without synthesising audio.
  *
  * espeak-ng keeps global state, so there is one instance per thread, loaded on first use.
  */
@@ -26,7 +26,7 @@ const DATA_DIR = '/usr/share/espeak-ng-data';
 
 let loading: Promise<EspeakNg> | undefined;
 
-/** The thread's espeak-ng; the first call loads it (~1 s: WASM compile and 24 MB of data). */
+/** The thread's espeak-ng; the first call loads it (a WASM compile and 24 MB of data). */
 export function loadEspeakNg(): Promise<EspeakNg> {
   loading ??= (createEspeakModule as () => Promise<EspeakModule>)().then((module) => {
     showLinkingJ(module);

@@ -50,11 +50,10 @@ export class PiperVoice implements SentenceSynthesizer {
     const configPath = join(modelDir, `${onnxFile}.json`);
     const config = parsePiperVoiceConfig(JSON.parse(await readFile(configPath, 'utf8')), configPath);
     const session = await ort.InferenceSession.create(join(modelDir, onnxFile), {
-      // ORT's default thread count (the piper CLI's too) measured ~20 % faster here than explicit
-      // settings. The threads spin as the manifest's `spinning` says (PiperOptions.spinning has
-      // the measurements). Not stopped after each run: that cost 4–6 % per sentence, back to
-      // where sleeping threads are, and ORT's own spin ends by itself (~60 ms of CPU after the
-      // last sentence, then none).
+      // ORT's default thread count (the piper CLI's too) was faster than explicit settings. The
+      // threads spin as the manifest's `spinning` says (PiperOptions.spinning says why). Not
+      // stopped after each run: that cost as much as not spinning, and ORT's own spin ends by
+      // itself shortly after the last sentence (docs/benchmarks.md, "Text to speech").
       ...threadSessionOptions({ threads: options.threads, spinning: options.spinning ?? DEFAULT_PIPER_SPINNING }),
     });
     for (const name of ['input', 'input_lengths', 'scales']) {

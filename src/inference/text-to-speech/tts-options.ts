@@ -16,10 +16,10 @@ export const PiperOptions = Type.Object(
     /**
      * Let ORT's idle intra-op threads spin between operators: `true` (the default, as the piper
      * CLI and onnxruntime do), `false`, or at most this many microseconds. Spinning is what keeps
-     * a voice as fast as the CLI on a quiet machine (joe voice per sentence: 0.96–0.98× the CLI
-     * spinning, 1.02–1.04× not, 1.01–1.02× bounded to 300–1000 µs). A voice sharing its cores
-     * with other busy work synthesises faster with `false` (beside one busy process: 0.79–0.82×
-     * the CLI against 0.96–0.98× spinning).
+     * a voice as fast as the CLI on a quiet machine; not spinning, or a bounded spin, is a few
+     * percent slower there. A voice sharing its cores with other busy work synthesises clearly
+     * faster with `false`, since spinning threads take cores from the ones doing the work. The
+     * default is for a server with cores of its own (docs/benchmarks.md, "Text to speech").
      */
     spinning: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100_000 })], { default: DEFAULT_PIPER_SPINNING }),
   },
