@@ -11,7 +11,8 @@
  * without transformers.js, to tell the weights' cost from the rest.
  * "model RSS" = RSS after the long file − RSS before the load (what the model adds to a server).
  * Run it compiled, as the server runs (`npx tsc -p . && node dist/scripts/bench/asr-memory.js …`):
- * under tsx every thread importing transformers.js holds ~145 MB more, which the server does not.
+ * under tsx every thread importing transformers.js holds more (docs/benchmarks.md, "Memory"),
+ * which the server does not.
  * Run under `MALLOC_ARENA_MAX=2` to see glibc's per-thread arenas' share. One process per run:
  * RSS is a process-wide figure, so compare runs side by side, with `uptime` alongside.
  */

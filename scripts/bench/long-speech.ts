@@ -15,8 +15,9 @@
  * Each side runs in its own process per file, so peak RSS (getrusage maxrss) is that side's alone.
  * Ours runs as `npm start` runs the server: compiled to dist/ (built first by tsc), under the
  * allocator scripts/server-allocator.sh picks (jemalloc when installed; `--allocator glibc`: plain
- * node with glibc's defaults). Under tsx every thread that imports transformers.js holds ~145 MB more (tsx's transform
- * of its 1.3 MB bundle), which is not the product's memory; `--tsx` measures that way anyway.
+ * node with glibc's defaults). Under tsx every thread that imports transformers.js holds more
+ * (tsx's transform of its 1.3 MB bundle; docs/benchmarks.md, "Memory"), which is not the
+ * product's memory; `--tsx` measures that way anyway.
  * - ours: the product's transcriber (manifest → engine → ASR worker) on the PCM, plain json
  *   text (no timestamps asked), after a 5-s warm-up;
  * - faster-whisper default: its long-form decode with beam size 5, vad_filter off;

@@ -4,8 +4,8 @@
  * hour at 16 kHz), not Float32 pieces joined into a second Float32 copy (460 MB at the peak).
  * The exact figure is the buffer's own byte count; the process's RSS growth is only a loose
  * check, since it also counts decoder output not yet collected (and memory an earlier test
- * freed is reused without growing it). Measured alone in a fresh process: 232 MB for the MP3
- * hour against 500 MB with decodeAudio's Float32 pieces.
+ * freed is reused without growing it); the figures measured alone are in docs/benchmarks.md,
+ * "Memory".
  */
 import { expect } from 'chai';
 import { DEFAULT_LIMITS } from '../../src/config/load-config.js';

@@ -61,7 +61,7 @@ class WhisperWithCrossAttentions(WhisperOnnxConfig):
 
 # Eager attention exports q·scale @ kᵀ, which onnxruntime fuses into one MatMul with a transposed
 # operand; the default SDPA export scales and transposes the cached encoder keys on every decoder
-# step (measured here: decoder CPU time −10 % fp32, −25 % q8).
+# step (eager is cheaper per step: docs/benchmarks.md, "Speech to text").
 model = WhisperForConditionalGeneration.from_pretrained(hf_dir, attn_implementation="eager")
 # The export validates each graph against PyTorch on dummy inputs (raises past atol).
 config = WhisperWithCrossAttentions(model.config, task="automatic-speech-recognition")

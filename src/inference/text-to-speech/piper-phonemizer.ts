@@ -1,7 +1,7 @@
 /**
  * Piper's text front end: sentence → espeak-ng IPA → phoneme ids for one voice. It runs in its
  * own worker (phonemizer-worker.ts) so the next sentence is phonemised while ORT synthesises
- * the current one (espeak-ng in WASM: a few ms per sentence, and ~1 s to load).
+ * the current one (espeak-ng in WASM is cheap per sentence but slow to load: espeak-ng-wasm.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { espeakPhonemes } from './espeak-phonemes.js';
