@@ -35,7 +35,7 @@ export const AsrOptions = Type.Object(
     threadNice: Type.Integer({ minimum: 0, maximum: 19, default: 10 }),
     /**
      * onnxruntime's CPU memory arena. It keeps the largest buffers each window and prompt length
-     * needed (the encoder's attention alone is ~54 MB a layer), so it is off by default: without it
+     * needed (the encoder's attention scores among them), so it is off by default: without it
      * the peak RSS of a long file is far lower at the same CPU (docs/benchmarks.md, "Memory").
      */
     memoryArena: Type.Boolean({ default: false }),
