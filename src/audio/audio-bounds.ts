@@ -10,21 +10,21 @@ import { UndecodableAudioError } from '../errors.js';
  * 1 kHz: no real recording is slower (telephony, the lowest in use, is 8 kHz). Slow rates are
  * cheap anyway: the duration limit bounds the output, and upsampling costs 34 taps a sample.
  */
-export const MIN_SAMPLE_RATE = 1_000;
+const MIN_SAMPLE_RATE = 1_000;
 
 /**
  * 384 kHz: the fastest rate of current studio converters (DXD is 352.8 kHz). WAV, FLAC frame
  * headers and Vorbis can state more, but nothing records speech that way, and both the decode
  * work and the resampler's kernel (16 zero crossings at the model's rate) grow with the rate.
  */
-export const MAX_SAMPLE_RATE = 384_000;
+const MAX_SAMPLE_RATE = 384_000;
 
 /**
  * 8: 7.1 surround, the largest layout FLAC allows and the largest that Vorbis, Opus (mapping
  * family 1) and WAV define speaker positions for. Speech models hear one downmixed channel,
  * and a decoder's output per call grows with the channel count.
  */
-export const MAX_CHANNELS = 8;
+const MAX_CHANNELS = 8;
 
 export const SAMPLE_RATE_RANGE_TEXT = `${MIN_SAMPLE_RATE}–${MAX_SAMPLE_RATE} Hz`;
 

@@ -13,7 +13,7 @@ export const AAC_SAMPLE_RATES = Object.freeze([96000, 88200, 64000, 48000, 44100
 /** Raw PCM answers default to 24 kHz, as OpenAI's `pcm`. */
 export const PCM16_OUTPUT_RATE = 24_000;
 
-export type EncodedFormat = 'mp3' | 'wav' | 'pcm' | 'opus' | 'flac' | 'aac';
+type EncodedFormat = 'mp3' | 'wav' | 'pcm' | 'opus' | 'flac' | 'aac';
 
 /**
  * The output rates a client may ask for, per format: MP3's nine (which WAV, PCM, FLAC and AAC

@@ -19,7 +19,7 @@ import type { PcmCollector } from './pcm-collector.js';
  */
 const FRAMES_PER_CALL = 16;
 
-export interface AudioSpecificConfig {
+interface AudioSpecificConfig {
   objectType: number;
   sampleRate: number;
   /** 0: a program config element in the stream says (the collector checks the decoded count). */
@@ -27,7 +27,7 @@ export interface AudioSpecificConfig {
 }
 
 /** The first fields of an AudioSpecificConfig (enough to refuse unsupported streams before decoding). */
-export function parseAudioSpecificConfig(asc: Uint8Array, format: string): AudioSpecificConfig {
+function parseAudioSpecificConfig(asc: Uint8Array, format: string): AudioSpecificConfig {
   if (asc.length < 2) throw new UndecodableAudioError(`the ${format} AAC configuration is missing or too short`);
   let bit = 0;
   const read = (bits: number): number => {

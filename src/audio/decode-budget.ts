@@ -90,7 +90,7 @@ export function audioTooDense(format: string, inputBytes: number, sampleRate: nu
   );
 }
 
-export function decodeTooSlow(deadlineMs: number): PayloadTooLargeError {
+function decodeTooSlow(deadlineMs: number): PayloadTooLargeError {
   return new PayloadTooLargeError(`decoding the audio took longer than the limit of ${deadlineMs / 1000} seconds; send shorter audio or a lower sample rate`);
 }
 

@@ -7,7 +7,7 @@ interface DecodedChunk {
 }
 
 /** The shape shared by the @wasm-audio-decoders family (FLAC, Ogg Opus, Ogg Vorbis) and mpg123 (no flush). */
-export interface StreamingDecoder {
+interface StreamingDecoder {
   ready: Promise<void>;
   decode(data: Uint8Array): DecodedChunk | Promise<DecodedChunk>;
   flush?(): Promise<DecodedChunk>;

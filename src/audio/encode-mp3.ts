@@ -12,15 +12,13 @@ import { createEncoder } from 'wasm-media-encoders';
 import { MP3_SAMPLE_RATES, type Mp3SampleRate } from './mp3-sample-rates.js';
 import type { PcmAudio } from './pcm-audio.js';
 
-export { MP3_SAMPLE_RATES, type Mp3SampleRate } from './mp3-sample-rates.js';
-
 const BITRATES = [8, 16, 24, 32, 40, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320] as const;
-export type Mp3Bitrate = (typeof BITRATES)[number];
+type Mp3Bitrate = (typeof BITRATES)[number];
 
 /** 64 kbit/s mono is transparent enough for speech at 16–24 kHz and small on the wire. */
-export const DEFAULT_MP3_BITRATE: Mp3Bitrate = 64;
+const DEFAULT_MP3_BITRATE: Mp3Bitrate = 64;
 
-export interface Mp3EncoderOptions {
+interface Mp3EncoderOptions {
   sampleRate: number;
   bitrateKbps?: Mp3Bitrate;
   /** The compiled LAME module from `compileMp3Codec()`; compiled anew when absent. */
@@ -33,7 +31,7 @@ export async function compileMp3Codec(): Promise<WebAssembly.Module> {
   return WebAssembly.compile(await readFile(path));
 }
 
-export interface Mp3StreamEncoder {
+interface Mp3StreamEncoder {
   readonly sampleRate: number;
   /** Encodes the next samples; may return an empty array while LAME fills a frame. */
   encode(samples: Float32Array): Uint8Array;
@@ -41,7 +39,7 @@ export interface Mp3StreamEncoder {
   finish(): Uint8Array;
 }
 
-export function isMp3SampleRate(rate: number): rate is Mp3SampleRate {
+function isMp3SampleRate(rate: number): rate is Mp3SampleRate {
   return (MP3_SAMPLE_RATES as readonly number[]).includes(rate);
 }
 

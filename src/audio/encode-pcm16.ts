@@ -6,8 +6,6 @@
 import { PCM16_OUTPUT_RATE } from './codec-sample-rates.js';
 import { StreamingResampler } from './streaming-resampler.js';
 
-export { PCM16_OUTPUT_RATE } from './codec-sample-rates.js';
-
 export class Pcm16StreamEncoder {
   readonly #resampler: StreamingResampler | undefined;
 

@@ -3,7 +3,3 @@ export interface PcmAudio {
   readonly samples: Float32Array;
   readonly sampleRate: number;
 }
-
-export function durationSeconds(audio: PcmAudio): number {
-  return audio.samples.length / audio.sampleRate;
-}

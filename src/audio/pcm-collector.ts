@@ -19,7 +19,7 @@ import { Pcm16Buffer } from './pcm16-buffer.js';
 import { checkResampleRates } from './resample-kernel.js';
 import { StreamingResampler } from './streaming-resampler.js';
 
-export interface PcmCollectorOptions extends DecodeLimits {
+interface PcmCollectorOptions extends DecodeLimits {
   /** Output rate, e.g. 16000 for Whisper. */
   sampleRate: number;
   /** The format's name for messages, e.g. "Ogg Vorbis". */

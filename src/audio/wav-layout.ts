@@ -8,7 +8,7 @@
 import { UndecodableAudioError } from '../errors.js';
 import { checkChannelCount, checkSampleRate } from './audio-bounds.js';
 
-export type WavEncoding = 'pcm' | 'float' | 'alaw' | 'mulaw' | 'ima-adpcm';
+type WavEncoding = 'pcm' | 'float' | 'alaw' | 'mulaw' | 'ima-adpcm';
 
 export interface WavLayout {
   encoding: WavEncoding;
@@ -101,7 +101,7 @@ function adpcmFramesPerBlock(blockAlign: number, channels: number): number {
 }
 
 /** Frames in the whole blocks present, plus the whole words of a truncated last block. */
-export function adpcmFrames(dataBytes: number, blockAlign: number, channels: number, framesPerBlock: number): number {
+function adpcmFrames(dataBytes: number, blockAlign: number, channels: number, framesPerBlock: number): number {
   const wordBytes = 4 * channels;
   const rest = dataBytes % blockAlign;
   const partial = rest < wordBytes ? 0 : 1 + Math.floor((rest - wordBytes) / wordBytes) * 8;

@@ -8,7 +8,7 @@
 import type { WavLayout } from './wav-layout.js';
 
 /** Writes frames first … first + count − 1 into channels[c][0 … count − 1]. */
-export type FrameReader = (first: number, count: number, channels: Float32Array[]) => void;
+type FrameReader = (first: number, count: number, channels: Float32Array[]) => void;
 
 export function frameReader(bytes: Uint8Array, layout: WavLayout): FrameReader {
   if (layout.encoding === 'ima-adpcm') return adpcmReader(bytes, layout);

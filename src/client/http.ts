@@ -12,7 +12,7 @@ export interface HttpOptions {
   retry?: RetryOptions;
 }
 
-export interface HttpRequest {
+interface HttpRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Path with its parameters already encoded, e.g. `/users/3`. */
   path: string;

@@ -39,7 +39,7 @@ export async function transcriptionForm(input: TranscribeInput, options: { openA
 }
 
 /** A Blob of the audio; bytes are copied, a stream is read to its end. */
-export async function toBlob(input: AudioInput): Promise<Blob> {
+async function toBlob(input: AudioInput): Promise<Blob> {
   if (input instanceof Blob) return input;
   if (input instanceof ArrayBuffer) return new Blob([input]);
   if (ArrayBuffer.isView(input)) return new Blob([input.buffer instanceof ArrayBuffer ? (input as ArrayBufferView<ArrayBuffer>) : copyOf(input)]);

@@ -9,7 +9,7 @@
  * `transcript.text.done`, is about 30 kB for the 30-minute upload limit; a peer that never ends
  * an event must not grow the buffer without bound.
  */
-export const MAX_EVENT_CHARS = 4 * 1024 * 1024;
+const MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
 /** Yields each event's data, parsed. Reading stops (and the body is released) when the consumer stops. */
 export async function* jsonEvents<T>(body: ReadableStream<Uint8Array>, maxEventChars = MAX_EVENT_CHARS): AsyncGenerator<T> {

@@ -34,7 +34,7 @@ import { modelUsedHeader } from './model-used-header.js';
 import { scopedModels } from './scoped-models.js';
 import { createRequestValidator } from './validation.js';
 
-export interface AppDeps {
+interface AppDeps {
   db: Kysely<Database>;
   models: ModelRegistry;
   config: Config;

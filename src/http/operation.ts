@@ -62,7 +62,7 @@ function openApiPath(routerPath: string): string {
 }
 
 /** Error bodies of area B. Named schemas (`$id`) become components of the document. */
-export const ErrorDetail = Type.Object(
+const ErrorDetail = Type.Object(
   {
     message: Type.String({ description: 'What went wrong and, where possible, how to fix it.' }),
     type: StringEnum(['invalid_request_error', 'authentication_error', 'not_found_error', 'service_unavailable_error', 'server_error'], {
@@ -72,7 +72,7 @@ export const ErrorDetail = Type.Object(
   },
   { $id: 'ErrorDetail' },
 );
-export const ErrorBody = Type.Object({ error: ErrorDetail }, { $id: 'Error', description: 'The body of every area B error.' });
+const ErrorBody = Type.Object({ error: ErrorDetail }, { $id: 'Error', description: 'The body of every area B error.' });
 
 const MiB = 1024 * 1024;
 export const megabytes = (bytes: number) => `${bytes / MiB} MB`;

@@ -13,7 +13,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 
-export interface RouterBranch {
+interface RouterBranch {
   /** A literal first segment such as "/users"; every route of `router` must lie under it. */
   prefix: string;
   router: Router;

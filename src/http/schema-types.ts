@@ -4,7 +4,7 @@
  * over-long field) as `x-` keywords: validation.ts teaches them to Ajv, and /openapi.json shows
  * them next to the limits.
  */
-import { Type, type SchemaOptions, type TSchema, type TString, type TUnsafe } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type TString, type TUnsafe } from '@sinclair/typebox';
 
 export const KEYWORDS = Object.freeze({
   /** No lone UTF-16 surrogate: what is stored or encoded is what was sent. */
@@ -21,7 +21,7 @@ export const KEYWORDS = Object.freeze({
   missingHint: 'x-missing-hint',
 });
 
-export interface TextRule extends SchemaOptions {
+interface TextRule extends SchemaOptions {
   /** In characters (Unicode code points), as JSON Schema counts them. */
   maxLength?: number;
   /** Whitespace-only is refused. Defaults to true. */
@@ -58,5 +58,3 @@ export function StringEnum<const T extends string>(values: readonly T[], options
 export function NumberIn(range: { min: number; max: number }, options: SchemaOptions = {}) {
   return Type.Number({ minimum: range.min, maximum: range.max, ...options });
 }
-
-export type { TSchema };

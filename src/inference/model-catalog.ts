@@ -31,7 +31,7 @@ export interface ModelInfo {
   [extra: string]: unknown;
 }
 
-export type ModelState = 'unloaded' | 'loading' | 'loaded';
+type ModelState = 'unloaded' | 'loading' | 'loaded';
 
 /** What the registry knows of a model's time in memory, for its ModelInfo. */
 export interface Residency {

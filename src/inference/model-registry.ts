@@ -24,7 +24,7 @@ import { taskModel } from './task-models.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
 import type { Disposable, LiveAudioStream, ModelForTask, Task } from './types.js';
 
-export type { ModelInfo, ModelState } from './model-catalog.js';
+export type { ModelInfo } from './model-catalog.js';
 /**
  * Languages a text may be in, most likely first (LibreTranslate's /detect and source "auto"). It
  * needs no model, so no registry; it is here because src/http sees inference only through this

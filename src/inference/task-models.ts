@@ -11,7 +11,7 @@ import { resolvingTranslator } from './translation/resolving-translator.js';
 import type { EngineModelForTask, ModelForTask, Task } from './tasks.js';
 
 /** Shared services the registry owns (and closes). */
-export interface TaskServices {
+interface TaskServices {
   speechEncoder(): SpeechEncoder;
 }
 

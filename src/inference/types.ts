@@ -17,7 +17,7 @@ export interface Disposable {
  * model then drops the work (queued work at once, running work at its next step) instead of
  * spending CPU on an answer nobody reads. An aborted call rejects with the signal's reason.
  */
-export interface Cancellable {
+interface Cancellable {
   signal?: AbortSignal;
 }
 
@@ -43,12 +43,6 @@ export interface TranslateOptions extends Cancellable {
    */
   targetLanguage: string;
   sourceLanguage?: string;
-}
-
-/** A guess at the language of a text: a short code and a confidence in percent. */
-export interface LanguageGuess {
-  language: string;
-  confidence: number;
 }
 
 export interface Translator extends Disposable {

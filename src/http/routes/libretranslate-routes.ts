@@ -29,7 +29,7 @@ export const LIBRETRANSLATE_PATHS: ReadonlySet<string> = new Set(['/translate', 
 /** Texts in one batch request (LibreTranslate's --batch-limit). */
 const MAX_BATCH = 64;
 
-export interface LibreTranslateDeps {
+interface LibreTranslateDeps {
   models: Models;
   access: KeyAccess;
   admit: Admission;

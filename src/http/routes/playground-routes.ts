@@ -25,7 +25,7 @@ const FILES: Readonly<Record<string, string>> = {
  * Only this origin, and nothing inline: the page's script and style are files, audio plays from
  * blob: URLs (MediaSource and downloads), live captions open a same-origin WebSocket.
  */
-export const PLAYGROUND_CSP = [
+const PLAYGROUND_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -49,7 +49,7 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** dist/playground under the package root (found from this file, whether it runs from src/ or dist/src/). */
-export function defaultPlaygroundDir(): string {
+function defaultPlaygroundDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
   return join(dir, 'dist', 'playground');

@@ -3,7 +3,7 @@ import type { ConstantResponse } from '../constant-responses.js';
 import { renderDocsPage } from '../docs-page.js';
 import { declareRoute, documentedRouter, jsonResponse, type DocumentedRouter, type Json, type Operation } from '../operation.js';
 
-export const GREETING = 'Hello from the local inference server. See /docs for the API.';
+const GREETING = 'Hello from the local inference server. See /docs for the API.';
 
 /**
  * What `/`, `/openapi.json`, `/docs` and the liveness probes (health-routes.ts) answer: built

@@ -27,7 +27,7 @@ import type { RequestValidator } from '../validation.js';
 export const TEI_PATHS: ReadonlySet<string> = new Set(['/embed', '/predict']);
 const MAX_BATCH = 256;
 
-export interface TeiDeps {
+interface TeiDeps {
   models: Models;
   admit: Admission;
   requireKey: Middleware;

@@ -33,7 +33,7 @@ const EMAIL = String.raw`^[A-Za-z0-9!#$%&'*+\-\/=?^_${'`'}{|}~.\u{80}-\u{10FFFF}
 const NO_UNICODE_SPACE = String.raw`^(?!.*\s)`;
 
 /** Other fields (including `id`) are ignored. */
-export const UserInputSchema = Type.Object(
+const UserInputSchema = Type.Object(
   {
     name: Text('Not only whitespace; one line.', { maxLength: MAX_NAME_CHARS, oneLine: true }),
     email: Text('An address such as ann@example.org; unique regardless of case.', {
@@ -168,7 +168,7 @@ export function userInputParser(validator: RequestValidator): (body: unknown) =>
 }
 
 /** Ids are SQLite rowids: positive integers that fit a JS number exactly. */
-export function parseUserId(raw: string | undefined): number {
+function parseUserId(raw: string | undefined): number {
   const id = Number(raw);
   if (!raw || !/^[1-9]\d*$/.test(raw) || !Number.isSafeInteger(id)) {
     throw new ValidationError(`user id must be a positive integer, got ${quoteForMessage(raw ?? '')}`);

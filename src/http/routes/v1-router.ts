@@ -12,7 +12,7 @@ import { createSpeechResponder, speechRoutes, type SpeechResponder } from './v1/
 import { transcriptionRoutes } from './v1/transcription-routes.js';
 import { translationRoutes } from './v1/translation-routes.js';
 
-export interface V1Deps {
+interface V1Deps {
   models: Models;
   limits: Limits;
   /**

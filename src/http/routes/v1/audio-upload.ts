@@ -10,7 +10,7 @@ import { UnsupportedMediaTypeError } from '../../../errors.js';
 import { readMultipart, readRawBody, type MultipartLimits } from '../../body-parsers.js';
 
 /** Media types accepted as a raw body. The bytes are sniffed; the type is only a hint. */
-export const AUDIO_MEDIA_TYPES: readonly string[] = [
+const AUDIO_MEDIA_TYPES: readonly string[] = [
   'audio/mpeg',
   'audio/mp3',
   'audio/mpeg3',
@@ -76,7 +76,7 @@ export interface AudioUpload {
   fields: Partial<Record<UploadField, string>>;
 }
 
-export type AudioUploadReader = (ctx: Context) => Promise<AudioUpload>;
+type AudioUploadReader = (ctx: Context) => Promise<AudioUpload>;
 
 export function audioUploadReader(limitBytes: number): AudioUploadReader {
   const multipart: MultipartLimits = { fileField: 'file', maxFileBytes: limitBytes, maxFields: MAX_FORM_FIELDS, maxFieldBytes: MAX_FIELD_BYTES };

@@ -19,12 +19,12 @@ import { claimBatch } from '../../admission.js';
 import { requestSignal } from '../../request-signal.js';
 
 /** Candidate labels per request (zero-shot and embedding models); each costs one model pair or embedding. */
-export const MAX_REQUEST_LABELS = 50;
-export const MAX_LABEL_CHARS = 200;
+const MAX_REQUEST_LABELS = 50;
+const MAX_LABEL_CHARS = 200;
 /** Texts per batch request; each is classified on its own, so a batch holds that many admission slots. */
-export const MAX_CLASSIFICATION_BATCH = 64;
+const MAX_CLASSIFICATION_BATCH = 64;
 
-export const classificationRequest = (limits: Limits) =>
+const classificationRequest = (limits: Limits) =>
   Type.Object(
     {
       model: Text('Text-classification model id.'),

@@ -25,7 +25,7 @@ import { requestSignal } from '../../request-signal.js';
 import { StringEnum, Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 
-export const MAX_EMBEDDING_INPUTS = 256;
+const MAX_EMBEDDING_INPUTS = 256;
 
 const embeddingsRequest = (limits: Limits) =>
   Type.Object(

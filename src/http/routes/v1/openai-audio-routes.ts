@@ -16,7 +16,7 @@ import { requestSignal } from '../../request-signal.js';
 import { ValidationError } from '../../../errors.js';
 import { respondWithTranscriptEvents, transcriptEventStream } from './transcription-stream.js';
 
-export const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
+const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 
 const GRANULARITIES = ['segment', 'word'] as const;

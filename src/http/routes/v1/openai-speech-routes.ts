@@ -10,7 +10,7 @@ import { declareRoute, type DocumentedRouter } from '../../operation.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { speechOperation, speechRequestFields, toSpeechRequest } from './speech-routes.js';
 
-export const openAiSpeechRequest = (limits: Limits) =>
+const openAiSpeechRequest = (limits: Limits) =>
   Type.Object(speechRequestFields(limits, '`mp3`, `opus` (Ogg), `aac` (ADTS), `flac`, `wav` or `pcm` (24 kHz 16-bit LE), as OpenAI.', 'Voice name.'), {
     $id: 'OpenAISpeechRequest',
   });

@@ -33,10 +33,9 @@ import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { requestSignal } from '../../request-signal.js';
 
-export { SPEECH_FORMATS } from '../../../inference/types.js';
-export const SPEED_RANGE = Object.freeze({ min: 0.25, max: 4 });
+const SPEED_RANGE = Object.freeze({ min: 0.25, max: 4 });
 
-export interface SpeechRequest {
+interface SpeechRequest {
   model: string;
   input: string;
   voice?: string;

@@ -45,7 +45,7 @@ export const transcriptionFields = {
   ),
 };
 
-export interface TranscriptionRequest {
+interface TranscriptionRequest {
   modelId: string;
   audio: EncodedAudio;
   options: TranscribeOptions;
@@ -53,7 +53,7 @@ export interface TranscriptionRequest {
   stream: boolean;
 }
 
-export type TranscriptionFields = Static<TObject<typeof transcriptionFields>>;
+type TranscriptionFields = Static<TObject<typeof transcriptionFields>>;
 
 /** Compiles the fields schema once; the returned function checks an upload's fields. */
 export function transcriptionFieldsParser<P extends typeof transcriptionFields & TProperties>(validator: RequestValidator, fields: P) {

@@ -19,11 +19,11 @@ import type { Context } from 'koa';
 import type { EncodedAudio, TranscribeOptions, Transcriber, TranscriptSegment } from '../../../inference/types.js';
 import { requestSignal } from '../../request-signal.js';
 
-export const TranscriptTextDelta = Type.Object(
+const TranscriptTextDelta = Type.Object(
   { type: Type.Literal('transcript.text.delta'), delta: Type.String({ description: 'The next piece of the transcript text.' }) },
   { $id: 'TranscriptTextDelta' },
 );
-export const TranscriptTextDone = Type.Object(
+const TranscriptTextDone = Type.Object(
   { type: Type.Literal('transcript.text.done'), text: Type.String({ description: 'The whole transcript text.' }) },
   { $id: 'TranscriptTextDone' },
 );

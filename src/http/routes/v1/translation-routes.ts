@@ -20,7 +20,7 @@ import { requestSignal } from '../../request-signal.js';
 
 const LANGUAGE_CODE = { pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$', invalidMessage: 'must be a short language code such as "es"' };
 
-export const translationRequest = (limits: Limits) =>
+const translationRequest = (limits: Limits) =>
   Type.Object(
     {
       model: Text('Translation model id; equals the `{model}` path segment.'),
