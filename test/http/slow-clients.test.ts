@@ -26,11 +26,11 @@ const MANIFEST: Manifest = {
   ],
 };
 
-/** Opens a connection, sends the head, then one byte every `intervalMs` until closed. */
-function trickle(port: number, head: string, intervalMs: number): { socket: Socket; answer: Promise<string> } {
+/** Opens a connection, sends `opening`, then `drip()` every `intervalMs` until closed. */
+function trickle(port: number, opening: string, intervalMs: number, drip: () => string = () => 'x'): { socket: Socket; answer: Promise<string> } {
   const socket = connect(port, '127.0.0.1');
-  socket.write(`${head}\r\n\r\n`);
-  const timer = setInterval(() => socket.writable && socket.write('x'), intervalMs);
+  socket.write(opening);
+  const timer = setInterval(() => socket.writable && socket.write(drip()), intervalMs);
   const answer = new Promise<string>((resolve) => {
     let text = '';
     socket.on('data', (chunk) => (text += chunk.toString('latin1')));
@@ -68,7 +68,7 @@ describe('slow and stalled clients', () => {
 
   it('cuts off uploads that trickle, with 408, and frees their slots for everyone else', async () => {
     const started = Date.now();
-    const trickles = Array.from({ length: 3 }, () => trickle(port, uploadHead(TEST_API_KEY), 100));
+    const trickles = Array.from({ length: 3 }, () => trickle(port, `${uploadHead(TEST_API_KEY)}\r\n\r\n`, 100));
     const answers = await Promise.all(trickles.map((t) => t.answer));
     for (const answer of answers) {
       expect(answer).to.match(/^HTTP\/1\.1 408 /);
@@ -92,7 +92,7 @@ describe('slow and stalled clients', () => {
   });
 
   it('refuses an unauthenticated upload before it can take a slot or be read', async () => {
-    const trickles = Array.from({ length: 5 }, () => trickle(port, uploadHead(), 100));
+    const trickles = Array.from({ length: 5 }, () => trickle(port, `${uploadHead()}\r\n\r\n`, 100));
     const answers = await Promise.all(trickles.map((t) => t.answer));
     // Answered at once; the unread body is then drained, and a trickling one is cut off too.
     for (const answer of answers) expect(answer).to.match(/^HTTP\/1\.1 401 /);
@@ -134,21 +134,11 @@ describe('createHttpServer', () => {
     const server = createHttpServer((_req, res) => res.end('ok'), { ...DEFAULT_LIMITS.timeouts, headersMs });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-      socket.write('GET / HTTP/1.1\r\nHost: x\r\n');
       // One header line every 200 ms: the socket never idles, the head never ends.
       let line = 0;
-      const timer = setInterval(() => socket.writable && socket.write(`X-Slow-${line++}: 1\r\n`), 200);
       const started = Date.now();
-      const answer = await new Promise<string>((resolve) => {
-        let text = '';
-        socket.on('data', (chunk) => (text += chunk.toString('latin1')));
-        socket.on('error', () => {});
-        socket.on('close', () => {
-          clearInterval(timer);
-          resolve(text);
-        });
-      });
+      const { answer: answered } = trickle((server.address() as AddressInfo).port, 'GET / HTTP/1.1\r\nHost: x\r\n', 200, () => `X-Slow-${line++}: 1\r\n`);
+      const answer = await answered;
       const elapsed = Date.now() - started;
       expect(answer).to.match(/^HTTP\/1\.1 408 /);
       expect(elapsed).to.be.at.least(headersMs - 100);
