@@ -175,7 +175,7 @@ describe('realtime sessions: bounds and key policy', () => {
       expect(client.count('input_audio_buffer.committed')).to.be.below(12);
       expect(app.app.realtime.stats().heldBytes, 'freed when the server closes').to.equal(0);
       // The slot, once the socket is gone.
-      while (app.app.realtime.stats().sessions > 0) await resolveAfter(10, undefined);
+      await until(() => app.app.realtime.stats().sessions === 0, 'the slot to be freed');
     });
 
     it('holds a flood of 1-MiB appends, sent faster than the audio worker reads them, to its bound', async function () {
