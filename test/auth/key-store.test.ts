@@ -12,6 +12,7 @@ import { ConflictError, NotFoundError } from '../../src/errors.js';
 import type { Database } from '../../src/users/database.js';
 import { openDatabase } from '../../src/users/open-database.js';
 import { freshPostgresSchema, testDatabaseKinds } from '../helpers/test-databases.js';
+import { until } from '../helpers/until.js';
 
 for (const database of testDatabaseKinds()) {
   describe(`createKeyStore (${database})`, () => {
@@ -143,8 +144,7 @@ for (const database of testDatabaseKinds()) {
 
       // The write happens in the background (on PostgreSQL, on another pooled connection): wait for it, bounded.
       const becomes = async (expected: string) => {
-        for (let tries = 0; tries < 200 && (await lastUsed()) !== expected; tries++) await sleep(10);
-        expect(await lastUsed()).to.equal(expected);
+        await until(async () => (await lastUsed()) === expected, `last use ${expected}`, 2_000, 10);
       };
 
       clock = new Date('2026-01-01T00:00:10.000Z');
@@ -192,8 +192,7 @@ for (const database of testDatabaseKinds()) {
           loopDelay.disable();
           expect(loopDelay.max / 1e6).to.be.below(1_000);
           otherProcess.exec('COMMIT');
-          await sleep(150);
-          expect(await lastUsed()).to.equal('2026-01-01T00:00:00.000Z');
+          await until(async () => (await lastUsed()) === '2026-01-01T00:00:00.000Z', 'the last use to be written', 2_000, 10);
         });
 
         it('tries the last-use write again on the next verification when it timed out', async () => {

@@ -14,11 +14,7 @@ import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { rejection } from '../helpers/rejection.js';
 import { serveTestApp, type ServedApp } from './serve-test-app.js';
 import { heldEngine } from '../helpers/held-engine.js';
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  expect(condition()).to.equal(true);
-}
+import { until } from '../helpers/until.js';
 
 /** The global fetch, counting the statuses it sees. */
 function watchedFetch() {

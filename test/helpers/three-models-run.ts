@@ -15,6 +15,7 @@ import type { UnloadEvent } from '../../src/inference/model-registry.js';
 import { SPEECH_DIR } from '../audio/audio-test-helpers.js';
 import { REAL_MODELS_DIR } from './real-models.js';
 import { bearer, createTestApp, type TestApp } from './test-app.js';
+import { until } from './until.js';
 
 export const THREE_MODELS = ['whisper-tiny.en', 'minilm-embeddings', 'piper-en_US-joe-medium'] as const;
 export const THREE_MODELS_SPEECH = join(SPEECH_DIR, 'en_jfk.wav');
@@ -50,8 +51,9 @@ async function run(maxMemoryBytes: number | undefined): Promise<ThreeModelsRun> 
       await use(app, id);
       residents.push(app.models.residents());
     }
-    // An eviction's unload is reported once the model's workers have ended.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // An eviction's unload is reported once the model's workers have ended; an evicted model
+    // leaves residents() at once, so every model no longer resident has an unload to come.
+    await until(() => unloads.length >= THREE_MODELS.length - app.models.residents().length, 'the evictions to be reported', 10_000);
     const models = (await app.request.get('/v1/models').set('Authorization', bearer())).body.data as ThreeModelsRun['models'];
     return { residents, unloads, models };
   } finally {

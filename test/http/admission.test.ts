@@ -3,15 +3,11 @@ import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 import { heldEngine } from '../helpers/held-engine.js';
+import { until } from '../helpers/until.js';
 
 const MANIFEST: Manifest = {
   models: [{ id: 'held', task: 'text-classification', engine: 'held', description: 'test', license: 'mit' }],
 };
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  expect(condition()).to.equal(true);
-}
 
 describe('admission: a bound on the inference requests of one task held at once', () => {
   let app: TestApp;

@@ -6,6 +6,7 @@ import { createKeyStore } from '../../src/auth/key-store.js';
 import { INSTALL_MARKER, type Engine } from '../../src/inference/engine.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { bearer, createTestApp, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
+import { until } from '../helpers/until.js';
 
 /**
  * A classification engine whose calls the test finishes by hand (to hold one in flight), and
@@ -92,10 +93,6 @@ describe('model lifecycle', () => {
     const res = await app.request.get('/v1/models').set('Authorization', bearer());
     return Object.fromEntries((res.body.data as Array<{ id: string; state: string }>).filter((m) => !m.id.startsWith('best')).map((m) => [m.id, m.state]));
   };
-  const waitFor = async (condition: () => boolean) => {
-    for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(condition()).to.equal(true);
-  };
 
   describe('idle time-out', () => {
     it('unloads a model unused for MODEL_IDLE_TTL, but not one whose manifest entry says never, nor one in use', async () => {
@@ -103,7 +100,7 @@ describe('model lifecycle', () => {
       for (const model of ['a', 'b', 'pinned']) expect((await classify(model)).status).to.equal(200);
       clock += 30_000;
       const held = classify('b', 'hold').then((res) => res);
-      await waitFor(() => scripted.heldCount() === 1);
+      await until(() => scripted.heldCount() === 1, 'the held request');
       clock += 31_000;
       await app.models.unloadIdle();
       expect(await states()).to.deep.equal({ a: 'unloaded', b: 'loaded', c: 'unloaded', pinned: 'loaded' });
@@ -162,7 +159,7 @@ describe('model lifecycle', () => {
     it('never evicts a busy model: 503 model_memory_exhausted when nothing can be freed, then the load succeeds once it is idle', async () => {
       await start({ maxMemoryBytes: 150 });
       const held = classify('a', 'hold').then((res) => res);
-      await waitFor(() => scripted.heldCount() === 1);
+      await until(() => scripted.heldCount() === 1, 'the held request');
       const refused = await classify('b');
       expect(refused.status).to.equal(503);
       expect(refused.body.error.code).to.equal('model_memory_exhausted');
@@ -233,7 +230,7 @@ describe('model lifecycle', () => {
       expect(unknown.body.error.code).to.equal('model_not_found');
 
       const held = classify('a', 'hold').then((res) => res);
-      await waitFor(() => scripted.heldCount() === 1);
+      await until(() => scripted.heldCount() === 1, 'the held request');
       const busy = await app.request.delete('/v1/models/a/load').set('Authorization', bearer());
       expect(busy.status).to.equal(409);
       expect(busy.body.error.message).to.include('answering 1 request');

@@ -13,6 +13,7 @@ import type { Manifest } from '../../src/inference/manifest.js';
 import { rawRequest, rawUpgrade } from '../helpers/raw-http.js';
 import { connect, listen, refused, resolveAfter, withKey, type RealtimeClient, type ServerEvent } from '../helpers/realtime-client.js';
 import { createTestApp, TEST_API_KEY, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
+import { until } from '../helpers/until.js';
 
 const SESSION = '/v1/realtime?intent=transcription';
 const MIB = 1024 * 1024;
@@ -174,7 +175,7 @@ describe('realtime sessions: bounds and key policy', () => {
       expect(client.count('input_audio_buffer.committed')).to.be.below(12);
       expect(app.app.realtime.stats().heldBytes, 'freed when the server closes').to.equal(0);
       // The slot, once the socket is gone.
-      while (app.app.realtime.stats().sessions > 0) await resolveAfter(10, undefined);
+      await until(() => app.app.realtime.stats().sessions === 0, 'the slot to be freed');
     });
 
     it('holds a flood of 1-MiB appends, sent faster than the audio worker reads them, to its bound', async function () {
@@ -302,7 +303,7 @@ describe('realtime sessions: bounds and key policy', () => {
       // A session closed gives its slot back.
       open[0]!.ws.close();
       await open[0]!.closed;
-      await resolveAfter(50, undefined);
+      await until(() => app.app.realtime.stats().sessions === 3, 'the server to end the closed session');
       open.push(await connect(`${base}${SESSION}`, withKey()));
       expect(app.app.realtime.stats().sessions).to.equal(4);
       for (const client of open) client.ws.close();

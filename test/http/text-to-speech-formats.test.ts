@@ -115,7 +115,8 @@ describe('POST /v1/audio/speech in Ogg Opus, FLAC and AAC', () => {
   });
 });
 
-describe('Piper speech as AAC, transcribed back by whisper-tiny.en (needs `npm run test-models`)', () => {
+describe('Piper speech as AAC, transcribed back by whisper-tiny.en (needs `npm run test-models`)', function () {
+  this.timeout(120_000);
   const modelsDir = new URL('../../models/', import.meta.url).pathname;
   const installed = ['piper-en_US-joe-medium', 'whisper-tiny.en'].every((id) => existsSync(`${modelsDir}${id}/.installed.json`));
   let app: TestApp;

@@ -266,7 +266,8 @@ describe('POST /v1/audio/speech (OpenAI-compatible alias)', () => {
   });
 });
 
-describe('text to speech with the real Piper voice, transcribed back (needs `npm run test-models`)', () => {
+describe('text to speech with the real Piper voice, transcribed back (needs `npm run test-models`)', function () {
+  this.timeout(120_000);
   const modelsDir = new URL('../../models/', import.meta.url).pathname;
   const installed = ['piper-en_US-joe-medium', 'whisper-tiny.en'].every((id) => existsSync(`${modelsDir}${id}/.installed.json`));
   let app: TestApp;

@@ -92,7 +92,8 @@ describe('speech to text: recorder formats over HTTP (random-weight Whisper fixt
   });
 });
 
-describe('speech to text: recorder formats with the real whisper-tiny.en', () => {
+describe('speech to text: recorder formats with the real whisper-tiny.en', function () {
+  this.timeout(120_000);
   const { entry, installed } = realModel('whisper-tiny.en');
   let app: TestApp;
   before(async function () {

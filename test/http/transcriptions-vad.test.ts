@@ -103,7 +103,8 @@ describe('vad_filter request fields (random-weight Whisper fixture, no VAD model
   });
 });
 
-describe('vad_filter with the real whisper-tiny.en and Silero VAD v6', () => {
+describe('vad_filter with the real whisper-tiny.en and Silero VAD v6', function () {
+  this.timeout(120_000);
   let app: TestApp;
   let jfk: Float32Array;
 

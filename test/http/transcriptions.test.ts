@@ -365,7 +365,8 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
   });
 });
 
-describe('speech to text with the real whisper-tiny.en', () => {
+describe('speech to text with the real whisper-tiny.en', function () {
+  this.timeout(120_000);
   const { entry, installed } = realModel('whisper-tiny.en');
   let app: TestApp;
 
@@ -405,7 +406,8 @@ describe('speech to text with the real whisper-tiny.en', () => {
   });
 });
 
-describe('speech to text with the real multilingual whisper-base-pypi', () => {
+describe('speech to text with the real multilingual whisper-base-pypi', function () {
+  this.timeout(120_000);
   const { entry, installed } = realModel('whisper-base-pypi');
   let app: TestApp;
 

@@ -9,7 +9,8 @@ import { bearer, createTestApp } from '../helpers/test-app.js';
 
 const run = promisify(execFile);
 
-describe('keys CLI (scripts/keys.ts)', () => {
+describe('keys CLI (scripts/keys.ts)', function () {
+  this.timeout(60_000);
   let dir: string;
   let databasePath: string;
 

@@ -51,7 +51,8 @@ class KeptAlive {
   }
 }
 
-describe('server process draining after SIGTERM (SHUTDOWN_DELAY_SECONDS)', () => {
+describe('server process draining after SIGTERM (SHUTDOWN_DELAY_SECONDS)', function () {
+  this.timeout(60_000);
   let dir: string;
 
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'lis-test-'))));

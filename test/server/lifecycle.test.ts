@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { sleep, until } from '../helpers/until.js';
 import { runServerToExit, spawnServer } from './spawn-server.js';
 
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-describe('server process', () => {
+describe('server process', function () {
+  this.timeout(60_000);
   let dir: string;
   let env: Record<string, string>;
 
@@ -45,15 +45,15 @@ describe('server process', () => {
       });
       // Half the body now: the server is inside the request, waiting for the rest.
       req.write(body.slice(0, 10));
-      await delay(300);
+      await sleep(300);
       server.child.kill('SIGTERM');
-      await delay(300);
+      const refused = () =>
+        fetch(`${server.url}/`).then(
+          () => false,
+          () => true,
+        );
+      await until(refused, 'new connections to be refused after SIGTERM', 5_000, 50);
       expect(server.child.exitCode).to.equal(null);
-      const refused = await fetch(`${server.url}/`).then(
-        () => 'answered',
-        () => 'refused',
-      );
-      expect(refused).to.equal('refused');
 
       req.end(body.slice(10));
       const res = await response;
@@ -135,7 +135,7 @@ describe('server process', () => {
     writeFileSync(join(dir, 'models.json'), JSON.stringify(manifest));
     const server = await spawnServer({ ...env, MODELS_MANIFEST: join(dir, 'models.json') });
     try {
-      await waitFor(() => /no model installed/.test(server.stderr()));
+      await until(() => /no model installed/.test(server.stderr()), 'the no-model warning', 10_000, 50);
       const line = JSON.parse(
         server
           .stderr()
@@ -148,11 +148,3 @@ describe('server process', () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await delay(50);
-  }
-}

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { spawnServer } from './spawn-server.js';
 
-describe('server: acknowledged writes survive kill -9', () => {
+describe('server: acknowledged writes survive kill -9', function () {
+  this.timeout(60_000);
   let dir: string;
   let env: Record<string, string>;
 

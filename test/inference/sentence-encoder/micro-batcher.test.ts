@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { MicroBatcher } from '../../../src/inference/sentence-encoder/micro-batcher.js';
+import { sleep, until } from '../../helpers/until.js';
 
 /** A runner that records the batches it was given and doubles each number. */
 function recordingRunner(delayMs = 0) {
@@ -10,6 +11,24 @@ function recordingRunner(delayMs = 0) {
     return items.map((item) => item * 2);
   };
   return { batches, run };
+}
+
+/** A recording runner whose batches wait until the test calls `open`. */
+function heldRunner() {
+  const batches: number[][] = [];
+  let running = 0;
+  let maxRunning = 0;
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const run = async (items: number[]) => {
+    running++;
+    maxRunning = Math.max(maxRunning, running);
+    batches.push([...items]);
+    await gate;
+    running--;
+    return items.map((item) => item * 2);
+  };
+  return { batches, run, open, maxRunning: () => maxRunning };
 }
 
 describe('MicroBatcher', () => {
@@ -39,25 +58,14 @@ describe('MicroBatcher', () => {
   });
 
   it('runs one batch at a time and gathers items that arrive meanwhile into the next', async () => {
-    let running = 0;
-    let maxRunning = 0;
-    const batches: number[][] = [];
-    const batcher = new MicroBatcher(
-      async (items: number[]) => {
-        running++;
-        maxRunning = Math.max(maxRunning, running);
-        batches.push(items);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        running--;
-        return items;
-      },
-      { maxBatchSize: 16, maxWaitMs: 0 },
-    );
+    const { batches, run, open, maxRunning } = heldRunner();
+    const batcher = new MicroBatcher(run, { maxBatchSize: 16, maxWaitMs: 0 });
     const first = batcher.submit(1);
-    await new Promise((resolve) => setTimeout(resolve, 5)); // the first batch is now running
+    await until(() => batches.length === 1, 'the first batch to start');
     const rest = [2, 3, 4].map((n) => batcher.submit(n));
-    await Promise.all([first, ...rest]);
-    expect(maxRunning).to.equal(1);
+    open();
+    expect(await Promise.all([first, ...rest])).to.deep.equal([2, 4, 6, 8]);
+    expect(maxRunning()).to.equal(1);
     expect(batches).to.deep.equal([[1], [2, 3, 4]]);
   });
 
@@ -123,23 +131,26 @@ describe('MicroBatcher', () => {
     });
 
     it('answers an item aborted while its batch runs at once, and still answers the rest of that batch', async () => {
+      const { batches, run, open } = heldRunner();
       let batchFinished = false;
       const batcher = new MicroBatcher(
         async (items: number[]) => {
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          const outputs = await run(items);
           batchFinished = true;
-          return items.map((item) => item * 2);
+          return outputs;
         },
         { maxBatchSize: 8, maxWaitMs: 0 },
       );
       const controller = new AbortController();
       const aborted = batcher.submit(1, { signal: controller.signal }).catch((caught: unknown) => caught);
       const kept = batcher.submit(2);
-      await new Promise((resolve) => setTimeout(resolve, 20)); // the batch [1, 2] is running
+      await until(() => batches.length === 1, 'the batch [1, 2] to start');
+      expect(batches).to.deep.equal([[1, 2]]);
       const reason = new Error('client went away');
       controller.abort(reason);
       expect(await aborted).to.equal(reason);
       expect(batchFinished, 'rejected before the batch ended').to.equal(false);
+      open();
       expect(await kept).to.equal(4);
     });
 
@@ -153,16 +164,17 @@ describe('MicroBatcher', () => {
     });
 
     it('does not start a batch for items that all gave up while every slot was busy', async () => {
-      const { batches, run } = recordingRunner(50);
+      const { batches, run, open } = heldRunner();
       const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0 });
       const first = batcher.submit(1);
-      await new Promise((resolve) => setTimeout(resolve, 10)); // [1] is running; the next items wait
+      await until(() => batches.length === 1, '[1] to start');
       const controllers = [new AbortController(), new AbortController()];
       const waiting = controllers.map((controller, n) => batcher.submit(n + 2, { signal: controller.signal }).catch(() => 'aborted'));
       for (const controller of controllers) controller.abort();
       expect(await Promise.all(waiting)).to.deep.equal(['aborted', 'aborted']);
+      open();
       expect(await first).to.equal(2);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
       expect(batches).to.deep.equal([[1]]);
     });
   });

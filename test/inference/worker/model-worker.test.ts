@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { InferenceFailedError } from '../../../src/errors.js';
 import { ModelWorker, type ModelWorkerOptions } from '../../../src/inference/worker/model-worker.js';
+import { sleep, until } from '../../helpers/until.js';
 import { ECHO_WORKER, type EchoApi, type EchoInit } from './echo-api.js';
 
 const OPTIONS: ModelWorkerOptions<EchoInit> = { init: { scale: 1 }, modelId: 'echo-model', name: 'echo', stuckGraceMs: 300 };
@@ -54,7 +55,7 @@ describe('ModelWorker', () => {
       const first = worker.call('queued', { label: 'first', ms: 150 });
       const second = caught(worker.call('queued', { label: 'second', ms: 150 }, { signal: controller.signal }));
       const third = worker.call('queued', { label: 'third', ms: 10 });
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      await until(async () => (await worker.call('seen')).started.length === 1, 'the first job to start');
       controller.abort(new Error('second gave up'));
       expect(((await second) as Error).message).to.equal('second gave up');
       expect(await Promise.all([first, third])).to.deep.equal(['first', 'third']);
@@ -68,7 +69,7 @@ describe('ModelWorker', () => {
       const error = await caught(worker.call('untilCancelled', undefined, { timeoutMs: 50 }));
       expect(error).to.be.instanceOf(InferenceFailedError);
       expect((error as Error).message).to.equal('Model "echo-model" failed while answering: no answer to "untilCancelled" within 50 ms');
-      await new Promise((resolve) => setTimeout(resolve, 400)); // past the stuck grace
+      await sleep(400); // past the stuck grace
       const seen = await worker.call('seen');
       expect(seen).to.include({ calls: 1, cancelled: 1 });
     });
@@ -93,7 +94,8 @@ describe('ModelWorker', () => {
       const controller = new AbortController();
       const call = caught(worker.call('untilCancelled', undefined, { signal: controller.signal }));
       const reason = new Error('client went away');
-      setTimeout(() => controller.abort(reason), 20);
+      await until(async () => (await worker.call('seen')).calls === 1, 'the call to reach the worker');
+      controller.abort(reason);
       expect(await call).to.equal(reason);
       expect(await worker.call('seen')).to.include({ calls: 1, cancelled: 1 });
     });
@@ -120,10 +122,10 @@ describe('ModelWorker', () => {
       worker = ModelWorker.create(ECHO_WORKER, { ...OPTIONS, idleStopMs: 50 });
       await worker.call('queued', { label: 'mark', ms: 0 }); // marks this thread
       const release = worker.hold();
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await sleep(150);
       expect((await worker.call('seen')).started, 'held: the same thread').to.deep.equal(['mark']);
       release();
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await sleep(150);
       expect((await worker.call('seen')).started, 'idle: a fresh thread').to.deep.equal([]);
     });
   });

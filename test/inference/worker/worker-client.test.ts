@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { AppError, UndecodableAudioError } from '../../../src/errors.js';
 import { CallTimeoutError, WorkerClient } from '../../../src/inference/worker/worker-client.js';
+import { sleep, until } from '../../helpers/until.js';
 import { ECHO_WORKER, type EchoApi } from './echo-api.js';
 
 const spawn = (name = 'echo', scale = 1) => WorkerClient.spawn(ECHO_WORKER, { init: { scale }, name, stuckGraceMs: 300 });
@@ -115,8 +116,8 @@ describe('WorkerClient', () => {
       const error = await other.call('untilCancelled', undefined, { timeoutMs: 50 }).catch((caught: unknown) => caught);
       expect(error).to.be.instanceOf(CallTimeoutError);
       expect((error as Error).message).to.equal('no answer to "untilCancelled" within 50 ms');
-      await eventually(async () => (await other.call('seen')).cancelled === 1);
-      await new Promise((resolve) => setTimeout(resolve, 400)); // past the stuck grace
+      await until(async () => (await other.call('seen')).cancelled === 1, 'the worker to see the cancel');
+      await sleep(400); // past the stuck grace
       expect(other.alive).to.equal(true);
       await other.dispose();
     });
@@ -125,7 +126,7 @@ describe('WorkerClient', () => {
       const other = await spawn('stuck');
       const error = await other.call('block', 2_000, { timeoutMs: 50 }).catch((caught: unknown) => caught);
       expect(error).to.be.instanceOf(CallTimeoutError);
-      await eventually(async () => !other.alive, 1_500);
+      await until(() => !other.alive, 'the stuck thread to be terminated', 1_500);
       const later = await other.call('echo', 1).catch((caught: unknown) => caught);
       expect((later as Error).message).to.equal('stuck worker was stuck in "block" past its deadline and was terminated');
     });
@@ -141,13 +142,13 @@ describe('WorkerClient', () => {
     it("rejects at once with the signal's reason and aborts the call's signal inside the worker", async () => {
       const controller = new AbortController();
       const call = worker.call('untilCancelled', undefined, { signal: controller.signal }).catch((caught: unknown) => caught);
-      await eventually(async () => (await worker.call('seen')).calls === 1);
+      await until(async () => (await worker.call('seen')).calls === 1, 'the call to reach the worker');
       const reason = new Error('client went away');
       const abortedAt = Date.now();
       controller.abort(reason);
       expect(await call).to.equal(reason);
       expect(Date.now() - abortedAt).to.be.below(1000);
-      await eventually(async () => (await worker.call('seen')).cancelled === 1);
+      await until(async () => (await worker.call('seen')).cancelled === 1, 'the worker to see the cancel');
     });
 
     it('never sends a call whose signal has already aborted', async () => {
@@ -162,7 +163,7 @@ describe('WorkerClient', () => {
       const first = worker.call('queued', { label: 'first', ms: 150 });
       const second = worker.call('queued', { label: 'second', ms: 150 }, { signal: controller.signal }).catch((caught: unknown) => caught);
       const third = worker.call('queued', { label: 'third', ms: 10 });
-      await new Promise((resolve) => setTimeout(resolve, 30)); // the first job is running, the others wait
+      await until(async () => (await worker.call('seen')).started.length === 1, 'the first job to start');
       controller.abort(new Error('second gave up'));
       expect(((await second) as Error).message).to.equal('second gave up');
       expect(await Promise.all([first, third])).to.deep.equal(['first', 'third']);
@@ -178,12 +179,3 @@ describe('WorkerClient', () => {
     });
   });
 });
-
-/** Polls `condition` every 10 ms until it holds, failing after `timeoutMs`. */
-async function eventually(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
