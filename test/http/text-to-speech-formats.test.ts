@@ -66,8 +66,9 @@ describe('POST /v1/audio/speech in Ogg Opus, FLAC and AAC', () => {
       const bytes = res.body as Buffer;
       expect(sniffAudioFormat(bytes)).to.equal(sniffed);
       expect(statedRate(format, bytes)).to.equal(defaultRate);
-      // Piper's noise makes each rendering's length differ a little; the codecs add ≤ 0.1 s.
-      expect((await seconds(bytes)) / (await seconds(wav.body as Buffer))).to.be.within(0.75, 1.3);
+      // Two renderings of the random-weight voice differ in length (Piper's duration noise, 30 % seen
+      // apart); the codecs add ≤ 0.1 s. A codec that cut or doubled the audio still falls outside.
+      expect((await seconds(bytes)) / (await seconds(wav.body as Buffer))).to.be.within(0.6, 1.6);
     });
 
     it(`${format}: encodes at a requested sample_rate (${otherRate}) and on /v1/text-to-speech too`, async () => {
