@@ -20,16 +20,22 @@ export interface FakeHub {
   close(): Promise<void>;
 }
 
-/** `api`: JSON answers by path (query ignored), as the hub's `/api/…` endpoints give them. */
-export async function startFakeHub(files: Record<string, Buffer>, api: Record<string, unknown> = {}): Promise<FakeHub> {
+/** A JSON answer of the API, or a function of the request URL giving the body and extra headers (pages). */
+type ApiAnswer = unknown | ((url: URL) => { body: unknown; headers?: Record<string, string> });
+
+/** `api`: JSON answers by path, as the hub's `/api/…` endpoints give them. */
+export async function startFakeHub(files: Record<string, Buffer>, api: Record<string, ApiAnswer> = {}): Promise<FakeHub> {
   const requests: FakeHub['requests'] = [];
   const cutOnce = new Set<string>();
   const stallOnce = new Set<string>();
   const server: Server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = decodeURIComponent(url.pathname);
     requests.push({ path, range: req.headers.range });
     if (Object.hasOwn(api, path)) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(api[path]));
+      const answer = api[path];
+      const { body, headers } = typeof answer === 'function' ? answer(url) : { body: answer, headers: {} };
+      res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
       return;
     }
     const body = files[path];
@@ -110,6 +116,8 @@ export interface MirrorRepo {
   license?: string;
   /** Bytes served for a path instead of the published ones (whose size and SHA-256 the API still states). */
   tampered?: Record<string, Buffer>;
+  /** Tree entries per page; further pages are named by `Link: <…?cursor=N>; rel="next"`, as the hub paginates. */
+  treePageSize?: number;
 }
 
 /** Files the mirror keeps in LFS, as `.gitattributes` of transformers.js repos does (weights). */
@@ -150,7 +158,7 @@ export async function startHubMirror(repos: Record<string, MirrorRepo>): Promise
         ),
       ),
     ];
-    api[`/api/models/${repo}/tree/${commit}`] = [
+    const tree = [
       ...dirs.map((path) => ({ type: 'directory', oid: mirrorCommit(path), size: 0, path })),
       ...paths.map((path) => {
         const bytes = spec.files[path] as Buffer;
@@ -159,6 +167,14 @@ export async function startHubMirror(repos: Record<string, MirrorRepo>): Promise
         return { type: 'file', oid: blob, size: bytes.length, path, ...lfs };
       }),
     ];
+    const pageSize = spec.treePageSize ?? tree.length;
+    api[`/api/models/${repo}/tree/${commit}`] = (url: URL) => {
+      const cursor = Number(url.searchParams.get('cursor') ?? 0);
+      const next = new URL(url.href);
+      next.searchParams.set('cursor', String(cursor + pageSize));
+      const more = cursor + pageSize < tree.length;
+      return { body: tree.slice(cursor, cursor + pageSize), headers: more ? { link: `<${next.pathname}${next.search}>; rel="next"` } : {} };
+    };
     for (const path of paths) files[`/${repo}/resolve/${commit}/${path}`] = spec.tampered?.[path] ?? (spec.files[path] as Buffer);
   }
   return startFakeHub(files, api);

@@ -25,6 +25,9 @@ const MINILM = {
   ),
   '1_Pooling/config.json': Buffer.from(JSON.stringify({ word_embedding_dimension: 32, pooling_mode_cls_token: false, pooling_mode_mean_tokens: true })),
 };
+/** The random Whisper (fp32 encoder and merged decoder) and NLLB as their hub repos. */
+const WHISPER = fixture('whisper-tiny-random');
+const NLLB = fixture('nllb-random');
 const withoutOnnx = (files: Record<string, Buffer>) => Object.fromEntries(Object.entries(files).filter(([path]) => !path.startsWith('onnx/')));
 const flipped = (bytes: Buffer) => {
   const copy = Buffer.from(bytes);
@@ -41,7 +44,29 @@ const REPOS: Record<string, MirrorRepo> = {
     files: { 'config.json': Buffer.from('{"architectures":["LlamaForCausalLM"],"model_type":"llama"}'), 'onnx/model.onnx': Buffer.from('x') },
   },
   'test-org/bert-pytorch-only': { files: { ...withoutOnnx(BERT), 'model.safetensors': Buffer.from('weights') } },
+  'test-org/whisper-tiny-random': { files: WHISPER },
+  'test-org/nllb-random': { files: NLLB, treePageSize: 3 },
+  'test-org/huge-config': { files: { ...BERT, 'config.json': Buffer.alloc(17 * 1024 * 1024, ' ') } },
 };
+
+/** One second of silence as 16 kHz mono 16-bit WAV. */
+function silentWav(): Buffer {
+  const data = Buffer.alloc(32_000);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(16_000, 24);
+  header.writeUInt32LE(32_000, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
 
 describe('npm run download-models -- hf:<owner>/<repo> (hub mirror)', function () {
   this.timeout(60_000);
@@ -125,6 +150,40 @@ describe('npm run download-models -- hf:<owner>/<repo> (hub mirror)', function (
     } finally {
       await app.close();
     }
+  });
+
+  it('installs Whisper and an NLLB repo whose file tree comes in pages, and serves a request from each', async () => {
+    for (const repo of ['test-org/whisper-tiny-random', 'test-org/nllb-random']) {
+      const result = await run([`hf:${repo}`, '--hub-url', hub.url]);
+      expect(result.code, result.stderr).to.equal(0);
+    }
+    expect(hub.requests.filter((request) => request.path.startsWith('/api/models/test-org/nllb-random/tree/'))).to.have.length.above(1);
+    const manifest = await loadManifest(manifestPath, modelsDir);
+    expect(manifest.models.find((entry) => entry.id === 'nllb-random')?.options).to.deep.equal({ family: 'nllb', dtype: 'fp32' });
+    expect(manifest.models.find((entry) => entry.id === 'whisper-tiny-random')).to.deep.include({ task: 'speech-to-text', engine: 'transformers-asr' });
+    const app = await createTestApp({ manifest, modelsDir });
+    try {
+      const transcribed = await app.request
+        .post('/v1/audio/transcriptions')
+        .set('Authorization', bearer())
+        .field('model', 'whisper-tiny-random')
+        .attach('file', silentWav(), { filename: 'silence.wav', contentType: 'audio/wav' });
+      expect(transcribed.status, transcribed.text).to.equal(200);
+      expect(transcribed.body.text).to.be.a('string');
+      const translated = await app.request
+        .post('/v1/engines/nllb-random/translate')
+        .set('Authorization', bearer())
+        .send({ model: 'nllb-random', text: 'The house is new.', source_language: 'en', target_language: 'es' });
+      expect(translated.status, translated.text).to.equal(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses a JSON answer over its size bound', async () => {
+    const result = await run(['hf:test-org/huge-config', '--hub-url', hub.url]);
+    expect(result.code).to.equal(1);
+    expect(lastLine(result.stderr)).to.match(/config\.json answered more than 16777216 bytes of JSON$/);
   });
 
   it('installs under --id, and refuses an id the manifest or another repo already has', async () => {

@@ -71,10 +71,12 @@ export class HubClient {
   async json(path: string): Promise<unknown> {
     let url: string | undefined = `${this.hubUrl}${path}`;
     let pages: unknown[] | undefined;
+    let budget = MAX_API_BYTES;
     for (let page = 0; url !== undefined; page += 1) {
       if (page >= MAX_API_PAGES) throw new InstallError(`${this.hubUrl}${path} has more than ${MAX_API_PAGES} pages`);
       const response = await this.#get(url, page === 0);
-      const text = await cappedText(response, url);
+      const text = await cappedText(response, url, budget);
+      budget -= Buffer.byteLength(text);
       let body: unknown;
       try {
         body = JSON.parse(text);
@@ -197,19 +199,19 @@ export class HubClient {
   }
 }
 
-/** Bounds of the hub's JSON answers (revision info and file tree). */
+/** Bounds of one JSON answer of the hub, all its pages together (revision info, file tree, config). */
 const MAX_API_BYTES = 16 * 1024 * 1024;
 const MAX_API_PAGES = 100;
 
-async function cappedText(response: Response, url: string): Promise<string> {
+async function cappedText(response: Response, url: string, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
   if (!response.body) return '';
   for await (const chunk of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
     total += (chunk as Buffer).length;
-    if (total > MAX_API_BYTES) {
+    if (total > limit) {
       await response.body.cancel().catch(() => {});
-      throw new InstallError(`${url} answered more than ${MAX_API_BYTES} bytes`);
+      throw new InstallError(`${url} answered more than ${MAX_API_BYTES} bytes of JSON`);
     }
     chunks.push(chunk as Buffer);
   }
