@@ -45,6 +45,8 @@ const REPOS: Record<string, MirrorRepo> = {
   },
   'test-org/bert-pytorch-only': { files: { ...withoutOnnx(BERT), 'model.safetensors': Buffer.from('weights') } },
   'test-org/whisper-tiny-random': { files: WHISPER },
+  'test-org/cls-pooled': { files: { ...MINILM, '1_Pooling/config.json': Buffer.from('{"pooling_mode_cls_token":true,"pooling_mode_mean_tokens":false}') } },
+  'test-org/bare-encoder': { files: fixture('minilm-random') },
   'test-org/nllb-random': { files: NLLB, treePageSize: 3 },
   'test-org/huge-config': { files: { ...BERT, 'config.json': Buffer.alloc(17 * 1024 * 1024, ' ') } },
 };
@@ -216,6 +218,14 @@ describe('npm run download-models -- hf:<owner>/<repo> (hub mirror)', function (
       /^error: test-org\/llama-tiny: unsupported architecture LlamaForCausalLM; supported: WhisperForConditionalGeneration .*sentence-transformers/,
     );
     expect(existsSync(join(modelsDir, 'llama-tiny'))).to.equal(false);
+  });
+
+  it('installs a bare encoder without modules.json as embeddings, and refuses a CLS-pooled sentence encoder in one line', async () => {
+    expect((await run(['hf:test-org/bare-encoder', '--hub-url', hub.url])).code).to.equal(0);
+    expect((await loadManifest(manifestPath, modelsDir)).models.find((entry) => entry.id === 'bare-encoder')?.engine).to.equal('sentence-embedding');
+    const cls = await run(['hf:test-org/cls-pooled', '--hub-url', hub.url]);
+    expect(cls.code).to.equal(1);
+    expect(lastLine(cls.stderr)).to.equal('error: test-org/cls-pooled: sentence embeddings with pooling_mode_cls_token are not served (mean pooling only)');
   });
 
   it('says in one line that a repo without ONNX files is not converted', async () => {

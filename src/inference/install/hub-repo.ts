@@ -45,7 +45,7 @@ interface Plan {
 
 export const SUPPORTED_ARCHITECTURES =
   'supported: WhisperForConditionalGeneration (speech-to-text), MarianMTModel and M2M100ForConditionalGeneration incl. NLLB (translation), ' +
-  'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers encoders with mean pooling (embeddings)';
+  'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean pooling (embeddings)';
 
 const DTYPE_SUFFIX: Record<Dtype, string> = {
   fp32: '',
@@ -195,7 +195,10 @@ async function planFor(
       optional: [],
     };
   }
-  if (files.has('modules.json') && CLASSIFIER_TYPES.has(type)) {
+  // A bare encoder (BertModel…) exported for feature extraction, as transformers.js conversions of
+  // sentence-transformers repos ship it, often without modules.json: mean pooling unless the
+  // repo's pooling config says otherwise.
+  if (CLASSIFIER_TYPES.has(type) && (files.has('modules.json') || /^[A-Za-z]+Model$/.test(architecture))) {
     const pooling = await readJson<Record<string, unknown>>('1_Pooling/config.json');
     if (pooling && pooling.pooling_mode_mean_tokens !== true) {
       const mode = Object.keys(pooling).find((key) => key.startsWith('pooling_mode_') && pooling[key] === true) ?? 'unknown';
