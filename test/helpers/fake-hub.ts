@@ -116,6 +116,8 @@ export interface MirrorRepo {
   license?: string;
   /** Bytes served for a path instead of the published ones (whose size and SHA-256 the API still states). */
   tampered?: Record<string, Buffer>;
+  /** Paths kept in git rather than LFS although they would be LFS files (no SHA-256 published). */
+  inGit?: string[];
   /** Tree entries per page; further pages are named by `Link: <…?cursor=N>; rel="next"`, as the hub paginates. */
   treePageSize?: number;
 }
@@ -163,7 +165,10 @@ export async function startHubMirror(repos: Record<string, MirrorRepo>): Promise
       ...paths.map((path) => {
         const bytes = spec.files[path] as Buffer;
         const blob = createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-        const lfs = isLfs(path) ? { lfs: { oid: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, pointerSize: 134 } } : {};
+        const lfs =
+          isLfs(path) && !spec.inGit?.includes(path)
+            ? { lfs: { oid: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, pointerSize: 134 } }
+            : {};
         return { type: 'file', oid: blob, size: bytes.length, path, ...lfs };
       }),
     ];

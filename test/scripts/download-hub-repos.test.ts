@@ -47,6 +47,7 @@ const REPOS: Record<string, MirrorRepo> = {
   'test-org/whisper-tiny-random': { files: WHISPER },
   'test-org/cls-pooled': { files: { ...MINILM, '1_Pooling/config.json': Buffer.from('{"pooling_mode_cls_token":true,"pooling_mode_mean_tokens":false}') } },
   'test-org/bare-encoder': { files: fixture('minilm-random') },
+  'test-org/weights-in-git': { files: BERT, inGit: ['onnx/model.onnx'] },
   'test-org/nllb-random': { files: NLLB, treePageSize: 3 },
   'test-org/huge-config': { files: { ...BERT, 'config.json': Buffer.alloc(17 * 1024 * 1024, ' ') } },
 };
@@ -209,6 +210,15 @@ describe('npm run download-models -- hf:<owner>/<repo> (hub mirror)', function (
     expect(result.stderr).to.match(/sha256 mismatch for tampered-classifier\/onnx\/model\.onnx/);
     expect(existsSync(join(modelsDir, 'tampered-classifier'))).to.equal(false);
     expect((await loadManifest(manifestPath, modelsDir)).models.map((entry) => entry.id)).to.deep.equal(['shipped']);
+  });
+
+  it('refuses weights the hub publishes no SHA-256 for', async () => {
+    const result = await run(['hf:test-org/weights-in-git', '--hub-url', hub.url]);
+    expect(result.code).to.equal(1);
+    expect(lastLine(result.stderr)).to.equal(
+      'error: test-org/weights-in-git: the hub publishes no SHA-256 (LFS) for onnx/model.onnx; refusing weights that cannot be verified',
+    );
+    expect(existsSync(join(modelsDir, 'weights-in-git'))).to.equal(false);
   });
 
   it('names the supported architectures in one line for an unsupported one', async () => {

@@ -118,6 +118,10 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
     // Weights over 2 GB live beside the graph as external data (model.onnx_data, _data_1…).
     return [model, ...[...files.keys()].filter((path) => path.startsWith(`${model}_data`)).sort()];
   });
+  // Weights are what an attacker would swap; the hub keeps them in LFS, which publishes their SHA-256.
+  const unpinned = weightFiles.filter((path) => !sourceFile(files.get(path) as TreeEntry).sha256);
+  if (unpinned.length > 0)
+    throw new InstallError(`${repo}: the hub publishes no SHA-256 (LFS) for ${unpinned.join(', ')}; refusing weights that cannot be verified`);
   const paths = [...plan.required, ...plan.optional.filter((path) => files.has(path)), ...weightFiles];
   const license = typeof info.cardData?.license === 'string' ? info.cardData.license : 'see the model card of the hub repo';
   return {
