@@ -39,6 +39,7 @@ const REPOS: Record<string, MirrorRepo> = {
   'test-org/bert-sentiment-random': { files: BERT, license: 'apache-2.0' },
   'test-org/opus-mt-en-es-random': { files: MARIAN },
   'test-org/minilm-random': { files: MINILM },
+  'other-org/minilm-random': { files: MINILM },
   'test-org/tampered-classifier': { files: BERT, tampered: { 'onnx/model.onnx': flipped(BERT['onnx/model.onnx'] as Buffer) } },
   'test-org/llama-tiny': {
     files: { 'config.json': Buffer.from('{"architectures":["LlamaForCausalLM"],"model_type":"llama"}'), 'onnx/model.onnx': Buffer.from('x') },
@@ -199,6 +200,11 @@ describe('npm run download-models -- hf:<owner>/<repo> (hub mirror)', function (
     );
     const other = await run(['hf:test-org/minilm-random', '--id', 'my-classifier', '--hub-url', hub.url]);
     expect(lastLine(other.stderr)).to.match(/model id "my-classifier" is already taken by hf:test-org\/bert-sentiment-random/);
+    const twins = await run(['hf:test-org/minilm-random', 'hf:other-org/minilm-random', '--hub-url', hub.url]);
+    expect(lastLine(twins.stderr)).to.equal(
+      'error: hf:other-org/minilm-random: model id "minilm-random" is also the id of hf:test-org/minilm-random; install one of them with --id',
+    );
+    expect(existsSync(join(modelsDir, 'minilm-random'))).to.equal(false);
     const again = await run(['hf:test-org/bert-sentiment-random', '--id', 'my-classifier', '--hub-url', hub.url]);
     expect(again.code).to.equal(0);
     expect(again.stderr).to.match(/already installed/);

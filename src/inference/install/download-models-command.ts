@@ -114,7 +114,10 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
     const hubEntries: ManifestEntry[] = [];
     for (const arg of hubArgs) {
       if (importSource) throw new InstallError(`${arg}: hf: repos are installed from the hub, not --from`);
-      hubEntries.push(await hubEntry(arg, manifest, hub, args.values.id, args.values.dtype as Dtype | undefined, say));
+      const entry = await hubEntry(arg, manifest, hub, args.values.id, args.values.dtype as Dtype | undefined, say);
+      const twin = hubEntries.find((other) => other.id === entry.id);
+      if (twin) throw new InstallError(`${arg}: model id "${entry.id}" is also the id of hf:${twin.source?.repo}; install one of them with --id`);
+      hubEntries.push(entry);
     }
     const entries =
       hubArgs.length > 0 && ids.length === 0 ? hubEntries : [...(await selectEntries(manifest, { ...args, positionals: ids }, importSource)), ...hubEntries];
