@@ -49,6 +49,7 @@ const REPOS: Record<string, MirrorRepo> = {
   'test-org/cls-pooled': { files: { ...MINILM, '1_Pooling/config.json': Buffer.from('{"pooling_mode_cls_token":true,"pooling_mode_mean_tokens":false}') } },
   'test-org/bare-encoder': { files: fixture('minilm-random') },
   'test-org/weights-in-git': { files: BERT, inGit: ['onnx/model.onnx'] },
+  'test-org/traversal': { files: { ...BERT, 'onnx/model.onnx_data/../../../escaped.onnx_data': Buffer.from('x') } },
   'test-org/nllb-random': { files: NLLB, treePageSize: 3 },
   'test-org/huge-config': { files: { ...BERT, 'config.json': Buffer.alloc(17 * 1024 * 1024, ' ') } },
 };
@@ -225,6 +226,19 @@ describe('npm run download-models -- hf:<owner>/<repo> (hub mirror)', function (
       'error: test-org/weights-in-git: the hub publishes no SHA-256 (LFS) for onnx/model.onnx; refusing weights that cannot be verified',
     );
     expect(existsSync(join(modelsDir, 'weights-in-git'))).to.equal(false);
+  });
+
+  it('takes only the exact weight file names from the tree, not paths that climb out of the model folder', async () => {
+    const result = await run(['hf:test-org/traversal', '--hub-url', hub.url]);
+    expect(result.code, result.stderr).to.equal(0);
+    const entry = JSON.parse(readFileSync(join(modelsDir, 'traversal', '.manifest-entry.json'), 'utf8'));
+    expect(entry.source.files.map((file: { path: string }) => file.path)).to.deep.equal([
+      'config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'onnx/model.onnx',
+    ]);
+    expect(existsSync(join(dir, 'escaped.onnx_data'))).to.equal(false);
   });
 
   it('names the supported architectures in one line for an unsupported one', async () => {

@@ -6,7 +6,7 @@
  * their size is pinned; the installer records the SHA-256 it computed.
  */
 import type { Dtype } from '../dtype.js';
-import type { ManifestEntry, SourceFile } from '../manifest.js';
+import { ManifestError, parseManifest, type ManifestEntry, type SourceFile } from '../manifest.js';
 import type { Task } from '../tasks.js';
 import type { HubClient } from './hub-client.js';
 import { InstallError } from './install-errors.js';
@@ -116,7 +116,11 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   const weightFiles = plan.parts.flatMap((part) => {
     const model = `onnx/${part}${DTYPE_SUFFIX[dtype]}.onnx`;
     // Weights over 2 GB live beside the graph as external data (model.onnx_data, _data_1…).
-    return [model, ...[...files.keys()].filter((path) => path.startsWith(`${model}_data`)).sort()];
+    // Matched exactly: a tree path is the hub's word, and `onnx/model.onnx_data/../..` must not pass.
+    return [
+      model,
+      ...[...files.keys()].filter((path) => path === `${model}_data` || (/^_data_\d+$/.test(path.slice(model.length)) && path.startsWith(model))).sort(),
+    ];
   });
   // Weights are what an attacker would swap; the hub keeps them in LFS, which publishes their SHA-256.
   const unpinned = weightFiles.filter((path) => !sourceFile(files.get(path) as TreeEntry).sha256);
@@ -124,7 +128,7 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
     throw new InstallError(`${repo}: the hub publishes no SHA-256 (LFS) for ${unpinned.join(', ')}; refusing weights that cannot be verified`);
   const paths = [...plan.required, ...plan.optional.filter((path) => files.has(path)), ...weightFiles];
   const license = typeof info.cardData?.license === 'string' ? info.cardData.license : 'see the model card of the hub repo';
-  return {
+  const entry: ManifestEntry = {
     id: options.id,
     task: plan.task,
     engine: plan.engine,
@@ -133,6 +137,14 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
     source: { type: 'huggingface', repo, revision: commit, files: paths.map((path) => sourceFile(files.get(path) as TreeEntry)) },
     options: { ...plan.options, dtype },
   };
+  // The checks the server applies at start (safe relative paths, sha256 format), before any download.
+  try {
+    parseManifest({ models: [entry] }, `hf:${repo}`);
+  } catch (error) {
+    if (error instanceof ManifestError) throw new InstallError(error.message);
+    throw error;
+  }
+  return entry;
 }
 
 function sourceFile(item: TreeEntry): SourceFile {
