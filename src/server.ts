@@ -8,7 +8,8 @@ import { ConfigError, loadConfig } from './config/load-config.js';
 import { createApp } from './http/create-app.js';
 import { createHttpServer } from './http/http-server.js';
 import { ENGINES } from './inference/engines.js';
-import { ManifestError, readManifest } from './inference/manifest.js';
+import { loadManifest } from './inference/local-entries.js';
+import { ManifestError } from './inference/manifest.js';
 import { ModelRegistry } from './inference/model-registry.js';
 import { createLogger, type Logger } from './logger.js';
 import { listenError, StartupError } from './startup-error.js';
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
 
   const db = await openDatabase(config.databasePath);
-  const manifest = await readManifest(config.manifestPath);
+  const manifest = await loadManifest(config.manifestPath, config.modelsDir);
   const models = new ModelRegistry({
     manifest,
     modelsDir: config.modelsDir,

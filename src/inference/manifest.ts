@@ -58,6 +58,8 @@ export interface AliasEntry {
 export interface Manifest {
   models: ManifestEntry[];
   aliases?: Record<string, AliasEntry>;
+  /** Ids of user-installed entries (local-entries.ts), not of the shipped file. */
+  localIds?: readonly string[];
 }
 
 export class ManifestError extends Error {

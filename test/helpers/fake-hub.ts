@@ -1,9 +1,13 @@
 /**
  * A local stand-in for the Hugging Face hub: serves `/<repo>/resolve/<revision>/<path>` from
  * memory on 127.0.0.1, honours `Range: bytes=N-`, and can cut a transfer half-way once.
+ * startHubMirror adds the API endpoints over repos laid out as the real ones.
  */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { join, relative } from 'node:path';
 
 export interface FakeHub {
   url: string;
@@ -16,13 +20,24 @@ export interface FakeHub {
   close(): Promise<void>;
 }
 
-export async function startFakeHub(files: Record<string, Buffer>): Promise<FakeHub> {
+/** A JSON answer of the API, or a function of the request URL giving the body and extra headers (pages). */
+type ApiAnswer = unknown | ((url: URL) => { body: unknown; headers?: Record<string, string> });
+
+/** `api`: JSON answers by path, as the hub's `/api/…` endpoints give them. */
+export async function startFakeHub(files: Record<string, Buffer>, api: Record<string, ApiAnswer> = {}): Promise<FakeHub> {
   const requests: FakeHub['requests'] = [];
   const cutOnce = new Set<string>();
   const stallOnce = new Set<string>();
   const server: Server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const url = new URL(req.url ?? '/', 'http://x');
+    const path = decodeURIComponent(url.pathname);
     requests.push({ path, range: req.headers.range });
+    if (Object.hasOwn(api, path)) {
+      const answer = api[path];
+      const { body, headers } = typeof answer === 'function' ? answer(url) : { body: answer, headers: {} };
+      res.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+      return;
+    }
     const body = files[path];
     if (!body) {
       res.writeHead(404).end('Entry not found');
@@ -91,4 +106,92 @@ export async function silentServerUrl(): Promise<{ url: string; close(): Promise
         server.close(() => resolve());
       }),
   };
+}
+
+/** A repo of the hub mirror: its files by path, as the real repo lays them out. */
+export interface MirrorRepo {
+  files: Record<string, Buffer>;
+  /** Default: a commit id derived from the repo name. */
+  commit?: string;
+  license?: string;
+  /** Bytes served for a path instead of the published ones (whose size and SHA-256 the API still states). */
+  tampered?: Record<string, Buffer>;
+  /** Paths kept in git rather than LFS although they would be LFS files (no SHA-256 published). */
+  inGit?: string[];
+  /** Tree entries per page; further pages are named by `Link: <…?cursor=N>; rel="next"`, as the hub paginates. */
+  treePageSize?: number;
+}
+
+/** Files the mirror keeps in LFS, as `.gitattributes` of transformers.js repos does (weights). */
+const isLfs = (path: string) => /\.onnx(_data(_\d+)?)?$/.test(path);
+
+/** The commit id the mirror gives a repo without one. */
+export function mirrorCommit(repo: string): string {
+  return createHash('sha1').update(repo).digest('hex');
+}
+
+/**
+ * A hub mirror that speaks the API `download-models hf:` uses, with the real JSON shapes:
+ * `GET /api/models/<repo>/revision/<rev>` ({id, sha, siblings, cardData}), `GET
+ * /api/models/<repo>/tree/<commit>?recursive=true` (entries with `oid`, `size`, and for LFS
+ * files `lfs: {oid, size, pointerSize}`), and the files under `/<repo>/resolve/<commit>/<path>`.
+ */
+export async function startHubMirror(repos: Record<string, MirrorRepo>): Promise<FakeHub> {
+  const files: Record<string, Buffer> = {};
+  const api: Record<string, unknown> = {};
+  for (const [repo, spec] of Object.entries(repos)) {
+    const commit = spec.commit ?? mirrorCommit(repo);
+    const paths = Object.keys(spec.files).sort();
+    const info = {
+      id: repo,
+      sha: commit,
+      siblings: paths.map((rfilename) => ({ rfilename })),
+      ...(spec.license ? { cardData: { license: spec.license } } : {}),
+    };
+    api[`/api/models/${repo}/revision/main`] = info;
+    api[`/api/models/${repo}/revision/${commit}`] = info;
+    const dirs = [
+      ...new Set(
+        paths.flatMap((path) =>
+          path
+            .split('/')
+            .slice(0, -1)
+            .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+        ),
+      ),
+    ];
+    const tree = [
+      ...dirs.map((path) => ({ type: 'directory', oid: mirrorCommit(path), size: 0, path })),
+      ...paths.map((path) => {
+        const bytes = spec.files[path] as Buffer;
+        const blob = createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+        const lfs =
+          isLfs(path) && !spec.inGit?.includes(path)
+            ? { lfs: { oid: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, pointerSize: 134 } }
+            : {};
+        return { type: 'file', oid: blob, size: bytes.length, path, ...lfs };
+      }),
+    ];
+    const pageSize = spec.treePageSize ?? tree.length;
+    api[`/api/models/${repo}/tree/${commit}`] = (url: URL) => {
+      const cursor = Number(url.searchParams.get('cursor') ?? 0);
+      const next = new URL(url.href);
+      next.searchParams.set('cursor', String(cursor + pageSize));
+      const more = cursor + pageSize < tree.length;
+      return { body: tree.slice(cursor, cursor + pageSize), headers: more ? { link: `<${next.pathname}${next.search}>; rel="next"` } : {} };
+    };
+    for (const path of paths) files[`/${repo}/resolve/${commit}/${path}`] = spec.tampered?.[path] ?? (spec.files[path] as Buffer);
+  }
+  return startFakeHub(files, api);
+}
+
+/** A model folder's files (recursively, dot-files left out) by their path inside it. */
+export function folderFiles(dir: string): Record<string, Buffer> {
+  const out: Record<string, Buffer> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || entry.name.startsWith('.')) continue;
+    const path = join(entry.parentPath, entry.name);
+    out[relative(dir, path).split('\\').join('/')] = readFileSync(path);
+  }
+  return out;
 }

@@ -7,9 +7,12 @@ import { rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config/load-config.js';
-import { ManifestError, readManifest, type Manifest, type ManifestEntry } from '../manifest.js';
+import { DTYPES, type Dtype } from '../dtype.js';
+import { LOCAL_ENTRY_FILE, loadManifest } from '../local-entries.js';
+import { ManifestError, type Manifest, type ManifestEntry } from '../manifest.js';
 import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
 import { copyFrom, idsPresentIn, modelRootIn, openImportSource, type ImportSource } from './import-source.js';
+import { defaultId, entryForHubRepo, isHubRef, parseHubRef } from './hub-repo.js';
 import { HubUnreachableError, InstallError } from './install-errors.js';
 import { STAGING_DIR, installModel, isCurrentInstall, readInstallRecord, type FetchFile } from './install-model.js';
 import { formatBytes, ProgressBar, type ProgressStream } from './progress-bar.js';
@@ -24,10 +27,12 @@ interface CommandIo {
   freeBytes?: (dir: string) => Promise<number>;
 }
 
-const USAGE = `Usage: npm run download-models -- [ids...] [options]
+const USAGE = `Usage: npm run download-models -- [ids... | hf:<owner>/<repo>[@revision]...] [options]
 
 Installs models listed in models/models.json into MODELS_DIR (default: models).
-Without ids, installs every model marked "default": true.
+Without ids, installs every model marked "default": true. An hf: argument installs any
+compatible hub repo (Whisper, Marian, M2M100/NLLB, BERT-family classifiers, sentence-
+transformers encoders with ONNX weights) and adds it to the models the server serves.
 
 Options:
   --all                  install every model that has a download source
@@ -36,6 +41,9 @@ Options:
                          .tar, .tar.gz and .tgz archives of either are accepted
   --models-dir <dir>     install there instead of MODELS_DIR
   --hub-url <url>        hub base URL (default: HF_ENDPOINT or ${DEFAULT_HUB_URL})
+  --id <id>              model id of the one hf: repo (default: its name, lower-cased)
+  --dtype <dtype>        ONNX weights of an hf: repo: ${DTYPES.join(', ')}
+                         (default: q8 when the repo has them, else fp32)
   --force                reinstall even when the pinned files are already installed
   --list                 list the models and whether they are installed, then exit
   -h, --help             show this help
@@ -67,7 +75,7 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
   try {
     const config = loadConfig(io.env);
     modelsDir = args.values['models-dir'] ?? config.modelsDir;
-    manifest = await readManifest(config.manifestPath);
+    manifest = await loadManifest(config.manifestPath, modelsDir);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ManifestError) {
       say(`error: ${error.message}`);
@@ -81,7 +89,17 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
     return 0;
   }
 
-  const unknown = args.positionals.filter((id) => !manifest.models.some((entry) => entry.id === id));
+  const hubArgs = args.positionals.filter(isHubRef);
+  const ids = args.positionals.filter((arg) => !isHubRef(arg));
+  if (args.values.id !== undefined && hubArgs.length !== 1) {
+    say('error: --id names the model of exactly one hf:<owner>/<repo> argument');
+    return 2;
+  }
+  if (args.values.dtype !== undefined && !(DTYPES as readonly string[]).includes(args.values.dtype)) {
+    say(`error: --dtype must be one of ${DTYPES.join(', ')}`);
+    return 2;
+  }
+  const unknown = ids.filter((id) => !manifest.models.some((entry) => entry.id === id));
   if (unknown.length > 0) {
     say(`error: unknown model id ${unknown.join(', ')}. Known: ${manifest.models.map((entry) => entry.id).join(', ')}`);
     return 2;
@@ -92,7 +110,18 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
     if (args.values.from !== undefined) {
       importSource = await openImportSource(args.values.from, join(modelsDir, STAGING_DIR));
     }
-    const entries = await selectEntries(manifest, args, importSource);
+    const hub = new HubClient({ ...io.hub, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
+    const hubEntries: ManifestEntry[] = [];
+    for (const arg of hubArgs) {
+      if (importSource) throw new InstallError(`${arg}: hf: repos are installed from the hub, not --from`);
+      const entry = await hubEntry(arg, manifest, hub, args.values.id, args.values.dtype as Dtype | undefined, say);
+      const twin = hubEntries.find((other) => other.id === entry.id);
+      if (twin) throw new InstallError(`${arg}: model id "${entry.id}" is also the id of hf:${twin.source?.repo}; install one of them with --id`);
+      hubEntries.push(entry);
+    }
+    const entries =
+      hubArgs.length > 0 && ids.length === 0 ? hubEntries : [...(await selectEntries(manifest, { ...args, positionals: ids }, importSource)), ...hubEntries];
+    const local = new Set([...(manifest.localIds ?? []), ...hubEntries.map((entry) => entry.id)]);
     if (entries.length === 0) {
       say(
         importSource
@@ -101,10 +130,17 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
       );
       return importSource ? 2 : 0;
     }
-    const hub = new HubClient({ ...io.hub, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
     const tally: Tally = { installed: 0, current: 0, skipped: 0, failed: 0 };
     for (const entry of entries) {
-      const outcome = await installOne(entry, { modelsDir, hub, importSource, singleModel: entries.length === 1, force: args.values.force === true, io });
+      const outcome = await installOne(entry, {
+        modelsDir,
+        hub,
+        importSource,
+        singleModel: entries.length === 1,
+        force: args.values.force === true,
+        writeEntry: local.has(entry.id),
+        io,
+      });
       if (outcome === 'unreachable') return 1;
       tally[outcome] += 1;
     }
@@ -135,10 +171,29 @@ function parse(argv: readonly string[]) {
       'models-dir': { type: 'string' },
       'hub-url': { type: 'string' },
       force: { type: 'boolean' },
+      id: { type: 'string' },
+      dtype: { type: 'string' },
       list: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+/**
+ * The entry of an hf: argument. Its id may not be taken by another model: the shipped manifest's,
+ * or one installed from another repo (reinstalling the same repo, e.g. another revision, is fine).
+ */
+async function hubEntry(arg: string, manifest: Manifest, hub: HubClient, id: string | undefined, dtype: Dtype | undefined, say: (line: string) => void) {
+  const ref = parseHubRef(arg);
+  const modelId = id ?? defaultId(ref);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(modelId)) throw new InstallError(`${arg}: "${modelId}" is not a valid model id ([A-Za-z0-9._-]+); pass --id`);
+  const taken = manifest.models.find((entry) => entry.id === modelId);
+  if (taken && !(manifest.localIds?.includes(modelId) && taken.source?.repo === ref.repo)) {
+    const by = manifest.localIds?.includes(modelId) ? `hf:${taken.source?.repo}` : 'a model of the shipped manifest';
+    throw new InstallError(`${arg}: model id "${modelId}" is already taken by ${by}; pass --id <another id>`);
+  }
+  say(`${modelId}: reading ${ref.repo}@${ref.revision} from ${hub.hubUrl}`);
+  return entryForHubRepo(hub, ref, { id: modelId, ...(dtype ? { dtype } : {}) });
 }
 
 async function selectEntries(manifest: Manifest, args: ReturnType<typeof parse>, importSource: ImportSource | undefined) {
@@ -159,6 +214,8 @@ interface InstallContext {
   importSource: ImportSource | undefined;
   singleModel: boolean;
   force: boolean;
+  /** A user-installed model: its manifest entry goes into its folder with its files. */
+  writeEntry: boolean;
   io: CommandIo;
 }
 
@@ -196,6 +253,7 @@ async function installOne(entry: ManifestEntry, context: InstallContext): Promis
       log: say,
       ...(io.freeBytes ? { freeBytes: io.freeBytes } : {}),
       ...(context.importSource ? { importedFrom: context.importSource.origin } : {}),
+      ...(context.writeEntry ? { extraFiles: (files: Array<{ path: string; sha256: string }>) => ({ [LOCAL_ENTRY_FILE]: entryFileText(entry, files) }) } : {}),
     });
     const bytes = record.files.reduce((sum, file) => sum + file.size, 0);
     say(`${entry.id}: installed ${record.files.length} files (${formatBytes(bytes)}) in ${join(modelsDir, entry.id)}`);
@@ -209,6 +267,16 @@ async function installOne(entry: ManifestEntry, context: InstallContext): Promis
     say(`error: ${entry.id}: ${message}`);
     return 'failed';
   }
+}
+
+/** The entry as installed: every file pinned by the SHA-256 verified (computed for files the hub publishes none for). */
+function entryFileText(entry: ManifestEntry, installed: ReadonlyArray<{ path: string; sha256: string }>): string {
+  const hashes = new Map(installed.map((file) => [file.path, file.sha256]));
+  const source = entry.source && {
+    ...entry.source,
+    files: entry.source.files.map((file) => ({ ...file, sha256: file.sha256 ?? hashes.get(file.target ?? file.path) })),
+  };
+  return `${JSON.stringify({ ...entry, ...(source ? { source } : {}) }, null, 2)}\n`;
 }
 
 /**

@@ -63,6 +63,52 @@ export class HubClient {
     return `${this.hubUrl}/${repo}/resolve/${revision}/${path.split('/').map(encodeURIComponent).join('/')}`;
   }
 
+  /**
+   * GETs a hub API path (`/api/models/...`) as JSON. The body is capped: a listing of a real
+   * repo is kilobytes, and a hostile mirror must not fill memory. Follows `Link: rel="next"`
+   * pages (the tree API paginates) when the answer is an array.
+   */
+  async json(path: string): Promise<unknown> {
+    let url: string | undefined = `${this.hubUrl}${path}`;
+    let pages: unknown[] | undefined;
+    let budget = MAX_API_BYTES;
+    for (let page = 0; url !== undefined; page += 1) {
+      if (page >= MAX_API_PAGES) throw new InstallError(`${this.hubUrl}${path} has more than ${MAX_API_PAGES} pages`);
+      const response = await this.#get(url, page === 0);
+      const text = await cappedText(response, url, budget);
+      budget -= Buffer.byteLength(text);
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new InstallError(`${url} did not answer JSON`);
+      }
+      if (!Array.isArray(body)) return body;
+      pages = [...(pages ?? []), ...body];
+      url = nextPage(response.headers.get('link'), this.hubUrl);
+    }
+    return pages;
+  }
+
+  async #get(url: string, firstRequest: boolean): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        headers: { 'user-agent': 'local-inference-server download-models', accept: 'application/json' },
+        redirect: 'follow',
+        signal: AbortSignal.timeout(this.#connectTimeoutMs),
+      });
+    } catch (error) {
+      if (firstRequest) throw new HubUnreachableError(this.hubUrl, describeNetworkError(error));
+      throw new InstallError(`${url} failed: ${describeNetworkError(error)}`);
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw new HubResponseError(url, response.status);
+    }
+    return response;
+  }
+
   /** Downloads `url` into `dest`, resuming from whatever `dest` already holds. */
   async download(url: string, dest: string, options: DownloadOptions = {}): Promise<DownloadResult> {
     for (let attempt = 0; ; attempt += 1) {
@@ -151,6 +197,33 @@ export class HubClient {
     const repoCommit = response.headers.get('x-repo-commit');
     return repoCommit ? { repoCommit } : {};
   }
+}
+
+/** Bounds of one JSON answer of the hub, all its pages together (revision info, file tree, config). */
+const MAX_API_BYTES = 16 * 1024 * 1024;
+const MAX_API_PAGES = 100;
+
+async function cappedText(response: Response, url: string, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  if (!response.body) return '';
+  for await (const chunk of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
+    total += (chunk as Buffer).length;
+    if (total > limit) {
+      await response.body.cancel().catch(() => {});
+      throw new InstallError(`${url} answered more than ${MAX_API_BYTES} bytes of JSON`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The `rel="next"` URL of a Link header, only when it stays on the hub. */
+function nextPage(link: string | null, hubUrl: string): string | undefined {
+  const match = /<([^>]+)>\s*;\s*rel="next"/.exec(link ?? '');
+  if (!match) return undefined;
+  const next = new URL(match[1] as string, hubUrl);
+  return next.origin === new URL(hubUrl).origin ? next.href : undefined;
 }
 
 function contentRangeStartsAt(header: string | null, offset: number): boolean {

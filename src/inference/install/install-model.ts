@@ -45,6 +45,8 @@ interface InstallOptions {
   now?: () => Date;
   /** Tests simulate a full disk. */
   freeBytes?: (dir: string) => Promise<number>;
+  /** Files written beside the verified ones, in the same rename (a user-installed entry's manifest entry). */
+  extraFiles?: (files: InstallRecord['files']) => Record<string, string>;
 }
 
 function stagingDirFor(modelsDir: string, id: string): string {
@@ -78,6 +80,7 @@ async function install(entry: ManifestEntry, staging: string, options: InstallOp
   if (commits.size > 1) options.log(`${entry.id}: the hub served several commits (${[...commits].join(', ')}); recording the first`);
   const [commit] = commits;
   await pruneStaging(staging, new Set(files.map((file) => file.path)));
+  for (const [name, text] of Object.entries(options.extraFiles?.(files) ?? {})) await writeFile(join(staging, name), text);
 
   const record: InstallRecord = {
     id: entry.id,

@@ -1,0 +1,252 @@
+/**
+ * `hf:<owner>/<repo>[@revision]`: turns any compatible hub repo into a manifest entry. The
+ * architecture comes from its config.json, the ONNX files for the dtype from its file tree
+ * (transformers.js layout: `onnx/<part><suffix>.onnx`), and each file's SHA-256 from the hub's
+ * LFS metadata. Small files the hub keeps in git (not LFS) have only a git blob id, so only
+ * their size is pinned; the installer records the SHA-256 it computed.
+ */
+import type { Dtype } from '../dtype.js';
+import { ManifestError, parseManifest, type ManifestEntry, type SourceFile } from '../manifest.js';
+import type { Task } from '../tasks.js';
+import type { HubClient } from './hub-client.js';
+import { InstallError } from './install-errors.js';
+
+export const HUB_PREFIX = 'hf:';
+
+export interface HubRepoRef {
+  repo: string;
+  /** As the user named it (default `main`); the entry pins the commit the hub resolved it to. */
+  revision: string;
+}
+
+interface TreeEntry {
+  type: string;
+  path: string;
+  size: number;
+  lfs?: { oid: string; size: number };
+}
+
+interface RepoConfig {
+  architectures?: string[];
+  model_type?: string;
+  id2label?: Record<string, string>;
+}
+
+/** What an architecture needs: the engine, its options, and the ONNX parts transformers.js loads. */
+interface Plan {
+  task: Task;
+  engine: string;
+  options: Record<string, unknown>;
+  parts: string[];
+  /** Config and tokenizer files the engine reads; `required` ones must be in the repo. */
+  required: string[];
+  optional: string[];
+}
+
+export const SUPPORTED_ARCHITECTURES =
+  'supported: WhisperForConditionalGeneration (speech-to-text), MarianMTModel and M2M100ForConditionalGeneration incl. NLLB (translation), ' +
+  'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean pooling (embeddings)';
+
+const DTYPE_SUFFIX: Record<Dtype, string> = {
+  fp32: '',
+  fp16: '_fp16',
+  q8: '_quantized',
+  int8: '_int8',
+  uint8: '_uint8',
+  q4: '_q4',
+  q4f16: '_q4f16',
+  bnb4: '_bnb4',
+};
+/** Without --dtype: the 8-bit weights the shipped catalogue uses when the repo has them, else full precision. */
+const AUTO_DTYPES: readonly Dtype[] = ['q8', 'fp32'];
+
+const CLASSIFIER_TYPES = new Set([
+  'bert',
+  'distilbert',
+  'roberta',
+  'xlm-roberta',
+  'mobilebert',
+  'electra',
+  'deberta',
+  'deberta-v2',
+  'albert',
+  'camembert',
+  'mpnet',
+]);
+const TOKENIZER = ['tokenizer.json', 'tokenizer_config.json'];
+
+export function isHubRef(arg: string): boolean {
+  return arg.startsWith(HUB_PREFIX);
+}
+
+export function parseHubRef(arg: string): HubRepoRef {
+  const match = /^hf:([A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*)(?:@([A-Za-z0-9][A-Za-z0-9._/-]*))?$/.exec(arg);
+  if (!match) throw new InstallError(`${arg}: expected hf:<owner>/<repo> or hf:<owner>/<repo>@<revision>`);
+  return { repo: match[1] as string, revision: match[2] ?? 'main' };
+}
+
+/** The default model id: the repo name, lower-cased. */
+export function defaultId(ref: HubRepoRef): string {
+  return (ref.repo.split('/')[1] as string).toLowerCase();
+}
+
+/** Asks the hub about the repo and returns the manifest entry that installs it, pinned to the resolved commit. */
+export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: { id: string; dtype?: Dtype }): Promise<ManifestEntry> {
+  const { repo } = ref;
+  const info = (await hub.json(`/api/models/${repo}/revision/${encodeURIComponent(ref.revision)}`)) as { sha?: unknown; cardData?: { license?: unknown } };
+  const commit = info?.sha;
+  if (typeof commit !== 'string' || !/^[0-9a-f]{40}$/.test(commit)) throw new InstallError(`${repo}@${ref.revision}: the hub named no commit`);
+  const tree = (await hub.json(`/api/models/${repo}/tree/${commit}?recursive=true`)) as TreeEntry[];
+  if (!Array.isArray(tree)) throw new InstallError(`${repo}: the hub's file tree is not a list`);
+  const files = new Map(tree.filter((item) => item?.type === 'file' && typeof item.path === 'string').map((item) => [item.path, item]));
+  const readJson = async <T>(path: string): Promise<T | undefined> =>
+    files.has(path) ? ((await hub.json(`/${repo}/resolve/${commit}/${path}`)) as T) : undefined;
+
+  const config = await readJson<RepoConfig>('config.json');
+  if (!config) throw new InstallError(`${repo} has no config.json: not a transformers repo (${SUPPORTED_ARCHITECTURES})`);
+  const plan = await planFor(repo, config, files, readJson);
+  const onnx = [...files.keys()].filter((path) => /^onnx\/[^/]+\.onnx$/.test(path));
+  if (onnx.length === 0) {
+    throw new InstallError(`${repo} has no ONNX files (onnx/*.onnx); this server does not convert models: pick a repo with an ONNX export`);
+  }
+  const dtype = chooseDtype(repo, plan.parts, files, options.dtype);
+  const missing = plan.required.filter((path) => !files.has(path));
+  if (missing.length > 0) throw new InstallError(`${repo} lacks ${missing.join(', ')}, which transformers.js needs`);
+
+  const weightFiles = plan.parts.flatMap((part) => {
+    const model = `onnx/${part}${DTYPE_SUFFIX[dtype]}.onnx`;
+    // Weights over 2 GB live beside the graph as external data (model.onnx_data, _data_1…).
+    // Matched exactly: a tree path is the hub's word, and `onnx/model.onnx_data/../..` must not pass.
+    return [
+      model,
+      ...[...files.keys()].filter((path) => path === `${model}_data` || (/^_data_\d+$/.test(path.slice(model.length)) && path.startsWith(model))).sort(),
+    ];
+  });
+  // Weights are what an attacker would swap; the hub keeps them in LFS, which publishes their SHA-256.
+  const unpinned = weightFiles.filter((path) => !sourceFile(files.get(path) as TreeEntry).sha256);
+  if (unpinned.length > 0)
+    throw new InstallError(`${repo}: the hub publishes no SHA-256 (LFS) for ${unpinned.join(', ')}; refusing weights that cannot be verified`);
+  const paths = [...plan.required, ...plan.optional.filter((path) => files.has(path)), ...weightFiles];
+  const license = typeof info.cardData?.license === 'string' ? info.cardData.license : 'see the model card of the hub repo';
+  const entry: ManifestEntry = {
+    id: options.id,
+    task: plan.task,
+    engine: plan.engine,
+    description: `${repo} from the hub (${config.architectures?.[0] ?? config.model_type}, ${dtype}), installed by download-models hf:${repo}@${ref.revision}`,
+    license,
+    source: { type: 'huggingface', repo, revision: commit, files: paths.map((path) => sourceFile(files.get(path) as TreeEntry)) },
+    options: { ...plan.options, dtype },
+  };
+  // The checks the server applies at start (safe relative paths, sha256 format), before any download.
+  try {
+    parseManifest({ models: [entry] }, `hf:${repo}`);
+  } catch (error) {
+    if (error instanceof ManifestError) throw new InstallError(error.message);
+    throw error;
+  }
+  return entry;
+}
+
+function sourceFile(item: TreeEntry): SourceFile {
+  const sha256 = item.lfs?.oid;
+  const size = item.lfs?.size ?? item.size;
+  return {
+    path: item.path,
+    ...(typeof sha256 === 'string' && /^[0-9a-f]{64}$/.test(sha256) ? { sha256 } : {}),
+    ...(Number.isSafeInteger(size) && size >= 0 ? { size } : {}),
+  };
+}
+
+async function planFor(
+  repo: string,
+  config: RepoConfig,
+  files: ReadonlyMap<string, TreeEntry>,
+  readJson: <T>(path: string) => Promise<T | undefined>,
+): Promise<Plan> {
+  const architecture = config.architectures?.[0] ?? '';
+  const type = config.model_type ?? '';
+  const seq2seq = ['encoder_model', 'decoder_model_merged'];
+  if (architecture === 'WhisperForConditionalGeneration' || type === 'whisper') {
+    return {
+      task: 'speech-to-text',
+      engine: 'transformers-asr',
+      options: {},
+      parts: seq2seq,
+      required: ['config.json', 'generation_config.json', 'preprocessor_config.json', ...TOKENIZER],
+      optional: [],
+    };
+  }
+  if (architecture === 'MarianMTModel' || type === 'marian') {
+    const pair = await marianPair(repo, readJson);
+    return {
+      task: 'translation',
+      engine: 'transformers-translation',
+      options: { family: 'marian', ...pair },
+      parts: seq2seq,
+      required: ['config.json', ...TOKENIZER],
+      optional: ['generation_config.json'],
+    };
+  }
+  if (architecture === 'M2M100ForConditionalGeneration' || type === 'm2m_100') {
+    const tokenizer = await readJson<{ tokenizer_class?: string }>('tokenizer_config.json');
+    const family = /nllb/i.test(tokenizer?.tokenizer_class ?? '') ? 'nllb' : 'm2m100';
+    return {
+      task: 'translation',
+      engine: 'transformers-translation',
+      options: { family },
+      parts: seq2seq,
+      required: ['config.json', ...TOKENIZER],
+      optional: ['generation_config.json'],
+    };
+  }
+  if (architecture.endsWith('ForSequenceClassification') && CLASSIFIER_TYPES.has(type)) {
+    const labels = Object.values(config.id2label ?? {}).map((label) => label.toLowerCase());
+    const nli = labels.includes('entailment') && labels.includes('contradiction');
+    return {
+      task: 'text-classification',
+      engine: nli ? 'transformers-zero-shot' : 'transformers-text-classification',
+      options: {},
+      parts: ['model'],
+      required: ['config.json', ...TOKENIZER],
+      optional: [],
+    };
+  }
+  // A bare encoder (BertModel…) exported for feature extraction, as transformers.js conversions of
+  // sentence-transformers repos ship it, often without modules.json: mean pooling unless the
+  // repo's pooling config says otherwise.
+  if (CLASSIFIER_TYPES.has(type) && (files.has('modules.json') || /^[A-Za-z]+Model$/.test(architecture))) {
+    const pooling = await readJson<Record<string, unknown>>('1_Pooling/config.json');
+    if (pooling && pooling.pooling_mode_mean_tokens !== true) {
+      const mode = Object.keys(pooling).find((key) => key.startsWith('pooling_mode_') && pooling[key] === true) ?? 'unknown';
+      throw new InstallError(`${repo}: sentence embeddings with ${mode} are not served (mean pooling only)`);
+    }
+    return { task: 'embeddings', engine: 'sentence-embedding', options: {}, parts: ['model'], required: ['config.json', ...TOKENIZER], optional: [] };
+  }
+  throw new InstallError(`${repo}: unsupported architecture ${architecture || type || '(none in config.json)'}; ${SUPPORTED_ARCHITECTURES}`);
+}
+
+/** A Marian model is one pair: its tokenizer_config.json names it (source_lang, target_lang), else the opus-mt repo name does. */
+async function marianPair(repo: string, readJson: <T>(path: string) => Promise<T | undefined>): Promise<{ source: string; target: string }> {
+  const code = /^[a-z]{2,3}$/;
+  const tokenizer = await readJson<{ source_lang?: unknown; target_lang?: unknown }>('tokenizer_config.json');
+  const { source_lang: source, target_lang: target } = tokenizer ?? {};
+  if (typeof source === 'string' && typeof target === 'string' && code.test(source) && code.test(target)) return { source, target };
+  const pair = /opus-mt-(?:tc-big-)?([a-z]{2,3})-([a-z]{2,3})$/.exec(repo.split('/')[1] as string);
+  if (!pair)
+    throw new InstallError(
+      `${repo}: cannot tell the Marian language pair (no source_lang/target_lang in tokenizer_config.json, no opus-mt-<source>-<target> name)`,
+    );
+  return { source: pair[1] as string, target: pair[2] as string };
+}
+
+function chooseDtype(repo: string, parts: readonly string[], files: ReadonlyMap<string, TreeEntry>, requested: Dtype | undefined): Dtype {
+  const complete = (dtype: Dtype) => parts.every((part) => files.has(`onnx/${part}${DTYPE_SUFFIX[dtype]}.onnx`));
+  const candidates = requested ? [requested] : AUTO_DTYPES;
+  const found = candidates.find(complete);
+  if (found) return found;
+  const available = (Object.keys(DTYPE_SUFFIX) as Dtype[]).filter(complete);
+  const wanted = parts.map((part) => `onnx/${part}${DTYPE_SUFFIX[candidates[0] as Dtype]}.onnx`).join(', ');
+  throw new InstallError(
+    `${repo} has no ${candidates.join(' or ')} ONNX weights (${wanted})` + (available.length > 0 ? `; it has: ${available.join(', ')} (pass --dtype)` : ''),
+  );
+}
