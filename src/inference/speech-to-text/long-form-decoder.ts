@@ -13,7 +13,7 @@ import { compressionRatio, DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { splitWindow } from './whisper-window-segments.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
-import { alignmentMatrix, assignWords, dtw, splitWords, timeWords, type WindowSegmentForWords } from './word-timing.js';
+import { alignmentMatrix, assignWords, dtw, END_OF_TEXT_WORD, splitWords, timeWords, type WindowSegmentForWords } from './word-timing.js';
 
 export interface DecodedSegment {
   /** Seconds from the start of the audio. */
@@ -194,7 +194,7 @@ async function addWords(
   const cost = new Float32Array(pathRows * cols);
   for (let index = 0; index < cost.length; index++) cost[index] = -matrix[first * cols + index]!;
   const path = dtw(cost, pathRows, cols);
-  const words = [...splitWords(textTokens, aligner.decodeRaw, options.language), { word: '<|endoftext|>', tokens: [special.eot] }];
+  const words = [...splitWords(textTokens, aligner.decodeRaw, options.language), { word: END_OF_TEXT_WORD, tokens: [special.eot] }];
   const timed = assignWords(timeWords(words, path), perSegment, window.offset, window.lastSpeechTimestamp);
   segments.forEach((segment, index) => {
     segment.start = perSegment[index]!.start;

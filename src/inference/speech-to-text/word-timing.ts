@@ -257,6 +257,12 @@ interface TimedWord {
  * timeline (`offset`), the first word after a pause and the segment bounds reconciled.
  * Returns each segment's words and the new last speech time; segments' start/end are updated.
  */
+/**
+ * The entry after the last word, as openai's word timing appends it: its DTW timing ends the last
+ * word. It is never a word itself.
+ */
+export const END_OF_TEXT_WORD = '<|endoftext|>';
+
 export function assignWords(
   alignment: WordTiming[],
   segments: WindowSegmentForWords[],
@@ -283,7 +289,8 @@ export function assignWords(
     const words: TimedWord[] = [];
     while (wordIndex < alignment.length && savedTokens < segment.textTokens.length) {
       const timing = alignment[wordIndex]!;
-      if (timing.word) words.push({ word: timing.word, start: round2(offset + timing.start), end: round2(offset + timing.end) });
+      if (timing.word && timing.word !== END_OF_TEXT_WORD)
+        words.push({ word: timing.word, start: round2(offset + timing.start), end: round2(offset + timing.end) });
       savedTokens += timing.tokens.length;
       wordIndex++;
     }

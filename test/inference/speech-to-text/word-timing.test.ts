@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import {
+  END_OF_TEXT_WORD,
   alignmentMatrix,
   assignWords,
   dtw,
@@ -106,5 +107,21 @@ describe('word timing', () => {
       [32, 32.5],
     ]);
     expect(lastSpeechTimestamp).to.equal(32.5);
+  });
+
+  it('assignWords never hands out the end-of-text entry as a word, even when a word spans two segments', () => {
+    // ' Hello' is two tokens, the first in segment one and the second in segment two: segment two's
+    // count then reaches past ' world' to the end-of-text entry.
+    const alignment: WordTiming[] = [
+      { word: ' Hello', tokens: [1, 2], start: 0.5, end: 0.9 },
+      { word: ' world', tokens: [3], start: 1.0, end: 1.4 },
+      { word: END_OF_TEXT_WORD, tokens: [0], start: 1.4, end: 1.4 },
+    ];
+    const segments = [
+      { start: 0, end: 0.7, textTokens: [1] },
+      { start: 0.7, end: 1.6, textTokens: [2, 3] },
+    ];
+    const { words } = assignWords(alignment, segments, 0, 0);
+    expect(words.flat().map((word) => word.word)).to.deep.equal([' Hello', ' world']);
   });
 });
