@@ -19,7 +19,7 @@ import type { CallContext } from '../worker/worker-api.js';
 import type { AsrApi, AsrProgress, AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
 import { useFastWhisperFeatures } from './fast-features.js';
 import { silentTranscript, VadFilter } from './vad-filter.js';
-import { whisperCallOptions } from './whisper-call-options.js';
+import { needsOwnDecoder, whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
 import { decodeLongForm, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
@@ -87,8 +87,9 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     signal.throwIfAborted();
     // Times of the joined speech back on the upload's timeline (and its duration).
     const restore = (transcript: Transcript): Transcript => (speech ? speech.restore(transcript) : transcript);
-    if (longForm && (duration > request.chunkLengthSeconds || request.words || request.segments)) {
-      // Over one window: openai's sequential decode, always with timestamps, whatever the
+    if (longForm && needsOwnDecoder(request, language, duration)) {
+      // Over one window (or in a language transformers.js does not know): openai's sequential
+      // decode, always with timestamps, whatever the
       // response format (without them each window's text stops early). Words and segments come
       // from it at any length, so each segment carries its window's real decoding details
       // (tokens, temperature, avg_logprob, compression_ratio, no_speech_prob).

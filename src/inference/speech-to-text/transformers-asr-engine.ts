@@ -20,7 +20,8 @@ export const transformersAsrEngine = defineEngine({
   rule: asrOptionsRule,
 
   async load(entry: ManifestEntry, context: EngineContext, options: AsrOptions): Promise<Transcriber> {
-    const multilingual = options.multilingual ?? (await readIsMultilingual(context.modelDir));
+    const generation = await readGenerationConfig(context.modelDir);
+    const multilingual = options.multilingual ?? generation.multilingual;
     const init: AsrWorkerInit = {
       modelsDir: context.modelsDir,
       modelId: entry.id,
@@ -32,7 +33,7 @@ export const transformersAsrEngine = defineEngine({
       prepackWeights: prepacksWeights(options),
       vadModelFile: await vadModelFile(context.modelsDir),
     };
-    return WhisperTranscriber.start(init, { ...options, modelId: entry.id, multilingual });
+    return WhisperTranscriber.start(init, { ...options, modelId: entry.id, multilingual, languages: generation.languages });
   },
 
   describe(_entry, options) {
@@ -43,12 +44,17 @@ export const transformersAsrEngine = defineEngine({
   },
 });
 
-/** Whisper's generation_config.json says whether language/task tokens exist (tiny.en: false). */
-async function readIsMultilingual(modelDir: string): Promise<boolean> {
+/**
+ * Whisper's generation_config.json says whether language/task tokens exist (tiny.en: false) and
+ * which languages have one (large-v3 added `yue`; earlier vocabularies lack it).
+ */
+async function readGenerationConfig(modelDir: string): Promise<{ multilingual: boolean; languages?: string[] }> {
   try {
-    const config = JSON.parse(await readFile(join(modelDir, 'generation_config.json'), 'utf8')) as { is_multilingual?: unknown };
-    return config.is_multilingual === true;
+    const config = JSON.parse(await readFile(join(modelDir, 'generation_config.json'), 'utf8')) as { is_multilingual?: unknown; lang_to_id?: unknown };
+    const tokens = config.lang_to_id && typeof config.lang_to_id === 'object' ? Object.keys(config.lang_to_id) : [];
+    const languages = tokens.map((token) => /^<\|(.+)\|>$/.exec(token)?.[1]).filter((code): code is string => code !== undefined);
+    return { multilingual: config.is_multilingual === true, languages: languages.length > 0 ? languages : undefined };
   } catch {
-    return false;
+    return { multilingual: false };
   }
 }

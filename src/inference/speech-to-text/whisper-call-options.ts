@@ -1,5 +1,22 @@
 /** The options one ASR request passes to the transformers.js Whisper pipeline. */
 import type { AsrRequest } from './asr-worker-protocol.js';
+import { transformersJsKnowsLanguage } from './whisper-languages.js';
+
+/**
+ * Whether a request needs our own window decoder (long-form-decoder.ts) rather than the
+ * transformers.js pipeline: audio over one window, words or segments (each segment then carries
+ * its real decoding details), or a language transformers.js cannot put in its start tokens
+ * (large-v3's `yue`, which a v3 model can also detect).
+ */
+export function needsOwnDecoder(
+  request: Pick<AsrRequest, 'chunkLengthSeconds' | 'words' | 'segments'>,
+  language: string | undefined,
+  durationSeconds: number,
+): boolean {
+  return (
+    durationSeconds > request.chunkLengthSeconds || request.words || request.segments || (language !== undefined && !transformersJsKnowsLanguage(language))
+  );
+}
 
 /**
  * Audio of one window goes to the pipeline as one (zero-padded) window. Longer audio normally

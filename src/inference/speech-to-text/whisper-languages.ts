@@ -1,5 +1,5 @@
 /**
- * Languages Whisper was trained on (code, name), as in transformers.js `common_whisper.js`.
+ * Languages Whisper was trained on (code, name), as in transformers.js `common_whisper.js` plus large-v3's `yue`.
  * Kept here so a bad `language` is a 400 naming the choices, checked before any work is done.
  */
 const WHISPER_LANGUAGES: readonly (readonly [string, string])[] = [
@@ -102,7 +102,12 @@ const WHISPER_LANGUAGES: readonly (readonly [string, string])[] = [
   ['ba', 'bashkir'],
   ['jw', 'javanese'],
   ['su', 'sundanese'],
+  // large-v3 added Cantonese (`<|yue|>`, after `<|su|>`); older vocabularies lack it, which the engine checks per model.
+  ['yue', 'cantonese'],
 ];
+
+/** Codes transformers.js 4.3's Whisper generate() does not know (it throws on them); the long-form decoder takes them. */
+const UNKNOWN_TO_TRANSFORMERS_JS = new Set(['yue']);
 
 const CODE_BY_NAME = new Map(WHISPER_LANGUAGES.map(([code, name]) => [name, code]));
 const CODES = new Set(WHISPER_LANGUAGES.map(([code]) => code));
@@ -111,6 +116,11 @@ const NAME_BY_CODE = new Map(WHISPER_LANGUAGES.map(([code, name]) => [code, name
 /** `en` → `english`: the name OpenAI's verbose_json gives as `language`. */
 export function whisperLanguageName(code: string): string | undefined {
   return NAME_BY_CODE.get(code);
+}
+
+/** Whether transformers.js's own Whisper generate() can be given this language (else our decoder must run). */
+export function transformersJsKnowsLanguage(code: string): boolean {
+  return !UNKNOWN_TO_TRANSFORMERS_JS.has(code);
 }
 
 /** `en`, `EN`, `english` → `en`; undefined when Whisper does not know the language. */

@@ -5,7 +5,7 @@
  * (docs/benchmarks.md, "Speech to text"):
  * - one half-size complex FFT per frame instead of three 1024-point Bluestein FFTs;
  * - the mel filters are triangles over a few bins each, so only their non-zero span is summed
- *   (transformers.js multiplies the dense 80×201 matrix through an onnxruntime session);
+ *   (transformers.js multiplies the dense mel×201 matrix, 80 or 128 rows, through an onnxruntime session);
  * - frames that lie wholly in the zero padding after short audio are known to be zero.
  * The features are the model input, so this is checked against transformers.js in tests.
  */

@@ -17,6 +17,8 @@ const ASR_WORKER = workerModule<AsrApi, AsrWorkerInit>(import.meta.url, './asr-w
 interface WhisperTranscriberOptions extends AsrOptions {
   modelId: string;
   multilingual: boolean;
+  /** Codes of the model's language tokens (generation_config lang_to_id); undefined: not known, any goes. */
+  languages?: readonly string[];
 }
 
 export class WhisperTranscriber implements Transcriber {
@@ -66,6 +68,12 @@ export class WhisperTranscriber implements Transcriber {
     const language = options.language === undefined ? undefined : whisperLanguageCode(options.language);
     if (options.language !== undefined && language === undefined) {
       throw new ValidationError(`"language" must be a Whisper language code such as en, es, fr or de; got "${options.language}"`);
+    }
+    const { languages } = this.#options;
+    if (this.#options.multilingual && language !== undefined && languages !== undefined && !languages.includes(language)) {
+      // Without its token the model would decode the audio as some other language.
+      const hint = language === 'yue' ? ' (Cantonese came with large-v3)' : '';
+      throw new ValidationError(`Model "${this.#options.modelId}" has no "${language}" language token${hint}`);
     }
     if (this.#options.multilingual) return language ? { language, task: options.task } : { detectLanguage: true, task: options.task };
     // English-only models have no language or task tokens: English transcription is all they do.

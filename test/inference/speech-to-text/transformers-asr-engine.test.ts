@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { PayloadTooLargeError, UndecodableAudioError, ValidationError } from '../../../src/errors.js';
 import { ManifestError, type ManifestEntry } from '../../../src/inference/manifest.js';
 import { transformersAsrEngine } from '../../../src/inference/speech-to-text/transformers-asr-engine.js';
-import { whisperLanguageCode } from '../../../src/inference/speech-to-text/whisper-languages.js';
+import { whisperLanguageCode, whisperLanguageName } from '../../../src/inference/speech-to-text/whisper-languages.js';
+import { WhisperTranscriber } from '../../../src/inference/speech-to-text/whisper-transcriber.js';
 import { toTranscript } from '../../../src/inference/speech-to-text/whisper-output.js';
 import type { Transcriber } from '../../../src/inference/types.js';
 import { REPO_ROOT, sine, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
@@ -136,6 +137,40 @@ describe('whisperLanguageCode', () => {
     expect(whisperLanguageCode('FR')).to.equal('fr');
     expect(whisperLanguageCode('German')).to.equal('de');
     expect(whisperLanguageCode('klingon')).to.equal(undefined);
+  });
+
+  it("knows large-v3's Cantonese", () => {
+    expect(whisperLanguageCode('yue')).to.equal('yue');
+    expect(whisperLanguageCode('Cantonese')).to.equal('yue');
+    expect(whisperLanguageName('yue')).to.equal('cantonese');
+  });
+});
+
+describe('WhisperTranscriber language check', () => {
+  const worker = {
+    call: () => {
+      throw new Error('the worker was called');
+    },
+  };
+  const transcriber = (languages?: string[]) =>
+    new WhisperTranscriber(worker as never, {
+      ...transformersAsrEngine.options.read(ENTRY),
+      modelId: 'whisper-base',
+      multilingual: true,
+      languages,
+    });
+  const audio = { samples: new Float32Array(16000), sampleRate: 16000 };
+
+  it('refuses a language the model has no token for (yue before large-v3) with a 400, before any work', async () => {
+    const error = await rejection(transcriber(['en', 'de', 'su']).transcribe(audio, { language: 'yue' }));
+    expect(error).to.be.instanceOf(ValidationError);
+    expect(error.message).to.match(/no "yue" language token.*large-v3/);
+  });
+
+  it("passes a language the model's tokens include to the worker", async () => {
+    const error = await rejection(transcriber(['en', 'yue']).transcribe(audio, { language: 'cantonese' }));
+    expect(error.message).to.equal('the worker was called');
+    expect((await rejection(transcriber(undefined).transcribe(audio, { language: 'yue' }))).message).to.equal('the worker was called');
   });
 });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { AsrRequest } from '../../../src/inference/speech-to-text/asr-worker-protocol.js';
-import { whisperCallOptions } from '../../../src/inference/speech-to-text/whisper-call-options.js';
+import { needsOwnDecoder, whisperCallOptions } from '../../../src/inference/speech-to-text/whisper-call-options.js';
 
 const REQUEST: AsrRequest = {
   audio: { samples: new Float32Array(0), sampleRate: 16000 },
@@ -21,5 +21,19 @@ describe('whisperCallOptions', () => {
   it('passes language, task, segments and the token cap through', () => {
     const options = whisperCallOptions({ ...REQUEST, language: 'es', task: 'translate', segments: true, maxNewTokens: 64 }, 3);
     expect(options).to.deep.equal({ return_timestamps: true, language: 'es', task: 'translate', max_new_tokens: 64 });
+  });
+});
+
+describe('needsOwnDecoder', () => {
+  it('leaves one plain window to transformers.js, and takes long audio, words and segments', () => {
+    expect(needsOwnDecoder(REQUEST, 'en', 30)).to.equal(false);
+    expect(needsOwnDecoder(REQUEST, undefined, 30)).to.equal(false);
+    expect(needsOwnDecoder(REQUEST, 'en', 30.01)).to.equal(true);
+    expect(needsOwnDecoder({ ...REQUEST, words: true }, 'en', 3)).to.equal(true);
+    expect(needsOwnDecoder({ ...REQUEST, segments: true }, 'en', 3)).to.equal(true);
+  });
+
+  it("takes large-v3's Cantonese (yue), which transformers.js's generate() throws on, given or detected", () => {
+    expect(needsOwnDecoder(REQUEST, 'yue', 3)).to.equal(true);
   });
 });

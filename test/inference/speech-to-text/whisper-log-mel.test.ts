@@ -53,48 +53,60 @@ describe('ComplexFft / RealFft', () => {
   });
 });
 
-describe('WhisperLogMel (against transformers.js WhisperFeatureExtractor)', () => {
-  let extractor: Extractor;
-  let reference: Extractor['_extract_fbank_features'];
-  before(async () => {
-    configureRuntime({ modelsDir: join(REPO_ROOT, 'test/fixtures/models') });
-    const processor = (await AutoProcessor.from_pretrained('whisper-tiny-random')) as unknown as { feature_extractor: Extractor };
-    extractor = processor.feature_extractor;
-    reference = extractor._extract_fbank_features.bind(extractor);
-  });
-
-  const window = (audio: Float32Array) => {
-    const padded = new Float32Array(extractor.config.n_samples);
-    padded.set(audio.subarray(0, padded.length));
-    return padded;
-  };
-
-  const cases: [string, () => Promise<Float32Array>][] = [
-    [
-      '11 s of real speech (jfk) padded to 30 s',
-      async () => (await decodeAudio(readFileSync(join(SPEECH_DIR, 'en_jfk.mp3')), { sampleRate: 16000, maxSeconds: 60 })).samples,
-    ],
-    ['a full 30 s window', async () => sine(440, 16000, 30, 0.3)],
-    ['silence', async () => new Float32Array(16000)],
-    ['a single click', async () => Float32Array.from({ length: 1000 }, (_, i) => (i === 500 ? 1 : 0))],
-  ];
-  for (const [what, audio] of cases) {
-    it(`gives the same features for ${what}`, async () => {
-      const waveform = window(await audio());
-      const expected = await reference(waveform);
-      const got = new WhisperLogMel(extractor.config).extract(waveform);
-      expect([got.melBins, got.frames]).to.deep.equal(expected.dims);
-      let maxDifference = 0;
-      for (let i = 0; i < got.data.length; i++) maxDifference = Math.max(maxDifference, Math.abs(got.data[i]! - expected.data[i]!));
-      expect(maxDifference).to.be.below(1e-5);
+// whisper-v3-turbo-random has large-v3's 128 mel filters; the others have 80.
+for (const [model, melBins] of [
+  ['whisper-tiny-random', 80],
+  ['whisper-v3-turbo-random', 128],
+] as const) {
+  describe(`WhisperLogMel (against transformers.js WhisperFeatureExtractor, ${model})`, () => {
+    let extractor: Extractor;
+    let reference: Extractor['_extract_fbank_features'];
+    before(async () => {
+      configureRuntime({ modelsDir: join(REPO_ROOT, 'test/fixtures/models') });
+      const processor = (await AutoProcessor.from_pretrained(model)) as unknown as { feature_extractor: Extractor };
+      extractor = processor.feature_extractor;
+      reference = extractor._extract_fbank_features.bind(extractor);
     });
-  }
 
-  it('is installed into an extractor only when its hook and config fit', () => {
-    const fake = { config: { ...extractor.config }, _extract_fbank_features: reference };
-    expect(useFastWhisperFeatures(fake)).to.equal(true);
-    expect(fake._extract_fbank_features).to.not.equal(reference);
-    expect(useFastWhisperFeatures({ config: extractor.config })).to.equal(false);
-    expect(useFastWhisperFeatures({ config: { ...extractor.config, mel_filters: [[1, 2]] }, _extract_fbank_features: reference })).to.equal(false);
+    const window = (audio: Float32Array) => {
+      const padded = new Float32Array(extractor.config.n_samples);
+      padded.set(audio.subarray(0, padded.length));
+      return padded;
+    };
+
+    const cases: [string, () => Promise<Float32Array>][] = [
+      [
+        '11 s of real speech (jfk) padded to 30 s',
+        async () => (await decodeAudio(readFileSync(join(SPEECH_DIR, 'en_jfk.mp3')), { sampleRate: 16000, maxSeconds: 60 })).samples,
+      ],
+      ['a full 30 s window', async () => sine(440, 16000, 30, 0.3)],
+      ['silence', async () => new Float32Array(16000)],
+      ['a single click', async () => Float32Array.from({ length: 1000 }, (_, i) => (i === 500 ? 1 : 0))],
+    ];
+    it(`has ${melBins} mel rows over 3000 frames for a 30-s window`, () => {
+      const got = new WhisperLogMel(extractor.config).extract(window(sine(440, 16000, 3, 0.3)));
+      expect([got.melBins, got.frames]).to.deep.equal([melBins, 3000]);
+      expect(got.data.length).to.equal(melBins * 3000);
+    });
+
+    for (const [what, audio] of cases) {
+      it(`gives the same features for ${what}`, async () => {
+        const waveform = window(await audio());
+        const expected = await reference(waveform);
+        const got = new WhisperLogMel(extractor.config).extract(waveform);
+        expect([got.melBins, got.frames]).to.deep.equal(expected.dims);
+        let maxDifference = 0;
+        for (let i = 0; i < got.data.length; i++) maxDifference = Math.max(maxDifference, Math.abs(got.data[i]! - expected.data[i]!));
+        expect(maxDifference).to.be.below(1e-5);
+      });
+    }
+
+    it('is installed into an extractor only when its hook and config fit', () => {
+      const fake = { config: { ...extractor.config }, _extract_fbank_features: reference };
+      expect(useFastWhisperFeatures(fake)).to.equal(true);
+      expect(fake._extract_fbank_features).to.not.equal(reference);
+      expect(useFastWhisperFeatures({ config: extractor.config })).to.equal(false);
+      expect(useFastWhisperFeatures({ config: { ...extractor.config, mel_filters: [[1, 2]] }, _extract_fbank_features: reference })).to.equal(false);
+    });
   });
-});
+}
