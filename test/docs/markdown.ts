@@ -52,21 +52,9 @@ export function fencedBlocks(markdown: string): FencedBlock[] {
 
 /** The Markdown with fenced blocks and inline code blanked (links inside them are not links). */
 function proseOf(markdown: string): string {
-  const lines = markdown.split('\n');
-  let fence: string | undefined;
-  return lines
-    .map((line) => {
-      const open = FENCE.exec(line.trimStart());
-      if (fence) {
-        if (line.trimStart().startsWith(fence)) fence = undefined;
-        return '';
-      }
-      if (open) {
-        fence = open[1];
-        return '';
-      }
-      return line.replace(/`+[^`]*`+/g, '');
-    })
+  return proseWithInlineCode(markdown)
+    .split('\n')
+    .map((line) => line.replace(/`+[^`]*`+/g, ''))
     .join('\n');
 }
 
@@ -113,7 +101,7 @@ export function anchorsOf(markdown: string): Set<string> {
   return anchors;
 }
 
-/** Like proseOf, but keeping inline code (headings may hold it, and it is part of the anchor). */
+/** The Markdown with fenced blocks blanked; inline code stays (headings may hold it, and it is part of the anchor). */
 function proseWithInlineCode(markdown: string): string {
   let fence: string | undefined;
   return markdown
