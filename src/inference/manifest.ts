@@ -1,8 +1,13 @@
 /**
  * The model manifest (`models/models.json`): which models exist, what task and engine serve
  * them, and where their files come from. It is data; engines interpret `options`.
+ *
+ * The generated catalogue (`catalog/*.json` beside the manifest, written by scripts/catalog/)
+ * is the same schema, kept in its own files so that regenerating it never touches the
+ * hand-written manifest; the reader merges them and refuses an id both define.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { TASKS, type Task } from './tasks.js';
 
 export interface SourceFile {
@@ -17,6 +22,8 @@ export interface SourceFile {
   sha256?: string;
   /** Bytes; when present a download of another length is rejected before hashing. */
   size?: number;
+  /** Lower-case hex MD5, where the publisher lists only that (piper-voices' voices.json); checked like sha256. */
+  md5?: string;
 }
 
 interface HuggingFaceSource {
@@ -24,7 +31,7 @@ interface HuggingFaceSource {
   repo: string;
   /**
    * A full commit hash, so every install gets the same bytes. A tag (e.g. piper-voices
-   * `v1.0.0`) is accepted only when every file pins its sha256: the bytes are then fixed anyway.
+   * `v1.0.0`) is accepted only when every file pins its sha256 or md5: the bytes are then fixed anyway.
    */
   revision: string;
   files: SourceFile[];
@@ -44,6 +51,20 @@ export interface ManifestEntry {
   options?: Record<string, unknown>;
   /** Seconds unused before it is unloaded, over MODEL_IDLE_TTL; -1: never. */
   idleTtl?: number;
+  /** Languages it serves (short codes: `en`, `pt-BR`); absent when the engine says (translation) or unknown. */
+  languages?: string[];
+  /** Whether this model's real weights were run on this project's machines (the test models and their hub twins). */
+  realWeightsRunHere?: boolean;
+  /** Disk taken once installed, for entries whose `source` files are not all sized (Debian packages, test models). */
+  diskSize?: DiskSize;
+  /** The `voice` names a multi-speaker voice answers to (its speakers), known before it is installed. */
+  voices?: string[];
+}
+
+export interface DiskSize {
+  bytes: number;
+  /** Where the figure comes from, e.g. "Installed-Size of Debian apertium-eng-spa 0.8.1-2". */
+  from: string;
 }
 
 /**
@@ -71,14 +92,41 @@ export function targetPath(file: SourceFile): string {
   return file.target ?? file.path;
 }
 
+/** The folder of generated catalogue files beside a manifest. */
+export const CATALOG_DIR = 'catalog';
+
+/** The manifest at `path` merged with every `catalog/*.json` beside it (in name order). */
 export async function readManifest(path: string): Promise<Manifest> {
-  let raw: unknown;
+  const shipped = parseManifest(await readJson(path), path);
+  const catalogDir = join(dirname(path), CATALOG_DIR);
+  const names = await readdir(catalogDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw new ManifestError(`Cannot read model catalogue ${catalogDir}: ${error.message}`);
+  });
+  const origins = new Map(shipped.models.map((entry) => [entry.id, path]));
+  const models = [...shipped.models];
+  for (const name of names.filter((file) => file.endsWith('.json')).sort()) {
+    const file = join(catalogDir, name);
+    const catalog = await readJson(file);
+    if ((catalog as { aliases?: unknown })?.aliases !== undefined) throw new ManifestError(`${file}: aliases belong in ${path}`);
+    for (const entry of parseManifest(catalog, file).models) {
+      const other = origins.get(entry.id);
+      if (other !== undefined) throw new ManifestError(`${file}: id "${entry.id}" is also defined in ${other}`);
+      origins.set(entry.id, file);
+      models.push(entry);
+    }
+  }
+  if (models.length === shipped.models.length) return shipped;
+  // Aliases may prefer catalogue models: checked again over the merged list.
+  return parseManifest({ models, ...(shipped.aliases ? { aliases: shipped.aliases } : {}) }, `${path} + ${join(catalogDir, '*.json')}`);
+}
+
+async function readJson(path: string): Promise<unknown> {
   try {
-    raw = JSON.parse(await readFile(path, 'utf8'));
+    return JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
     throw new ManifestError(`Cannot read model manifest ${path}: ${(error as Error).message}`);
   }
-  return parseManifest(raw, path);
 }
 
 export function parseManifest(raw: unknown, origin = 'manifest'): Manifest {
@@ -100,6 +148,7 @@ export function parseManifest(raw: unknown, origin = 'manifest'): Manifest {
     if (entry.idleTtl !== undefined && !(entry.idleTtl === -1 || (typeof entry.idleTtl === 'number' && Number.isFinite(entry.idleTtl) && entry.idleTtl >= 0))) {
       throw new ManifestError(`${where}.idleTtl must be a number of seconds (0 or more), or -1 for never`);
     }
+    checkCatalogFacts(entry, where);
   }
   const aliases = (raw as { aliases?: unknown }).aliases;
   if (aliases !== undefined) checkAliases(aliases, models as ManifestEntry[], origin);
@@ -121,6 +170,23 @@ function checkAliases(aliases: unknown, models: readonly ManifestEntry[], origin
   }
 }
 
+const LANGUAGE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
+/** The facts --list and GET /v1/models show: languages, real-weights status, disk size, voices. */
+function checkCatalogFacts(entry: ManifestEntry, where: string): void {
+  const { languages, realWeightsRunHere, diskSize, voices } = entry;
+  if (languages !== undefined && !(Array.isArray(languages) && languages.every((code) => typeof code === 'string' && LANGUAGE.test(code)))) {
+    throw new ManifestError(`${where}.languages must be an array of language codes such as "en" or "pt-BR"`);
+  }
+  if (realWeightsRunHere !== undefined && typeof realWeightsRunHere !== 'boolean') throw new ManifestError(`${where}.realWeightsRunHere must be true or false`);
+  if (diskSize !== undefined && !(Number.isSafeInteger(diskSize?.bytes) && diskSize.bytes > 0 && typeof diskSize.from === 'string' && diskSize.from !== '')) {
+    throw new ManifestError(`${where}.diskSize must be {"bytes": <positive integer>, "from": "<where the figure comes from>"}`);
+  }
+  if (voices !== undefined && !(Array.isArray(voices) && voices.every((voice) => typeof voice === 'string' && voice !== ''))) {
+    throw new ManifestError(`${where}.voices must be an array of voice names`);
+  }
+}
+
 function checkSource(source: HuggingFaceSource, where: string): void {
   if (source.type !== 'huggingface') throw new ManifestError(`${where}.source.type must be "huggingface"`);
   if (typeof source.repo !== 'string' || !/^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/.test(source.repo)) {
@@ -131,8 +197,8 @@ function checkSource(source: HuggingFaceSource, where: string): void {
   }
   const isCommit = /^[0-9a-f]{40}$/.test(source.revision ?? '');
   const isTag = /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(source.revision ?? '');
-  if (!isCommit && !(isTag && source.files.every((file) => typeof file?.sha256 === 'string'))) {
-    throw new ManifestError(`${where}.source.revision must be a 40-character commit hash (a tag only when every file pins its sha256)`);
+  if (!isCommit && !(isTag && source.files.every((file) => typeof file?.sha256 === 'string' || typeof file?.md5 === 'string'))) {
+    throw new ManifestError(`${where}.source.revision must be a 40-character commit hash (a tag only when every file pins its sha256 or md5)`);
   }
   const targets = new Set<string>();
   for (const file of source.files) {
@@ -144,6 +210,9 @@ function checkSource(source: HuggingFaceSource, where: string): void {
     }
     if (file.sha256 !== undefined && !/^[0-9a-f]{64}$/.test(file.sha256)) {
       throw new ManifestError(`${where}.source.files: sha256 of ${file.path} must be 64 lower-case hex digits`);
+    }
+    if (file.md5 !== undefined && !/^[0-9a-f]{32}$/.test(file.md5)) {
+      throw new ManifestError(`${where}.source.files: md5 of ${file.path} must be 32 lower-case hex digits`);
     }
     if (file.size !== undefined && !(Number.isSafeInteger(file.size) && file.size >= 0)) {
       throw new ManifestError(`${where}.source.files: size of ${file.path} must be a non-negative integer`);

@@ -12,6 +12,7 @@ import { ModelNotInstalledError, UnknownModelError, WrongModelTaskError } from '
 import { hasInstallMarker, type Engine, type EngineContext } from './engine.js';
 import { NO_OPTIONS } from './engine-options.js';
 import { ManifestError, type AliasEntry, type Manifest, type ManifestEntry } from './manifest.js';
+import { knownSize } from './model-size.js';
 import type { Task } from './types.js';
 
 export interface ModelInfo {
@@ -200,6 +201,7 @@ export class ModelCatalog {
   async #info(entry: ManifestEntry, residency: Residency | undefined): Promise<ModelInfo> {
     const engine = this.engineFor(entry);
     const lastUsed = residency?.lastUsed;
+    const described = engine.describe?.(entry) ?? {};
     return {
       id: entry.id,
       object: 'model',
@@ -217,9 +219,27 @@ export class ModelCatalog {
       memory_bytes: residency?.memoryBytes ?? null,
       last_used_at: lastUsed === undefined ? null : Math.floor(lastUsed / 1000),
       ...(entry.installCommand || entry.source ? { install: this.installCommand(entry) } : {}),
-      ...engine.describe?.(entry),
+      ...catalogFacts(entry, described),
+      ...described,
     };
   }
+}
+
+/** What the catalogue states of a model before it is installed: size, languages, whether its real weights ran here, voices. */
+function catalogFacts(entry: ManifestEntry, described: Record<string, unknown>): Record<string, unknown> {
+  const languages = entry.languages ?? describedLanguages(described);
+  return {
+    size_bytes: knownSize(entry)?.bytes ?? null,
+    languages: languages ?? null,
+    real_weights_run_here: entry.realWeightsRunHere === true,
+    ...(entry.voices ? { voices: entry.voices } : {}),
+  };
+}
+
+/** A translation engine's source and target languages, as one list. */
+function describedLanguages(described: Record<string, unknown>): string[] | undefined {
+  const lists = [described.source_languages, described.target_languages].filter(Array.isArray) as string[][];
+  return lists.length > 0 ? [...new Set(lists.flat())] : undefined;
 }
 
 /**

@@ -21,7 +21,15 @@ const MANIFEST: Manifest = {
       description: 'English sentiment',
       license: 'apache-2.0',
       default: true,
-      source: { type: 'huggingface', repo: 'org/sst2', revision: 'a'.repeat(40), files: [{ path: 'config.json' }] },
+      source: {
+        type: 'huggingface',
+        repo: 'org/sst2',
+        revision: 'a'.repeat(40),
+        files: [
+          { path: 'config.json', size: 120 },
+          { path: 'model.onnx', size: 880 },
+        ],
+      },
     },
     {
       id: 'other',
@@ -30,6 +38,9 @@ const MANIFEST: Manifest = {
       description: 'not installed',
       license: 'mit',
       installCommand: 'npm run test-models',
+      languages: ['en', 'es'],
+      realWeightsRunHere: true,
+      diskSize: { bytes: 5000, from: 'du -sb of its folder' },
     },
   ],
 };
@@ -73,7 +84,7 @@ describe('GET /v1/models', () => {
 
   const list = () => app.request.get('/v1/models').set('Authorization', bearer());
 
-  it('lists every manifest model with its installed and loaded state', async () => {
+  it('lists every manifest model with its installed and loaded state, size, languages and real-weights status', async () => {
     const res = await list();
     expect(res.status).to.equal(200);
     expect(res.body.object).to.equal('list');
@@ -94,6 +105,9 @@ describe('GET /v1/models', () => {
         memory_bytes: null,
         last_used_at: null,
         install: 'npm run download-models -- sst2',
+        size_bytes: 1000,
+        languages: null,
+        real_weights_run_here: false,
         labels: ['NEGATIVE', 'POSITIVE'],
       },
       {
@@ -112,6 +126,9 @@ describe('GET /v1/models', () => {
         memory_bytes: null,
         last_used_at: null,
         install: 'npm run test-models',
+        size_bytes: 5000,
+        languages: ['en', 'es'],
+        real_weights_run_here: true,
         labels: ['NEGATIVE', 'POSITIVE'],
       },
     ]);

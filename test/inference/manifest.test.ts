@@ -1,6 +1,9 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
-import { ManifestError, parseManifest, targetPath } from '../../src/inference/manifest.js';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManifestError, parseManifest, readManifest, targetPath } from '../../src/inference/manifest.js';
+import { rejection } from '../helpers/rejection.js';
 
 const SHA = 'ab'.repeat(32);
 
@@ -25,8 +28,10 @@ describe('model manifest', () => {
     expect(() => parseManifest(withSource({ revision: 'a'.repeat(40), files: [{ path: 'config.json' }] }))).not.to.throw();
   });
 
-  it('accepts a tag revision only when every file pins its sha256', () => {
+  it('accepts a tag revision only when every file pins its sha256 or md5', () => {
     expect(() => parseManifest(withSource({ revision: 'v1.0.0', files: [{ path: 'a.onnx', sha256: SHA }] }))).not.to.throw();
+    expect(() => parseManifest(withSource({ revision: 'main', files: [{ path: 'a.onnx', md5: 'cd'.repeat(16) }] }))).not.to.throw();
+    expect(() => parseManifest(withSource({ revision: 'main', files: [{ path: 'a.onnx', md5: 'CD' }] }))).to.throw(ManifestError, /32 lower-case hex/);
     expect(() => parseManifest(withSource({ revision: 'v1.0.0', files: [{ path: 'a.onnx', sha256: SHA }, { path: 'b.json' }] }))).to.throw(
       ManifestError,
       /tag only when every file pins its sha256/,
@@ -79,5 +84,61 @@ describe('model manifest', () => {
     );
     expect(() => parseManifest({ models, aliases: { m: { task: 'translation', prefer: [] } } })).to.throw(ManifestError, /a model already has this id/);
     expect(() => parseManifest({ models, aliases: { 'a b': { task: 'translation', prefer: [] } } })).to.throw(ManifestError, /must match/);
+  });
+
+  it('checks the catalogue facts: languages, realWeightsRunHere, diskSize, voices', () => {
+    const entry = { id: 'a', task: 'text-to-speech', engine: 'e', description: 'd', license: 'l' };
+    const good = { languages: ['en', 'pt-BR', 'yue'], realWeightsRunHere: false, diskSize: { bytes: 5, from: 'du -sb here' }, voices: ['awb', 'slt'] };
+    expect(() => parseManifest({ models: [{ ...entry, ...good }] })).not.to.throw();
+    for (const [field, bad, message] of [
+      ['languages', ['en_US'], /languages must be an array of language codes/],
+      ['languages', 'en', /languages must be an array/],
+      ['realWeightsRunHere', 'yes', /realWeightsRunHere must be true or false/],
+      ['diskSize', { bytes: 5 }, /diskSize must be/],
+      ['diskSize', { bytes: 0, from: 'x' }, /diskSize must be/],
+      ['voices', [''], /voices must be an array of voice names/],
+    ] as const) {
+      expect(() => parseManifest({ models: [{ ...entry, [field]: bad }] }), field).to.throw(ManifestError, message);
+    }
+  });
+
+  describe('generated catalogue files (catalog/*.json beside the manifest)', () => {
+    let dir: string;
+    const entry = (id: string) => ({ id, task: 'embeddings', engine: 'sentence-embedding', description: 'x', license: 'x' });
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'lis-catalog-'));
+      mkdirSync(join(dir, 'catalog'));
+      writeFileSync(
+        join(dir, 'models.json'),
+        JSON.stringify({ models: [entry('shipped')], aliases: { 'text-embedding-3-small': { task: 'embeddings', prefer: ['shipped'] } } }),
+      );
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('merges every catalogue file after the manifest, in file name order, keeping its aliases', async () => {
+      writeFileSync(join(dir, 'catalog', 'b.json'), JSON.stringify({ generated: { generator: 'x' }, models: [entry('from-b')] }));
+      writeFileSync(join(dir, 'catalog', 'a.json'), JSON.stringify({ models: [entry('from-a')] }));
+      writeFileSync(join(dir, 'catalog', 'notes.txt'), 'not a catalogue file');
+      const manifest = await readManifest(join(dir, 'models.json'));
+      expect(manifest.models.map((model) => model.id)).to.deep.equal(['shipped', 'from-a', 'from-b']);
+      expect(manifest.aliases?.['text-embedding-3-small']?.prefer).to.deep.equal(['shipped']);
+    });
+
+    it('refuses an id the manifest or another catalogue file already defines, naming both files', async () => {
+      writeFileSync(join(dir, 'catalog', 'a.json'), JSON.stringify({ models: [entry('shipped')] }));
+      const clash = await rejection(readManifest(join(dir, 'models.json')));
+      expect(clash).to.be.instanceOf(ManifestError);
+      expect(clash.message).to.equal(`${join(dir, 'catalog', 'a.json')}: id "shipped" is also defined in ${join(dir, 'models.json')}`);
+      writeFileSync(join(dir, 'catalog', 'a.json'), JSON.stringify({ models: [entry('twice')] }));
+      writeFileSync(join(dir, 'catalog', 'b.json'), JSON.stringify({ models: [entry('twice')] }));
+      expect((await rejection(readManifest(join(dir, 'models.json')))).message).to.match(/b\.json: id "twice" is also defined in .*a\.json$/);
+    });
+
+    it('checks each catalogue file with the manifest schema, and keeps aliases in the manifest', async () => {
+      writeFileSync(join(dir, 'catalog', 'a.json'), JSON.stringify({ models: [{ ...entry('x'), task: 'chat' }] }));
+      expect((await rejection(readManifest(join(dir, 'models.json')))).message).to.match(/a\.json: models\[0\]\.task must be one of/);
+      writeFileSync(join(dir, 'catalog', 'a.json'), JSON.stringify({ models: [], aliases: {} }));
+      expect((await rejection(readManifest(join(dir, 'models.json')))).message).to.match(/a\.json: aliases belong in/);
+    });
   });
 });

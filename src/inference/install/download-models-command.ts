@@ -13,7 +13,9 @@ import { ManifestError, type Manifest, type ManifestEntry } from '../manifest.js
 import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
 import { copyFrom, idsPresentIn, modelRootIn, openImportSource, type ImportSource } from './import-source.js';
 import { defaultId, entryForHubRepo, isHubRef, parseHubRef } from './hub-repo.js';
+import { HubSizes } from './hub-sizes.js';
 import { HubUnreachableError, InstallError } from './install-errors.js';
+import { listModels } from './list-models.js';
 import { STAGING_DIR, installModel, isCurrentInstall, readInstallRecord, type FetchFile } from './install-model.js';
 import { formatBytes, ProgressBar, type ProgressStream } from './progress-bar.js';
 
@@ -45,7 +47,9 @@ Options:
   --dtype <dtype>        ONNX weights of an hf: repo: ${DTYPES.join(', ')}
                          (default: q8 when the repo has them, else fp32)
   --force                reinstall even when the pinned files are already installed
-  --list                 list the models and whether they are installed, then exit
+  --list                 list the models (task, size, languages, licence, whether
+                         installed), then exit; sizes the catalogue lacks are read
+                         from the hub's file tree when it answers
   -h, --help             show this help
 `;
 
@@ -85,7 +89,9 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
   }
 
   if (args.values.list) {
-    await listModels(manifest, modelsDir, io.stdout);
+    // Sizes the catalogue lacks come from the hub's file tree, when it answers soon.
+    const hub = new HubClient({ connectTimeoutMs: 5000, ...io.hub, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
+    await listModels(manifest, modelsDir, io.stdout, new HubSizes(hub));
     return 0;
   }
 
@@ -277,25 +283,4 @@ function entryFileText(entry: ManifestEntry, installed: ReadonlyArray<{ path: st
     files: entry.source.files.map((file) => ({ ...file, sha256: file.sha256 ?? hashes.get(file.target ?? file.path) })),
   };
   return `${JSON.stringify({ ...entry, ...(source ? { source } : {}) }, null, 2)}\n`;
-}
-
-/**
- * Installed state and install commands come from the same catalog the server uses, so engines
- * with their own notion of "installed" (Apertium's Debian packages) answer for themselves, and
- * --list names the command a 503 model_not_installed names. The engine table is imported only
- * here: downloading needs none of the inference libraries.
- */
-async function listModels(manifest: Manifest, modelsDir: string, out: CommandIo['stdout']): Promise<void> {
-  const [{ ENGINES }, { ModelCatalog }] = await Promise.all([import('../engines.js'), import('../model-catalog.js')]);
-  const catalog = new ModelCatalog({ manifest, modelsDir, engines: ENGINES });
-  for (const entry of manifest.models) {
-    const installed = await catalog.isInstalled(entry);
-    const files = entry.source?.files ?? [];
-    const bytes = files.reduce((sum, file) => sum + (file.size ?? 0), 0);
-    // A "+" says some files have no size in the manifest, so the total is a lower bound.
-    const size = bytes > 0 ? `${formatBytes(bytes)}${files.every((file) => file.size !== undefined) ? '' : '+'}` : '-';
-    const state = installed ? 'installed' : `not installed (${catalog.installCommand(entry)})`;
-    const flags = [entry.default ? 'default' : '', state].filter(Boolean).join(', ');
-    out.write(`${entry.id.padEnd(36)} ${entry.task.padEnd(20)} ${size.padStart(9)}  ${flags}\n`);
-  }
 }

@@ -14,24 +14,35 @@ export interface VerifiedFile {
   size: number;
 }
 
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
-  return hash.digest('hex');
+/** SHA-256, and MD5 too when a manifest pins one (piper-voices publishes only MD5), in one read. */
+async function hashFile(path: string, withMd5: boolean): Promise<{ sha256: string; md5?: string }> {
+  const sha256 = createHash('sha256');
+  const md5 = withMd5 ? createHash('md5') : undefined;
+  await pipeline(createReadStream(path), async (chunks: AsyncIterable<Buffer>) => {
+    for await (const chunk of chunks) {
+      sha256.update(chunk);
+      md5?.update(chunk);
+    }
+  });
+  return { sha256: sha256.digest('hex'), ...(md5 ? { md5: md5.digest('hex') } : {}) };
 }
 
-/** Checks `path` against the manifest's size and sha256 (when given) and returns both. */
+/** Checks `path` against the manifest's size, sha256 and md5 (each when given) and returns its size and sha256. */
 export async function verifyFile(path: string, expected: SourceFile, label: string): Promise<VerifiedFile> {
   const { size } = await stat(path);
   if (expected.size !== undefined && size !== expected.size) {
     await rm(path, { force: true });
     throw new IntegrityError(`size mismatch for ${label}: expected ${expected.size} bytes, got ${size}; the file was deleted, run again to fetch it anew`);
   }
-  const sha256 = await sha256File(path);
-  if (expected.sha256 !== undefined && sha256 !== expected.sha256) {
+  const { sha256, md5 } = await hashFile(path, expected.md5 !== undefined);
+  for (const [name, want, got] of [
+    ['sha256', expected.sha256, sha256],
+    ['md5', expected.md5, md5],
+  ] as const) {
+    if (want === undefined || got === want) continue;
     await rm(path, { force: true });
     throw new IntegrityError(
-      `sha256 mismatch for ${label}: expected ${expected.sha256}, got ${sha256}; the file was deleted, ` +
+      `${name} mismatch for ${label}: expected ${want}, got ${got}; the file was deleted, ` +
         'run again to fetch it anew (if it keeps failing, the manifest or the source is wrong)',
     );
   }

@@ -33,6 +33,19 @@ const ModelInfo = Type.Object(
       Type.Union([Type.Integer(), Type.Null()], { description: 'Unix time of its last use since the server started; null if none.' }),
     ),
     install: Type.Optional(Type.String({ description: 'Command that installs it.' })),
+    size_bytes: Type.Optional(
+      Type.Union([Type.Integer(), Type.Null()], {
+        description:
+          'Bytes it takes once installed, known before download: the sum of its pinned file sizes, or a stated figure (a Debian package’s Installed-Size, a test model’s folder); null when the catalogue does not know (`npm run download-models -- --list` asks the hub).',
+      }),
+    ),
+    languages: Type.Optional(
+      Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Language codes it serves (`en`, `pt-BR`); null when not stated.' }),
+    ),
+    real_weights_run_here: Type.Optional(
+      Type.Boolean({ description: 'Whether the model’s real weights were run by this project’s tests (the test models and their hub twins).' }),
+    ),
+    voices: Type.Optional(Type.Array(Type.String(), { description: 'Text to speech: the `voice` names it answers to.' })),
     alias_of: Type.Optional(
       Type.Union([Type.String(), Type.Null()], { description: 'For an alias (`whisper-1`, `tts-1`…): the installed model it stands for now.' }),
     ),

@@ -1,0 +1,68 @@
+/**
+ * Sizes of the files a manifest entry does not size, read from the hub's file tree at the entry's
+ * pinned revision (`GET /api/models/<repo>/tree/<revision>?recursive=true`, LFS size for weights).
+ * One tree per repo and revision; once the hub proves unreachable it is not asked again, so an
+ * offline `--list` costs one refused connection, not one per model.
+ */
+import type { ManifestEntry } from '../manifest.js';
+import type { HubClient } from './hub-client.js';
+import { HubUnreachableError } from './install-errors.js';
+
+interface TreeItem {
+  type?: string;
+  path?: string;
+  size?: number;
+  lfs?: { size?: number };
+}
+
+export class HubSizes {
+  readonly #hub: HubClient;
+  readonly #trees = new Map<string, Promise<ReadonlyMap<string, number> | undefined>>();
+  #unreachable = false;
+
+  constructor(hub: HubClient) {
+    this.#hub = hub;
+  }
+
+  /** Bytes of every source file of `entry` (pinned sizes, the rest from the hub), or undefined when the hub cannot tell. */
+  async total(entry: ManifestEntry): Promise<number | undefined> {
+    const source = entry.source;
+    if (!source) return undefined;
+    const tree = await this.#tree(source.repo, source.revision);
+    if (!tree) return undefined;
+    let total = 0;
+    for (const file of source.files) {
+      const size = file.size ?? tree.get(file.path);
+      if (size === undefined) return undefined;
+      total += size;
+    }
+    return total;
+  }
+
+  #tree(repo: string, revision: string): Promise<ReadonlyMap<string, number> | undefined> {
+    const key = `${repo}@${revision}`;
+    let tree = this.#trees.get(key);
+    if (!tree) {
+      tree = this.#fetchTree(repo, revision);
+      this.#trees.set(key, tree);
+    }
+    return tree;
+  }
+
+  async #fetchTree(repo: string, revision: string): Promise<ReadonlyMap<string, number> | undefined> {
+    if (this.#unreachable) return undefined;
+    try {
+      const items = await this.#hub.json(`/api/models/${repo}/tree/${encodeURIComponent(revision)}?recursive=true`);
+      if (!Array.isArray(items)) return undefined;
+      const sizes = new Map<string, number>();
+      for (const item of items as TreeItem[]) {
+        const size = item?.lfs?.size ?? item?.size;
+        if (item?.type === 'file' && typeof item.path === 'string' && Number.isSafeInteger(size)) sizes.set(item.path, size as number);
+      }
+      return sizes;
+    } catch (error) {
+      if (error instanceof HubUnreachableError) this.#unreachable = true;
+      return undefined;
+    }
+  }
+}

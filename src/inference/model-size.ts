@@ -1,0 +1,25 @@
+/**
+ * What a model takes on disk, known before it is downloaded: the sum of its source files' sizes
+ * when the manifest sizes every one, else the entry's stated `diskSize` (Debian packages, test
+ * models). Nothing here touches the network; --list asks the hub for the rest (hub-sizes.ts).
+ */
+import type { ManifestEntry } from './manifest.js';
+
+export interface KnownSize {
+  bytes: number;
+  /** `files`: the sum of the pinned file sizes; otherwise the entry's `diskSize.from`. */
+  from: string;
+}
+
+export function knownSize(entry: ManifestEntry): KnownSize | undefined {
+  const files = entry.source?.files ?? [];
+  if (files.length > 0 && files.every((file) => file.size !== undefined)) {
+    return { bytes: files.reduce((sum, file) => sum + (file.size as number), 0), from: 'files' };
+  }
+  return entry.diskSize ? { bytes: entry.diskSize.bytes, from: entry.diskSize.from } : undefined;
+}
+
+/** The source files the manifest gives no size for. */
+export function unsizedFiles(entry: ManifestEntry): string[] {
+  return (entry.source?.files ?? []).filter((file) => file.size === undefined).map((file) => file.path);
+}
