@@ -65,7 +65,7 @@ const dir = join(modelsDir, options.baseModel);
 
 /** A one-worker model with the given session, behind the same micro-batcher and head as the engine. */
 async function side(threads: number, spinning: boolean) {
-  const init = { modelsDir, dir, head: 'feature-extraction' as const, dtype: 'fp32' as const, threads, spinning, maxBatchSize: 32 };
+  const init = { modelsDir, dir, head: 'feature-extraction' as const, dtype: 'fp32' as const, threads, spinning, maxBatchSize: 32, pooling: 'mean' as const };
   const embedder = new SentenceEmbedder(await BatchModel.start(init, MODEL), { maxBatchSize: 32, maxWaitMs: 0, maxInFlight: 1 });
   const classify = async (text: string) => sortedLabels(labels, headConfidences(head!, await embedder.embed(text)));
   return { embedder, classify, fastest: texts.map(() => Infinity) };

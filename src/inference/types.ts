@@ -224,7 +224,16 @@ export interface VoiceActivityDetector extends Disposable {
   detectSpeech(audio: PcmAudio, options?: DetectSpeechOptions): Promise<SpeechRegion[]>;
 }
 
+/** Which side of a retrieval pair a text is: models trained with prefixes (e5's `query: `, `passage: `) embed each differently. */
+export const EMBEDDING_INPUT_TYPES = ['query', 'passage'] as const;
+export type EmbeddingInputType = (typeof EMBEDDING_INPUT_TYPES)[number];
+
+export interface EmbedOptions extends Cancellable {
+  /** Default `passage`; ignored by models trained without prefixes. */
+  inputType?: EmbeddingInputType;
+}
+
 /** A sentence-embedding model: one unit-length vector per text. */
 export interface Embedder extends Disposable {
-  embed(texts: readonly string[], options?: Cancellable): Promise<Float32Array[]>;
+  embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
 }

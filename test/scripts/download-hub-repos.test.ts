@@ -47,6 +47,7 @@ const REPOS: Record<string, MirrorRepo> = {
   'test-org/bert-pytorch-only': { files: { ...withoutOnnx(BERT), 'model.safetensors': Buffer.from('weights') } },
   'test-org/whisper-tiny-random': { files: WHISPER },
   'test-org/cls-pooled': { files: { ...MINILM, '1_Pooling/config.json': Buffer.from('{"pooling_mode_cls_token":true,"pooling_mode_mean_tokens":false}') } },
+  'test-org/max-pooled': { files: { ...MINILM, '1_Pooling/config.json': Buffer.from('{"pooling_mode_max_tokens":true,"pooling_mode_mean_tokens":false}') } },
   'test-org/bare-encoder': { files: fixture('minilm-random') },
   'test-org/weights-in-git': { files: BERT, inGit: ['onnx/model.onnx'] },
   'test-org/traversal': { files: { ...BERT, 'onnx/model.onnx_data/../../../escaped.onnx_data': Buffer.from('x') } },
@@ -250,12 +251,17 @@ describe('npm run download-models -- hf:<owner>/<repo> (hub mirror)', function (
     expect(existsSync(join(modelsDir, 'llama-tiny'))).to.equal(false);
   });
 
-  it('installs a bare encoder without modules.json as embeddings, and refuses a CLS-pooled sentence encoder in one line', async () => {
+  it('installs a bare encoder without modules.json and a CLS-pooled one as embeddings, and refuses max pooling in one line', async () => {
     expect((await run(['hf:test-org/bare-encoder', '--hub-url', hub.url])).code).to.equal(0);
-    expect((await loadManifest(manifestPath, modelsDir)).models.find((entry) => entry.id === 'bare-encoder')?.engine).to.equal('sentence-embedding');
-    const cls = await run(['hf:test-org/cls-pooled', '--hub-url', hub.url]);
-    expect(cls.code).to.equal(1);
-    expect(lastLine(cls.stderr)).to.equal('error: test-org/cls-pooled: sentence embeddings with pooling_mode_cls_token are not served (mean pooling only)');
+    expect((await run(['hf:test-org/cls-pooled', '--hub-url', hub.url])).code).to.equal(0);
+    const manifest = await loadManifest(manifestPath, modelsDir);
+    expect(manifest.models.find((entry) => entry.id === 'bare-encoder')).to.deep.include({ engine: 'sentence-embedding', options: { dtype: 'fp32' } });
+    expect(manifest.models.find((entry) => entry.id === 'cls-pooled')?.options).to.deep.equal({ pooling: 'cls', dtype: 'fp32' });
+    const max = await run(['hf:test-org/max-pooled', '--hub-url', hub.url]);
+    expect(max.code).to.equal(1);
+    expect(lastLine(max.stderr)).to.equal(
+      'error: test-org/max-pooled: sentence embeddings with pooling_mode_max_tokens are not served (mean or CLS pooling only)',
+    );
   });
 
   it('says in one line that a repo without ONNX files is not converted', async () => {

@@ -15,7 +15,7 @@ import { Type } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import type { Limits } from '../../config/load-config.js';
 import { ValidationError } from '../../errors.js';
-import type { Task } from '../../inference/types.js';
+import { EMBEDDING_INPUT_TYPES, type Task } from '../../inference/types.js';
 import { claimBatch, type Admission } from '../admission.js';
 import { jsonBody } from '../body-parsers.js';
 import { declareRoute, jsonResponse, messageError, type DocumentedRouter } from '../operation.js';
@@ -51,7 +51,12 @@ const EmbedBody = (limits: Limits) =>
       inputs: texts(limits, 'Texts to embed'),
       normalize: Type.Optional(Type.Boolean({ description: 'Vectors are always unit length here; `false` is refused.' })),
       truncate: Type.Optional(Type.Boolean({ description: 'Texts longer than the model window are always truncated here.' })),
-      prompt_name: Type.Optional(Type.String()),
+      prompt_name: Type.Optional(
+        StringEnum(EMBEDDING_INPUT_TYPES, {
+          description:
+            'The prompt put before each text: `query` or `passage` (the default) for models trained with prefixes (multilingual-e5: `query: `, `passage: `); others ignore it.',
+        }),
+      ),
     },
     { $id: 'TeiEmbedRequest' },
   );
@@ -118,7 +123,10 @@ export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
       if (request.normalize === false) throw new ValidationError('"normalize": false is not supported: this server returns unit-length vectors');
       if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);
       const embedder = await models.get(await modelFor(ctx, 'embeddings'), 'embeddings');
-      const vectors = await embedder.embed(typeof request.inputs === 'string' ? [request.inputs] : request.inputs, { signal: requestSignal(ctx) });
+      const vectors = await embedder.embed(typeof request.inputs === 'string' ? [request.inputs] : request.inputs, {
+        signal: requestSignal(ctx),
+        ...(request.prompt_name ? { inputType: request.prompt_name } : {}),
+      });
       ctx.body = vectors.map((vector) => Array.from(vector));
     },
   );

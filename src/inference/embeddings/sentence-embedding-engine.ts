@@ -6,7 +6,11 @@
  *
  * ```json
  * "options": { "baseModel": "all-MiniLM-L6-v2" }
+ * "options": { "prefixes": { "query": "query: ", "passage": "passage: " } }
  * ```
+ *
+ * `prefixes`: models trained on prefixed text (multilingual-e5) embed each text with the prefix of
+ * its input type, `passage` unless the request says `query`; without them, texts go in as sent.
  */
 import { Type } from '@sinclair/typebox';
 import { defineEngine } from '../engine.js';
@@ -15,7 +19,13 @@ import { weightsInstalled } from '../sentence-encoder/load-transformers-model.js
 import { acquireSentenceEmbedder } from '../sentence-encoder/shared-embedders.js';
 import type { Embedder } from '../types.js';
 
-const SentenceEmbeddingOptions = Type.Object(encoderOptions, { additionalProperties: false });
+const SentenceEmbeddingOptions = Type.Object(
+  {
+    ...encoderOptions,
+    prefixes: Type.Optional(Type.Object({ query: Type.String(), passage: Type.String() }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
 
 export const sentenceEmbeddingEngine = defineEngine({
   tasks: ['embeddings'],
@@ -25,11 +35,17 @@ export const sentenceEmbeddingEngine = defineEngine({
   async load(entry, context, options): Promise<Embedder> {
     const lease = await acquireSentenceEmbedder(entry.id, options, context);
     const embedder = lease.value;
+    const { prefixes } = options;
     return {
       // One request's texts ride in the shared micro-batches like any others; a cancelled
       // request's texts leave them (MicroBatcher).
-      embed: (texts, { signal } = {}) => Promise.all(texts.map((text) => embedder.embed(text, signal))),
+      embed: (texts, { signal, inputType = 'passage' } = {}) =>
+        Promise.all(texts.map((text) => embedder.embed(prefixes ? prefixes[inputType] + text : text, signal))),
       dispose: () => lease.release(),
     };
+  },
+
+  describe(_entry, options) {
+    return options.prefixes ? { input_types: ['passage', 'query'] } : {};
   },
 });

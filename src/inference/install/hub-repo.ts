@@ -45,7 +45,7 @@ interface Plan {
 
 export const SUPPORTED_ARCHITECTURES =
   'supported: WhisperForConditionalGeneration (speech-to-text), MarianMTModel and M2M100ForConditionalGeneration incl. NLLB (translation), ' +
-  'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean pooling (embeddings)';
+  'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean or CLS pooling (embeddings)';
 
 const DTYPE_SUFFIX: Record<Dtype, string> = {
   fp32: '',
@@ -215,14 +215,26 @@ async function planFor(
   // sentence-transformers repos ship it, often without modules.json: mean pooling unless the
   // repo's pooling config says otherwise.
   if (CLASSIFIER_TYPES.has(type) && (files.has('modules.json') || /^[A-Za-z]+Model$/.test(architecture))) {
-    const pooling = await readJson<Record<string, unknown>>('1_Pooling/config.json');
-    if (pooling && pooling.pooling_mode_mean_tokens !== true) {
-      const mode = Object.keys(pooling).find((key) => key.startsWith('pooling_mode_') && pooling[key] === true) ?? 'unknown';
-      throw new InstallError(`${repo}: sentence embeddings with ${mode} are not served (mean pooling only)`);
-    }
-    return { task: 'embeddings', engine: 'sentence-embedding', options: {}, parts: ['model'], required: ['config.json', ...TOKENIZER], optional: [] };
+    const options = { ...(await embeddingPooling(repo, readJson)), ...(await embeddingPrefixes(readJson)) };
+    return { task: 'embeddings', engine: 'sentence-embedding', options, parts: ['model'], required: ['config.json', ...TOKENIZER], optional: [] };
   }
   throw new InstallError(`${repo}: unsupported architecture ${architecture || type || '(none in config.json)'}; ${SUPPORTED_ARCHITECTURES}`);
+}
+
+/** Mean pooling (the default) or CLS (bge), as the repo's 1_Pooling/config.json says; any other pooling is refused. */
+async function embeddingPooling(repo: string, readJson: <T>(path: string) => Promise<T | undefined>): Promise<{ pooling?: 'cls' }> {
+  const pooling = await readJson<Record<string, unknown>>('1_Pooling/config.json');
+  if (!pooling || pooling.pooling_mode_mean_tokens === true) return {};
+  const modes = Object.keys(pooling).filter((key) => key.startsWith('pooling_mode_') && pooling[key] === true);
+  if (modes.length === 1 && modes[0] === 'pooling_mode_cls_token') return { pooling: 'cls' };
+  throw new InstallError(`${repo}: sentence embeddings with ${modes.join(' + ') || 'unknown pooling'} are not served (mean or CLS pooling only)`);
+}
+
+/** The query and passage prompts a sentence-transformers repo names in its config (multilingual-e5: "query: ", "passage: "). */
+async function embeddingPrefixes(readJson: <T>(path: string) => Promise<T | undefined>): Promise<{ prefixes?: { query: string; passage: string } }> {
+  const prompts = (await readJson<{ prompts?: Record<string, unknown> }>('config_sentence_transformers.json'))?.prompts;
+  const { query, passage } = prompts ?? {};
+  return typeof query === 'string' && typeof passage === 'string' && (query !== '' || passage !== '') ? { prefixes: { query, passage } } : {};
 }
 
 /** A Marian model is one pair: its tokenizer_config.json names it (source_lang, target_lang), else the opus-mt repo name does. */

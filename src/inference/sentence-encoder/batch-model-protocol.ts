@@ -20,6 +20,8 @@ export interface BatchModelInit {
    */
   spinning?: boolean;
   maxBatchSize: number;
+  /** Feature extraction: mean of the token vectors, or the first (CLS) token's. */
+  pooling: 'mean' | 'cls';
 }
 
 export interface ForwardRequest {

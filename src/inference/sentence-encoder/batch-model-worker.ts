@@ -11,7 +11,7 @@ import { withTransfer } from '../worker/worker-protocol.js';
 import type { BatchModelApi, BatchModelInit, ForwardResult, ModelFacts } from './batch-model-protocol.js';
 import { lengthBuckets } from './length-buckets.js';
 import { AutoModel, AutoModelForSequenceClassification, AutoTokenizer, type Tensor } from '@huggingface/transformers';
-import { logitRows, meanPooledRows, runModel, selectRows, tokenCounts, type ModelInputs } from './model-io.js';
+import { clsPooledRows, logitRows, meanPooledRows, runModel, selectRows, tokenCounts, type ModelInputs } from './model-io.js';
 
 /** Up to 25 % of a bucket's tokens may be padding. */
 const MAX_PADDING_RATIO = 1.25;
@@ -44,7 +44,7 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
     if (init.head === 'sequence-classification') return logitRows(outputs, 'logits');
     const hidden = outputs.last_hidden_state;
     if (!hidden) throw new Error('feature-extraction model has no last_hidden_state output');
-    return meanPooledRows(hidden, inputs.attention_mask as Tensor);
+    return init.pooling === 'cls' ? clsPooledRows(hidden) : meanPooledRows(hidden, inputs.attention_mask as Tensor);
   };
 
   /**

@@ -25,6 +25,12 @@ export const encoderOptions = {
   soloThreads: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
   maxBatchSize: Type.Integer({ minimum: 1, maximum: 512, default: 32 }),
   maxWaitMs: Type.Number({ minimum: 0, maximum: 1000, default: 0 }),
+  /**
+   * How token vectors become a sentence vector, as the model's sentence-transformers
+   * 1_Pooling/config.json says: `mean` under the attention mask (MiniLM, e5) or the first
+   * token's (`cls`: bge). Both are L2-normalised.
+   */
+  pooling: stringEnum(['mean', 'cls'] as const, { default: 'mean' }),
 } satisfies TProperties;
 
 const EncoderOptions = Type.Object(encoderOptions);

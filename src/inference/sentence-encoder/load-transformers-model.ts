@@ -36,6 +36,7 @@ export function startBatchModel(modelId: string, options: EncoderOptions, contex
     dtype: options.dtype,
     threads,
     maxBatchSize: options.maxBatchSize,
+    pooling: options.pooling,
   };
   return BatchModel.start(init, modelId, { workers, soloThreads });
 }

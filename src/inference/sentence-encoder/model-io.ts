@@ -51,6 +51,21 @@ export function meanPooledRows(hidden: Tensor, attentionMask: Tensor): Float32Ar
   return rows;
 }
 
+/** The first token's vector of each row, L2-normalised: sentence-transformers' CLS pooling (bge). */
+export function clsPooledRows(hidden: Tensor): Float32Array[] {
+  const [batch, length, size] = hidden.dims as [number, number, number];
+  const data = hidden.data as Float32Array;
+  return Array.from({ length: batch }, (_, b) => normalized(data.slice(b * length * size, b * length * size + size)));
+}
+
+function normalized(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
+  const scale = 1 / Math.max(Math.sqrt(norm), 1e-12);
+  for (let i = 0; i < vector.length; i++) vector[i]! *= scale;
+  return vector;
+}
+
 /** Real (unpadded) tokens per row of a [batch, length] attention mask. */
 export function tokenCounts(attentionMask: Tensor): number[] {
   const [batch, length] = attentionMask.dims as [number, number];

@@ -5,7 +5,7 @@ import type { BatchModelApi, BatchModelInit } from '../../../src/inference/sente
 import { workerModule } from '../../../src/inference/worker/worker-api.js';
 
 const crashingWorker = workerModule<BatchModelApi, BatchModelInit>(import.meta.url, './crashing-batch-worker');
-const INIT: BatchModelInit = { modelsDir: '', dir: '', head: 'feature-extraction', dtype: 'fp32', threads: 1, maxBatchSize: 8 };
+const INIT: BatchModelInit = { modelsDir: '', dir: '', head: 'feature-extraction', dtype: 'fp32', threads: 1, maxBatchSize: 8, pooling: 'mean' };
 
 const lengths = (rows: Float32Array[]) => rows.map((row) => row[0]);
 /** The stand-in worker's second value: the intra-op threads of the session that answered. */

@@ -59,3 +59,15 @@ describe('model-io row selection (one tokenisation per micro-batch)', () => {
     ]);
   });
 });
+
+describe('model-io pooling', () => {
+  it('takes the first token of each row for CLS pooling, L2-normalised', async () => {
+    const { clsPooledRows } = await import('../../../src/inference/sentence-encoder/model-io.js');
+    // [batch 2, length 2, size 2]: row 0 starts with (3, 4), row 1 with (0, -2).
+    const hidden = new Tensor('float32', Float32Array.from([3, 4, 9, 9, 0, -2, 7, 7]), [2, 2, 2]);
+    expect(clsPooledRows(hidden).map((row) => Array.from(row))).to.deep.equal([
+      [0.6000000238418579, 0.800000011920929],
+      [0, -1],
+    ]);
+  });
+});

@@ -20,6 +20,7 @@ import {
   type DocumentedRouter,
 } from '../../operation.js';
 import { taskTag } from '../../../inference/tasks.js';
+import { EMBEDDING_INPUT_TYPES } from '../../../inference/types.js';
 import { claimBatch } from '../../admission.js';
 import { requestSignal } from '../../request-signal.js';
 import { StringEnum, Text } from '../../schema-types.js';
@@ -41,6 +42,12 @@ const embeddingsRequest = (limits: Limits) =>
       encoding_format: Type.Optional(StringEnum(['float', 'base64'] as const, { description: '`float` (default) or `base64` of float32 little-endian.' })),
       dimensions: Type.Optional(Type.Integer({ minimum: 1, description: 'Must equal the model’s own width (e.g. 384); vectors are not shortened.' })),
       user: Type.Optional(Type.String({ maxLength: 256 })),
+      input_type: Type.Optional(
+        StringEnum(EMBEDDING_INPUT_TYPES, {
+          description:
+            'Extension: `query` for a search query, `passage` (default) for a text searched. Models trained with prefixes (multilingual-e5: `query: `, `passage: `) embed each with its own; others ignore it.',
+        }),
+      ),
     },
     { $id: 'EmbeddingsRequest' },
   );
@@ -102,7 +109,7 @@ export function embeddingsRoutes(router: DocumentedRouter, { models, limits, adm
       claimBatch(ctx, texts.length);
       const modelId = await models.resolve(request.model, 'embeddings');
       const embedder = await models.get(request.model, 'embeddings');
-      const vectors = await embedder.embed(texts, { signal: requestSignal(ctx) });
+      const vectors = await embedder.embed(texts, { signal: requestSignal(ctx), ...(request.input_type ? { inputType: request.input_type } : {}) });
       const width = vectors[0]?.length ?? 0;
       if (request.dimensions !== undefined && request.dimensions !== width) {
         throw new ValidationError(`"dimensions" must be ${width} for ${modelId}: its vectors are not shortened`);
