@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { ManifestEntry } from '../../../src/inference/manifest.js';
-import { NLLB_CODES } from '../../../src/inference/translation/language-codes.js';
+import { M2M100_CODES, NLLB_CODES } from '../../../src/inference/translation/language-codes.js';
 import { transformersTranslationEngine } from '../../../src/inference/translation/transformers-translation-engine.js';
 import type { Translator } from '../../../src/inference/types.js';
 
@@ -102,6 +102,25 @@ describe('transformers-translation engine (random-weight fixtures)', () => {
           expect(error.message).to.match(/source_language/);
         },
       );
+    });
+  });
+
+  describe('M2M100 (m2m100-random, its __xx__ language tokens)', () => {
+    let translator: Translator;
+    before(async () => {
+      translator = await transformersTranslationEngine.load(entry('m2m100-random', { family: 'm2m100', dtype: 'q8' }), context('m2m100-random'));
+    });
+    after(() => translator?.dispose());
+
+    it("offers the 100 languages of facebook/m2m100_418M, read from the tokenizer's __xx__ tokens", () => {
+      expect([...translator.targetLanguages].sort()).to.deep.equal(Object.keys(M2M100_CODES).sort());
+    });
+
+    it('forces the target language token (different targets give different output)', async () => {
+      const french = await translator.translate('The house is new.', { targetLanguage: 'fr', sourceLanguage: 'en' });
+      const chinese = await translator.translate('The house is new.', { targetLanguage: 'zh', sourceLanguage: 'en' });
+      expect(french).to.be.a('string').and.not.equal('');
+      expect(french).not.to.equal(chinese);
     });
   });
 
