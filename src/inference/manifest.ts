@@ -46,6 +46,12 @@ export interface ManifestEntry {
   default?: boolean;
   /** Absent for engines that use system packages (Apertium). */
   source?: HuggingFaceSource;
+  /**
+   * Instead of `source`, for catalogue models whose files no public source lists: installed as
+   * `hf:<repo>@<revision>` would be, the files for `options.dtype` read from the hub's file tree at
+   * that revision and each checked against the SHA-256 the hub publishes for it.
+   */
+  hubRepo?: HubRepo;
   /** How to install it when not from the hub, e.g. "npm run test-models". */
   installCommand?: string;
   options?: Record<string, unknown>;
@@ -59,6 +65,12 @@ export interface ManifestEntry {
   diskSize?: DiskSize;
   /** The `voice` names a multi-speaker voice answers to (its speakers), known before it is installed. */
   voices?: string[];
+}
+
+export interface HubRepo {
+  repo: string;
+  /** A commit; or, when none could be found to pin, a branch ("main") that the install resolves and records. */
+  revision: string;
 }
 
 export interface DiskSize {
@@ -145,6 +157,7 @@ export function parseManifest(raw: unknown, origin = 'manifest'): Manifest {
     }
     if (typeof entry.engine !== 'string') throw new ManifestError(`${where}.engine must be a string`);
     if (entry.source !== undefined) checkSource(entry.source, where);
+    if (entry.hubRepo !== undefined) checkHubRepo(entry, where);
     if (entry.idleTtl !== undefined && !(entry.idleTtl === -1 || (typeof entry.idleTtl === 'number' && Number.isFinite(entry.idleTtl) && entry.idleTtl >= 0))) {
       throw new ManifestError(`${where}.idleTtl must be a number of seconds (0 or more), or -1 for never`);
     }
@@ -185,6 +198,22 @@ function checkCatalogFacts(entry: ManifestEntry, where: string): void {
   if (voices !== undefined && !(Array.isArray(voices) && voices.every((voice) => typeof voice === 'string' && voice !== ''))) {
     throw new ManifestError(`${where}.voices must be an array of voice names`);
   }
+}
+
+function checkHubRepo(entry: ManifestEntry, where: string): void {
+  const { hubRepo } = entry;
+  if (entry.source !== undefined) throw new ManifestError(`${where}: give "source" or "hubRepo", not both`);
+  if (typeof hubRepo?.repo !== 'string' || !/^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/.test(hubRepo.repo)) {
+    throw new ManifestError(`${where}.hubRepo.repo must look like "owner/name"`);
+  }
+  if (typeof hubRepo.revision !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(hubRepo.revision)) {
+    throw new ManifestError(`${where}.hubRepo.revision must be a commit hash or a branch name`);
+  }
+}
+
+/** Whether a revision is a full commit hash (the same bytes at every install). */
+export function isCommit(revision: string): boolean {
+  return /^[0-9a-f]{40}$/.test(revision);
 }
 
 function checkSource(source: HuggingFaceSource, where: string): void {

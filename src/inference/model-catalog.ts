@@ -153,7 +153,7 @@ export class ModelCatalog {
 
   /** A hub source wins: the manifest's `installCommand` is how to install a model when not from the hub. */
   installCommand(entry: ManifestEntry): string {
-    if (entry.source) return `npm run download-models -- ${entry.id}`;
+    if (entry.source || entry.hubRepo) return `npm run download-models -- ${entry.id}`;
     return entry.installCommand ?? this.engineFor(entry).installCommand?.(entry) ?? `npm run download-models -- ${entry.id}`;
   }
 
@@ -218,7 +218,7 @@ export class ModelCatalog {
       state: residency?.state ?? 'unloaded',
       memory_bytes: residency?.memoryBytes ?? null,
       last_used_at: lastUsed === undefined ? null : Math.floor(lastUsed / 1000),
-      ...(entry.installCommand || entry.source ? { install: this.installCommand(entry) } : {}),
+      ...(entry.installCommand || entry.source || entry.hubRepo ? { install: this.installCommand(entry) } : {}),
       ...catalogFacts(entry, described),
       ...described,
     };

@@ -18,8 +18,3 @@ export function knownSize(entry: ManifestEntry): KnownSize | undefined {
   }
   return entry.diskSize ? { bytes: entry.diskSize.bytes, from: entry.diskSize.from } : undefined;
 }
-
-/** The source files the manifest gives no size for. */
-export function unsizedFiles(entry: ManifestEntry): string[] {
-  return (entry.source?.files ?? []).filter((file) => file.size === undefined).map((file) => file.path);
-}

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManifestError, parseManifest, readManifest, targetPath } from '../../src/inference/manifest.js';
+import { ModelCatalog } from '../../src/inference/model-catalog.js';
 import { rejection } from '../helpers/rejection.js';
 
 const SHA = 'ab'.repeat(32);
@@ -140,5 +141,24 @@ describe('model manifest', () => {
       writeFileSync(join(dir, 'catalog', 'a.json'), JSON.stringify({ models: [], aliases: {} }));
       expect((await rejection(readManifest(join(dir, 'models.json')))).message).to.match(/a\.json: aliases belong in/);
     });
+  });
+
+  it('every committed catalogue file validates against the manifest schema, and merges without clashes', async () => {
+    const files = readdirSync('models/catalog').filter((name) => name.endsWith('.json'));
+    expect(files).to.not.be.empty;
+    const ids = files.flatMap((name) => parseManifest(JSON.parse(readFileSync(join('models/catalog', name), 'utf8')), name).models.map((entry) => entry.id));
+    const merged = await readManifest('models/models.json');
+    expect(merged.models.map((entry) => entry.id)).to.include.members(ids);
+    // Every entry's engine, task and options pass the checks the server makes at start, and each
+    // says (or its engine says) its languages, licence and whether its real weights ran here.
+    const { ENGINES } = await import('../../src/inference/engines.js');
+    const catalog = new ModelCatalog({ manifest: merged, modelsDir: tmpdir(), engines: ENGINES });
+    const infos = new Map((await catalog.list(() => undefined)).map((info) => [info.id, info]));
+    for (const id of ids) {
+      const info = infos.get(id)!;
+      expect(info.languages, `${id} states its languages`).to.be.an('array').that.is.not.empty;
+      expect(info.license, id).to.be.a('string').and.not.equal('');
+      expect(merged.models.find((entry) => entry.id === id)?.realWeightsRunHere, `${id} says whether its real weights ran here`).to.be.a('boolean');
+    }
   });
 });

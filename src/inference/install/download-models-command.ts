@@ -9,10 +9,11 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config/load-config.js';
 import { DTYPES, type Dtype } from '../dtype.js';
 import { LOCAL_ENTRY_FILE, loadManifest } from '../local-entries.js';
-import { ManifestError, type Manifest, type ManifestEntry } from '../manifest.js';
+import { isCommit, ManifestError, type Manifest, type ManifestEntry } from '../manifest.js';
 import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
 import { copyFrom, idsPresentIn, modelRootIn, openImportSource, type ImportSource } from './import-source.js';
 import { defaultId, entryForHubRepo, isHubRef, parseHubRef } from './hub-repo.js';
+import { isCurrentHubRepoInstall, resolveHubRepoEntry } from './hub-repo-entry.js';
 import { HubSizes } from './hub-sizes.js';
 import { HubUnreachableError, InstallError } from './install-errors.js';
 import { listModels } from './list-models.js';
@@ -206,7 +207,7 @@ async function selectEntries(manifest: Manifest, args: ReturnType<typeof parse>,
   if (args.positionals.length > 0) {
     return args.positionals.map((id) => manifest.models.find((entry) => entry.id === id) as ManifestEntry);
   }
-  if (args.values.all) return manifest.models.filter((entry) => entry.source);
+  if (args.values.all) return manifest.models.filter((entry) => entry.source || entry.hubRepo);
   if (importSource) {
     const present = new Set(await idsPresentIn(importSource.root, manifest.models));
     return manifest.models.filter((entry) => present.has(entry.id));
@@ -228,6 +229,7 @@ interface InstallContext {
 async function installOne(entry: ManifestEntry, context: InstallContext): Promise<keyof Tally | 'unreachable'> {
   const { io, modelsDir } = context;
   const say = (line: string) => io.stderr.write(`${line}\n`);
+  if (entry.hubRepo && !entry.source) return installHubRepo(entry, context);
   const source = entry.source;
   if (!source) {
     const how = entry.installCommand ? `install it with: ${entry.installCommand}` : `engine "${entry.engine}" installs it outside the hub`;
@@ -245,7 +247,7 @@ async function installOne(entry: ManifestEntry, context: InstallContext): Promis
       say(`${entry.id}: importing from ${context.importSource.origin}`);
       fetchFile = copyFrom(root);
     } else {
-      say(`${entry.id}: downloading ${source.repo}@${source.revision.slice(0, 10)} from ${context.hub.hubUrl}`);
+      say(`${entry.id}: downloading ${source.repo}@${source.revision.slice(0, 10)} from ${context.hub.hubUrl} (${downloadSize(source.files)})`);
       fetchFile = (file, dest, label) =>
         context.hub.download(context.hub.fileUrl(source.repo, source.revision, file.path), dest, {
           expectedSize: file.size,
@@ -273,6 +275,43 @@ async function installOne(entry: ManifestEntry, context: InstallContext): Promis
     say(`error: ${entry.id}: ${message}`);
     return 'failed';
   }
+}
+
+/** A catalogue model given by hubRepo: its files are read from the hub's tree, then it installs like any other. */
+async function installHubRepo(entry: ManifestEntry, context: InstallContext): Promise<keyof Tally | 'unreachable'> {
+  const say = (line: string) => context.io.stderr.write(`${line}\n`);
+  const { repo, revision } = entry.hubRepo as NonNullable<ManifestEntry['hubRepo']>;
+  const record = await readInstallRecord(join(context.modelsDir, entry.id));
+  if (!context.force && isCurrentHubRepoInstall(entry, record)) {
+    say(`${entry.id}: already installed (${repo}@${record?.source.revision.slice(0, 10)}); --force reinstalls`);
+    return 'current';
+  }
+  if (context.importSource) {
+    say(`error: ${entry.id}: its file list comes from the hub (no public list pins it); install it from the hub, then copy its folder`);
+    return 'failed';
+  }
+  try {
+    say(`${entry.id}: reading ${repo}@${revision} from ${context.hub.hubUrl}`);
+    const pinned = await resolveHubRepoEntry(context.hub, entry);
+    if (!isCommit(revision)) say(`${entry.id}: the catalogue pins no commit of ${repo}; installing ${revision} = ${pinned.source?.revision}`);
+    return await installOne(pinned, context);
+  } catch (error) {
+    if (error instanceof HubUnreachableError) {
+      say(`error: ${error.message}`);
+      return 'unreachable';
+    }
+    if (!(error instanceof InstallError)) throw error;
+    say(`error: ${entry.id}: ${error.message}`);
+    return 'failed';
+  }
+}
+
+/** "3 files, 80.1 MB", said before a download starts; "at least" when some file has no size. */
+function downloadSize(files: ReadonlyArray<{ size?: number }>): string {
+  const bytes = files.reduce((sum, file) => sum + (file.size ?? 0), 0);
+  const count = `${files.length} file${files.length === 1 ? '' : 's'}`;
+  if (files.every((file) => file.size !== undefined)) return `${count}, ${formatBytes(bytes)}`;
+  return bytes > 0 ? `${count}, at least ${formatBytes(bytes)}` : `${count}, size unknown`;
 }
 
 /** The entry as installed: every file pinned by the SHA-256 verified (computed for files the hub publishes none for). */

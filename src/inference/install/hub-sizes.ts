@@ -1,12 +1,14 @@
 /**
  * Sizes of the files a manifest entry does not size, read from the hub's file tree at the entry's
- * pinned revision (`GET /api/models/<repo>/tree/<revision>?recursive=true`, LFS size for weights).
- * One tree per repo and revision; once the hub proves unreachable it is not asked again, so an
- * offline `--list` costs one refused connection, not one per model.
+ * pinned revision (`GET /api/models/<repo>/tree/<revision>?recursive=true`, LFS size for weights);
+ * for a `hubRepo` entry, the files `hf:` would install for its dtype. One tree per repo and
+ * revision; once the hub proves unreachable it is not asked again, so an offline `--list` costs
+ * one refused connection, not one per model.
  */
 import type { ManifestEntry } from '../manifest.js';
 import type { HubClient } from './hub-client.js';
-import { HubUnreachableError } from './install-errors.js';
+import { resolveHubRepoEntry } from './hub-repo-entry.js';
+import { HubUnreachableError, InstallError } from './install-errors.js';
 
 interface TreeItem {
   type?: string;
@@ -24,8 +26,13 @@ export class HubSizes {
     this.#hub = hub;
   }
 
+  get hubUrl(): string {
+    return this.#hub.hubUrl;
+  }
+
   /** Bytes of every source file of `entry` (pinned sizes, the rest from the hub), or undefined when the hub cannot tell. */
   async total(entry: ManifestEntry): Promise<number | undefined> {
+    if (entry.hubRepo && !entry.source) return this.#hubRepoTotal(entry);
     const source = entry.source;
     if (!source) return undefined;
     const tree = await this.#tree(source.repo, source.revision);
@@ -37,6 +44,18 @@ export class HubSizes {
       total += size;
     }
     return total;
+  }
+
+  async #hubRepoTotal(entry: ManifestEntry): Promise<number | undefined> {
+    if (this.#unreachable) return undefined;
+    try {
+      const files = (await resolveHubRepoEntry(this.#hub, entry)).source?.files ?? [];
+      return files.every((file) => file.size !== undefined) ? files.reduce((sum, file) => sum + (file.size as number), 0) : undefined;
+    } catch (error) {
+      if (error instanceof HubUnreachableError) this.#unreachable = true;
+      if (error instanceof InstallError) return undefined;
+      throw error;
+    }
   }
 
   #tree(repo: string, revision: string): Promise<ReadonlyMap<string, number> | undefined> {

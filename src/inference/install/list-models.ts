@@ -29,7 +29,7 @@ interface Row {
 
 const HEADER: Row = { id: 'ID', task: 'TASK', size: 'SIZE', languages: 'LANGUAGES', license: 'LICENCE', ranHere: 'RUN HERE', state: 'STATE' };
 
-export async function listModels(manifest: Manifest, modelsDir: string, out: { write(chunk: string): unknown }, sizes: HubSizes | undefined): Promise<void> {
+export async function listModels(manifest: Manifest, modelsDir: string, out: { write(chunk: string): unknown }, sizes: HubSizes): Promise<void> {
   const [{ ENGINES }, { ModelCatalog }] = await Promise.all([import('../engines.js'), import('../model-catalog.js')]);
   const catalog = new ModelCatalog({ manifest, modelsDir, engines: ENGINES });
   const infos = new Map((await catalog.list(() => undefined)).map((info) => [info.id, info]));
@@ -47,6 +47,7 @@ export async function listModels(manifest: Manifest, modelsDir: string, out: { w
       state: [entry.default ? 'default' : '', state].filter(Boolean).join(', '),
     });
   }
+  const hubUrl = sizes.hubUrl;
   const width = (key: keyof Row) => Math.max(...[HEADER, ...rows].map((row) => row[key].length));
   const widths = { id: width('id'), task: width('task'), size: width('size'), languages: width('languages'), license: width('license') };
   for (const row of [HEADER, ...rows]) {
@@ -55,12 +56,15 @@ export async function listModels(manifest: Manifest, modelsDir: string, out: { w
         `${row.license.padEnd(widths.license)}  ${row.ranHere.padEnd(HEADER.ranHere.length)}  ${row.state}\n`,
     );
   }
+  if (rows.some((row) => row.size === '?' || row.size.endsWith('+'))) {
+    out.write(`\n?, +: the catalogue does not size these files and the hub (${hubUrl}) did not say; run again where it answers\n`);
+  }
 }
 
-async function sizeText(entry: ManifestEntry, sizes: HubSizes | undefined): Promise<string> {
+async function sizeText(entry: ManifestEntry, sizes: HubSizes): Promise<string> {
   const known = knownSize(entry);
   if (known) return formatBytes(known.bytes);
-  const fromHub = await sizes?.total(entry);
+  const fromHub = await sizes.total(entry);
   if (fromHub !== undefined) return `${formatBytes(fromHub)} (hub)`;
   const sized = (entry.source?.files ?? []).reduce((sum, file) => sum + (file.size ?? 0), 0);
   // A "+" says some files have no size anywhere we could ask, so the total is a lower bound.
@@ -72,7 +76,11 @@ function languagesText(languages: readonly string[] | null): string {
   return languages.length <= 3 ? languages.join(',') : `${languages.length} languages`;
 }
 
-/** The licence's name without its explanation: "CC-BY-4.0 (Helsinki-NLP OPUS-MT)" → "CC-BY-4.0". */
+/** The licence's name without its explanation ("CC-BY-4.0 (Helsinki-NLP OPUS-MT)" → "CC-BY-4.0"), cut to a column. */
 function shortLicense(license: string): string {
-  return license.split(/ \(|; /)[0]?.trim() || '-';
+  const name = license.split(/ \(|; /)[0]?.trim() || '-';
+  return name.length > LICENSE_WIDTH ? `${name.slice(0, LICENSE_WIDTH - 1)}…` : name;
 }
+
+/** The full licence is in GET /v1/models and the catalogue; a URL must not widen every line. */
+const LICENSE_WIDTH = 24;

@@ -106,6 +106,9 @@ const WHISPER_LANGUAGES: readonly (readonly [string, string])[] = [
   ['yue', 'cantonese'],
 ];
 
+/** Every language code, in Whisper's token order (`yue`, large-v3's, last). */
+export const WHISPER_LANGUAGE_CODES: readonly string[] = WHISPER_LANGUAGES.map(([code]) => code);
+
 /** Codes transformers.js 4.3's Whisper generate() does not know (it throws on them); the long-form decoder takes them. */
 const UNKNOWN_TO_TRANSFORMERS_JS = new Set(['yue']);
 

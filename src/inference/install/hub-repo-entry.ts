@@ -1,0 +1,32 @@
+/**
+ * Catalogue models given by `hubRepo` (no public source lists their files): the file list is
+ * read from the hub's tree at install, exactly as `hf:<repo>@<revision>` reads it (weights for
+ * the entry's dtype, each pinned by the SHA-256 the hub publishes), and the catalogue entry keeps
+ * its id, options and facts.
+ */
+import type { Dtype } from '../dtype.js';
+import { isCommit, type ManifestEntry } from '../manifest.js';
+import type { HubClient } from './hub-client.js';
+import { entryForHubRepo } from './hub-repo.js';
+import { InstallError } from './install-errors.js';
+
+/** The entry with a `source` pinned to the commit the hub resolved, ready for installModel. */
+export async function resolveHubRepoEntry(hub: HubClient, entry: ManifestEntry): Promise<ManifestEntry> {
+  const { hubRepo, ...rest } = entry;
+  if (!hubRepo) throw new InstallError(`${entry.id} has no hubRepo`);
+  const dtype = entry.options?.dtype as Dtype | undefined;
+  const resolved = await entryForHubRepo(hub, hubRepo, { id: entry.id, ...(dtype ? { dtype } : {}) });
+  if (resolved.task !== entry.task || resolved.engine !== entry.engine) {
+    throw new InstallError(
+      `${entry.id}: ${hubRepo.repo}@${hubRepo.revision} reads as a ${resolved.task} model (${resolved.engine}), not the catalogue's ${entry.task} (${entry.engine})`,
+    );
+  }
+  return { ...rest, source: resolved.source as NonNullable<ManifestEntry['source']> };
+}
+
+/** An install of this repo is current when it came from the pinned commit, or from any commit when the catalogue pins none. */
+export function isCurrentHubRepoInstall(entry: ManifestEntry, installed: { source?: { repo?: string; revision?: string } } | undefined): boolean {
+  const { hubRepo } = entry;
+  if (!hubRepo || installed?.source?.repo !== hubRepo.repo) return false;
+  return isCommit(hubRepo.revision) ? installed.source.revision === hubRepo.revision : true;
+}
