@@ -16,6 +16,10 @@ describe('sentence-encoder options', () => {
   });
 
   it('lets as many batches run at once as there are workers', () => {
-    expect(batchOptions({ dtype: 'fp32', workers: 3, maxBatchSize: 8, maxWaitMs: 0, pooling: 'mean' })).to.include({ maxInFlight: 3, maxBatchSize: 8, maxWaitMs: 0 });
+    expect(batchOptions({ dtype: 'fp32', workers: 3, maxBatchSize: 8, maxWaitMs: 0, pooling: 'mean' })).to.include({
+      maxInFlight: 3,
+      maxBatchSize: 8,
+      maxWaitMs: 0,
+    });
   });
 });
