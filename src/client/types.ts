@@ -47,6 +47,14 @@ export interface ModelInfo {
   memory_bytes?: number | null;
   /** Unix time of its last use since the server started; null if none. */
   last_used_at?: number | null;
+  /** Bytes it takes once installed, known before download (pinned file sizes or a stated figure); null when the catalogue does not know. */
+  size_bytes?: number | null;
+  /** Language codes it serves (`en`, `pt-BR`); null when not stated. */
+  languages?: string[] | null;
+  /** Whether the model's real weights were run by the project's tests (the test models and their hub twins). */
+  real_weights_run_here?: boolean;
+  /** Text to speech: the `voice` names it answers to. */
+  voices?: string[];
   /** Engines add what they know, e.g. `labels`, `accepts_labels`, `source_languages`, `target_languages`, `formats`, `speed`. */
   [extra: string]: unknown;
 }

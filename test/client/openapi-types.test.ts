@@ -50,7 +50,9 @@ type Kind<V> = [V] extends [string]
           ? 'string|null'
           : [V] extends [number | null]
             ? 'number|null'
-            : 'object';
+            : [V] extends [readonly unknown[] | null]
+              ? 'null|array'
+              : 'object';
 /** The declared fields of T, without an index signature. */
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
 type Shape<T> = { [K in KnownKeys<T>]-?: undefined extends T[K] ? `${Kind<Exclude<T[K], undefined>>}?` : Kind<T[K]> };
@@ -77,6 +79,10 @@ const ANSWER_TYPES: Array<[component: string, shape: Record<string, string>]> = 
       state: 'string?',
       memory_bytes: 'number|null?',
       last_used_at: 'number|null?',
+      size_bytes: 'number|null?',
+      languages: 'null|array?',
+      real_weights_run_here: 'boolean?',
+      voices: 'array?',
     } satisfies Shape<ModelInfo>,
   ],
   ['ClassificationResult', { labels: 'array' } satisfies Shape<Classification>],
