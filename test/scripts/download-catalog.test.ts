@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDownloadModels } from '../../src/inference/install/download-models-command.js';
@@ -273,6 +273,24 @@ describe('the catalogue through a hub mirror (HF_ENDPOINT)', function () {
     } finally {
       await app.close();
     }
+  });
+
+  it('installs a catalogue model the hub lists the files of from a copy of another install (--from), offline', async () => {
+    const offline = join(dir, 'offline');
+    cpSync(join(modelsDir, 'whisper-large-v3-turbo'), join(offline, 'whisper-large-v3-turbo'), { recursive: true });
+    const elsewhere = join(dir, 'elsewhere');
+    const closed = await closedPortUrl();
+    const imported = await run(['--from', offline], { MODELS_DIR: elsewhere, HF_ENDPOINT: closed });
+    expect(imported.code, imported.stderr).to.equal(0);
+    expect(JSON.parse(readFileSync(join(elsewhere, 'whisper-large-v3-turbo', '.installed.json'), 'utf8')).source).to.deep.include({
+      repo: 'onnx-community/whisper-large-v3-turbo',
+      revision: mirrorCommit('onnx-community/whisper-large-v3-turbo'),
+    });
+    // Without the record of the install that made the copy, nothing pins its files.
+    rmSync(join(offline, 'whisper-large-v3-turbo', '.installed.json'));
+    const unpinned = await run(['whisper-large-v3-turbo', '--from', offline, '--force'], { MODELS_DIR: join(dir, 'third'), HF_ENDPOINT: closed });
+    expect(unpinned.code).to.equal(1);
+    expect(unpinned.stderr).to.match(/copy the whole folder of an install \(with its \.installed\.json\)/);
   });
 
   it('refuses a file whose bytes do not match the published SHA-256 or md5, leaving nothing installed', async () => {

@@ -13,7 +13,7 @@ import { isCommit, ManifestError, type Manifest, type ManifestEntry } from '../m
 import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
 import { copyFrom, idsPresentIn, modelRootIn, openImportSource, type ImportSource } from './import-source.js';
 import { defaultId, entryForHubRepo, isHubRef, parseHubRef } from './hub-repo.js';
-import { isCurrentHubRepoInstall, resolveHubRepoEntry } from './hub-repo-entry.js';
+import { entryFromInstallRecord, isCurrentHubRepoInstall, resolveHubRepoEntry } from './hub-repo-entry.js';
 import { HubSizes } from './hub-sizes.js';
 import { HubUnreachableError, InstallError } from './install-errors.js';
 import { listModels } from './list-models.js';
@@ -287,7 +287,11 @@ async function installHubRepo(entry: ManifestEntry, context: InstallContext): Pr
     return 'current';
   }
   if (context.importSource) {
-    say(`error: ${entry.id}: its file list comes from the hub (no public list pins it); install it from the hub, then copy its folder`);
+    // No public list pins its files: the copy must carry the record of the install that made it.
+    const root = await modelRootIn(context.importSource.root, entry, context.singleModel).catch(() => undefined);
+    const pinned = root && entryFromInstallRecord(entry, await readInstallRecord(root));
+    if (pinned) return installOne(pinned, context);
+    say(`error: ${entry.id}: its files are listed by the hub at install; copy the whole folder of an install (with its .installed.json) from ${repo}`);
     return 'failed';
   }
   try {

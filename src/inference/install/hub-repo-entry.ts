@@ -24,6 +24,25 @@ export async function resolveHubRepoEntry(hub: HubClient, entry: ManifestEntry):
   return { ...rest, source: resolved.source as NonNullable<ManifestEntry['source']> };
 }
 
+/** What an install wrote in `.installed.json`: the repo, the commit and every file with its verified SHA-256. */
+interface InstalledFiles {
+  source?: { repo?: string; revision?: string };
+  files?: Array<{ path: string; sha256: string; size: number }>;
+}
+
+/**
+ * The entry pinned to the files another machine installed (`--from` a copy of its folder): the
+ * hub checked them there against its SHA-256; here each is checked against what that install
+ * recorded. Undefined when the record is missing or of another repo or commit.
+ */
+export function entryFromInstallRecord(entry: ManifestEntry, record: InstalledFiles | undefined): ManifestEntry | undefined {
+  const { hubRepo, ...rest } = entry;
+  const revision = record?.source?.revision;
+  if (!hubRepo || !record?.files?.length || !revision || !isCurrentHubRepoInstall(entry, record)) return undefined;
+  const files = record.files.map(({ path, sha256, size }) => ({ path, sha256, size }));
+  return { ...rest, source: { type: 'huggingface', repo: hubRepo.repo, revision, files } };
+}
+
 /** An install of this repo is current when it came from the pinned commit, or from any commit when the catalogue pins none. */
 export function isCurrentHubRepoInstall(entry: ManifestEntry, installed: { source?: { repo?: string; revision?: string } } | undefined): boolean {
   const { hubRepo } = entry;

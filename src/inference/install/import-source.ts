@@ -47,7 +47,7 @@ export async function openImportSource(from: string, scratchDir: string): Promis
 export async function idsPresentIn(root: string, entries: readonly ManifestEntry[]): Promise<string[]> {
   const present: string[] = [];
   for (const entry of entries) {
-    if (entry.source && (await isDirectory(join(root, entry.id)))) present.push(entry.id);
+    if ((entry.source || entry.hubRepo) && (await isDirectory(join(root, entry.id)))) present.push(entry.id);
   }
   return present;
 }
