@@ -102,7 +102,7 @@ function transcriptionUpdate(turnDetection: { type: 'server_vad'; silence_durati
 /** A Python with the `openai` SDK (GA realtime) and `websockets`, or why there is none. */
 async function pythonWithSdk(): Promise<{ python?: string; reason?: string }> {
   const python = process.env.OPENAI_PYTHON ?? join(REPO_ROOT, '.cache/venv/bin/python');
-  const reason = `needs a Python with openai>=2 and websockets: npm run conformance installs them into .cache/venv (or set OPENAI_PYTHON); tried ${python}`;
+  const reason = `needs a Python with the openai SDK's GA realtime client (openai.types.realtime) and websockets: npm run conformance installs them into .cache/venv (or set OPENAI_PYTHON); tried ${python}`;
   if (!existsSync(python)) return { reason };
   const { code } = await run(python, ['-c', 'import openai.types.realtime, websockets']);
   return code === 0 ? { python } : { reason };
