@@ -1,13 +1,16 @@
 /**
  * Node clients against the running server: the official `openai` npm SDK on every audio call,
- * models and embeddings, and the npm `libretranslate` package. One JSON line per case goes to
+ * live transcription (`OpenAIRealtimeWS`, GA protocol), models and embeddings, and the npm
+ * `libretranslate` package. One JSON line per case goes to
  * the results file given as argv[2]. Environment as scripts/conformance/python/run_cases.py.
  */
 import { existsSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { translate } from 'libretranslate';
+import { connect as tcpConnect } from 'node:net';
 import OpenAI, { NotFoundError, toFile } from 'openai';
+import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const base = process.env.CONFORMANCE_BASE_URL!;
@@ -144,6 +147,42 @@ add('openai-node', 'embeddings[default: SDK asks base64]', async () => {
   check(res.data.length === 2 && res.data[0]!.embedding.length === 384, `${res.data.length} × ${res.data[0]?.embedding.length}`);
   const norm = Math.hypot(...res.data[0]!.embedding);
   check(Math.abs(norm - 1) < 1e-3, `norm ${norm}`);
+});
+
+add('openai-node', 'realtime[OpenAIRealtimeWS, transcription, manual commit]', async () => {
+  // Speech at 24 kHz, the rate the session takes: the server's own voice.
+  const said = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'Ask not what your country can do for you.', response_format: 'pcm' });
+  const pcm = Buffer.from(await said.arrayBuffer());
+  const { port, hostname } = new URL(base);
+  // The SDK always builds a wss:// URL; the server under test speaks plain HTTP on loopback.
+  const rt = new OpenAIRealtimeWS({ intent: 'transcription', options: { createConnection: () => tcpConnect({ host: hostname, port: Number(port) }) } }, client);
+  const seen: string[] = [];
+  try {
+    const transcript = await new Promise<string>((resolve, reject) => {
+      rt.on('error', reject);
+      rt.on('event', (event) => {
+        seen.push(event.type);
+        if (event.type === 'session.updated') {
+          for (let at = 0; at < pcm.length; at += 4_800) rt.send({ type: 'input_audio_buffer.append', audio: pcm.subarray(at, at + 4_800).toString('base64') });
+          rt.send({ type: 'input_audio_buffer.commit' });
+        }
+        if (event.type === 'conversation.item.input_audio_transcription.completed') resolve(event.transcript);
+      });
+      rt.socket.once('open', () =>
+        rt.send({
+          type: 'session.update',
+          session: {
+            type: 'transcription',
+            audio: { input: { format: { type: 'audio/pcm', rate: 24000 }, transcription: { model: 'whisper-1', language: 'en' }, turn_detection: null } },
+          },
+        }),
+      );
+    });
+    check(seen[0] === 'session.created', `events ${seen.slice(0, 4).join(',')}`);
+    check(/country/i.test(transcript), `transcript ${JSON.stringify(transcript)}`);
+  } finally {
+    rt.close();
+  }
 });
 
 const lt = { apiurl: base, apiKey };

@@ -5,6 +5,7 @@
  * ADPCM decoder reads stereo as mono. Offsets are derived from a checked WavLayout, so every read
  * is inside the data chunk.
  */
+import { ALAW, MULAW } from './g711.js';
 import type { WavLayout } from './wav-layout.js';
 
 /** Writes frames first … first + count − 1 into channels[c][0 … count − 1]. */
@@ -46,22 +47,6 @@ function sampleReader(bytes: Uint8Array, view: DataView, layout: WavLayout): (of
       throw new Error(`no reader for ${layout.bitsPerSample}-bit ${layout.encoding}`); // wav-layout admits none
   }
 }
-
-/** G.711 µ-law → linear, as in the ITU reference (and Sun's g711.c), scaled from 16 bits. */
-const MULAW = Float32Array.from({ length: 256 }, (_, code) => {
-  const u = ~code & 0xff;
-  const magnitude = ((((u & 0x0f) << 3) + 0x84) << ((u & 0x70) >> 4)) - 0x84;
-  return (u & 0x80 ? -magnitude : magnitude) / 32768;
-});
-
-/** G.711 A-law → linear (even bits inverted on the wire). */
-const ALAW = Float32Array.from({ length: 256 }, (_, code) => {
-  const a = code ^ 0x55;
-  const segment = (a & 0x70) >> 4;
-  let magnitude = (a & 0x0f) << 4;
-  magnitude = segment === 0 ? magnitude + 8 : (magnitude + 0x108) << (segment - 1);
-  return (a & 0x80 ? magnitude : -magnitude) / 32768;
-});
 
 const ADPCM_INDEX_STEPS = [-1, -1, -1, -1, 2, 4, 6, 8, -1, -1, -1, -1, 2, 4, 6, 8];
 const ADPCM_STEPS = [

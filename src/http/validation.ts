@@ -133,7 +133,8 @@ interface Located {
 }
 
 function locate(error: ErrorObject): Located {
-  if (error.keyword === 'required') return { error, field: String(error.params.missingProperty), item: -1 };
+  // A field missing from the body is that field's error; one missing inside a field is the field's.
+  if (error.keyword === 'required' && error.instancePath === '') return { error, field: String(error.params.missingProperty), item: -1 };
   const [field = '', item] = error.instancePath
     .split('/')
     .slice(1)
@@ -188,7 +189,21 @@ function phraseNested(errors: readonly ErrorObject[]): AppError {
   const deepest = errors.filter((error) => error.keyword !== 'anyOf').sort((a, b) => depth(b) - depth(a))[0]!;
   const path = deepest.instancePath.split('/').slice(1);
   if (deepest.keyword === 'required') path.push(String(deepest.params.missingProperty));
-  return new ValidationError(`"${path.join('.')}" ${deepest.keyword === 'required' ? 'is required' : deepest.message}`);
+  return new ValidationError(`"${path.join('.')}" ${nestedMessage(deepest)}`);
+}
+
+/** Ajv's words, except where they would hide what is allowed. */
+function nestedMessage(error: ErrorObject): string | undefined {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'enum':
+      return `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(error.params.allowedValue)}`;
+    default:
+      return error.message;
+  }
 }
 
 function compareTuples(a: number[], b: number[]): number {

@@ -22,7 +22,7 @@ import { Residents, type Resident } from './lifecycle/residents.js';
 import { SharedServices } from './lifecycle/shared-services.js';
 import { taskModel } from './task-models.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
-import type { Disposable, LiveAudioStream, ModelForTask, Task } from './types.js';
+import type { Disposable, LiveAudioOptions, LiveAudioStream, ModelForTask, Task } from './types.js';
 
 export type { ModelInfo } from './model-catalog.js';
 /**
@@ -202,7 +202,7 @@ export class ModelRegistry {
   }
 
   /** A stream for a realtime session's audio; see SharedServices.openLiveAudio. */
-  openLiveAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
+  openLiveAudio(options: LiveAudioOptions): Promise<LiveAudioStream> {
     return this.#shared.openLiveAudio(options);
   }
 

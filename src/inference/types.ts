@@ -127,14 +127,24 @@ export interface Transcriber extends Disposable {
   transcribe(audio: PcmAudio | EncodedAudio, options?: TranscribeOptions): Promise<Transcript>;
 }
 
+/** How a realtime session's audio bytes encode its samples: PCM16 little-endian, or G.711 µ-law / A-law (a byte a sample). */
+export type LiveAudioEncoding = 'pcm16' | 'g711-ulaw' | 'g711-alaw';
+
+export interface LiveAudioOptions {
+  inputSampleRate: number;
+  encoding: LiveAudioEncoding;
+  /** Speech probabilities too (server VAD); needs the voice-activity model. */
+  detectSpeech: boolean;
+}
+
 /** Live audio as a realtime session receives it, on its way to a Transcriber. */
 export interface LiveAudioStream {
   /**
-   * PCM16 little-endian mono bytes at the stream's input rate (any length of whole samples) →
-   * the same audio at 16 kHz, and a speech probability for each 512-sample frame completed so
-   * far (none when the stream was opened without speech detection).
+   * Mono bytes in the stream's encoding at its input rate (whole samples) → the same audio at
+   * 16 kHz, and a speech probability for each 512-sample frame completed so far (none when the
+   * stream was opened without speech detection).
    */
-  push(pcm16: Uint8Array): Promise<{ samples: Float32Array; speechProbabilities: Float32Array }>;
+  push(audio: Uint8Array): Promise<{ samples: Float32Array; speechProbabilities: Float32Array }>;
   close(): Promise<void>;
 }
 

@@ -74,6 +74,9 @@ export function connect(url: string, options: { headers?: Record<string, string>
 
 export const withKey = (key = TEST_API_KEY) => ({ headers: { Authorization: `Bearer ${key}` } });
 
+/** As a beta client connects (the beta SDKs send this header): the session first speaks the beta protocol. */
+export const withBetaKey = (key = TEST_API_KEY) => ({ headers: { Authorization: `Bearer ${key}`, 'OpenAI-Beta': 'realtime=v1' } });
+
 /** The HTTP answer to an upgrade the server refuses (fails the test if it accepts). */
 export async function refused(
   url: string,

@@ -2,7 +2,9 @@
  * What a realtime session may cost and who may hold one, over real WebSockets: the bytes a
  * session holds unprocessed (flooded, it is paused, and past its bound closed), the key checked
  * again before every turn (revoked, expired), the key's model list at the upgrade, sessions per
- * key, the session lifetime, and the upgrade's path read as the HTTP routes read theirs.
+ * key, the session lifetime, and the upgrade's path read as the HTTP routes read theirs. The
+ * bounds and key checks that do not depend on the protocol run in both its shapes: a session
+ * set up by the beta `transcription_session.update` and by the GA `session.update`.
  */
 import { expect } from 'chai';
 import type { Server } from 'node:http';
@@ -20,6 +22,18 @@ const MIB = 1024 * 1024;
 /** One second of 24-kHz PCM16 silence, as an append carries it: 16,000 samples (64,000 bytes) once held at 16 kHz. */
 const SECOND = Buffer.alloc(48_000).toString('base64');
 const SECOND_HELD_BYTES = 16_000 * 4;
+
+const PROTOCOLS = ['beta', 'ga'] as const;
+type Protocol = (typeof PROTOCOLS)[number];
+
+/** The update that makes a session commit by hand (and names another model, when given), in either protocol's shape. */
+function manualUpdate(protocol: Protocol, model?: string): Record<string, unknown> {
+  const transcription = model === undefined ? {} : { model };
+  return protocol === 'ga'
+    ? { type: 'session.update', session: { type: 'transcription', audio: { input: { turn_detection: null, transcription } } } }
+    : { type: 'transcription_session.update', session: { turn_detection: null, input_audio_transcription: transcription } };
+}
+const UPDATED = { beta: 'transcription_session.updated', ga: 'session.updated' } as const;
 
 /**
  * A speech-to-text engine that answers "heard" once the test lets it (`open`), so committed
@@ -83,10 +97,10 @@ describe('realtime sessions: bounds and key policy', () => {
   });
 
   /** A session that commits by hand, on model `heard`. */
-  async function manualSession(key = TEST_API_KEY): Promise<RealtimeClient> {
+  async function manualSession(key = TEST_API_KEY, protocol: Protocol = 'beta'): Promise<RealtimeClient> {
     const client = await connect(`${base}${SESSION}&model=heard`, withKey(key));
-    client.send({ type: 'transcription_session.update', session: { turn_detection: null } });
-    await client.next('transcription_session.updated');
+    client.send(manualUpdate(protocol));
+    await client.next(UPDATED[protocol]);
     return client;
   }
 
@@ -124,23 +138,25 @@ describe('realtime sessions: bounds and key policy', () => {
   }
 
   describe('the bytes a session holds unprocessed', () => {
-    it('stops reading a session whose turns pile up past sessionPauseBytes, and reads on as they are transcribed', async function () {
-      this.timeout(20_000);
-      // Turns are not what pauses it here (maxPendingItems): only the bytes they hold.
-      await start({ held: true, limits: { maxPendingItems: 1000, sessionPauseBytes: 4 * SECOND_HELD_BYTES, sessionMaxBytes: 64 * MIB } });
-      const client = await manualSession();
-      sendTurns(client, 40);
-      const read = await committedWhenSettled(client);
-      // By the 4th turn held the bound is reached; a message or two already read may follow.
-      expect(read).to.be.within(3, 8);
-      // Past the bound: at most what one socket read (64 KiB) carried, and a message in hand.
-      expect(app.app.realtime.stats().peakSessionBytes).to.be.below(4 * SECOND_HELD_BYTES + 64 * 1024 + 3 * (SECOND.length + 2048));
-      speech.open();
-      while (client.count('conversation.item.input_audio_transcription.completed') < 40) await resolveAfter(20, undefined);
-      expect(client.count('input_audio_buffer.committed')).to.equal(40);
-      expect(client.count('error')).to.equal(0);
-      client.ws.close();
-    });
+    for (const protocol of PROTOCOLS) {
+      it(`stops reading a session whose turns pile up past sessionPauseBytes, and reads on as they are transcribed (${protocol})`, async function () {
+        this.timeout(20_000);
+        // Turns are not what pauses it here (maxPendingItems): only the bytes they hold.
+        await start({ held: true, limits: { maxPendingItems: 1000, sessionPauseBytes: 4 * SECOND_HELD_BYTES, sessionMaxBytes: 64 * MIB } });
+        const client = await manualSession(TEST_API_KEY, protocol);
+        sendTurns(client, 40);
+        const read = await committedWhenSettled(client);
+        // By the 4th turn held the bound is reached; a message or two already read may follow.
+        expect(read).to.be.within(3, 8);
+        // Past the bound: at most what one socket read (64 KiB) carried, and a message in hand.
+        expect(app.app.realtime.stats().peakSessionBytes).to.be.below(4 * SECOND_HELD_BYTES + 64 * 1024 + 3 * (SECOND.length + 2048));
+        speech.open();
+        while (client.count('conversation.item.input_audio_transcription.completed') < 40) await resolveAfter(20, undefined);
+        expect(client.count('input_audio_buffer.committed')).to.equal(40);
+        expect(client.count('error')).to.equal(0);
+        client.ws.close();
+      });
+    }
 
     it('counts all sessions together: past totalPauseBytes another session is not read either', async function () {
       this.timeout(20_000);
@@ -161,22 +177,24 @@ describe('realtime sessions: bounds and key policy', () => {
       expect(app.app.realtime.stats().heldBytes).to.be.below(2 * SECOND_HELD_BYTES);
     });
 
-    it('closes a session past sessionMaxBytes with an error event and code 1008', async function () {
-      this.timeout(20_000);
-      // Pausing is out of the way (a bound it never reaches), so the close bound is what holds.
-      await start({ held: true, limits: { maxPendingItems: 1000, sessionPauseBytes: 1024 * MIB, sessionMaxBytes: 8 * SECOND_HELD_BYTES } });
-      const client = await manualSession();
-      sendTurns(client, 40);
-      const closed = await Promise.race([client.closed, resolveAfter(5_000, undefined)]);
-      expect(closed, 'the session was closed').to.deep.include({ code: 1008 });
-      expect(closed!.reason).to.match(/Too much input waiting/);
-      const error = client.events.find((event) => event.type === 'error')!;
-      expect(error.error).to.include({ code: 'session_overloaded' });
-      expect(client.count('input_audio_buffer.committed')).to.be.below(12);
-      expect(app.app.realtime.stats().heldBytes, 'freed when the server closes').to.equal(0);
-      // The slot, once the socket is gone.
-      await until(() => app.app.realtime.stats().sessions === 0, 'the slot to be freed');
-    });
+    for (const protocol of PROTOCOLS) {
+      it(`closes a session past sessionMaxBytes with an error event and code 1008 (${protocol})`, async function () {
+        this.timeout(20_000);
+        // Pausing is out of the way (a bound it never reaches), so the close bound is what holds.
+        await start({ held: true, limits: { maxPendingItems: 1000, sessionPauseBytes: 1024 * MIB, sessionMaxBytes: 8 * SECOND_HELD_BYTES } });
+        const client = await manualSession(TEST_API_KEY, protocol);
+        sendTurns(client, 40);
+        const closed = await Promise.race([client.closed, resolveAfter(5_000, undefined)]);
+        expect(closed, 'the session was closed').to.deep.include({ code: 1008 });
+        expect(closed!.reason).to.match(/Too much input waiting/);
+        const error = client.events.find((event) => event.type === 'error')!;
+        expect(error.error).to.include({ code: 'session_overloaded' });
+        expect(client.count('input_audio_buffer.committed')).to.be.below(12);
+        expect(app.app.realtime.stats().heldBytes, 'freed when the server closes').to.equal(0);
+        // The slot, once the socket is gone.
+        await until(() => app.app.realtime.stats().sessions === 0, 'the slot to be freed');
+      });
+    }
 
     it('holds a flood of 1-MiB appends, sent faster than the audio worker reads them, to its bound', async function () {
       this.timeout(60_000);
@@ -198,33 +216,37 @@ describe('realtime sessions: bounds and key policy', () => {
   });
 
   describe('the key, checked again before every turn', () => {
-    it('ends the session once its key is revoked: the turn fails, an error event, close 1008', async () => {
-      await start();
-      const keys = createKeyStore(app.db, { staticKeys: [] });
-      const { key, info } = await keys.create('live');
-      const client = await manualSession(key);
-      expect(await turn(client)).to.include({ type: 'conversation.item.input_audio_transcription.completed', transcript: 'heard' });
-      await keys.revoke(String(info.id));
-      const outcome = await Promise.race([turn(client), resolveAfter(5_000, undefined)]);
-      expect(outcome?.type).to.equal('conversation.item.input_audio_transcription.failed');
-      expect(outcome?.error).to.include({ code: 'unauthorized' });
-      expect(client.events.find((event) => event.type === 'error')?.error).to.include({ code: 'unauthorized' });
-      expect(await client.closed).to.deep.equal({ code: 1008, reason: 'API key revoked or expired' });
-      expect(client.count('conversation.item.input_audio_transcription.completed')).to.equal(1);
-    });
+    for (const protocol of PROTOCOLS) {
+      it(`ends the session once its key is revoked: the turn fails, an error event, close 1008 (${protocol})`, async () => {
+        await start();
+        const keys = createKeyStore(app.db, { staticKeys: [] });
+        const { key, info } = await keys.create('live');
+        const client = await manualSession(key, protocol);
+        expect(await turn(client)).to.include({ type: 'conversation.item.input_audio_transcription.completed', transcript: 'heard' });
+        await keys.revoke(String(info.id));
+        const outcome = await Promise.race([turn(client), resolveAfter(5_000, undefined)]);
+        expect(outcome?.type).to.equal('conversation.item.input_audio_transcription.failed');
+        expect(outcome?.error).to.include({ code: 'unauthorized' });
+        expect(client.events.find((event) => event.type === 'error')?.error).to.include({ code: 'unauthorized' });
+        expect(await client.closed).to.deep.equal({ code: 1008, reason: 'API key revoked or expired' });
+        expect(client.count('conversation.item.input_audio_transcription.completed')).to.equal(1);
+      });
+    }
 
-    it('ends a session whose key is revoked between turns, while it streams without ending one', async () => {
-      await start({ limits: { keyCheckMs: 100 } });
-      const keys = createKeyStore(app.db, { staticKeys: [] });
-      const { key, info } = await keys.create('streaming');
-      const client = await manualSession(key);
-      client.send({ type: 'input_audio_buffer.append', audio: SECOND });
-      await keys.revoke(String(info.id));
-      const closed = await Promise.race([client.closed, resolveAfter(5_000, undefined)]);
-      expect(closed).to.deep.equal({ code: 1008, reason: 'API key revoked or expired' });
-      expect(client.events.find((event) => event.type === 'error')?.error).to.include({ code: 'unauthorized' });
-      expect(client.count('input_audio_buffer.committed')).to.equal(0);
-    });
+    for (const protocol of PROTOCOLS) {
+      it(`ends a session whose key is revoked between turns, while it streams without ending one (${protocol})`, async () => {
+        await start({ limits: { keyCheckMs: 100 } });
+        const keys = createKeyStore(app.db, { staticKeys: [] });
+        const { key, info } = await keys.create('streaming');
+        const client = await manualSession(key, protocol);
+        client.send({ type: 'input_audio_buffer.append', audio: SECOND });
+        await keys.revoke(String(info.id));
+        const closed = await Promise.race([client.closed, resolveAfter(5_000, undefined)]);
+        expect(closed).to.deep.equal({ code: 1008, reason: 'API key revoked or expired' });
+        expect(client.events.find((event) => event.type === 'error')?.error).to.include({ code: 'unauthorized' });
+        expect(client.count('input_audio_buffer.committed')).to.equal(0);
+      });
+    }
 
     it('ends the session once its key has expired', async () => {
       let now = Date.now();
@@ -276,16 +298,18 @@ describe('realtime sessions: bounds and key policy', () => {
       expect((await refused(`${base}${SESSION}&model=heard`, withKey(byAlias))).status).to.equal(403);
     });
 
-    it('still checks each turn against the list when a session update names another model', async () => {
-      await start();
-      const client = await manualSession(await keyFor(['heard']));
-      client.send({ type: 'transcription_session.update', session: { input_audio_transcription: { model: 'other-stt' } } });
-      await client.next('transcription_session.updated', client.events.length);
-      const outcome = await turn(client);
-      expect(outcome.type).to.equal('conversation.item.input_audio_transcription.failed');
-      expect(outcome.error).to.include({ code: 'model_not_allowed' });
-      client.ws.close();
-    });
+    for (const protocol of PROTOCOLS) {
+      it(`still checks each turn against the list when a session update names another model (${protocol})`, async () => {
+        await start();
+        const client = await manualSession(await keyFor(['heard']), protocol);
+        client.send(manualUpdate(protocol, 'other-stt'));
+        await client.next(UPDATED[protocol], client.events.length);
+        const outcome = await turn(client);
+        expect(outcome.type).to.equal('conversation.item.input_audio_transcription.failed');
+        expect(outcome.error).to.include({ code: 'model_not_allowed' });
+        client.ws.close();
+      });
+    }
   });
 
   describe('who holds the sessions', () => {

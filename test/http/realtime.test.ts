@@ -1,21 +1,23 @@
 /**
  * /v1/realtime?intent=transcription over a real WebSocket: the key at the upgrade, the bounds,
- * the event protocol, and (with `npm run test-models`) live audio transcribed by whisper-tiny.en.
+ * the beta event protocol (`transcription_session.*`, as the beta SDKs speak it), and (with
+ * `npm run test-models`) live audio transcribed by whisper-tiny.en. The GA protocol:
+ * realtime-ga.test.ts; the official SDKs: realtime-sdk.test.ts.
  */
 import { expect } from 'chai';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { SPEECH_DIR } from '../audio/audio-test-helpers.js';
 import { createKeyStore } from '../../src/auth/key-store.js';
 import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
 import type { Engine } from '../../src/inference/engine.js';
+import { pcm16At24k } from '../helpers/live-speech.js';
 import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
-import { connect, listen, refused, withKey as withStaticKey, type ServerEvent } from '../helpers/realtime-client.js';
+import { connect, listen, refused, withBetaKey, type ServerEvent } from '../helpers/realtime-client.js';
 import { createTestApp, TEST_API_KEY, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 
-const withKey = withStaticKey();
+const withKey = withBetaKey();
 
 describe('realtime transcription sessions (WebSocket)', () => {
   let app: TestApp;
@@ -43,7 +45,9 @@ describe('realtime transcription sessions (WebSocket)', () => {
     for (const spelling of ['/V1/realtime', '/v1//realtime', '/%76%31/realtime', '/users/../v1/realtime']) {
       expect((await refused(`${base}${spelling}?intent=transcription`)).status, spelling).to.equal(401);
     }
-    const byProtocol = await connect(`${base}/v1/realtime?intent=transcription`, { protocols: ['realtime', `openai-insecure-api-key.${TEST_API_KEY}`] });
+    const byProtocol = await connect(`${base}/v1/realtime?intent=transcription`, {
+      protocols: ['realtime', `openai-insecure-api-key.${TEST_API_KEY}`, 'openai-beta.realtime-v1'],
+    });
     expect(byProtocol.ws.protocol).to.equal('realtime');
     expect((await byProtocol.next('transcription_session.created')).session).to.include({ object: 'realtime.transcription_session' });
     byProtocol.ws.close();
@@ -169,14 +173,6 @@ describe('realtime transcription sessions (WebSocket)', () => {
     client.ws.close();
   });
 });
-
-/** 24-kHz PCM16 of a shared clip, as a browser or SDK would send it. */
-async function pcm16At24k(file: string): Promise<Buffer> {
-  const { samples } = await decodeAudio(readFileSync(join(SPEECH_DIR, file)), { sampleRate: 24_000, maxSeconds: 120 });
-  const pcm = Buffer.alloc(samples.length * 2);
-  samples.forEach((x, i) => pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x * 32767))), i * 2));
-  return pcm;
-}
 
 describe('realtime transcription with the real whisper-tiny.en', () => {
   const whisper = realModel('whisper-tiny.en');

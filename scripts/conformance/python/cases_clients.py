@@ -11,7 +11,8 @@ import openai
 from huggingface_hub import InferenceClient
 from libretranslatepy import LibreTranslateAPI
 
-from common import STT_ALIAS, STT_MULTILINGUAL, Context, check, flac_info, adts_duration, ogg_opus_info, wav_sample_rate
+from common import STT_ALIAS, STT_MULTILINGUAL, TTS_MODEL, Context, Skip, check, flac_info, adts_duration, ogg_opus_info, wav_sample_rate
+from realtime_transcription import ServerError, transcribe_live
 
 Case = tuple[str, str, Callable[[], None]]
 
@@ -199,6 +200,27 @@ def cases(ctx: Context) -> list[Case]:
 
     add("openai-py", "embeddings[float]", embeddings("float"))
     add("openai-py", "embeddings[base64]", embeddings("base64"))
+
+    # --- openai SDK: live transcription, GA Realtime protocol (client.realtime.connect, intent=transcription)
+    def realtime(mode: str) -> Callable[[], None]:
+        def run() -> None:
+            # Speech at 24 kHz, the rate the session takes: the server's own voice, then silence that ends the turn.
+            said = client.audio.speech.create(model=TTS_MODEL, voice="alloy", input="Ask not what your country can do for you.", response_format="pcm")
+            pcm = said.content + bytes(24_000 * 2 * 3 // 2)
+            try:
+                result = transcribe_live(ctx.base_url, ctx.api_key, pcm, mode)
+            except ServerError as error:
+                if error.code == "model_not_installed":
+                    raise Skip(f"server VAD needs silero-vad-v6 (npm run test-models): {error}") from error
+                raise
+            check(result["events"][:2] == ["session.created", "session.updated"], f"events {result['events'][:4]}")
+            heard = " ".join(result["transcripts"]).lower()
+            check("country" in heard, f"transcripts {result['transcripts']!r}")
+
+        return run
+
+    add("openai-py", "realtime.connect[transcription, manual commit]", realtime("manual"))
+    add("openai-py", "realtime.connect[transcription, server_vad]", realtime("server_vad"))
 
     # --- a browser page on another origin (the runner sets CORS_ORIGINS=https://app.example)
     http = ctx.http()

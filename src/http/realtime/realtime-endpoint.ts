@@ -11,6 +11,10 @@
  * (session-slots.ts), idle time and lifetime, the bytes a session holds unprocessed
  * (session-budget.ts: the socket stops being read, then the session is closed), and a client
  * that stops reading our events is dropped. The key is checked again before every turn.
+ *
+ * Which protocol the session first speaks is read from the upgrade as OpenAI reads it: the beta
+ * one for `OpenAI-Beta: realtime=v1` (or, from browsers, the subprotocol
+ * `openai-beta.realtime-v1`), else the GA one; each session update then answers in its own shape.
  */
 import Router from '@koa/router';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
@@ -21,7 +25,7 @@ import type { KeyAccess } from '../../auth/key-access.js';
 import type { KeyPolicy } from '../../auth/key-store.js';
 import type { RealtimeLimits } from '../../config/load-config.js';
 import { type AppError, BEARER_CHALLENGE, RateLimitedError, TooManySessionsError, ValidationError } from '../../errors.js';
-import type { LiveAudioStream, Transcriber } from '../../inference/types.js';
+import type { LiveAudioOptions, LiveAudioStream, Transcriber } from '../../inference/types.js';
 import type { Logger } from '../../logger.js';
 import { isApiPath } from '../api-boundary.js';
 import { errorType } from '../error-middleware.js';
@@ -30,11 +34,15 @@ import type { RequestValidator, Validate } from '../validation.js';
 import { CLIENT_EVENTS, type ClientEvent, type ClientEventType } from './realtime-events.js';
 import { REALTIME_PATH } from './realtime-operations.js';
 import { RealtimeBudget } from './session-budget.js';
+import type { Dialect } from './session-dialects.js';
 import { SessionSlots, slotHolder } from './session-slots.js';
 import { speechScopeRefusal, type SpeechModels } from './speech-scope.js';
 import { TranscriptionSession } from './transcription-session.js';
 
 const KEY_PROTOCOL_PREFIX = 'openai-insecure-api-key.';
+/** How beta clients say so: the header from SDKs, the subprotocol from browsers. */
+const BETA_HEADER = /(^|[\s,;])realtime=v1\b/i;
+const BETA_PROTOCOL = 'openai-beta.realtime-v1';
 /** Events we could not deliver pile up in memory; a client this far behind is dropped. */
 const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 /** RFC 6455 close codes. */
@@ -43,7 +51,7 @@ const CLOSE = { normal: 1000, goingAway: 1001, policy: 1008, tryAgainLater: 1013
 interface RealtimeEndpointDeps {
   access: KeyAccess;
   transcriber(modelId: string): Promise<Transcriber>;
-  openAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream>;
+  openAudio(options: LiveAudioOptions): Promise<LiveAudioStream>;
   /** The manifest's models and aliases, for the key's model list at the upgrade. */
   models: SpeechModels;
   /** The path and query of the request target as the HTTP routers read it (Koa's ctx.path). */
@@ -122,11 +130,11 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
         ws.close(CLOSE.tryAgainLater, reason);
         return;
       }
-      serve(ws, { model, policy: keyPolicy, key, release: slots.take(holder) });
+      serve(ws, { model, dialect: askedDialect(req), policy: keyPolicy, key, release: slots.take(holder) });
     });
   };
 
-  const serve = (ws: WebSocket, opened: { model: string | undefined; policy: KeyPolicy; key: string; release: () => void }) => {
+  const serve = (ws: WebSocket, opened: { model: string | undefined; dialect: Dialect; policy: KeyPolicy; key: string; release: () => void }) => {
     sessions.add(ws);
     // The key as last verified: each turn runs as it (its model list, its usage).
     let policy = opened.policy;
@@ -164,7 +172,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
         budget: held,
         limits,
       },
-      { model: opened.model },
+      { model: opened.model, dialect: opened.dialect, expiresAt: Math.floor(Date.now() / 1000 + limits.maxSessionSeconds) },
     );
     let idle: NodeJS.Timeout | undefined;
     const stillActive = () => {
@@ -263,6 +271,13 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
 
 function byteLength(data: RawData): number {
   return Array.isArray(data) ? data.reduce((sum, part) => sum + part.byteLength, 0) : data.byteLength;
+}
+
+function askedDialect(req: IncomingMessage): Dialect {
+  const header = req.headers['openai-beta'];
+  if (BETA_HEADER.test(Array.isArray(header) ? header.join(',') : (header ?? ''))) return 'beta';
+  const protocols = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  return protocols.includes(BETA_PROTOCOL) ? 'beta' : 'ga';
 }
 
 function presentedKey(req: IncomingMessage): string | undefined {

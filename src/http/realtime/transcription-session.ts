@@ -2,22 +2,34 @@
  * One live transcription session: audio arrives in `input_audio_buffer.append` events, turns are
  * cut by server VAD (or by the client's `commit`), and each committed turn becomes an item whose
  * transcript is sent as `conversation.item.input_audio_transcription.delta` / `.completed`.
+ * Settings come in the beta or the GA shape (session-dialects.ts); the session answers in the
+ * shape of the last update it got (before any, the one the upgrade asked for).
  *
  * Knows nothing of WebSockets: the endpoint hands it parsed events and a `send`, so the protocol
- * is testable on its own. Audio work (PCM16 → 16 kHz, speech probabilities) happens in a worker
+ * is testable on its own. Audio work (PCM16 or G.711 → 16 kHz, speech probabilities) happens in a worker
  * behind `LiveAudioStream`; transcription goes through the registry's Transcriber.
  */
 import { randomUUID } from 'node:crypto';
 import type { RealtimeLimits } from '../../config/load-config.js';
 import { AppError, PayloadTooLargeError, ValidationError } from '../../errors.js';
-import type { LiveAudioStream, Transcriber } from '../../inference/types.js';
-import type { ClientEvent, ClientEventType, RealtimeErrorBody, ServerEvent, SessionSettings } from './realtime-events.js';
+import type { LiveAudioOptions, LiveAudioStream, Transcriber } from '../../inference/types.js';
+import type { ClientEvent, ClientEventType, RealtimeErrorBody, ServerEvent } from './realtime-events.js';
 import type { SessionBudget } from './session-budget.js';
-import { TurnDetector, type TurnDetection } from './turn-detector.js';
+import {
+  betaChange,
+  DEFAULT_TURN_DETECTION,
+  type Dialect,
+  describeSession,
+  gaChange,
+  itemEvents,
+  PCM16_24K,
+  SESSION_EVENTS,
+  type SessionChange,
+  type SessionSettings,
+} from './session-dialects.js';
+import { TurnDetector } from './turn-detector.js';
 
 const SAMPLE_RATE = 16_000;
-/** OpenAI's pcm16: what clients append, 24 kHz mono. */
-const INPUT_SAMPLE_RATE = 24_000;
 /** Silero VAD's frame at 16 kHz: one speech probability per 512 samples. */
 const FRAME_SAMPLES = 512;
 const FRAME_MS = (FRAME_SAMPLES * 1000) / SAMPLE_RATE;
@@ -31,13 +43,11 @@ const KEY_INVALID = {
   reason: 'API key revoked or expired',
 } as const;
 
-const DEFAULT_TURN_DETECTION: TurnDetection = Object.freeze({ threshold: 0.5, prefixPaddingMs: 300, silenceDurationMs: 500 });
-
 interface SessionDeps {
   /** The session's model (from the URL's `?model=` or a session update), loaded on first use. */
   transcriber(modelId: string): Promise<Transcriber>;
   /** Opens the audio pipeline; speech probabilities only when `detectSpeech`. */
-  openAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream>;
+  openAudio(options: LiveAudioOptions): Promise<LiveAudioStream>;
   send(event: ServerEvent): void;
   /**
    * Checks the session's key again before a turn is transcribed and counts the turn against its
@@ -52,38 +62,41 @@ interface SessionDeps {
   limits: RealtimeLimits;
 }
 
-interface Settings {
-  model: string | undefined;
-  language: string | undefined;
-  prompt: string | undefined;
-  turnDetection: TurnDetection | null;
-}
-
 export class TranscriptionSession {
   readonly id = `sess_${randomUUID().replaceAll('-', '')}`;
   readonly #deps: SessionDeps;
   readonly #abort = new AbortController();
-  #settings: Settings;
-  #audio: { stream: Promise<LiveAudioStream>; detectsSpeech: boolean } | undefined;
+  readonly #expiresAt: number;
+  #settings: SessionSettings;
+  #dialect: Dialect;
+  #audio: { stream: Promise<LiveAudioStream>; options: LiveAudioOptions } | undefined;
   #detector: TurnDetector | null = null;
   /** 16-kHz audio not yet committed; `#bufferStart` is its first sample's index in the stream. */
   #buffer: Float32Array[] = [];
   #bufferStart = 0;
   #streamSamples = 0;
+  /**
+   * Where the audio stream's VAD frames fall in the session's audio: a stream (re)opened at
+   * stream sample `origin` scores 512-sample frames from there; `frames` have been scored.
+   */
+  #frameClock = { origin: 0, frames: 0 };
   #turnItemId: string | undefined;
   #previousItemId: string | null = null;
   /** Events handled one at a time, in arrival order (appends wait for the audio worker). */
   #incoming: Promise<void> = Promise.resolve();
   #transcriptions: Promise<void> = Promise.resolve();
 
-  constructor(deps: SessionDeps, initial: { model?: string }) {
+  /** `dialect`: the protocol the upgrade asked for; `expiresAt`: when the session's lifetime ends (epoch seconds). */
+  constructor(deps: SessionDeps, initial: { model?: string; dialect: Dialect; expiresAt: number }) {
     this.#deps = deps;
-    this.#settings = { model: initial.model, language: undefined, prompt: undefined, turnDetection: DEFAULT_TURN_DETECTION };
+    this.#dialect = initial.dialect;
+    this.#expiresAt = initial.expiresAt;
+    this.#settings = { model: initial.model, language: undefined, prompt: undefined, format: PCM16_24K, turnDetection: DEFAULT_TURN_DETECTION };
     this.#detector = this.#newDetector();
   }
 
   start(): void {
-    this.#deps.send({ type: 'transcription_session.created', session: this.#describe() });
+    this.#deps.send({ type: SESSION_EVENTS[this.#dialect].created, session: this.#describe() });
   }
 
   /** Handles one checked client event after those before it. */
@@ -118,8 +131,10 @@ export class TranscriptionSession {
   async #dispatch(event: ClientEvent): Promise<void> {
     if (this.#abort.signal.aborted) return;
     switch (event.type as ClientEventType) {
+      case 'session.update':
+        return this.#update('ga', gaChange((event as ClientEvent<'session.update'>).session));
       case 'transcription_session.update':
-        return this.#update((event as ClientEvent<'transcription_session.update'>).session);
+        return this.#update('beta', betaChange((event as ClientEvent<'transcription_session.update'>).session));
       case 'input_audio_buffer.append':
         return this.#append((event as ClientEvent<'input_audio_buffer.append'>).audio);
       case 'input_audio_buffer.commit':
@@ -133,35 +148,31 @@ export class TranscriptionSession {
     }
   }
 
-  #update(session: SessionSettings): void {
-    const transcription = session.input_audio_transcription;
-    if (transcription) {
-      this.#settings.model = transcription.model ?? this.#settings.model;
-      this.#settings.language = transcription.language ?? this.#settings.language;
-      this.#settings.prompt = transcription.prompt ?? this.#settings.prompt;
-    }
-    if (session.turn_detection !== undefined) {
-      const vad = session.turn_detection;
-      this.#settings.turnDetection =
-        vad === null
-          ? null
-          : {
-              threshold: vad.threshold ?? DEFAULT_TURN_DETECTION.threshold,
-              prefixPaddingMs: vad.prefix_padding_ms ?? DEFAULT_TURN_DETECTION.prefixPaddingMs,
-              silenceDurationMs: vad.silence_duration_ms ?? DEFAULT_TURN_DETECTION.silenceDurationMs,
-            };
+  /** Applies an update in either shape; from now on the session answers in that shape. */
+  #update(dialect: Dialect, change: SessionChange): void {
+    this.#dialect = dialect;
+    const settings = this.#settings;
+    settings.model = change.model ?? settings.model;
+    settings.language = change.language ?? settings.language;
+    settings.prompt = change.prompt ?? settings.prompt;
+    // Audio already buffered is 16 kHz whatever it came as; the next append reopens the stream.
+    settings.format = change.format ?? settings.format;
+    if (change.turnDetection !== undefined) {
+      settings.turnDetection = change.turnDetection;
       // Time keeps running; only a turn in progress is forgotten (its audio stays buffered).
       this.#detector = this.#newDetector();
       this.#turnItemId = undefined;
     }
-    this.#deps.send({ type: 'transcription_session.updated', session: this.#describe() });
+    this.#deps.send({ type: SESSION_EVENTS[dialect].updated, session: this.#describe() });
   }
 
   async #append(base64: string): Promise<void> {
     const bytes = Buffer.from(base64, 'base64');
-    if (bytes.length % 2 !== 0) throw new ValidationError('"audio" must be whole 16-bit samples (an even number of bytes)');
+    const { encoding, sampleRate } = this.#settings.format;
+    const bytesPerSample = encoding === 'pcm16' ? 2 : 1;
+    if (bytes.length % bytesPerSample !== 0) throw new ValidationError('"audio" must be whole 16-bit samples (an even number of bytes)');
     const bufferCap = this.#deps.limits.maxBufferSeconds * SAMPLE_RATE;
-    if (this.#settings.turnDetection === null && this.#bufferSamples + (bytes.length / 2) * (SAMPLE_RATE / INPUT_SAMPLE_RATE) > bufferCap) {
+    if (this.#settings.turnDetection === null && this.#bufferSamples + (bytes.length / bytesPerSample) * (SAMPLE_RATE / sampleRate) > bufferCap) {
       throw new PayloadTooLargeError(`The input audio buffer holds at most ${this.#deps.limits.maxBufferSeconds} s; commit or clear it`);
     }
     const audio = await this.#openAudio();
@@ -170,8 +181,10 @@ export class TranscriptionSession {
     this.#buffer.push(samples);
     this.#streamSamples += samples.length;
     this.#deps.budget.buffered(this.#bufferSamples);
+    const firstFrameMs = samplesToMs(this.#frameClock.origin + this.#frameClock.frames * FRAME_SAMPLES);
+    this.#frameClock.frames += speechProbabilities.length;
     if (this.#detector && this.#settings.turnDetection) {
-      for (const turn of this.#detector.push(speechProbabilities)) {
+      for (const turn of this.#detector.push(speechProbabilities, firstFrameMs)) {
         if (turn.type === 'speech_started') this.#speechStarted(turn.atMs, this.#settings.turnDetection.prefixPaddingMs);
         else this.#speechStopped(turn.atMs);
       }
@@ -216,11 +229,7 @@ export class TranscriptionSession {
     const previousItemId = this.#previousItemId;
     this.#previousItemId = itemId;
     this.#deps.send({ type: 'input_audio_buffer.committed', previous_item_id: previousItemId, item_id: itemId });
-    this.#deps.send({
-      type: 'conversation.item.created',
-      previous_item_id: previousItemId,
-      item: { id: itemId, object: 'realtime.item', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_audio', transcript: null }] },
-    });
+    for (const event of itemEvents(this.#dialect, itemId, previousItemId)) this.#deps.send(event);
     this.#deps.budget.turnQueued(audio.length);
     this.#transcriptions = this.#transcriptions.then(() => this.#transcribe(itemId, audio)).finally(() => this.#deps.budget.turnDone(audio.length));
   }
@@ -239,14 +248,25 @@ export class TranscriptionSession {
       }
       const model = this.#settings.model;
       if (model === undefined) {
-        throw new ValidationError('No transcription model: pass ?model= on the URL or set session.input_audio_transcription.model');
+        throw new ValidationError(
+          'No transcription model: pass ?model= on the URL, or set session.audio.input.transcription.model (beta: session.input_audio_transcription.model)',
+        );
       }
       const transcriber = await this.#deps.transcriber(model);
+      // Read before the samples are handed (transferred) to the model's worker.
+      const seconds = Math.round((samples.length / SAMPLE_RATE) * 1000) / 1000;
       const transcript = await transcriber.transcribe({ samples, sampleRate: SAMPLE_RATE }, { language: this.#settings.language, signal });
       const text = transcript.text.trim();
       if (signal.aborted) return;
       if (text !== '') this.#deps.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta: text });
-      this.#deps.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript: text });
+      this.#deps.send({
+        type: 'conversation.item.input_audio_transcription.completed',
+        item_id: itemId,
+        content_index: 0,
+        transcript: text,
+        // OpenAI bills whisper-1 by the second and says so in this shape; here it is what the key's usage counts.
+        usage: { type: 'duration', seconds },
+      });
     } catch (error) {
       if (signal.aborted) return;
       const { code, message } = describeError(error);
@@ -263,13 +283,20 @@ export class TranscriptionSession {
     });
   }
 
-  /** The audio stream, with speech detection exactly when server VAD is on (reopened if that changed). */
+  /** The audio stream in the session's format, with speech detection exactly when VAD is on (reopened if either changed). */
   async #openAudio(): Promise<LiveAudioStream> {
-    const detectSpeech = this.#settings.turnDetection !== null;
-    if (this.#audio?.detectsSpeech !== detectSpeech) {
+    const options: LiveAudioOptions = {
+      inputSampleRate: this.#settings.format.sampleRate,
+      encoding: this.#settings.format.encoding,
+      detectSpeech: this.#settings.turnDetection !== null,
+    };
+    const open = this.#audio?.options;
+    if (open?.detectSpeech !== options.detectSpeech || open.encoding !== options.encoding || open.inputSampleRate !== options.inputSampleRate) {
       await this.#closeAudio();
-      const stream = this.#deps.openAudio({ inputSampleRate: INPUT_SAMPLE_RATE, detectSpeech });
-      this.#audio = { stream, detectsSpeech: detectSpeech };
+      const stream = this.#deps.openAudio(options);
+      this.#audio = { stream, options };
+      // A new stream's frames start at the audio it is given next.
+      this.#frameClock = { origin: this.#streamSamples, frames: 0 };
       // Opening fails when server VAD is asked for and its model is not installed: the error
       // event says so, and the next append tries again.
       stream.catch(() => (this.#audio = undefined));
@@ -317,19 +344,7 @@ export class TranscriptionSession {
   }
 
   #describe(): Record<string, unknown> {
-    const vad = this.#settings.turnDetection;
-    return {
-      id: this.id,
-      object: 'realtime.transcription_session',
-      input_audio_format: 'pcm16',
-      input_audio_transcription: { model: this.#settings.model ?? null, language: this.#settings.language ?? null, prompt: this.#settings.prompt ?? '' },
-      turn_detection: vad && {
-        type: 'server_vad',
-        threshold: vad.threshold,
-        prefix_padding_ms: vad.prefixPaddingMs,
-        silence_duration_ms: vad.silenceDurationMs,
-      },
-    };
+    return describeSession(this.#dialect, this.#settings, { id: this.id, expiresAt: this.#expiresAt });
   }
 
   #sendError(error: unknown, eventId: string | undefined): void {
@@ -356,4 +371,8 @@ function newItemId(): string {
 
 function msToSamples(ms: number): number {
   return Math.round((ms * SAMPLE_RATE) / 1000);
+}
+
+function samplesToMs(samples: number): number {
+  return (samples * 1000) / SAMPLE_RATE;
 }

@@ -6,6 +6,9 @@
  * lower `threshold - 0.15` (the hysteresis Silero's own speech-timestamp code uses) have lasted
  * `silenceDurationMs`. A frame between the two thresholds neither starts nor ends a turn. A turn
  * that reaches `maxTurnMs` is cut there, so one endless speaker still gets transcripts.
+ *
+ * Times are the stream's (from the session's first audio), given with each push: a detector
+ * made anew mid-stream (after a commit, a clear or a session update) reports times that go on.
  */
 export interface TurnDetection {
   threshold: number;
@@ -19,7 +22,6 @@ export class TurnDetector {
   readonly #settings: TurnDetection;
   readonly #frameMs: number;
   readonly #maxTurnMs: number;
-  #frames = 0;
   #speechStartMs: number | undefined;
   #silenceStartMs: number | undefined;
 
@@ -33,14 +35,13 @@ export class TurnDetector {
     return this.#speechStartMs !== undefined;
   }
 
-  /** The events the next frames' probabilities cause, in order; times are from the stream's start. */
-  push(probabilities: ArrayLike<number>): TurnEvent[] {
+  /** The events the next frames' probabilities cause, in order; the first frame starts at `firstFrameMs` of the stream. */
+  push(probabilities: ArrayLike<number>, firstFrameMs: number): TurnEvent[] {
     const events: TurnEvent[] = [];
     const { threshold, silenceDurationMs } = this.#settings;
     for (let i = 0; i < probabilities.length; i++) {
-      const startMs = this.#frames * this.#frameMs;
+      const startMs = firstFrameMs + i * this.#frameMs;
       const endMs = startMs + this.#frameMs;
-      this.#frames++;
       const probability = probabilities[i]!;
       if (this.#speechStartMs === undefined) {
         if (probability >= threshold) {

@@ -9,7 +9,7 @@ import { LiveAudio } from '../live-audio/live-audio.js';
 import { vadModelFile } from '../speech-to-text/silero-vad-engine.js';
 import { DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND } from '../speech-to-text/vad-request.js';
 import type { SpeechEncoder } from '../text-to-speech/speech-encoder.js';
-import type { LiveAudioStream } from '../types.js';
+import type { LiveAudioOptions, LiveAudioStream } from '../types.js';
 
 export class SharedServices {
   readonly #modelsDir: string;
@@ -35,10 +35,10 @@ export class SharedServices {
   }
 
   /**
-   * A stream for a realtime session's audio: PCM16 at `inputSampleRate` → 16 kHz, with speech
+   * A stream for a realtime session's audio: PCM16 or G.711 at `inputSampleRate` → 16 kHz, with speech
    * probabilities from the voice-activity model when `detectSpeech`.
    */
-  async openLiveAudio(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
+  async openLiveAudio(options: LiveAudioOptions): Promise<LiveAudioStream> {
     if (!this.#liveAudio) {
       const vadModelPath = await vadModelFile(this.#modelsDir);
       // Checked again: another session may have started it while the file was looked up.

@@ -1,9 +1,11 @@
 /**
- * One live stream's audio path inside the live-audio worker: PCM16 bytes at the client's rate →
- * float samples at 16 kHz (resampled as they arrive) → 512-sample frames for the speech
- * detector, carrying the part of a frame that is not complete yet to the next push.
+ * One live stream's audio path inside the live-audio worker: PCM16 or G.711 bytes at the
+ * client's rate → float samples at 16 kHz (resampled as they arrive) → 512-sample frames for the
+ * speech detector, carrying the part of a frame that is not complete yet to the next push.
  */
+import { ALAW, decodeG711, MULAW } from '../../audio/g711.js';
 import { StreamingResampler } from '../../audio/streaming-resampler.js';
+import type { LiveAudioEncoding } from '../types.js';
 
 const LIVE_SAMPLE_RATE = 16_000;
 const VAD_FRAME_SAMPLES = 512;
@@ -14,17 +16,19 @@ export type FrameScorer = (frames: Float32Array) => Promise<Float32Array>;
 export class LiveAudioConverter {
   readonly #resampler: StreamingResampler | undefined;
   readonly #score: FrameScorer | undefined;
+  readonly #decode: (bytes: Uint8Array) => Float32Array;
   #partialFrame = new Float32Array(VAD_FRAME_SAMPLES);
   #partialLength = 0;
 
-  constructor(inputSampleRate: number, score?: FrameScorer) {
+  constructor(inputSampleRate: number, score?: FrameScorer, encoding: LiveAudioEncoding = 'pcm16') {
     this.#resampler = inputSampleRate === LIVE_SAMPLE_RATE ? undefined : new StreamingResampler(inputSampleRate, LIVE_SAMPLE_RATE);
     this.#score = score;
+    this.#decode = DECODERS[encoding];
   }
 
   /** Calls of one stream must not overlap: frames are scored in order, on one state. */
-  async push(pcm16: Uint8Array): Promise<{ samples: Float32Array; speechProbabilities: Float32Array }> {
-    const input = pcm16ToFloat(pcm16);
+  async push(audio: Uint8Array): Promise<{ samples: Float32Array; speechProbabilities: Float32Array }> {
+    const input = this.#decode(audio);
     const samples = this.#resampler ? this.#resampler.push(input) : input;
     return { samples, speechProbabilities: this.#score ? await this.#scoreFrames(samples, this.#score) : new Float32Array(0) };
   }
@@ -46,6 +50,12 @@ export class LiveAudioConverter {
     return score(frames);
   }
 }
+
+const DECODERS: Record<LiveAudioEncoding, (bytes: Uint8Array) => Float32Array> = {
+  pcm16: pcm16ToFloat,
+  'g711-ulaw': (bytes) => decodeG711(bytes, MULAW),
+  'g711-alaw': (bytes) => decodeG711(bytes, ALAW),
+};
 
 /** Little-endian signed 16-bit samples as floats in [-1, 1); the bytes need not be aligned. */
 export function pcm16ToFloat(bytes: Uint8Array): Float32Array {

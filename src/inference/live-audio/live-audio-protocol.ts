@@ -1,4 +1,5 @@
 /** What the main thread and live-audio-worker.ts exchange. */
+import type { LiveAudioEncoding } from '../types.js';
 import type { CallContext } from '../worker/worker-api.js';
 
 export interface LiveAudioWorkerInit {
@@ -8,7 +9,7 @@ export interface LiveAudioWorkerInit {
 
 export interface LiveAudioApi {
   push(
-    request: { streamId: number; inputSampleRate: number; detectSpeech: boolean; pcm16: Uint8Array },
+    request: { streamId: number; inputSampleRate: number; encoding: LiveAudioEncoding; detectSpeech: boolean; audio: Uint8Array },
     context: CallContext,
   ): Promise<{ samples: Float32Array; speechProbabilities: Float32Array }>;
   close(request: { streamId: number }, context: CallContext): Promise<void>;

@@ -4,7 +4,7 @@
  * docs/benchmarks.md, "Speech to text"); calls of one
  * stream are answered in order because the worker handles messages in order.
  */
-import type { LiveAudioStream } from '../types.js';
+import type { LiveAudioOptions, LiveAudioStream } from '../types.js';
 import { ModelWorker } from '../worker/model-worker.js';
 import { workerModule } from '../worker/worker-api.js';
 import type { LiveAudioApi, LiveAudioWorkerInit } from './live-audio-protocol.js';
@@ -26,12 +26,12 @@ export class LiveAudio {
     return this.#init.vadModelPath !== undefined;
   }
 
-  async open(options: { inputSampleRate: number; detectSpeech: boolean }): Promise<LiveAudioStream> {
+  async open(options: LiveAudioOptions): Promise<LiveAudioStream> {
     const worker = await this.#start();
     const streamId = this.#nextStreamId++;
     const detectSpeech = options.detectSpeech && this.#init.vadModelPath !== undefined;
     return {
-      push: (pcm16) => worker.call('push', { streamId, inputSampleRate: options.inputSampleRate, detectSpeech, pcm16 }),
+      push: (audio) => worker.call('push', { streamId, inputSampleRate: options.inputSampleRate, encoding: options.encoding, detectSpeech, audio }),
       close: () => worker.call('close', { streamId }),
     };
   }

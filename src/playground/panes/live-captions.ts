@@ -53,7 +53,9 @@ export class LiveCaptions {
     const url = new URL(`/v1/realtime?intent=transcription&model=${encodeURIComponent(model)}`, location.href);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     this.options.onStatus('Connecting…');
-    const socket = (this.#socket = new WebSocket(url, ['realtime', ...(apiKey ? [`openai-insecure-api-key.${apiKey}`] : [])]));
+    // The beta protocol's events (transcription_session.update), said as browsers can: a subprotocol.
+    const protocols = ['realtime', 'openai-beta.realtime-v1', ...(apiKey ? [`openai-insecure-api-key.${apiKey}`] : [])];
+    const socket = (this.#socket = new WebSocket(url, protocols));
     socket.addEventListener('open', () => {
       this.#opened = true;
       if (language) socket.send(JSON.stringify({ type: 'transcription_session.update', session: { input_audio_transcription: { model, language } } }));

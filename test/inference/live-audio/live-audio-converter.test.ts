@@ -35,4 +35,15 @@ describe('LiveAudioConverter', () => {
     for (let i = 0; i < 10; i++) total += (await converter.push(pcm16(Array(2_400).fill(1000)))).samples.length;
     expect(Math.abs(total - 16_000)).to.be.lessThan(64);
   });
+
+  it('decodes G.711 µ-law and A-law, a sample a byte, and resamples 8 kHz to 16 kHz', async () => {
+    const ulaw = await new LiveAudioConverter(16_000, undefined, 'g711-ulaw').push(Uint8Array.of(0xff, 0x80, 0x00));
+    expect([...ulaw.samples].map((x) => Math.round(x * 32_768))).to.deep.equal([0, 32_124, -32_124]);
+    const alaw = await new LiveAudioConverter(16_000, undefined, 'g711-alaw').push(Uint8Array.of(0xd5, 0x55, 0xaa));
+    expect([...alaw.samples].map((x) => Math.round(x * 32_768))).to.deep.equal([8, -8, 32_256]);
+    const telephone = new LiveAudioConverter(8_000, undefined, 'g711-ulaw');
+    let total = 0;
+    for (let i = 0; i < 10; i++) total += (await telephone.push(new Uint8Array(800).fill(0x80))).samples.length;
+    expect(Math.abs(total - 16_000)).to.be.lessThan(64);
+  });
 });
