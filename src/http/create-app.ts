@@ -124,7 +124,7 @@ export function createApp(deps: AppDeps): InferenceApp {
   // Served beside Koa's routers (realtime-endpoint.ts), documented with /v1.
   operations.push(...realtimeOperations(limits.realtime));
   libreTranslateRoutes(rootRouter, { models, access, admit, validator, limits, preferredModels: deps.config.libreTranslateModels });
-  teiRoutes(rootRouter, { models, admit, requireKey, validator, limits });
+  teiRoutes(rootRouter, { models, admit, requireKey, validator, limits, servedModel: deps.config.teiModel });
   const constants = rootResponses(buildOpenApiDocument(operations, limits));
 
   const app = new InferenceApp(constantResponder(constants, observeConstantAnswers(metrics, logger)), access, readiness, operations);
