@@ -12,7 +12,8 @@ const GREETING = 'Hello from the local inference server. See /docs for the API.'
 export function rootResponses(document: Json): Record<string, ConstantResponse> {
   return {
     '/': { contentType: 'text/plain; charset=utf-8', body: GREETING },
-    '/health': { contentType: 'text/plain; charset=utf-8', body: 'OK' },
+    // speaches' answer, which its clients and tests read as JSON; status-only probes see a 200 either way.
+    '/health': { contentType: 'application/json; charset=utf-8', body: '{"message":"OK"}' },
     '/healthz': { contentType: 'text/plain; charset=utf-8', body: 'ok' },
     '/openapi.json': { contentType: 'application/json; charset=utf-8', body: JSON.stringify(document) },
     '/docs': { contentType: 'text/html; charset=utf-8', body: renderDocsPage(document) },
