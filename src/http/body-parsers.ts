@@ -19,10 +19,19 @@ export function jsonBody(limitBytes: number): Middleware {
   };
 }
 
-/** JSON or an url-encoded form (the LibreTranslate API takes both); 415 for anything else. */
+/**
+ * JSON or an url-encoded form (the LibreTranslate API takes both); 415 for anything else. No body
+ * at all is an empty form, whatever its type: clients that send every value in the query string
+ * (deep-translator) send no Content-Type.
+ */
 export function formOrJsonBody(limitBytes: number): Middleware {
   const parse = koaBody({ json: true, urlencoded: true, jsonLimit: limitBytes, formLimit: limitBytes, multipart: false, text: false });
   return async (ctx, next) => {
+    const length = ctx.get('Content-Length');
+    if (ctx.get('Transfer-Encoding') === '' && (length === '' || length === '0')) {
+      ctx.request.body = {};
+      return next();
+    }
     if (!ctx.is('application/json', 'application/x-www-form-urlencoded')) {
       throw new UnsupportedMediaTypeError('Send the body as application/json or application/x-www-form-urlencoded');
     }
