@@ -21,6 +21,7 @@ import type { Context, Middleware } from 'koa';
 import type { Limits } from '../../config/load-config.js';
 import { AppError, ValidationError, WrongModelTaskError } from '../../errors.js';
 import type { ModelInfo } from '../../inference/model-registry.js';
+import { EMBEDDING_INPUT_TYPES } from '../../inference/types.js';
 import { claimBatch, type Admission } from '../admission.js';
 import { jsonBody } from '../body-parsers.js';
 import { declareRoute, jsonResponse, messageError, type DocumentedRouter, type Json } from '../operation.js';
@@ -63,7 +64,12 @@ const EmbedBody = (limits: Limits) =>
       inputs: texts(limits, 'Texts to embed'),
       normalize: Type.Optional(Type.Boolean({ description: 'Vectors are always unit length here; `false` is refused.' })),
       truncate: Type.Optional(Type.Boolean({ description: 'Texts longer than the model window are always truncated here.' })),
-      prompt_name: Type.Optional(Type.String()),
+      prompt_name: Type.Optional(
+        StringEnum(EMBEDDING_INPUT_TYPES, {
+          description:
+            'The prompt put before each text: `query` or `passage` (the default) for models trained with prefixes (multilingual-e5: `query: `, `passage: `); others ignore it.',
+        }),
+      ),
     },
     { $id: 'TeiEmbedRequest' },
   );
@@ -119,7 +125,10 @@ export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
       if (request.normalize === false) throw new ValidationError('"normalize": false is not supported: this server returns unit-length vectors');
       if (Array.isArray(request.inputs)) claimBatch(ctx, request.inputs.length);
       const embedder = await models.get(await model(ctx), 'embeddings');
-      const vectors = await embedder.embed(typeof request.inputs === 'string' ? [request.inputs] : request.inputs, { signal: requestSignal(ctx) });
+      const vectors = await embedder.embed(typeof request.inputs === 'string' ? [request.inputs] : request.inputs, {
+        signal: requestSignal(ctx),
+        ...(request.prompt_name ? { inputType: request.prompt_name } : {}),
+      });
       ctx.body = vectors.map((vector) => Array.from(vector));
     };
 
