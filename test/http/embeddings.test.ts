@@ -151,6 +151,22 @@ describe('embeddings: OpenAI /v1/embeddings and TEI /embed, /predict (real MiniL
 
   it("answers GET /info in TEI's shape for the model / serves, and /rerank with a 424 naming the missing cross-encoder", async () => {
     expect((await app.request.get('/info')).status).to.equal(401);
+    // No other spelling of the new TEI routes reaches a model without a key either.
+    for (const [method, path] of [
+      ['get', '/Info'],
+      ['get', '/info/'],
+      ['get', '/%69nfo'],
+      ['get', '//info'],
+      ['post', '/rerank/.'],
+      ['post', '/RERANK'],
+      ['post', '//'],
+      ['post', '/.'],
+      ['post', '/%2e'],
+      ['post', '/?model=minilm-embeddings'],
+    ] as const) {
+      const res = await app.request[method](path).send({ inputs: 'hello' });
+      expect([401, 404, 405], `${method} ${path}`).to.include(res.status);
+    }
     const embedding = await app.request.get('/info').set('Authorization', bearer());
     expect(embedding.status, embedding.text).to.equal(200);
     expect(embedding.body).to.deep.include({
