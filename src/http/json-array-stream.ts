@@ -1,8 +1,8 @@
 /**
  * A JSON answer around one long array, written a slice of the array at a time with a turn of the
- * event loop between slices. 2048 embeddings as numbers are 16 MB of JSON, about 175 ms of
- * JSON.stringify in one go: other requests (a health probe, a one-text embedding) would wait for
- * all of it. In slices of 64 each turn is a few milliseconds.
+ * event loop between slices. 2048 embeddings as numbers are 16 MB of JSON, a long stall of
+ * JSON.stringify in one go (docs/benchmarks.md, "Embeddings"): other requests (a health probe, a
+ * one-text embedding) would wait for all of it. A slice of 64 is a small part of that.
  */
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
