@@ -43,6 +43,9 @@ async function main(): Promise<void> {
   for (const name of config.preloadModels) {
     if (!models.knows(name)) throw new ConfigError(`PRELOAD_MODELS: "${name}" is no model or alias of the manifest`);
   }
+  if (config.teiModel !== undefined && !['embeddings', 'text-classification'].includes(models.knows(config.teiModel) ? models.taskOf(config.teiModel) : '')) {
+    throw new ConfigError(`TEI_MODEL: "${config.teiModel}" is no embedding or classification model or alias of the manifest`);
+  }
   // Rate limits shared by replicas. If Redis is down, requests of keys with a limit fail (500,
   // logged) rather than pass unlimited; keys without a limit are not affected.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;

@@ -1,14 +1,15 @@
 /**
  * Node clients against the running server: the official `openai` npm SDK on every audio call,
  * live transcription (`OpenAIRealtimeWS`, GA protocol), models and embeddings, and the npm
- * `libretranslate` package. One JSON line per case goes to
- * the results file given as argv[2]. Environment as scripts/conformance/python/run_cases.py.
+ * `libretranslate` and `translate` packages. One JSON line per
+ * case goes to the results file given as argv[2]. Environment as scripts/conformance/python/run_cases.py.
  */
 import { existsSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { translate } from 'libretranslate';
 import { connect as tcpConnect } from 'node:net';
+import { Translate } from 'translate';
 import OpenAI, { NotFoundError, toFile } from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 
@@ -185,6 +186,12 @@ add('openai-node', 'realtime[OpenAIRealtimeWS, transcription, manual commit]', a
   }
 });
 
+add('openai-node', "embeddings[2048 inputs, the AI SDK's batch]", async () => {
+  const input = Array.from({ length: 2048 }, (_, i) => `Passage ${i}: the market ${i % 2 ? 'rose' : 'fell'} on day ${i % 30}.`);
+  const res = await client.embeddings.create({ model: 'text-embedding-3-small', input });
+  check(res.data.length === 2048 && res.data.every((item, i) => item.index === i && item.embedding.length === 384), `${res.data.length} vectors`);
+});
+
 const lt = { apiurl: base, apiKey };
 add('libretranslate-npm', 'translate[en→es]', async () => {
   const text: unknown = await translate({ query: 'Hello, how are you?', source: 'en', target: 'es', ...lt });
@@ -210,6 +217,13 @@ add('libretranslate-npm', 'translate[unknown target]→TypeError', async () => {
     return;
   }
   throw new Error('an unknown language was accepted');
+});
+
+// npm `translate` 3.1.0, engine "libre": a JSON POST to the URL given, {q, source, target, api_key}.
+const libre = Translate({ engine: 'libre', key: apiKey, url: `${base}/translate` } as Parameters<typeof Translate>[0]);
+add('translate-npm', 'libre[en→es]', async () => {
+  const text = await libre('Hello, how are you?', { from: 'en', to: 'es' });
+  check(typeof text === 'string' && text.length > 0 && text !== 'Hello, how are you?', JSON.stringify(text));
 });
 
 async function main(): Promise<void> {

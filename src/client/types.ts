@@ -122,7 +122,7 @@ export interface TranscribeInput {
   task?: 'transcribe' | 'translate';
   /** Answer format (default `json`: `{text}`). */
   responseFormat?: TranscriptFormat;
-  /** Sent as `timestamp_granularities[]` (not with `transcript`): with `verbose_json`, `segment` (the default) gives `segments`, `word` gives `words`. */
+  /** Sent as `timestamp_granularities[]` (not with `transcript`): with `verbose_json`, `word` adds `words` (`segments` are always there). */
   timestampGranularities?: ('segment' | 'word')[];
   /** Transcribe only the speech Silero VAD finds (default: on for audio over 30 s when the VAD model is installed). */
   vadFilter?: boolean;
@@ -188,8 +188,8 @@ export interface VerboseTranscription {
   /** Seconds of audio. */
   duration: number;
   text: string;
-  /** With the `segment` granularity (the default). */
-  segments?: TranscriptSegment[];
+  /** Always (with the `word` granularity alone too, as speaches answers). */
+  segments: TranscriptSegment[];
   /** With the `word` granularity. */
   words?: TranscriptWord[];
 }

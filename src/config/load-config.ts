@@ -31,6 +31,8 @@ export interface Config {
   readonly modelAliases: Readonly<Record<string, string>>;
   /** Translation model ids the LibreTranslate API tries first for a pair (LIBRETRANSLATE_MODELS). */
   readonly libreTranslateModels: readonly string[];
+  /** The model TEI's `POST /` and `GET /info` serve (TEI_MODEL); the default embedding model without it. */
+  readonly teiModel: string | undefined;
   readonly limits: Limits;
   /** Seconds a model stays loaded unused before it is unloaded (MODEL_IDLE_TTL); -1: never. */
   readonly modelIdleTtlSeconds: number;
@@ -45,6 +47,10 @@ export interface Limits {
   /** Largest audio upload (MAX_AUDIO_MB); larger is a 413 while reading. */
   readonly maxAudioBytes: number;
   readonly maxClassificationChars: number;
+  /** All texts of one /v1/embeddings request together, in characters; more is a 413. */
+  readonly maxEmbeddingChars: number;
+  /** The body of /v1/embeddings, which carries batches of up to 2048 texts. */
+  readonly maxEmbeddingBodyBytes: number;
   readonly maxTranslationChars: number;
   readonly maxSpeechInputChars: number;
   /** Decoded audio longer than this is rejected with 413 (speech to text; MAX_AUDIO_MINUTES). */
@@ -121,6 +127,11 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   // An hour of 16-kHz 16-bit mono WAV is 115 MB; an hour of MP3 at 128 kbit/s is 58 MB.
   maxAudioBytes: 128 * 1024 * 1024,
   maxClassificationChars: 10_000,
+  // About OpenAI's own 300,000 tokens per request, at 3 to 4 characters a token.
+  maxEmbeddingChars: 1_000_000,
+  // A million characters as JSON, with room for non-ASCII text (up to 3 bytes a character in
+  // UTF-8, 6 as a \u escape) and 2048 inputs' quotes and commas.
+  maxEmbeddingBodyBytes: 8 * 1024 * 1024,
   maxTranslationChars: 20_000,
   maxSpeechInputChars: 5_000,
   // Held as 16-bit PCM while transcribed: 115 MB for an hour at 16 kHz (docs/security.md).
@@ -179,6 +190,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         .map((id) => id.trim())
         .filter((id) => id !== ''),
     ),
+    teiModel: env.TEI_MODEL?.trim() || undefined,
     limits: audioLimits(env),
     modelIdleTtlSeconds: parseIdleTtl(env.MODEL_IDLE_TTL ?? '-1'),
     modelsMaxMemoryBytes: parseBytes('MODELS_MAX_MEMORY', env.MODELS_MAX_MEMORY ?? ''),

@@ -10,28 +10,57 @@
  *
  * The bound counts texts, not requests: a batch of 256 texts costs 256 single requests, so a route
  * that accepts batches claims the rest of its slots with `claimBatch` once its body is parsed.
+ *
+ * A route whose body may be large (2048 embedding texts: megabytes) says so with `maxBodyBytes`,
+ * and its task's `bodyBytesPerSlot` (tasks.ts) says how much body one slot stands for: the door
+ * then claims one slot per that many bytes of the declared Content-Length, or of the route's
+ * limit when the length is unknown (chunked) or the body compressed (it may inflate to the
+ * limit). So the bodies held while uploading stay bounded by the slots too, however large the
+ * route's limit.
  */
 import type { Context, Middleware } from 'koa';
 import { PayloadTooLargeError, ServerBusyError } from '../errors.js';
+import { bodyBytesPerSlot } from '../inference/tasks.js';
 import type { Task } from '../inference/types.js';
 import type { AdmissionObserver } from './metrics.js';
 
 /** Seconds a refused client is asked to wait; inference requests take about this long. */
 const RETRY_AFTER_SECONDS = 1;
 
-export type Admission = (task: Task) => Middleware;
+export interface AdmissionDoor {
+  /** The route's body limit; needed by the routes of a task with `bodyBytesPerSlot`. */
+  maxBodyBytes?: number;
+}
+
+export type Admission = (task: Task, door?: AdmissionDoor) => Middleware;
 
 /** Where the admission middleware leaves the claim of more slots for the request's batch. */
 const BATCH_CLAIM = Symbol('admission batch claim');
 
 /**
- * Claims `size - 1` more slots of the request's task (the door took one), or throws 503
- * `server_busy`: a batch is admitted whole or not at all. The slots are freed with the request's.
+ * Claims what the request's slots lack of `size` (the door took one, or one per body share), or
+ * throws 503 `server_busy`: a batch is admitted whole or not at all. The slots are freed with the request's.
  */
 export function claimBatch(ctx: Context, size: number): void {
-  const claim = (ctx.state as Record<symbol, ((extra: number) => void) | undefined>)[BATCH_CLAIM];
+  const claim = (ctx.state as Record<symbol, ((total: number) => void) | undefined>)[BATCH_CLAIM];
   if (!claim) throw new Error('claimBatch needs the admission middleware in front of the route');
-  if (size > 1) claim(size - 1);
+  claim(size);
+}
+
+/**
+ * Slots the door claims: one, or one per `perSlot` bytes of the body the request declares; a
+ * body of unknown size (chunked, or compressed: it may inflate to the route's limit) claims as
+ * one of the limit's size, at most every slot.
+ */
+function doorSlots(ctx: Context, perSlot: number | undefined, maxBodyBytes: number | undefined, slots: number): { slots: number; declared?: number } {
+  if (perSlot === undefined || maxBodyBytes === undefined) return { slots: 1 };
+  const header = ctx.get('Content-Length');
+  const declared = Number(header);
+  if (header === '' || !Number.isSafeInteger(declared) || declared < 0 || ctx.get('Content-Encoding') !== '') {
+    return { slots: Math.min(slots, Math.ceil(maxBodyBytes / perSlot)) };
+  }
+  // A body over the route's limit is the body parser's 413 to give.
+  return { slots: Math.max(1, Math.ceil(Math.min(declared, maxBodyBytes) / perSlot)), declared };
 }
 
 export function createAdmission(maxPending: Readonly<Record<Task, number>>, observer?: AdmissionObserver): Admission {
@@ -40,45 +69,58 @@ export function createAdmission(maxPending: Readonly<Record<Task, number>>, obse
     pending.set(task, count);
     observer?.pending(task, count);
   };
-  return (task) => async (ctx, next) => {
-    const held = pending.get(task) ?? 0;
-    if (held >= maxPending[task]) {
-      observer?.rejected(task);
-      throw new ServerBusyError(`${held} ${task} requests are already in progress or queued; retry shortly`, RETRY_AFTER_SECONDS);
-    }
-    setPending(task, held + 1);
-    let claimed = 1;
-    (ctx.state as Record<symbol, (extra: number) => void>)[BATCH_CLAIM] = (extra) => {
-      if (claimed + extra > maxPending[task]) {
+  return (task, door = {}) => {
+    const perSlot = bodyBytesPerSlot(task);
+    if (perSlot !== undefined && door.maxBodyBytes === undefined) throw new Error(`routes of ${task} must tell admission their maxBodyBytes`);
+    return async (ctx, next) => {
+      const held = pending.get(task) ?? 0;
+      const { slots: entry, declared } = doorSlots(ctx, perSlot, door.maxBodyBytes, maxPending[task]);
+      if (entry > maxPending[task]) {
         // Waiting would never help: say so instead of asking the client to retry.
         throw new PayloadTooLargeError(
-          `a batch of ${claimed + extra} texts is more than this server holds at once (${maxPending[task]}); send smaller batches`,
+          `a body of ${declared} bytes is more than this server holds at once (${maxPending[task]} ${task} slots of ${perSlot} bytes); send smaller batches`,
         );
       }
-      const now = pending.get(task) ?? 0;
-      if (now + extra > maxPending[task]) {
+      if (held + entry > maxPending[task]) {
         observer?.rejected(task);
-        throw new ServerBusyError(
-          `a batch of ${claimed + extra} texts does not fit: ${now} of ${maxPending[task]} ${task} slots are taken; retry shortly or send smaller batches`,
-          RETRY_AFTER_SECONDS,
-        );
+        throw new ServerBusyError(`${held} ${task} requests are already in progress or queued; retry shortly`, RETRY_AFTER_SECONDS);
       }
-      claimed += extra;
-      setPending(task, now + extra);
+      setPending(task, held + entry);
+      let claimed = entry;
+      (ctx.state as Record<symbol, (total: number) => void>)[BATCH_CLAIM] = (total) => {
+        const extra = total - claimed;
+        if (extra <= 0) return;
+        if (claimed + extra > maxPending[task]) {
+          // Waiting would never help: say so instead of asking the client to retry.
+          throw new PayloadTooLargeError(
+            `a batch of ${claimed + extra} texts is more than this server holds at once (${maxPending[task]}); send smaller batches`,
+          );
+        }
+        const now = pending.get(task) ?? 0;
+        if (now + extra > maxPending[task]) {
+          observer?.rejected(task);
+          throw new ServerBusyError(
+            `a batch of ${claimed + extra} texts does not fit: ${now} of ${maxPending[task]} ${task} slots are taken; retry shortly or send smaller batches`,
+            RETRY_AFTER_SECONDS,
+          );
+        }
+        claimed += extra;
+        setPending(task, now + extra);
+      };
+      // Both must be over: the handler (a client that hung up still has its inference queued) and
+      // the response (speech keeps streaming after the handler returns). 'close' fires once, after
+      // the last byte or on hang-up; a client that left during the API-key check has closed it already.
+      let outstanding = 2;
+      const settle = () => {
+        if (--outstanding === 0) setPending(task, (pending.get(task) ?? claimed) - claimed);
+      };
+      if (ctx.res.closed) settle();
+      else ctx.res.once('close', settle);
+      try {
+        await next();
+      } finally {
+        settle();
+      }
     };
-    // Both must be over: the handler (a client that hung up still has its inference queued) and
-    // the response (speech keeps streaming after the handler returns). 'close' fires once, after
-    // the last byte or on hang-up; a client that left during the API-key check has closed it already.
-    let outstanding = 2;
-    const settle = () => {
-      if (--outstanding === 0) setPending(task, (pending.get(task) ?? claimed) - claimed);
-    };
-    if (ctx.res.closed) settle();
-    else ctx.res.once('close', settle);
-    try {
-      await next();
-    } finally {
-      settle();
-    }
   };
 }

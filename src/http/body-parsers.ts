@@ -19,10 +19,19 @@ export function jsonBody(limitBytes: number): Middleware {
   };
 }
 
-/** JSON or an url-encoded form (the LibreTranslate API takes both); 415 for anything else. */
+/**
+ * JSON or an url-encoded form (the LibreTranslate API takes both); 415 for anything else. No body
+ * at all is an empty form, whatever its type: clients that send every value in the query string
+ * (deep-translator) send no Content-Type.
+ */
 export function formOrJsonBody(limitBytes: number): Middleware {
   const parse = koaBody({ json: true, urlencoded: true, jsonLimit: limitBytes, formLimit: limitBytes, multipart: false, text: false });
   return async (ctx, next) => {
+    const length = ctx.get('Content-Length');
+    if (ctx.get('Transfer-Encoding') === '' && (length === '' || length === '0')) {
+      ctx.request.body = {};
+      return next();
+    }
     if (!ctx.is('application/json', 'application/x-www-form-urlencoded')) {
       throw new UnsupportedMediaTypeError('Send the body as application/json or application/x-www-form-urlencoded');
     }
@@ -31,8 +40,8 @@ export function formOrJsonBody(limitBytes: number): Middleware {
 }
 
 export interface MultipartLimits {
-  /** The one file part's name (`file` in the OpenAI form). */
-  fileField: string;
+  /** Names the one file part may have: `file` (the OpenAI form, named in messages), then aliases. */
+  fileFields: readonly [string, ...string[]];
   maxFileBytes: number;
   maxFields: number;
   maxFieldBytes: number;
@@ -62,6 +71,8 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
       return;
     }
     const fields: Record<string, string> = {};
+    const [fileField] = limits.fileFields;
+    const isFileField = (name: string) => limits.fileFields.includes(name);
     let file: MultipartForm['file'] | undefined;
     let failed = false;
     const fail = (error: Error) => {
@@ -72,10 +83,10 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
     };
 
     parser.on('file', (name, stream, info) => {
-      if (name !== limits.fileField) {
+      if (!isFileField(name)) {
         stream.on('error', () => {});
         stream.resume();
-        fail(new ValidationError(`unexpected file part "${name}": send the audio in a part named "${limits.fileField}"`));
+        fail(new ValidationError(`unexpected file part "${name}": send the audio in a part named "${fileField}"`));
         return;
       }
       // The file part is never longer than the whole body.
@@ -92,20 +103,20 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
     });
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) fail(new PayloadTooLargeError(`field "${name}" is longer than ${limits.maxFieldBytes} bytes`));
-      else if (name === limits.fileField) fail(new ValidationError(`"${name}" must be a file part (with a filename), not a text field`));
+      else if (isFileField(name)) fail(new ValidationError(`"${name}" must be a file part (with a filename), not a text field`));
       // An array field (`name[]`, as the OpenAI SDKs send `timestamp_granularities[]`) keeps every value, comma-joined.
       // (busboy gives a part without a name as `undefined`, typed string or not.)
       else if (typeof name === 'string' && name.endsWith('[]') && fields[name] !== undefined) fields[name] += `,${value}`;
       else fields[name] ??= value;
     });
-    parser.on('filesLimit', () => fail(new ValidationError(`send exactly one file part ("${limits.fileField}")`)));
+    parser.on('filesLimit', () => fail(new ValidationError(`send exactly one file part ("${fileField}")`)));
     parser.on('fieldsLimit', () => fail(new PayloadTooLargeError(`too many form fields; at most ${limits.maxFields} are accepted`)));
     parser.on('partsLimit', () => fail(new PayloadTooLargeError(`too many form parts; at most ${limits.maxFields + 1} are accepted`)));
     // busboy's own messages ("Unexpected end of form", "Malformed part header") are not ours to show.
     parser.on('error', () => fail(malformedMultipart()));
     parser.on('close', () => {
       if (failed) return;
-      if (!file) reject(new ValidationError(`multipart upload must include a file part named "${limits.fileField}" with the audio`));
+      if (!file) reject(new ValidationError(`multipart upload must include a file part named "${fileField}" with the audio`));
       else resolve({ file, fields });
     });
     // A body cut off by the client or by the slow-client guard (408) fails the read with its reason.

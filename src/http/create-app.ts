@@ -28,7 +28,7 @@ import { routerTree } from './router-tree.js';
 import { createRealtimeEndpoint, type RealtimeEndpoint } from './realtime/realtime-endpoint.js';
 import { realtimeOperations } from './realtime/realtime-operations.js';
 import { buildOpenApiDocument } from './openapi.js';
-import type { Operation } from './operation.js';
+import type { Json, Operation } from './operation.js';
 import { slowClientGuard } from './slow-client-guard.js';
 import { modelUsedHeader } from './model-used-header.js';
 import { scopedModels } from './scoped-models.js';
@@ -123,9 +123,16 @@ export function createApp(deps: AppDeps): InferenceApp {
   const v1Router = createV1Router({ models, limits, admit, validator }, operations);
   // Served beside Koa's routers (realtime-endpoint.ts), documented with /v1.
   operations.push(...realtimeOperations(limits.realtime));
-  libreTranslateRoutes(rootRouter, { models, access, admit, validator, limits, preferredModels: deps.config.libreTranslateModels });
-  teiRoutes(rootRouter, { models, admit, requireKey, validator, limits });
-  const constants = rootResponses(buildOpenApiDocument(operations, limits));
+  libreTranslateRoutes(rootRouter, { models, access, admit, validator, limits, preferredModels: deps.config.libreTranslateModels, answers });
+  teiRoutes(rootRouter, { models, admit, requireKey, validator, limits, servedModel: deps.config.teiModel });
+  const libreTranslateSpec = buildOpenApiDocument(
+    operations.filter((operation) => operation.tags.includes('libretranslate')),
+    limits,
+  );
+  const constants = rootResponses(buildOpenApiDocument(operations, limits), {
+    ...libreTranslateSpec,
+    info: { ...(libreTranslateSpec.info as Json), title: 'LibreTranslate API of the local inference server' },
+  });
 
   const app = new InferenceApp(constantResponder(constants, observeConstantAnswers(metrics, logger)), access, readiness, operations);
   // The router's 405 answers and koa-body's errors all pass through the same mapper.

@@ -3,6 +3,7 @@
  * is complete (curl ^C, an SDK time-out, the slow-client guard). Routes pass it to every model
  * call, so work nobody will read is dropped instead of holding the CPU and an admission slot.
  */
+import { setMaxListeners } from 'node:events';
 import type { Context } from 'koa';
 import { ClientClosedError } from '../errors.js';
 
@@ -18,6 +19,9 @@ export function requestSignal(ctx: Context): AbortSignal {
   if (ctx.res.closed) closed();
   else ctx.res.once('close', closed);
   signal = controller.signal;
+  // Each text of a batch (2048 embeddings) listens on it while it waits in a micro-batch: many
+  // listeners are expected, not a leak.
+  setMaxListeners(0, signal);
   signals.set(ctx, signal);
   return signal;
 }

@@ -15,13 +15,14 @@ export interface InferenceObserver {
 }
 
 /** What the HTTP layer uses of the model registry. */
-export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'defaultModel' | 'openLiveAudio' | 'load' | 'unload'>;
+export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'taskOf' | 'defaultModel' | 'openLiveAudio' | 'load' | 'unload'>;
 
 /** `announce` is told the model each `get` resolved to (the X-Model answer header). */
 export function scopedModels(registry: ModelRegistry, access: KeyAccess, observer?: InferenceObserver, announce?: (modelId: string) => void): Models {
   return {
     list: () => registry.list(),
     resolve: (name, task) => registry.resolve(name, task),
+    taskOf: (name) => registry.taskOf(name),
     defaultModel: (task) => registry.defaultModel(task),
     openLiveAudio: (options) => registry.openLiveAudio(options),
     // Loading and unloading change what every key gets: admin keys only.

@@ -40,6 +40,11 @@ interface TaskRow<Engine, Model> {
    * uploading) before more get 503 server_busy.
    */
   readonly maxPending: number;
+  /**
+   * For tasks whose requests carry large batches: body bytes one admission slot stands for, so the
+   * door claims slots by the size of the body before reading it (admission.ts).
+   */
+  readonly bodyBytesPerSlot?: number;
   readonly usage: UsageMeter<Model>;
   /** Types only, never set: what the task's engines load, and what requests get from the registry. */
   readonly types?: { engine: Engine; model: Model };
@@ -85,7 +90,11 @@ const TASK_TABLE = Object.freeze({
   }),
   embeddings: row<Embedder>({
     tag: 'embeddings',
-    maxPending: 256,
+    // Two OpenAI-sized batches of 2048 texts at once.
+    maxPending: 4096,
+    // 8 MiB of body (/v1/embeddings' limit) over 2048 texts: 4096 slots hold at most 16 MiB of
+    // bodies while they upload.
+    bodyBytesPerSlot: 4096,
     usage: { embed: ([texts]) => ({ characters: texts.reduce((sum, input) => sum + characterCount(input), 0) }) },
   }),
 });
@@ -110,6 +119,9 @@ export const taskTag = (task: Task): string => TASK_TABLE[task].tag;
 /** Each task's default admission bound (Limits.maxPendingRequests). */
 export const defaultMaxPending = (): Readonly<Record<Task, number>> =>
   Object.freeze(Object.fromEntries(TASKS.map((task) => [task, TASK_TABLE[task].maxPending])) as Record<Task, number>);
+
+/** Body bytes one admission slot of the task stands for; undefined: a slot is a request or a text. */
+export const bodyBytesPerSlot = (task: Task): number | undefined => (TASK_TABLE[task] as TaskRow<unknown, unknown>).bodyBytesPerSlot;
 
 /** What a call of `method` on a model of `task` adds to its key's usage; undefined: not metered. */
 export function usageMeter(task: Task, method: string | symbol): ((args: unknown[], result: unknown) => Usage) | undefined {

@@ -32,6 +32,8 @@ export interface ClassifyOptions extends Cancellable {
 }
 
 export interface Classifier extends Disposable {
+  /** Tokens of one text the model reads (longer texts are truncated), when known. */
+  readonly maxInputTokens?: number;
   /** Every label of the model, sorted by confidence, descending. */
   classify(text: string, options?: ClassifyOptions): Promise<Label[]>;
 }
@@ -245,5 +247,7 @@ export interface EmbedOptions extends Cancellable {
 
 /** A sentence-embedding model: one unit-length vector per text. */
 export interface Embedder extends Disposable {
+  /** Tokens of one text the model reads (longer texts are truncated), when known. */
+  readonly maxInputTokens?: number;
   embed(texts: readonly string[], options?: EmbedOptions): Promise<Float32Array[]>;
 }

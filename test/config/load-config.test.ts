@@ -11,6 +11,8 @@ describe('loadConfig: the service settings', () => {
   });
 
   it('reads SHUTDOWN_DELAY_SECONDS (0 by default) and LIBRETRANSLATE_MODELS', () => {
+    expect(loadConfig({}).teiModel).to.equal(undefined);
+    expect(loadConfig({ TEI_MODEL: ' minilm-sentiment ' }).teiModel).to.equal('minilm-sentiment');
     expect(loadConfig({}).shutdownDelayMs).to.equal(0);
     expect(loadConfig({ SHUTDOWN_DELAY_SECONDS: '2.5' }).shutdownDelayMs).to.equal(2500);
     for (const bad of ['-1', 'soon', '', '301']) expect(() => loadConfig({ SHUTDOWN_DELAY_SECONDS: bad }), bad).to.throw(/SHUTDOWN_DELAY_SECONDS/);

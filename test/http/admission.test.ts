@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
+import type { Engine } from '../../src/inference/engine.js';
 import type { Manifest } from '../../src/inference/manifest.js';
+import { bodyBytesPerSlot } from '../../src/inference/tasks.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 import { heldEngine } from '../helpers/held-engine.js';
 import { until } from '../helpers/until.js';
@@ -108,5 +110,55 @@ describe('admission: a bound on the inference requests of one task held at once'
     state.open();
     await until(() => state.running === 0);
     expect((await classify()).status).to.equal(200);
+  });
+});
+
+describe('admission of embedding batches: the door claims slots by the size of the body', () => {
+  let app: TestApp;
+  let running = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const held: Engine<'embeddings'> = {
+    tasks: ['embeddings'],
+    isInstalled: async () => true,
+    load: async () => ({
+      async embed(texts) {
+        running++;
+        await gate;
+        running--;
+        return texts.map(() => new Float32Array([1, 0]));
+      },
+      dispose: async () => {},
+    }),
+  };
+
+  before(async () => {
+    app = await createTestApp({
+      manifest: { models: [{ id: 'held-embeddings', task: 'embeddings', engine: 'held', description: 'test', license: 'mit' }] },
+      engines: { held },
+      limits: { maxPendingRequests: { ...DEFAULT_LIMITS.maxPendingRequests, embeddings: 4 } },
+    });
+  });
+  after(() => (release(), app.close()));
+
+  const embed = (input: string | string[]) => app.request.post('/v1/embeddings').set('Authorization', bearer()).send({ model: 'held-embeddings', input });
+  const perSlot = bodyBytesPerSlot('embeddings')!;
+
+  it('refuses at once a body larger than every slot stands for (413), and counts a large body as its share of slots', async () => {
+    const never = await embed('x'.repeat(4 * perSlot + 1));
+    expect(never.status).to.equal(413);
+    expect(never.body.error.message).to.match(/a body of \d+ bytes is more than this server holds at once \(4 embeddings slots of 4096 bytes\)/);
+
+    // Three slots' worth of body (one text), held in the model: one single request still fits, a second does not.
+    const large = embed('x'.repeat(2 * perSlot + 100)).then((res) => res);
+    await until(() => running === 1);
+    const single = embed('y').then((res) => res);
+    await until(() => running === 2);
+    const busy = await embed('z');
+    expect(busy.status).to.equal(503);
+    expect(busy.body.error.code).to.equal('server_busy');
+    release();
+    expect((await large).status).to.equal(200);
+    expect((await single).status).to.equal(200);
   });
 });

@@ -11,7 +11,7 @@ import { readMultipart, readRawBody } from '../../src/http/body-parsers.js';
 import { fuzzRuns } from '../helpers/fuzz-runs.js';
 
 const BOUNDARY = 'fuzzBoundary';
-const LIMITS = { fileField: 'file', maxFileBytes: 4_000, maxFields: 5, maxFieldBytes: 200 };
+const LIMITS = { fileFields: ['file'] as const, maxFileBytes: 4_000, maxFields: 5, maxFieldBytes: 200 };
 
 const validForm = Buffer.from(
   [

@@ -89,6 +89,21 @@ describe('POST /v1/classifications', () => {
     expect(res.body.labels[0].confidence + res.body.labels[1].confidence).to.be.closeTo(1, 1e-5);
   });
 
+  it("accepts TEI's body {inputs} (a text or texts), answered in this route's shape; the default model without one", async () => {
+    const one = await post(app, { model: 'bert-sentiment-random', inputs: 'a gorgeous, witty, seductive movie' });
+    expect(one.status, one.text).to.equal(200);
+    expectLabelList(one.body, ['negative', 'positive']);
+    const batch = await post(app, { model: 'bert-sentiment-random', inputs: ['good', 'bad'] });
+    expect(batch.body.results).to.have.length(2);
+    // No model: the first installed classification model (as TEI serves its one model).
+    const unnamed = await post(app, { inputs: 'good' });
+    expect(unnamed.status, unnamed.text).to.equal(200);
+    expect(unnamed.headers['x-model']).to.equal('bert-sentiment-random');
+    const empty = await post(app, { inputs: '' });
+    expect(empty.status).to.equal(400);
+    expect(empty.body.error.message).to.match(/"inputs" must not be empty/);
+  });
+
   it('uses the manifest label set of a zero-shot model when the request has none', async () => {
     const res = await post(app, { model: 'nli-random', query: 'the team won the cup' });
     expect(res.status).to.equal(200);

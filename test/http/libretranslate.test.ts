@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import type { Manifest } from '../../src/inference/manifest.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rawRequest } from '../helpers/raw-http.js';
 import { bearer, createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
 
 const HAS_APERTIUM = existsSync('/usr/share/apertium/modes/eng-spa.mode');
@@ -69,6 +72,15 @@ describe('LibreTranslate API', () => {
     expect(tooMany.status).to.equal(400);
   });
 
+  it("serves GET /spec, without a key: this API's part of the OpenAPI document", async () => {
+    const res = await app.request.get('/spec');
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.match(/^application\/json/);
+    expect(res.body.openapi).to.equal('3.1.0');
+    expect(Object.keys(res.body.paths).sort()).to.deep.equal(['/detect', '/languages', '/spec', '/translate']);
+    expect(res.body.paths['/translate'].post.requestBody.content).to.have.keys('application/json', 'application/x-www-form-urlencoded');
+  });
+
   it('lists only installed pairs under /languages', async function () {
     if (!HAS_APERTIUM) this.skip();
     const res = await app.request.get('/languages').set('Authorization', bearer());
@@ -104,6 +116,41 @@ describe('LibreTranslate API', () => {
         .send({ q: 'The dog is in the house with the cat.', source: 'auto', target: 'es' });
       expect(auto.body.detectedLanguage).to.deep.include({ language: 'en' });
       expect(auto.body.translatedText).to.match(/perro/);
+    });
+
+    it('reads every value from the query string when there is no body, as deep-translator sends them', async () => {
+      // deep-translator 1.11.4 (LibreTranslator.translate): requests.post(url + "translate", params={q, source, target, format, api_key}), no body.
+      const server = createServer(app.app.callback());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const res = await rawRequest(
+          port,
+          [
+            `POST /translate?q=The+dog.&source=en&target=es&format=text&api_key=${TEST_API_KEY} HTTP/1.1`,
+            `Host: 127.0.0.1:${port}`,
+            'User-Agent: python-requests/2.32.3',
+            'Accept-Encoding: gzip, deflate',
+            'Accept: */*',
+            'Content-Length: 0',
+          ].join('\r\n'),
+        );
+        expect(res.status, res.body).to.equal(200);
+        expect(JSON.parse(res.body)).to.deep.equal({ translatedText: 'El perro.' });
+      } finally {
+        server.close();
+      }
+    });
+
+    it('takes the query string before the form, and only the body when it is JSON (LibreTranslate app.py)', async () => {
+      const form = await app.request.post('/translate?target=es').type('form').send({ q: 'The dog.', source: 'en', target: 'xx', api_key: TEST_API_KEY });
+      expect(form.status, form.text).to.equal(200);
+      expect(form.body.translatedText).to.equal('El perro.');
+      const json = await app.request.post('/translate?target=xx&q=ignored').set('Authorization', bearer()).send({ q: 'The dog.', source: 'en', target: 'es' });
+      expect(json.body.translatedText).to.equal('El perro.');
+      const detect = await app.request.post(`/detect?q=${encodeURIComponent('El perro es muy grande y la casa también')}&api_key=${TEST_API_KEY}`);
+      expect(detect.status, detect.text).to.equal(200);
+      expect(detect.body[0]).to.deep.include({ language: 'es' });
     });
 
     it('says which pair is not available, naming installed languages only', async () => {

@@ -117,7 +117,7 @@ describe('multipart audio uploads', () => {
     const otherName = await post(
       multipart([
         { name: 'model', value: MODEL },
-        { name: 'audio', value: audio, filename: 'a.mp3' },
+        { name: 'upload', value: audio, filename: 'a.mp3' },
       ]),
     );
     expect(otherName.status).to.equal(400);

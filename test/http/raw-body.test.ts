@@ -47,7 +47,7 @@ describe('readMultipart', () => {
     const chunks = [form.subarray(0, 30_000), form.subarray(30_000)];
     const headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(form.length) };
     const read = await readMultipart(body(chunks, headers) as unknown as IncomingMessage, {
-      fileField: 'file',
+      fileFields: ['file'] as const,
       maxFileBytes: 100_000,
       maxFields: 5,
       maxFieldBytes: 100,

@@ -76,6 +76,24 @@ describe('POST /v1/engines/{model}/translate', () => {
       expect(res.body.translation).to.equal('Tengo dos gatos y un perro. La casa es muy grande.\n\nAhora tenemos ratones de 4 meses.');
     });
 
+    it("accepts LibreTranslate's body {q, source, target} (source auto or a code), the model from the path", async () => {
+      for (const source of ['en', 'auto']) {
+        const res = await app.request
+          .post('/v1/engines/apertium-eng-spa/translate')
+          .set('Authorization', bearer())
+          .send({ q: 'I have two cats and a dog.', source, target: 'es', format: 'text' });
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body).to.deep.equal({ translation: 'Tengo dos gatos y un perro.' });
+      }
+      const missing = await app.request.post('/v1/engines/apertium-eng-spa/translate').set('Authorization', bearer()).send({ q: 'Hello', source: 'en' });
+      expectInvalid(missing, /"target" is required/);
+      const otherModel = await app.request
+        .post('/v1/engines/apertium-eng-spa/translate')
+        .set('Authorization', bearer())
+        .send({ q: 'Hello', source: 'en', target: 'es', model: 'marian-en-es-random' });
+      expectInvalid(otherModel, /must equal the model in the path/);
+    });
+
     it('accepts a regional or three-letter target code (es-ES, spa) and a matching source_language', async () => {
       for (const target of ['es-ES', 'spa', 'ES']) {
         const res = await translate('apertium-eng-spa', { text: 'The dog.', target_language: target, source_language: 'en' });

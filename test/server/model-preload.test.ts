@@ -96,6 +96,12 @@ describe('server process: model preload and idle unload', function () {
     expect(info.memory_bytes).to.be.a('number');
   });
 
+  it('stops at start-up when TEI_MODEL names no embedding or classification model', async () => {
+    const { code, stderr } = await runServerToExit({ ...env, TEI_MODEL: 'nope' });
+    expect(code).to.equal(1);
+    expect(stderr).to.equal('Configuration error: TEI_MODEL: "nope" is no embedding or classification model or alias of the manifest\n');
+  });
+
   it('stops at start-up when PRELOAD_MODELS names no model of the manifest', async () => {
     const { code, stderr } = await runServerToExit({ ...env, PRELOAD_MODELS: 'sentiment,nope' });
     expect(code).to.equal(1);

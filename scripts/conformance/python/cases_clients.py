@@ -1,5 +1,6 @@
-"""The Python `openai` SDK on every audio call and the models API, `libretranslatepy` on the
-LibreTranslate routes, and huggingface_hub's InferenceClient on the TEI routes (/embed, /predict).
+"""The Python `openai` SDK on every audio call and the models API, `libretranslatepy` and
+deep-translator on the LibreTranslate routes, and huggingface_hub's InferenceClient on the TEI
+routes (/embed, /predict, and TEI's root route and /info).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from typing import Callable
 
 import httpx2 as httpx
 import openai
+from deep_translator import LibreTranslator
 from huggingface_hub import InferenceClient
 from libretranslatepy import LibreTranslateAPI
 
@@ -153,7 +155,8 @@ def cases(ctx: Context) -> list[Case]:
 
     def unknown_model_transcription() -> None:
         try:
-            client.audio.transcriptions.create(file=ctx.audio_wav(), model="whisper-large-v3")
+            # A name in no manifest or catalogue (whisper-large-v3 is in the catalogue now: 503 naming its install).
+            client.audio.transcriptions.create(file=ctx.audio_wav(), model="whisper-huge-v9")
         except openai.NotFoundError as error:
             text = str(error)
             for not_installed in ("whisper-base'", "whisper-base\"", "whisper-base,"):
@@ -221,6 +224,15 @@ def cases(ctx: Context) -> list[Case]:
 
     add("openai-py", "realtime.connect[transcription, manual commit]", realtime("manual"))
     add("openai-py", "realtime.connect[transcription, server_vad]", realtime("server_vad"))
+
+    def embeddings_batch() -> None:
+        # LangChain Python's OpenAIEmbeddings sends chunk_size=1000 texts per call.
+        texts = [f"Passage {i}: the weather on day {i % 30} was {'sunny' if i % 2 else 'rainy'}." for i in range(1000)]
+        res = client.embeddings.create(model="text-embedding-3-small", input=texts)
+        check([item.index for item in res.data] == list(range(1000)), "indices out of order")
+        check(all(len(item.embedding) == 384 for item in res.data), "widths")
+
+    add("openai-py", "embeddings[1000 inputs]", embeddings_batch)
 
     # --- a browser page on another origin (the runner sets CORS_ORIGINS=https://app.example)
     http = ctx.http()
@@ -293,6 +305,18 @@ def cases(ctx: Context) -> list[Case]:
     add("libretranslatepy", "detect", lt_detect)
     add("libretranslatepy", "translate[wrong key]→error", lt_bad_key)
 
+    # --- deep-translator: every value in the query string of a body-less POST /translate
+    def dt_translate() -> None:
+        text = LibreTranslator(source="en", target="es", api_key=ctx.api_key, custom_url=f"{ctx.base_url}/").translate("Hello, how are you?")
+        check(isinstance(text, str) and text and text != "Hello, how are you?", f"{text!r}")
+
+    def dt_batch() -> None:
+        texts = LibreTranslator(source="en", target="es", api_key=ctx.api_key, custom_url=f"{ctx.base_url}/").translate_batch(["Good morning", "Thank you"])
+        check(len(texts) == 2 and all(isinstance(t, str) and t for t in texts), f"{texts!r}")
+
+    add("deep-translator", "LibreTranslator.translate[en→es]", dt_translate)
+    add("deep-translator", "LibreTranslator.translate_batch", dt_batch)
+
     # --- huggingface_hub InferenceClient on the TEI routes
     embed = InferenceClient(model=f"{ctx.base_url}/embed", token=ctx.api_key, timeout=60)
     predict = InferenceClient(model=f"{ctx.base_url}/predict", token=ctx.api_key, timeout=60)
@@ -320,5 +344,29 @@ def cases(ctx: Context) -> list[Case]:
     add("huggingface_hub", "feature_extraction[normalize]", hf_feature_extraction_normalize)
     add("huggingface_hub", "text_classification", hf_text_classification)
     add("huggingface_hub", "text_classification[top_k=1]", hf_text_classification_top_k)
+
+    # InferenceClient(model=<root URL>): TEI's own root route, embed or predict by the model served.
+    root = InferenceClient(model=ctx.base_url, token=ctx.api_key, timeout=60)
+
+    def hf_root_feature_extraction() -> None:
+        vector = root.feature_extraction("Today is a sunny day and I will get some ice cream.")
+        check(vector.shape[-1] == 384, f"shape {vector.shape}")
+
+    def hf_root_text_classification() -> None:
+        labels = InferenceClient(model=f"{ctx.base_url}/?model=minilm-sentiment", token=ctx.api_key, timeout=60).text_classification("I like you. I love you")
+        check(labels and labels[0].label.lower() == "positive", f"{labels}")
+
+    # get_endpoint_info() and health_check() refuse any provider but hf-inference, which a URL model implies for the other calls.
+    endpoint = InferenceClient(model=ctx.base_url, token=ctx.api_key, timeout=60, provider="hf-inference")
+
+    def hf_endpoint_info() -> None:
+        info = endpoint.get_endpoint_info()
+        check(info.get("model_type", {}).get("embedding") is not None, f"{info}")
+        check(isinstance(info.get("max_input_length"), int) and info["max_input_length"] > 0, f"{info}")
+
+    add("huggingface_hub", "feature_extraction[root url]", hf_root_feature_extraction)
+    add("huggingface_hub", "text_classification[root url, classifier served]", hf_root_text_classification)
+    add("huggingface_hub", "get_endpoint_info", hf_endpoint_info)
+    add("huggingface_hub", "health_check", lambda: check(endpoint.health_check(), "health_check() is False"))
 
     return out

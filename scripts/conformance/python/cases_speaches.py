@@ -1,5 +1,5 @@
 """A port of speaches' audio API tests (github.com/speaches-ai/speaches, tests/ at 870e1e1):
-api_model_test, api_timestamp_granularities_test, openai_timestamp_granularities_test (run against
+auth_test (its /health cases), api_model_test, api_timestamp_granularities_test, openai_timestamp_granularities_test (run against
 this server: it records what OpenAI answers), openai_transcription_test, speech_test, sse_test.
 Same cases and assertions, written as plain functions over the sync `openai` client; model names
 mapped to ours (Systran/faster-whisper-tiny.en → whisper-tiny.en, Kokoro → piper, voice af_heart →
@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 from typing import Callable
 
+import httpx2 as httpx
 import openai
 import srt
 import webvtt
@@ -41,6 +42,14 @@ def cases(ctx: Context) -> list[Case]:
 
     def add(group: str, name: str, fn: Callable[[], None]) -> None:
         out.append(("speaches", f"{group}::{name}", fn))
+
+    # auth_test: /health is public and answers {"message": "OK"}, with or without a key configured
+    def health_public() -> None:
+        res = httpx.get(f"{ctx.base_url}/health")
+        check(res.status_code == 200, f"status {res.status_code}")
+        check(res.json() == {"message": "OK"}, f"body {res.text!r}")
+
+    add("auth", "test_health_endpoint_public_with_auth_enabled", health_public)
 
     # api_model_test
     def model_exists() -> None:

@@ -1,5 +1,5 @@
 /**
- * Probes for process managers and load balancers. `/health` and `/healthz` (liveness) are
+ * Probes for process managers and load balancers. `/health` (`{"message":"OK"}`) and `/healthz` (`ok`) (liveness) are
  * constant answers (rootResponses in root-router.ts; the request listener serves them before Koa: constant-responses.ts): if the
  * event loop answers, the process is alive. `/readyz` says whether to send traffic: the database
  * answers and every migration has run, the models of PRELOAD_MODELS are loaded, and the server
@@ -28,8 +28,13 @@ export function healthRoutes(
       method: 'get',
       path: '/health',
       tags: ['service'],
-      summary: 'Liveness (plain 200 "OK", as OpenAI-compatible speech servers answer)',
-      responses: { '200': text('OK') },
+      summary: 'Liveness: `{"message":"OK"}`, as speaches (an OpenAI-compatible speech server) answers',
+      responses: {
+        '200': {
+          description: 'Alive.',
+          content: { 'application/json': { schema: { type: 'object', properties: { message: { type: 'string', const: 'OK' } }, required: ['message'] } } },
+        },
+      },
     },
     serveConstant(deps.answers, '/health'),
   );

@@ -3,6 +3,11 @@
  * so LibreTranslate clients and plugins work pointed at this server. Bodies are JSON or
  * url-encoded forms, answers and errors take LibreTranslate's shapes (`{"error": "…"}`).
  *
+ * Values are read as LibreTranslate reads them (app.py: `request.values` unless the body is
+ * JSON): from a JSON body alone, or else from the query string and the form, the query string
+ * first (deep-translator sends `POST /translate?q=…&source=…&target=…&api_key=…` with no body).
+ * `GET /spec` is this API's part of /openapi.json, open as LibreTranslate's is.
+ *
  * A key is needed to translate and detect: `api_key` (or `apiKey`, as the npm `libretranslate`
  * package sends it) in the body or query, or `Authorization: Bearer`. `/languages` is open, as in
  * LibreTranslate: the npm client asks it without any key and libretranslatepy puts its key in a GET
@@ -24,8 +29,9 @@ import { requestSignal } from '../request-signal.js';
 import { StringEnum } from '../schema-types.js';
 import type { RequestValidator } from '../validation.js';
 import { LanguagePairs } from './libretranslate/language-pairs.js';
+import { serveConstant, type ConstantAnswers } from './root-router.js';
 
-export const LIBRETRANSLATE_PATHS: ReadonlySet<string> = new Set(['/translate', '/languages', '/detect']);
+export const LIBRETRANSLATE_PATHS: ReadonlySet<string> = new Set(['/translate', '/languages', '/detect', '/spec']);
 /** Texts in one batch request (LibreTranslate's --batch-limit). */
 const MAX_BATCH = 64;
 
@@ -37,6 +43,8 @@ interface LibreTranslateDeps {
   limits: Limits;
   /** Model ids to try first for a language pair (LIBRETRANSLATE_MODELS); then the manifest order. */
   preferredModels: readonly string[];
+  /** The constant answers of the app, `/spec` among them (root-router.ts). */
+  answers: ConstantAnswers;
 }
 
 const ApiKey = Type.Optional(Type.String({ maxLength: 256, description: 'The API key, if not sent as `Authorization: Bearer`.' }));
@@ -79,10 +87,15 @@ export function libreTranslateRoutes(router: DocumentedRouter, deps: LibreTransl
   const detectBody = DetectBody(limits);
   const parseTranslate = deps.validator.compile(translateBody);
   const parseDetect = deps.validator.compile(detectBody);
-  const body = formOrJsonBody(limits.maxJsonBytes);
+  const readBody = formOrJsonBody(limits.maxJsonBytes);
+  const body: Middleware = (ctx, next) => readBody(ctx, () => (ctx.is('application/json') ? next() : (withQueryValues(ctx), next())));
   const requireKey = libreTranslateKey(deps.access);
   const pairs = new LanguagePairs(models, deps.preferredModels);
-  const form = (schema: Json): Json => ({ required: true, content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } } });
+  const form = (schema: Json): Json => ({
+    required: false,
+    description: 'JSON, or a form; without a JSON body every field may come in the query string instead (it wins over the form, as in LibreTranslate).',
+    content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } },
+  });
   const errors = {
     '400': messageError('Invalid request (LibreTranslate wording), unsupported language pair, or no API key.'),
     '403': messageError('Invalid API key.'),
@@ -196,6 +209,33 @@ export function libreTranslateRoutes(router: DocumentedRouter, deps: LibreTransl
       ctx.body = candidates.length > 0 ? candidates : [{ language: 'en', confidence: 0 }];
     },
   );
+
+  declareRoute(
+    router,
+    {
+      method: 'get',
+      path: '/spec',
+      tags: ['libretranslate'],
+      secured: false,
+      summary: 'This API’s part of /openapi.json (LibreTranslate serves its API document here; no key needed)',
+      responses: { '200': jsonResponse('An OpenAPI 3.1 document of the LibreTranslate routes.', { type: 'object' }) },
+    },
+    serveConstant(deps.answers, '/spec'),
+  );
+}
+
+/**
+ * Without a JSON body, LibreTranslate reads Flask's `request.values`: the query string first (the
+ * first value of a repeated name), then the form (whose `q[]` arrays are kept: batches by form
+ * worked here before).
+ */
+function withQueryValues(ctx: Context): void {
+  const values: Record<string, string | string[]> = { ...((ctx.request.body ?? {}) as Record<string, string | string[]>) };
+  for (const [name, value] of Object.entries(ctx.query)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) values[name] = first;
+  }
+  ctx.request.body = values;
 }
 
 function checkedTranslate(ctx: Context, parse: (input: unknown) => TranslateBody): TranslateBody {

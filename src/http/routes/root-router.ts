@@ -9,10 +9,12 @@ const GREETING = 'Hello from the local inference server. See /docs for the API.'
  * What `/`, `/openapi.json`, `/docs` and the liveness probes (health-routes.ts) answer: built
  * once, from the document of this app's routes.
  */
-export function rootResponses(document: Json): Record<string, ConstantResponse> {
+export function rootResponses(document: Json, libreTranslateSpec: Json): Record<string, ConstantResponse> {
   return {
+    '/spec': { contentType: 'application/json; charset=utf-8', body: JSON.stringify(libreTranslateSpec) },
     '/': { contentType: 'text/plain; charset=utf-8', body: GREETING },
-    '/health': { contentType: 'text/plain; charset=utf-8', body: 'OK' },
+    // speaches' answer, which its clients and tests read as JSON; status-only probes see a 200 either way.
+    '/health': { contentType: 'application/json; charset=utf-8', body: '{"message":"OK"}' },
     '/healthz': { contentType: 'text/plain; charset=utf-8', body: 'ok' },
     '/openapi.json': { contentType: 'application/json; charset=utf-8', body: JSON.stringify(document) },
     '/docs': { contentType: 'text/html; charset=utf-8', body: renderDocsPage(document) },

@@ -37,15 +37,20 @@ export const sentenceEmbeddingEngine = defineEngine({
     const embedder = lease.value;
     const { prefixes } = options;
     return {
-      // One request's texts ride in the shared micro-batches like any others; a cancelled
+      maxInputTokens: embedder.maxInputTokens,
+      // One request's texts ride in the shared micro-batches as one group, taking turns with
+      // other requests' texts, so a batch of 2048 does not hold up a request of one; a cancelled
       // request's texts leave them (MicroBatcher).
-      embed: (texts, { signal, inputType = 'passage' } = {}) =>
-        Promise.all(texts.map((text) => embedder.embed(prefixes ? prefixes[inputType] + text : text, signal))),
+      embed: (texts, { signal, inputType = 'passage' } = {}) => {
+        const request = {};
+        return Promise.all(texts.map((text) => embedder.embed(prefixes ? prefixes[inputType] + text : text, signal, request)));
+      },
       dispose: () => lease.release(),
     };
   },
 
   describe(_entry, options) {
-    return options.prefixes ? { input_types: ['passage', 'query'] } : {};
+    // dtype and pooling: TEI's GET /info names them.
+    return { dtype: options.dtype, pooling: options.pooling, ...(options.prefixes ? { input_types: ['passage', 'query'] } : {}) };
   },
 });

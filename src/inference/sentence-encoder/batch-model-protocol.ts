@@ -41,6 +41,8 @@ export interface ModelFacts {
   id2label?: Record<string, string>;
   label2id?: Record<string, number>;
   problem_type?: string;
+  /** Tokens of one text the model reads; longer texts are truncated (TEI's /info reports it). */
+  maxInputTokens?: number;
 }
 
 /** The methods batch-model-worker.ts serves. */

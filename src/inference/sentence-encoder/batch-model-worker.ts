@@ -24,6 +24,15 @@ function pack(rows: Float32Array[]): ForwardResult {
   return { data, width };
 }
 
+/**
+ * Truncation's limit: the tokenizer's model_max_length, or the position embeddings when the
+ * tokenizer leaves it unset (transformers writes a huge placeholder then).
+ */
+function windowTokens(tokenizerMax: number | undefined, positions: number | undefined): number | undefined {
+  if (tokenizerMax !== undefined && Number.isSafeInteger(tokenizerMax) && tokenizerMax > 0 && tokenizerMax <= 1_000_000) return tokenizerMax;
+  return positions;
+}
+
 serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
@@ -36,8 +45,13 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
     AutoTokenizer.from_pretrained(init.dir),
     Model.from_pretrained(init.dir, { dtype: init.dtype, ...sessionOptions }),
   ]);
-  const config = model.config as unknown as ModelFacts;
-  const facts: ModelFacts = { id2label: config.id2label, label2id: config.label2id, problem_type: config.problem_type };
+  const config = model.config as unknown as ModelFacts & { max_position_embeddings?: number };
+  const facts: ModelFacts = {
+    id2label: config.id2label,
+    label2id: config.label2id,
+    problem_type: config.problem_type,
+    maxInputTokens: windowTokens((tokenizer as { model_max_length?: number }).model_max_length, config.max_position_embeddings),
+  };
 
   const forwardInputs = async (inputs: ModelInputs): Promise<Float32Array[]> => {
     const outputs = await runModel(model, inputs);

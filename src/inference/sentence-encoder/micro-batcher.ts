@@ -10,6 +10,11 @@
  * An item whose signal aborts (its client went away) rejects at once with the signal's reason:
  * while waiting it leaves the queue, so it takes no place in a batch; in a running batch only
  * its output is dropped, since the other items of that batch still want theirs.
+ *
+ * Items submitted with the same `group` (one request's texts) take turns with other groups: a
+ * batch is filled one item per group, round robin, so a request of 2048 texts does not make a
+ * one-text request that arrives after it wait for all 2048; it shares each batch with them.
+ * Items without a group are each a group of their own, which is arrival order.
  */
 
 export interface MicroBatcherOptions {
@@ -37,12 +42,16 @@ interface Pending<I, O> {
 interface SubmitOptions {
   /** Aborts when the caller no longer wants the output. */
   signal?: AbortSignal;
+  /** Items of one group (any object: a request's own token) take turns with other groups' items. */
+  group?: object;
 }
 
 export class MicroBatcher<I, O> {
   readonly #run: BatchRunner<I, O>;
   readonly #options: Required<MicroBatcherOptions>;
-  #queue: Pending<I, O>[] = [];
+  /** Waiting items by group, groups in the order they take their next turn. */
+  readonly #queue = new Map<object, Pending<I, O>[]>();
+  #waiting = 0;
   #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #inFlight = 0;
 
@@ -60,12 +69,11 @@ export class MicroBatcher<I, O> {
   }
 
   submit(item: I, options: SubmitOptions = {}): Promise<O> {
-    const { signal } = options;
+    const { signal, group = {} } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<O>((resolve, reject) => {
       const onAbort = () => {
-        const index = this.#queue.indexOf(pending);
-        if (index >= 0) this.#queue.splice(index, 1);
+        this.#remove(group, pending);
         reject(signal?.reason);
       };
       const stopListening = () => signal?.removeEventListener('abort', onAbort);
@@ -75,14 +83,17 @@ export class MicroBatcher<I, O> {
         reject: (error) => (stopListening(), reject(error)),
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(pending);
+      const items = this.#queue.get(group);
+      if (items) items.push(pending);
+      else this.#queue.set(group, [pending]);
+      this.#waiting++;
       this.#schedule();
     });
   }
 
   #schedule(): void {
     if (this.#inFlight >= this.#options.maxInFlight) return; // a finishing batch starts the next one
-    if (this.#queue.length >= this.#options.maxBatchSize) {
+    if (this.#waiting >= this.#options.maxBatchSize) {
       this.#startNow();
     } else if (this.#timer === undefined) {
       // 0 ms still gathers everything submitted in this turn of the event loop (e.g. all the
@@ -102,11 +113,35 @@ export class MicroBatcher<I, O> {
 
   #flush(): void {
     this.#timer = undefined;
-    while (this.#inFlight < this.#options.maxInFlight && this.#queue.length > 0) {
+    while (this.#inFlight < this.#options.maxInFlight && this.#waiting > 0) {
       const freeSlots = this.#options.maxInFlight - this.#inFlight;
-      const size = Math.min(this.#options.maxBatchSize, Math.ceil(this.#queue.length / freeSlots));
-      void this.#runBatch(this.#queue.splice(0, size));
+      const size = Math.min(this.#options.maxBatchSize, Math.ceil(this.#waiting / freeSlots));
+      void this.#runBatch(this.#take(size));
     }
+  }
+
+  /** Up to `size` waiting items, one per group in turn; a group that still waits goes to the back. */
+  #take(size: number): Pending<I, O>[] {
+    const batch: Pending<I, O>[] = [];
+    while (batch.length < size) {
+      const next = this.#queue.entries().next();
+      if (next.done) break;
+      const [group, items] = next.value;
+      batch.push(items.shift()!);
+      this.#queue.delete(group);
+      if (items.length > 0) this.#queue.set(group, items);
+    }
+    this.#waiting -= batch.length;
+    return batch;
+  }
+
+  #remove(group: object, pending: Pending<I, O>): void {
+    const items = this.#queue.get(group);
+    const index = items?.indexOf(pending) ?? -1;
+    if (index < 0) return;
+    items!.splice(index, 1);
+    if (items!.length === 0) this.#queue.delete(group);
+    this.#waiting--;
   }
 
   async #runBatch(batch: Pending<I, O>[]): Promise<void> {
@@ -121,7 +156,7 @@ export class MicroBatcher<I, O> {
       for (const pending of batch) pending.reject(error);
     } finally {
       this.#inFlight--;
-      if (this.#queue.length > 0) this.#startNow();
+      if (this.#waiting > 0) this.#startNow();
     }
   }
 }

@@ -10,14 +10,21 @@ export class SentenceEmbedder {
   readonly #model: BatchModel;
   readonly #batcher: MicroBatcher<string, Float32Array>;
 
+  /** Tokens of one text the model reads (longer texts are truncated), when its files say. */
+  readonly maxInputTokens: number | undefined;
+
   constructor(model: BatchModel, batch: MicroBatcherOptions) {
     this.#model = model;
+    this.maxInputTokens = model.facts.maxInputTokens;
     this.#batcher = new MicroBatcher((texts) => model.forward(texts), batch);
   }
 
-  /** One text, batched with whatever else is waiting; dropped from its batch if `signal` aborts first. */
-  embed(text: string, signal?: AbortSignal): Promise<Float32Array> {
-    return this.#batcher.submit(text, { signal });
+  /**
+   * One text, batched with whatever else is waiting; dropped from its batch if `signal` aborts
+   * first. Texts of one `group` (a request's) take turns with other requests' (MicroBatcher).
+   */
+  embed(text: string, signal?: AbortSignal, group?: object): Promise<Float32Array> {
+    return this.#batcher.submit(text, { signal, group });
   }
 
   /** Many texts at once (label prototypes at load); the worker splits them into bounded batches. */

@@ -81,6 +81,7 @@ export const embeddingClassifier = defineEngine({
       );
 
     return {
+      maxInputTokens: embedder.maxInputTokens,
       async classify(text, options = {}) {
         const { signal } = options;
         if (head && !options.labels) {

@@ -56,6 +56,7 @@ function classifierOn(model: BatchModel, id: string, options: ClassifierOptions)
   }, batchOptions(options));
 
   return {
+    maxInputTokens: model.facts.maxInputTokens,
     async classify(text, request = {}) {
       if (request.labels) {
         throw new ValidationError(`Model "${id}" has a fixed label set; "labels" is only for zero-shot and embedding models`);

@@ -69,6 +69,24 @@ describe('MicroBatcher', () => {
     expect(batches).to.deep.equal([[1], [2, 3, 4]]);
   });
 
+  it("fills each batch one item per group in turn: a large request's items share batches with a later small one", async () => {
+    const { batches, run, open } = heldRunner();
+    const batcher = new MicroBatcher(run, { maxBatchSize: 4, maxWaitMs: 0 });
+    const first = batcher.submit(0);
+    await until(() => batches.length === 1, 'the first batch to start');
+    // While it runs: one request of 8 items, then a request of 2 and a lone item (no group).
+    const large = {};
+    const small = {};
+    const outputs = [
+      ...[10, 11, 12, 13, 14, 15, 16, 17].map((n) => batcher.submit(n, { group: large })),
+      ...[20, 21].map((n) => batcher.submit(n, { group: small })),
+      batcher.submit(30),
+    ];
+    open();
+    expect(await Promise.all([first, ...outputs])).to.deep.equal([0, 20, 22, 24, 26, 28, 30, 32, 34, 40, 42, 60]);
+    expect(batches).to.deep.equal([[0], [10, 20, 30, 11], [21, 12, 13, 14], [15, 16, 17]]);
+  });
+
   it('with two slots, splits a burst between them and runs both at once', async () => {
     let running = 0;
     let maxRunning = 0;

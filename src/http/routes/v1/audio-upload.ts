@@ -2,7 +2,7 @@
  * Reads an audio upload in either form the speech-to-text routes accept:
  * - a raw body with an audio Content-Type (SPEC: audio/mpeg), parameters in the query
  *   string (`?model=`) or headers (`X-Model`, `X-Language`, `X-Task`);
- * - multipart/form-data with a `file` part and form fields (the OpenAI SDK form).
+ * - multipart/form-data with a `file` part (or `audio`) and form fields (the OpenAI SDK form).
  * Size limits apply while reading (413); unknown media types are a 415.
  */
 import type { Context } from 'koa';
@@ -79,7 +79,8 @@ export interface AudioUpload {
 type AudioUploadReader = (ctx: Context) => Promise<AudioUpload>;
 
 export function audioUploadReader(limitBytes: number): AudioUploadReader {
-  const multipart: MultipartLimits = { fileField: 'file', maxFileBytes: limitBytes, maxFields: MAX_FORM_FIELDS, maxFieldBytes: MAX_FIELD_BYTES };
+  // `audio`: what a client following the SPEC's words ("audio file (binary)") may name the part.
+  const multipart: MultipartLimits = { fileFields: ['file', 'audio'], maxFileBytes: limitBytes, maxFields: MAX_FORM_FIELDS, maxFieldBytes: MAX_FIELD_BYTES };
   return (ctx) => (ctx.is('multipart/form-data') ? readMultipartUpload(ctx, multipart) : readRaw(ctx, limitBytes));
 }
 

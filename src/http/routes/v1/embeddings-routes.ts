@@ -1,12 +1,18 @@
 /**
  * OpenAI's POST /v1/embeddings on the sentence-embedding models: `input` is a text or an array
- * of up to 256 texts, `encoding_format` `float` (default) or `base64` (float32 little-endian, as
- * the OpenAI SDKs decode it). `text-embedding-3-small` and the other OpenAI names are aliases of
- * the installed embedding model (models.json); the answer names the model that ran.
+ * of up to 2048 texts (OpenAI's own limit, which the AI SDK fills), `encoding_format` `float`
+ * (default) or `base64` (float32 little-endian, as the OpenAI SDKs decode it).
+ * `text-embedding-3-small` and the other OpenAI names are aliases of the installed embedding
+ * model (models.json); the answer names the model that ran.
+ *
+ * A batch is bounded by its texts' characters together (maxEmbeddingChars, 413), by its body
+ * (maxEmbeddingBodyBytes) and by admission: one slot per text, or per 4 KiB of body at the door.
+ * Its texts go through the model's micro-batches taking turns with other requests' texts, and the
+ * answer is written a slice at a time (json-array-stream.ts).
  */
 import { Type } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
-import { ValidationError } from '../../../errors.js';
+import { PayloadTooLargeError, ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
 import {
   declareRoute,
@@ -24,9 +30,11 @@ import { EMBEDDING_INPUT_TYPES } from '../../../inference/types.js';
 import { claimBatch } from '../../admission.js';
 import { requestSignal } from '../../request-signal.js';
 import { StringEnum, Text } from '../../schema-types.js';
+import { characterCount } from '../../validation.js';
+import { jsonArrayStream } from '../../json-array-stream.js';
 import type { V1RouteDeps } from '../v1-router.js';
 
-const MAX_EMBEDDING_INPUTS = 256;
+const MAX_EMBEDDING_INPUTS = 2048;
 
 const embeddingsRequest = (limits: Limits) =>
   Type.Object(
@@ -91,14 +99,17 @@ export function embeddingsRoutes(router: DocumentedRouter, { models, limits, adm
         '400': jsonBody400(', a token array, or `dimensions` other than the model’s width'),
         '401': V1_COMMON_ERRORS['401']!,
         '404': V1_COMMON_ERRORS['404']!,
-        '413': jsonError(`The body is larger than ${megabytes(limits.maxJsonBytes)}.`, ['payload_too_large']),
+        '413': jsonError(
+          `The body is larger than ${megabytes(limits.maxEmbeddingBodyBytes)}, the texts together are longer than ${limits.maxEmbeddingChars.toLocaleString('en')} characters, or the batch is larger than the server holds at once.`,
+          ['payload_too_large'],
+        ),
         '415': JSON_ONLY_415,
         '500': V1_COMMON_ERRORS['500']!,
         '503': V1_COMMON_ERRORS['503']!,
       },
     },
-    admit('embeddings'),
-    jsonBody(limits.maxJsonBytes),
+    admit('embeddings', { maxBodyBytes: limits.maxEmbeddingBodyBytes }),
+    jsonBody(limits.maxEmbeddingBodyBytes),
     async (ctx) => {
       const body = ctx.request.body as { input?: unknown };
       if (Array.isArray(body?.input) && body.input.some((item) => typeof item !== 'string')) {
@@ -106,6 +117,12 @@ export function embeddingsRoutes(router: DocumentedRouter, { models, limits, adm
       }
       const request = parse(body);
       const texts = typeof request.input === 'string' ? [request.input] : request.input;
+      const characters = texts.reduce((sum, text) => sum + characterCount(text), 0);
+      if (characters > limits.maxEmbeddingChars) {
+        throw new PayloadTooLargeError(
+          `"input" holds ${characters} characters in ${texts.length} texts; the limit is ${limits.maxEmbeddingChars} per request: send smaller batches`,
+        );
+      }
       claimBatch(ctx, texts.length);
       const modelId = await models.resolve(request.model, 'embeddings');
       const embedder = await models.get(request.model, 'embeddings');
@@ -114,17 +131,18 @@ export function embeddingsRoutes(router: DocumentedRouter, { models, limits, adm
       if (request.dimensions !== undefined && request.dimensions !== width) {
         throw new ValidationError(`"dimensions" must be ${width} for ${modelId}: its vectors are not shortened`);
       }
-      ctx.body = {
-        object: 'list',
-        data: vectors.map((vector, index) => ({
+      const base64 = request.encoding_format === 'base64';
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = jsonArrayStream(
+        '{"object":"list","data":',
+        vectors,
+        (vector, index) => ({
           object: 'embedding',
           index,
-          embedding:
-            request.encoding_format === 'base64' ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : Array.from(vector),
-        })),
-        model: modelId,
-        usage: { prompt_tokens: 0, total_tokens: 0 },
-      };
+          embedding: base64 ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64') : Array.from(vector),
+        }),
+        `,"model":${JSON.stringify(modelId)},"usage":{"prompt_tokens":0,"total_tokens":0}}`,
+      );
     },
   );
 }

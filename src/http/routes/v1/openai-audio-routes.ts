@@ -2,6 +2,11 @@
  * OpenAI-compatible POST /v1/audio/transcriptions and /v1/audio/translations, so the official SDKs work against us: multipart `file` + `model` (+ `language`, `response_format`, `stream`,
  * `timestamp_granularities[]`); `prompt` and `temperature` are accepted and ignored. verbose_json is shaped as OpenAI's: segments with
  * their decoding details, `words` with the word granularity.
+ *
+ * Granularities are read as speaches reads them, where it and OpenAI differ (speaches' own test
+ * suite, api_timestamp_granularities_test.py, expects it): `word` with another format than
+ * verbose_json is accepted and has no effect (OpenAI answers 400), and verbose_json always has
+ * its segments, `word` alone too (OpenAI then leaves them out). Clients of either read the answer.
  */
 import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
@@ -35,7 +40,7 @@ const OpenAITranscriptionForm = Type.Object(
     'timestamp_granularities[]': Type.Optional(
       Type.Array(StringEnum(GRANULARITIES), {
         description:
-          'With `verbose_json`: `segment` (the default) and/or `word` (word timestamps by cross-attention alignment; the array form, repeated, as the OpenAI SDKs send it). Ignored by the other formats, as OpenAI does.',
+          'With `verbose_json`: `segment` (the default) and/or `word` (word timestamps by cross-attention alignment; the array form, repeated, as the OpenAI SDKs send it). Accepted and without effect with the other formats, as speaches does.',
       }),
     ),
     prompt: Type.Optional(Type.String({ description: 'Accepted for compatibility; ignored.' })),
@@ -73,7 +78,7 @@ const OpenAIVerboseTranscription = Type.Object(
     language: Type.String({ description: 'Spoken language, named as OpenAI names it (`english`).' }),
     duration: Type.Number({ description: 'Seconds of audio.' }),
     text: Type.String(),
-    segments: Type.Optional(Type.Array(TranscriptSegmentSchema, { description: 'With the `segment` granularity (the default).' })),
+    segments: Type.Array(TranscriptSegmentSchema, { description: 'Always (also with the `word` granularity alone, as speaches answers).' }),
     words: Type.Optional(Type.Array(TranscriptWord, { description: 'With the `word` granularity.' })),
   },
   { $id: 'OpenAIVerboseTranscription' },
@@ -88,13 +93,10 @@ export function openaiAudioRoutes(router: DocumentedRouter, { models, limits, ad
     const fields = parseFields(task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload);
     const format = fields.response_format ?? 'json';
     const granularities = parseGranularities(fields.timestamp_granularities);
-    // As OpenAI: granularities apply to verbose_json only (words with any other format are a
-    // 400 there); srt and vtt need segments.
-    if (granularities.has('word') && format !== 'verbose_json') {
-      throw new ValidationError(`"timestamp_granularities[]" word needs "response_format" verbose_json; got "${format}"`);
-    }
+    // Granularities apply to verbose_json only; srt and vtt need segments, and verbose_json
+    // always carries them (as speaches).
     const words = format === 'verbose_json' && granularities.has('word');
-    const segments = format === 'srt' || format === 'vtt' || (format === 'verbose_json' && granularities.has('segment'));
+    const segments = format === 'srt' || format === 'vtt' || format === 'verbose_json';
     const request = toTranscriptionRequest(upload, fields, limits, { segments, words });
     // With stream=true the events are the same whatever the format: text deltas, then the text
     // (OpenAI's gpt-4o-transcribe streams json and text; speaches streams every format).
@@ -105,7 +107,7 @@ export function openaiAudioRoutes(router: DocumentedRouter, { models, limits, ad
   };
   const ok = {
     description:
-      'By `response_format`: `json` (default) `{text}`; `verbose_json` adds task, language, duration, and segments (with their tokens, temperature, avg_logprob, compression_ratio and no_speech_prob) and/or words by `timestamp_granularities[]`; `text` the plain transcript; `srt` / `vtt` subtitles. With `stream=true` (json or text): `text/event-stream` of `transcript.text.delta` events as segments are decoded, then `transcript.text.done`.',
+      'By `response_format`: `json` (default) `{text}`; `verbose_json` adds task, language, duration, segments (with their tokens, temperature, avg_logprob, compression_ratio and no_speech_prob) and, with `timestamp_granularities[]` `word`, words; `text` the plain transcript; `srt` / `vtt` subtitles. With `stream=true` (json or text): `text/event-stream` of `transcript.text.delta` events as segments are decoded, then `transcript.text.done`.',
     content: {
       'application/json': { schema: { oneOf: [OpenAITranscription, OpenAIVerboseTranscription] } },
       'text/plain': { schema: { type: 'string' } },
@@ -182,7 +184,7 @@ function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, c
   }
 }
 
-/** OpenAI's verbose_json: segments and/or words by the granularities asked for. */
+/** OpenAI's verbose_json: its segments, and words with the word granularity. */
 function verboseJson(transcript: Transcript, { task, granularities }: VerboseContext) {
   const segments = transcript.segments ?? [];
   return {
@@ -190,7 +192,7 @@ function verboseJson(transcript: Transcript, { task, granularities }: VerboseCon
     language: transcript.languageName ?? transcript.language ?? 'english',
     duration: transcript.duration,
     text: transcript.text,
-    ...(granularities.has('segment') ? { segments: segments.map(openAiSegment) } : {}),
+    segments: segments.map(openAiSegment),
     // OpenAI's words carry no spaces; ours keep the punctuation merged into them, as openai/whisper.
     ...(granularities.has('word')
       ? { words: segments.flatMap((segment) => (segment.words ?? []).map((word) => ({ word: word.word.trim(), start: word.start, end: word.end }))) }

@@ -81,8 +81,8 @@ function vadOptions(fields: TranscriptionFields): Pick<TranscribeOptions, 'vadFi
 const AUDIO_BODY_TYPES = ['audio/mpeg', 'audio/wav', 'audio/flac', 'audio/ogg', 'audio/webm', 'audio/mp4', 'audio/aac'];
 
 /** Each field may come as `?name=` or an `X-Name` header with a raw audio body. */
-function audioParameters(): Json[] {
-  return Object.entries(transcriptionFields).flatMap(([name, schema]) => {
+function audioParameters(fields: TProperties): Json[] {
+  return Object.entries(fields).flatMap(([name, schema]) => {
     const { description, ...rest } = schema as unknown as Json;
     return [
       { name, in: 'query', required: false, description, schema: rest },
@@ -92,7 +92,15 @@ function audioParameters(): Json[] {
 }
 
 /** The declaration of a speech-to-text route; `form` is its multipart schema, `ok` its 200. */
-export function transcriptionOperation(path: string, summary: string, description: string, form: Json, ok: Json, limits: Limits): RouteDeclaration {
+export function transcriptionOperation(
+  path: string,
+  summary: string,
+  description: string,
+  form: Json,
+  ok: Json,
+  limits: Limits,
+  fields: TProperties = transcriptionFields,
+): RouteDeclaration {
   return {
     method: 'post',
     path,
@@ -100,7 +108,7 @@ export function transcriptionOperation(path: string, summary: string, descriptio
     summary,
     description,
     secured: true,
-    parameters: audioParameters(),
+    parameters: audioParameters(fields),
     requestBody: {
       required: true,
       description: `The audio file, at most ${megabytes(limits.maxAudioBytes)}.`,

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
@@ -14,11 +14,16 @@ import {
   type DocumentedRouter,
 } from '../../operation.js';
 import { taskTag } from '../../../inference/tasks.js';
-import { Text } from '../../schema-types.js';
+import { StringEnum, Text } from '../../schema-types.js';
+import type { RequestValidator } from '../../validation.js';
 import type { V1RouteDeps } from '../v1-router.js';
 import { requestSignal } from '../../request-signal.js';
 
 const LANGUAGE_CODE = { pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$', invalidMessage: 'must be a short language code such as "es"' };
+const LANGUAGE_CODE_OR_AUTO = {
+  pattern: '^(auto|[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*)$',
+  invalidMessage: 'must be "auto" or a short language code such as "en"',
+};
 
 const translationRequest = (limits: Limits) =>
   Type.Object(
@@ -34,11 +39,50 @@ const translationRequest = (limits: Limits) =>
     { $id: 'TranslationRequest' },
   );
 
+/**
+ * The same request in LibreTranslate's words, as its clients send it: `q`, `source` (`auto`: the
+ * model's own source, or detection) and `target`; the model may be left to the path.
+ */
+const libreTranslateRequest = (limits: Limits) =>
+  Type.Object(
+    {
+      q: Text('The text to translate.', { maxLength: limits.maxTranslationChars }),
+      source: Text('Source language code, or `auto`.', LANGUAGE_CODE_OR_AUTO),
+      target: Text('Target language code.', LANGUAGE_CODE),
+      model: Type.Optional(Text('Translation model id; default: the `{model}` path segment.')),
+      format: Type.Optional(StringEnum(['text'] as const, { description: 'Only `text`.' })),
+      api_key: Type.Optional(Type.String({ maxLength: 256, description: 'Ignored here: the key goes in `Authorization: Bearer`.' })),
+    },
+    { $id: 'TranslationRequestLibreTranslate' },
+  );
+
 const TranslationResult = Type.Object({ translation: Type.String() }, { $id: 'TranslationResult' });
+
+type TranslationRequest = Static<ReturnType<typeof translationRequest>>;
+
+/**
+ * Our request, from either shape: a body with `q` and no `text` is LibreTranslate's, checked by
+ * its own schema and then read as ours.
+ */
+function translationRequestParser(validator: RequestValidator, limits: Limits) {
+  const parseOurs = validator.compile(translationRequest(limits));
+  const parseLibre = validator.compile(libreTranslateRequest(limits));
+  return (body: unknown, pathModel: string): TranslationRequest => {
+    const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    if (fields.q === undefined || fields.text !== undefined) return parseOurs(body);
+    const libre = parseLibre(body);
+    return {
+      model: libre.model ?? pathModel,
+      text: libre.q,
+      target_language: libre.target,
+      ...(libre.source === 'auto' ? {} : { source_language: libre.source }),
+    };
+  };
+}
 
 export function translationRoutes(router: DocumentedRouter, { models, limits, admit, validator }: V1RouteDeps): void {
   const request = translationRequest(limits);
-  const parse = validator.compile(request);
+  const parse = translationRequestParser(validator, limits);
   declareRoute(
     router,
     {
@@ -50,7 +94,9 @@ export function translationRoutes(router: DocumentedRouter, { models, limits, ad
       parameters: [
         { name: 'model', in: 'path', required: true, description: 'Translation model id; must equal `model` in the body.', schema: { type: 'string' } },
       ],
-      requestBody: jsonRequest(request),
+      description:
+        'Also accepts LibreTranslate’s body, `{q, source, target}` (`source` may be `auto`), with the model taken from the path when the body names none.',
+      requestBody: jsonRequest(Type.Union([request, libreTranslateRequest(limits)])),
       responses: {
         '200': jsonResponse('The translation.', TranslationResult),
         '400': jsonBody400(', path and body models differ, an unsupported language'),
@@ -62,7 +108,7 @@ export function translationRoutes(router: DocumentedRouter, { models, limits, ad
     admit('translation'),
     jsonBody(limits.maxJsonBytes),
     async (ctx) => {
-      const body = parse(ctx.request.body);
+      const body = parse(ctx.request.body, ctx.params.model ?? '');
       if (body.model !== ctx.params.model) {
         throw new ValidationError(`"model" in the body (${body.model}) must equal the model in the path (${ctx.params.model})`);
       }
