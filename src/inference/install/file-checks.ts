@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm, stat, statfs } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import type { SourceFile } from '../manifest.js';
+import type { CheckedFile } from './hub-api.js';
 import { InstallError, IntegrityError } from './install-errors.js';
 
 export interface VerifiedFile {
@@ -14,20 +14,37 @@ export interface VerifiedFile {
   size: number;
 }
 
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
-  return hash.digest('hex');
+/** The file's SHA-256, and its git blob id (SHA-1 of `blob <size>\0<bytes>`) when asked for. */
+async function hashFile(path: string, size: number, withGitOid: boolean): Promise<{ sha256: string; gitOid?: string }> {
+  const sha256 = createHash('sha256');
+  const blob = withGitOid ? createHash('sha1').update(`blob ${size}\0`) : undefined;
+  await pipeline(createReadStream(path), async (chunks: AsyncIterable<Buffer>) => {
+    for await (const chunk of chunks) {
+      sha256.update(chunk);
+      blob?.update(chunk);
+    }
+  });
+  return { sha256: sha256.digest('hex'), ...(blob ? { gitOid: blob.digest('hex') } : {}) };
 }
 
-/** Checks `path` against the manifest's size and sha256 (when given) and returns both. */
-export async function verifyFile(path: string, expected: SourceFile, label: string): Promise<VerifiedFile> {
+/**
+ * Checks `path` against the expected size and sha256 (when given), or, for a file the hub keeps
+ * in git, its git blob id; returns the size and the SHA-256 computed.
+ */
+export async function verifyFile(path: string, expected: CheckedFile, label: string): Promise<VerifiedFile> {
   const { size } = await stat(path);
   if (expected.size !== undefined && size !== expected.size) {
     await rm(path, { force: true });
     throw new IntegrityError(`size mismatch for ${label}: expected ${expected.size} bytes, got ${size}; the file was deleted, run again to fetch it anew`);
   }
-  const sha256 = await sha256File(path);
+  const checkBlob = expected.sha256 === undefined && expected.gitOid !== undefined;
+  const { sha256, gitOid } = await hashFile(path, size, checkBlob);
+  if (checkBlob && gitOid !== expected.gitOid) {
+    await rm(path, { force: true });
+    throw new IntegrityError(
+      `git blob id mismatch for ${label}: the hub publishes ${expected.gitOid}, got ${gitOid}; the file was deleted, run again to fetch it anew`,
+    );
+  }
   if (expected.sha256 !== undefined && sha256 !== expected.sha256) {
     await rm(path, { force: true });
     throw new IntegrityError(
