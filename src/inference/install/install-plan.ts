@@ -54,7 +54,7 @@ export async function planInstall(entry: ManifestEntry, context: PlanContext): P
   const shared = folder === entry.id ? '' : ` (shared folder ${folder})`;
   const sibling = context.planned.get(folder);
   if (sibling !== undefined) {
-    say(`${entry.id}: installed with ${sibling}${shared}`);
+    say(`${entry.id}: shares the folder ${folder} with ${sibling}, installed once`);
     return 'current';
   }
   const record = await readInstallRecord(join(context.modelsDir, folder));

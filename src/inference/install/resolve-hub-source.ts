@@ -25,6 +25,8 @@ export async function resolveHubSource(hub: HubClient, source: HuggingFaceSource
   const { repo, revision } = source;
   if (isFullyPinned(source)) return { repo, revision, commit: revision, files: source.files };
   const commit = COMMIT.test(revision) ? revision : (await readRevision(hub, repo, revision)).commit;
+  // Every file pinned, only the tag to resolve (piper-voices v1.0.0): the tree has nothing to add.
+  if (source.files.every((file) => file.sha256 !== undefined && file.size !== undefined)) return { repo, revision, commit, files: source.files };
   const tree = await readTree(hub, repo, commit);
   const files = source.files.map((file) => {
     const item = tree.get(file.path);
