@@ -3,11 +3,12 @@
  * architecture comes from its config.json, the ONNX files for the dtype from its file tree
  * (transformers.js layout: `onnx/<part><suffix>.onnx`), and each file's SHA-256 from the hub's
  * LFS metadata. Small files the hub keeps in git (not LFS) have only a git blob id, so only
- * their size is pinned; the installer records the SHA-256 it computed.
+ * their size is pinned here; the installer checks their blob id and records the SHA-256 it computed.
  */
 import type { Dtype } from '../dtype.js';
 import { ManifestError, parseManifest, type ManifestEntry, type SourceFile } from '../manifest.js';
 import type { Task } from '../tasks.js';
+import { publishedFile, readRevision, readTree, type TreeEntry } from './hub-api.js';
 import type { HubClient } from './hub-client.js';
 import { InstallError } from './install-errors.js';
 
@@ -17,13 +18,6 @@ export interface HubRepoRef {
   repo: string;
   /** As the user named it (default `main`); the entry pins the commit the hub resolved it to. */
   revision: string;
-}
-
-interface TreeEntry {
-  type: string;
-  path: string;
-  size: number;
-  lfs?: { oid: string; size: number };
 }
 
 interface RepoConfig {
@@ -93,12 +87,9 @@ export function defaultId(ref: HubRepoRef): string {
 /** Asks the hub about the repo and returns the manifest entry that installs it, pinned to the resolved commit. */
 export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: { id: string; dtype?: Dtype }): Promise<ManifestEntry> {
   const { repo } = ref;
-  const info = (await hub.json(`/api/models/${repo}/revision/${encodeURIComponent(ref.revision)}`)) as { sha?: unknown; cardData?: { license?: unknown } };
-  const commit = info?.sha;
-  if (typeof commit !== 'string' || !/^[0-9a-f]{40}$/.test(commit)) throw new InstallError(`${repo}@${ref.revision}: the hub named no commit`);
-  const tree = (await hub.json(`/api/models/${repo}/tree/${commit}?recursive=true`)) as TreeEntry[];
-  if (!Array.isArray(tree)) throw new InstallError(`${repo}: the hub's file tree is not a list`);
-  const files = new Map(tree.filter((item) => item?.type === 'file' && typeof item.path === 'string').map((item) => [item.path, item]));
+  const info = await readRevision(hub, repo, ref.revision);
+  const { commit } = info;
+  const files = await readTree(hub, repo, commit);
   const readJson = async <T>(path: string): Promise<T | undefined> =>
     files.has(path) ? ((await hub.json(`/${repo}/resolve/${commit}/${path}`)) as T) : undefined;
 
@@ -127,7 +118,7 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   if (unpinned.length > 0)
     throw new InstallError(`${repo}: the hub publishes no SHA-256 (LFS) for ${unpinned.join(', ')}; refusing weights that cannot be verified`);
   const paths = [...plan.required, ...plan.optional.filter((path) => files.has(path)), ...weightFiles];
-  const license = typeof info.cardData?.license === 'string' ? info.cardData.license : 'see the model card of the hub repo';
+  const license = info.license ?? 'see the model card of the hub repo';
   const entry: ManifestEntry = {
     id: options.id,
     task: plan.task,
@@ -147,14 +138,10 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   return entry;
 }
 
+/** The manifest's view of a tree entry (the blob id is checked at install, not kept in the entry). */
 function sourceFile(item: TreeEntry): SourceFile {
-  const sha256 = item.lfs?.oid;
-  const size = item.lfs?.size ?? item.size;
-  return {
-    path: item.path,
-    ...(typeof sha256 === 'string' && /^[0-9a-f]{64}$/.test(sha256) ? { sha256 } : {}),
-    ...(Number.isSafeInteger(size) && size >= 0 ? { size } : {}),
-  };
+  const { gitOid: _checkedAtInstall, ...file } = publishedFile(item);
+  return file;
 }
 
 async function planFor(
