@@ -5,7 +5,7 @@
  * LFS metadata. Small files the hub keeps in git (not LFS) have only a git blob id, so only
  * their size is pinned; the installer records the SHA-256 it computed.
  */
-import type { Dtype } from '../dtype.js';
+import { DTYPE_SUFFIX, type Dtype } from '../dtype.js';
 import { ManifestError, parseManifest, type ManifestEntry, type SourceFile } from '../manifest.js';
 import type { Task } from '../tasks.js';
 import type { HubClient } from './hub-client.js';
@@ -47,16 +47,6 @@ export const SUPPORTED_ARCHITECTURES =
   'supported: WhisperForConditionalGeneration (speech-to-text), MarianMTModel and M2M100ForConditionalGeneration incl. NLLB (translation), ' +
   'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean pooling (embeddings)';
 
-const DTYPE_SUFFIX: Record<Dtype, string> = {
-  fp32: '',
-  fp16: '_fp16',
-  q8: '_quantized',
-  int8: '_int8',
-  uint8: '_uint8',
-  q4: '_q4',
-  q4f16: '_q4f16',
-  bnb4: '_bnb4',
-};
 /** Without --dtype: the 8-bit weights the shipped catalogue uses when the repo has them, else full precision. */
 const AUTO_DTYPES: readonly Dtype[] = ['q8', 'fp32'];
 
