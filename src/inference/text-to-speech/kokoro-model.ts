@@ -61,7 +61,8 @@ export class KokoroModel implements SentenceSynthesizer {
     const tokenizer = KokoroTokenizer.parse(JSON.parse(await readFile(tokenizerPath, 'utf8')), tokenizerPath);
     const voices = await KokoroVoices.read(modelDir);
     if (voices.speakable.length === 0) throw new Error(`${modelDir} has no voice this server can speak (voices/*.bin)`);
-    // Spinning threads would hold cores between the sentences of a request; Kokoro's runs are long.
+    // Idle ORT threads sleep: spinning ones take cores from other work (PiperOptions.spinning says when
+    // Piper gains from it); nobody measured Kokoro either way yet.
     const session = await ort.InferenceSession.create(onnxFile, threadSessionOptions({ threads: options.threads, spinning: false }));
     const missing = INPUTS.filter((name) => !session.inputNames.includes(name));
     if (missing.length > 0) {
