@@ -124,8 +124,8 @@ export interface MirrorRepo {
   refs?: string[];
 }
 
-/** Files the mirror keeps in LFS, as `.gitattributes` of transformers.js repos does (weights). */
-const isLfs = (path: string) => /\.onnx(_data(_\d+)?)?$/.test(path);
+/** Files the mirror keeps in LFS, as the hub's default `.gitattributes` does (weights, `*.bin` such as Kokoro's voices). */
+const isLfs = (path: string) => /\.(onnx(_data(_\d+)?)?|bin)$/.test(path);
 
 /** The commit id the mirror gives a repo without one. */
 export function mirrorCommit(repo: string): string {

@@ -59,7 +59,7 @@ export function publishedFile(item: TreeEntry): CheckedFile {
   };
 }
 
-/** ONNX graphs and their external data: what an attacker would swap, so never installed without a SHA-256. */
+/** ONNX graphs, their external data and binary tensors (Kokoro voices): what an attacker would swap, so never installed without a SHA-256. */
 export function isWeightFile(path: string): boolean {
-  return /\.onnx(_data(_\d+)?)?$/.test(path);
+  return /\.(onnx(_data(_\d+)?)?|bin)$/.test(path);
 }
