@@ -6,6 +6,7 @@ import type { Engine } from './engine.js';
 import { sentenceEmbeddingEngine } from './embeddings/sentence-embedding-engine.js';
 import { sileroVadEngine } from './speech-to-text/silero-vad-engine.js';
 import { transformersAsrEngine } from './speech-to-text/transformers-asr-engine.js';
+import { kokoroEngine } from './text-to-speech/kokoro-engine.js';
 import { piperEngine } from './text-to-speech/piper-engine.js';
 import { transformersTtsEngine } from './text-to-speech/transformers-tts-engine.js';
 import { embeddingClassifier } from './text-classification/embedding-classifier.js';
@@ -20,6 +21,7 @@ export const ENGINES: Readonly<Record<string, Engine>> = Object.freeze({
   'embedding-classifier': embeddingClassifier,
   piper: piperEngine,
   'transformers-tts': transformersTtsEngine,
+  kokoro: kokoroEngine,
   'transformers-asr': transformersAsrEngine,
   'silero-vad': sileroVadEngine,
   apertium: apertiumEngine,

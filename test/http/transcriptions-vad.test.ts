@@ -80,7 +80,7 @@ describe('vad_filter request fields (random-weight Whisper fixture, no VAD model
       const res = await post(path, { vad_filter: 'true' });
       expect(res.status, res.text).to.equal(503);
       expect(res.body.error.code).to.equal('model_not_installed');
-      expect(res.body.error.message).to.include('silero-vad-v6').and.include('scripts/test-models/silero-vad.sh');
+      expect(res.body.error.message).to.include('npm run download-models -- silero-vad-v6');
       expect((await post(path, { vad_filter: 'false', min_silence_duration_ms: '500', speech_pad_ms: '100', vad_threshold: '0.6' })).status).to.equal(200);
       expect((await post(path, {})).status).to.equal(200);
     });

@@ -29,14 +29,73 @@ describe('model manifest', () => {
     expect(() => parseManifest(withSource({ revision: 'a'.repeat(40), files: [{ path: 'config.json' }] }))).not.to.throw();
   });
 
-  it('accepts a tag revision only when every file pins its sha256 or md5', () => {
-    expect(() => parseManifest(withSource({ revision: 'v1.0.0', files: [{ path: 'a.onnx', sha256: SHA }] }))).not.to.throw();
+  it('accepts a tag or branch revision (resolved at install), but not as "pinned"', () => {
+    expect(() => parseManifest(withSource({ revision: 'v1.0.0', files: [{ path: 'b.json' }] }))).not.to.throw();
+    expect(() => parseManifest(withSource({ revision: 'main', files: [{ path: 'b.json' }] }))).not.to.throw();
     expect(() => parseManifest(withSource({ revision: 'main', files: [{ path: 'a.onnx', md5: 'cd'.repeat(16) }] }))).not.to.throw();
     expect(() => parseManifest(withSource({ revision: 'main', files: [{ path: 'a.onnx', md5: 'CD' }] }))).to.throw(ManifestError, /32 lower-case hex/);
-    expect(() => parseManifest(withSource({ revision: 'v1.0.0', files: [{ path: 'a.onnx', sha256: SHA }, { path: 'b.json' }] }))).to.throw(
+    expect(() => parseManifest(withSource({ revision: 'v1.0.0', pinned: true, files: [{ path: 'a.onnx', sha256: SHA, size: 1 }] }))).to.throw(
       ManifestError,
-      /tag only when every file pins its sha256/,
+      /pinned: needs a 40-character commit revision and the sha256 and size of every file/,
     );
+    expect(() => parseManifest(withSource({ revision: '../x', files: [{ path: 'b.json' }] }))).to.throw(ManifestError, /commit hash, a branch or a tag/);
+  });
+
+  it('accepts "pinned" only when the commit and every file\'s sha256 and size are there', () => {
+    const revision = 'a'.repeat(40);
+    expect(() => parseManifest(withSource({ revision, pinned: true, files: [{ path: 'a.onnx', sha256: SHA, size: 3 }] }))).not.to.throw();
+    expect(() => parseManifest(withSource({ revision, pinned: true, files: [{ path: 'a.onnx', sha256: SHA }] }))).to.throw(ManifestError, /pinned/);
+  });
+
+  it('accepts a PyPI wheel source only with the wheel and every file pinned', () => {
+    const wheel = { type: 'pypi-wheel', package: 'faster-whisper', version: '1.2.1', wheel: 'faster_whisper-1.2.1-py3-none-any.whl', sha256: SHA, size: 10 };
+    const entry = (source: Record<string, unknown>) => ({ models: [{ id: 'm', task: 'voice-activity-detection', engine: 'e', source }] });
+    const file = { path: 'faster_whisper/assets/v.onnx', target: 'v.onnx', sha256: SHA, size: 5 };
+    expect(() => parseManifest(entry({ ...wheel, files: [file] }))).not.to.throw();
+    expect(() => parseManifest(entry({ ...wheel, files: [{ path: file.path }] }))).to.throw(
+      ManifestError,
+      /every file taken from a wheel needs its sha256 and size/,
+    );
+    expect(() => parseManifest(entry({ ...wheel, sha256: undefined, files: [file] }))).to.throw(ManifestError, /a wheel needs its sha256/);
+    expect(() => parseManifest(entry({ ...wheel, wheel: 'x.zip', files: [file] }))).to.throw(ManifestError, /wheel file name/);
+  });
+
+  it('refuses entries that install one shared folder from different sources', () => {
+    const source = (repo: string) => ({ type: 'huggingface', repo, revision: 'a'.repeat(40), files: [{ path: 'onnx/model.onnx' }] });
+    const entry = (id: string, repo: string) => ({ id, task: 'embeddings', engine: 'e', options: { baseModel: 'base' }, source: source(repo) });
+    expect(() => parseManifest({ models: [entry('a', 'org/x'), entry('b', 'org/x')] })).not.to.throw();
+    expect(() => parseManifest({ models: [entry('a', 'org/x'), entry('b', 'org/y')] })).to.throw(
+      ManifestError,
+      /"b" and "a" install into the folder base from different sources/,
+    );
+  });
+
+  it('accepts a starter set of one downloadable model per task, and refuses others', () => {
+    const committed = parseManifest(JSON.parse(readFileSync('models/models.json', 'utf8')));
+    expect(Object.keys(committed.starter ?? {})).to.have.members([
+      'speech-to-text',
+      'voice-activity-detection',
+      'text-to-speech',
+      'translation',
+      'text-classification',
+      'embeddings',
+    ]);
+    const models = [
+      { id: 'm', task: 'translation', engine: 'e', source: { type: 'huggingface', repo: 'o/m', revision: 'main', files: [{ path: 'x' }] } },
+      { id: 'n', task: 'translation', engine: 'e' },
+    ];
+    expect(() => parseManifest({ models, starter: { translation: 'm' } })).not.to.throw();
+    expect(() => parseManifest({ models, starter: { translation: 'n' } })).to.throw(ManifestError, /"n" has no download source/);
+    expect(() => parseManifest({ models, starter: { embeddings: 'm' } })).to.throw(ManifestError, /"m" is a translation model/);
+    expect(() => parseManifest({ models, starter: { translation: 'x' } })).to.throw(ManifestError, /"x" is not a model of the manifest/);
+  });
+
+  it('gives every README model a download source, and sends no one to run a script by hand', () => {
+    const committed = parseManifest(JSON.parse(readFileSync('models/models.json', 'utf8')));
+    for (const id of ['whisper-tiny.en', 'silero-vad-v6', 'piper-en_US-joe-medium', 'minilm-sentiment', 'minilm-topics', 'minilm-embeddings']) {
+      expect(committed.models.find((entry) => entry.id === id)?.source, id).to.be.an('object');
+    }
+    for (const entry of committed.models) expect(entry.installCommand ?? '', entry.id).not.to.match(/bash scripts\//);
   });
 
   it('refuses paths and targets that could leave the model folder', () => {

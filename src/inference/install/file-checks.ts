@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm, stat, statfs } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import type { SourceFile } from '../manifest.js';
+import type { CheckedFile } from './hub-api.js';
 import { InstallError, IntegrityError } from './install-errors.js';
 
 export interface VerifiedFile {
@@ -14,42 +14,56 @@ export interface VerifiedFile {
   size: number;
 }
 
-/** SHA-256, and MD5 too when a manifest pins one (piper-voices publishes only MD5), in one read. */
-async function hashFile(path: string, withMd5: boolean): Promise<{ sha256: string; md5?: string }> {
+/**
+ * The file's SHA-256, its MD5 when a manifest pins one (piper-voices publishes only MD5), and its
+ * git blob id (SHA-1 of `blob <size>\0<bytes>`) when asked for, in one read.
+ */
+async function hashFile(path: string, size: number, want: { md5: boolean; gitOid: boolean }): Promise<{ sha256: string; md5?: string; gitOid?: string }> {
   const sha256 = createHash('sha256');
-  const md5 = withMd5 ? createHash('md5') : undefined;
+  const md5 = want.md5 ? createHash('md5') : undefined;
+  const blob = want.gitOid ? createHash('sha1').update(`blob ${size}\0`) : undefined;
   await pipeline(createReadStream(path), async (chunks: AsyncIterable<Buffer>) => {
     for await (const chunk of chunks) {
       sha256.update(chunk);
       md5?.update(chunk);
+      blob?.update(chunk);
     }
   });
-  return { sha256: sha256.digest('hex'), ...(md5 ? { md5: md5.digest('hex') } : {}) };
+  return {
+    sha256: sha256.digest('hex'),
+    ...(md5 ? { md5: md5.digest('hex') } : {}),
+    ...(blob ? { gitOid: blob.digest('hex') } : {}),
+  };
 }
 
-/** Checks `path` against the manifest's size, sha256 and md5 (each when given) and returns its size and sha256. */
-export async function verifyFile(path: string, expected: SourceFile, label: string): Promise<VerifiedFile> {
+/**
+ * Checks `path` against the expected size, sha256 and md5 (each when given) or, for a file the hub
+ * keeps in git and nothing pins, its git blob id; returns the size and the SHA-256 computed.
+ */
+export async function verifyFile(path: string, expected: CheckedFile, label: string): Promise<VerifiedFile> {
   const { size } = await stat(path);
   if (expected.size !== undefined && size !== expected.size) {
     await rm(path, { force: true });
     throw new IntegrityError(`size mismatch for ${label}: expected ${expected.size} bytes, got ${size}; the file was deleted, run again to fetch it anew`);
   }
-  const { sha256, md5 } = await hashFile(path, expected.md5 !== undefined);
-  for (const [name, want, got] of [
-    ['sha256', expected.sha256, sha256],
-    ['md5', expected.md5, md5],
+  const checkBlob = expected.sha256 === undefined && expected.gitOid !== undefined;
+  const { sha256, md5, gitOid } = await hashFile(path, size, { md5: expected.md5 !== undefined, gitOid: checkBlob });
+  for (const [name, expectedBy, want, got] of [
+    ['sha256', 'expected', expected.sha256, sha256],
+    ['md5', 'expected', expected.md5, md5],
+    // Nothing of ours pins it: the hub's tree is the only word on this file.
+    ['git blob id', 'the hub publishes', checkBlob ? expected.gitOid : undefined, gitOid],
   ] as const) {
     if (want === undefined || got === want) continue;
     await rm(path, { force: true });
     throw new IntegrityError(
-      `${name} mismatch for ${label}: expected ${want}, got ${got}; the file was deleted, ` +
+      `${name} mismatch for ${label}: ${expectedBy} ${want}, got ${got}; the file was deleted, ` +
         'run again to fetch it anew (if it keeps failing, the manifest or the source is wrong)',
     );
   }
   return { sha256, size };
 }
 
-/** Bytes available to this user on the file system holding `dir`. */
 /** The size of a file, or 0 when it does not exist (yet): how much of a `.part` download is there. */
 export async function fileSize(path: string): Promise<number> {
   try {
@@ -59,6 +73,7 @@ export async function fileSize(path: string): Promise<number> {
   }
 }
 
+/** Bytes available to this user on the file system holding `dir`. */
 export async function freeBytes(dir: string): Promise<number> {
   const stats = await statfs(dir);
   return stats.bavail * stats.bsize;

@@ -203,7 +203,7 @@ export class HubClient {
 const MAX_API_BYTES = 16 * 1024 * 1024;
 const MAX_API_PAGES = 100;
 
-async function cappedText(response: Response, url: string, limit: number): Promise<string> {
+export async function cappedText(response: Response, url: string, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
   if (!response.body) return '';
@@ -232,7 +232,7 @@ function contentRangeStartsAt(header: string | null, offset: number): boolean {
 }
 
 /** fetch() hides the socket error in `cause`; surface its code (ECONNREFUSED, ENOTFOUND…). */
-function describeNetworkError(error: unknown): string {
+export function describeNetworkError(error: unknown): string {
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError' || error instanceof StalledError)) {
     return 'timed out';
   }

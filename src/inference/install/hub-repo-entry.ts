@@ -26,7 +26,8 @@ export async function resolveHubRepoEntry(hub: HubClient, entry: ManifestEntry):
 
 /** What an install wrote in `.installed.json`: the repo, the commit and every file with its verified SHA-256. */
 interface InstalledFiles {
-  source?: { repo?: string; revision?: string };
+  /** A string for installs of `npm run test-models` ("pypi:…"). */
+  source?: string | { type?: string; repo?: string; revision?: string };
   files?: Array<{ path: string; sha256: string; size: number }>;
 }
 
@@ -37,15 +38,16 @@ interface InstalledFiles {
  */
 export function entryFromInstallRecord(entry: ManifestEntry, record: InstalledFiles | undefined): ManifestEntry | undefined {
   const { hubRepo, ...rest } = entry;
-  const revision = record?.source?.revision;
+  const revision = typeof record?.source === 'object' ? record.source.revision : undefined;
   if (!hubRepo || !record?.files?.length || !revision || !isCurrentHubRepoInstall(entry, record)) return undefined;
   const files = record.files.map(({ path, sha256, size }) => ({ path, sha256, size }));
   return { ...rest, source: { type: 'huggingface', repo: hubRepo.repo, revision, files } };
 }
 
 /** An install of this repo is current when it came from the pinned commit, or from any commit when the catalogue pins none. */
-export function isCurrentHubRepoInstall(entry: ManifestEntry, installed: { source?: { repo?: string; revision?: string } } | undefined): boolean {
+export function isCurrentHubRepoInstall(entry: ManifestEntry, installed: Pick<InstalledFiles, 'source'> | undefined): boolean {
   const { hubRepo } = entry;
-  if (!hubRepo || installed?.source?.repo !== hubRepo.repo) return false;
-  return isCommit(hubRepo.revision) ? installed.source.revision === hubRepo.revision : true;
+  const source = installed?.source;
+  if (!hubRepo || typeof source !== 'object' || source.repo !== hubRepo.repo) return false;
+  return isCommit(hubRepo.revision) ? source.revision === hubRepo.revision : true;
 }

@@ -3,11 +3,12 @@
  * architecture comes from its config.json, the ONNX files for the dtype from its file tree
  * (transformers.js layout: `onnx/<part><suffix>.onnx`), and each file's SHA-256 from the hub's
  * LFS metadata. Small files the hub keeps in git (not LFS) have only a git blob id, so only
- * their size is pinned; the installer records the SHA-256 it computed.
+ * their size is pinned here; the installer checks their blob id and records the SHA-256 it computed.
  */
-import type { Dtype } from '../dtype.js';
+import { DTYPE_SUFFIX, type Dtype } from '../dtype.js';
 import { ManifestError, parseManifest, type ManifestEntry, type SourceFile } from '../manifest.js';
 import type { Task } from '../tasks.js';
+import { publishedFile, readRevision, readTree, type TreeEntry } from './hub-api.js';
 import type { HubClient } from './hub-client.js';
 import { InstallError } from './install-errors.js';
 
@@ -17,13 +18,6 @@ export interface HubRepoRef {
   repo: string;
   /** As the user named it (default `main`); the entry pins the commit the hub resolved it to. */
   revision: string;
-}
-
-interface TreeEntry {
-  type: string;
-  path: string;
-  size: number;
-  lfs?: { oid: string; size: number };
 }
 
 interface RepoConfig {
@@ -41,22 +35,15 @@ interface Plan {
   /** Config and tokenizer files the engine reads; `required` ones must be in the repo. */
   required: string[];
   optional: string[];
+  /** Data files the engine reads, pinned like the weights (Kokoro's voices). */
+  data?: string[];
 }
 
 export const SUPPORTED_ARCHITECTURES =
   'supported: WhisperForConditionalGeneration (speech-to-text), MarianMTModel and M2M100ForConditionalGeneration incl. NLLB (translation), ' +
-  'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean or CLS pooling (embeddings)';
+  'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean or CLS pooling (embeddings), ' +
+  'StyleTextToSpeech2Model (Kokoro, text-to-speech)';
 
-const DTYPE_SUFFIX: Record<Dtype, string> = {
-  fp32: '',
-  fp16: '_fp16',
-  q8: '_quantized',
-  int8: '_int8',
-  uint8: '_uint8',
-  q4: '_q4',
-  q4f16: '_q4f16',
-  bnb4: '_bnb4',
-};
 /** Without --dtype: the 8-bit weights the shipped catalogue uses when the repo has them, else full precision. */
 const AUTO_DTYPES: readonly Dtype[] = ['q8', 'fp32'];
 
@@ -93,12 +80,9 @@ export function defaultId(ref: HubRepoRef): string {
 /** Asks the hub about the repo and returns the manifest entry that installs it, pinned to the resolved commit. */
 export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: { id: string; dtype?: Dtype }): Promise<ManifestEntry> {
   const { repo } = ref;
-  const info = (await hub.json(`/api/models/${repo}/revision/${encodeURIComponent(ref.revision)}`)) as { sha?: unknown; cardData?: { license?: unknown } };
-  const commit = info?.sha;
-  if (typeof commit !== 'string' || !/^[0-9a-f]{40}$/.test(commit)) throw new InstallError(`${repo}@${ref.revision}: the hub named no commit`);
-  const tree = (await hub.json(`/api/models/${repo}/tree/${commit}?recursive=true`)) as TreeEntry[];
-  if (!Array.isArray(tree)) throw new InstallError(`${repo}: the hub's file tree is not a list`);
-  const files = new Map(tree.filter((item) => item?.type === 'file' && typeof item.path === 'string').map((item) => [item.path, item]));
+  const info = await readRevision(hub, repo, ref.revision);
+  const { commit } = info;
+  const files = await readTree(hub, repo, commit);
   const readJson = async <T>(path: string): Promise<T | undefined> =>
     files.has(path) ? ((await hub.json(`/${repo}/resolve/${commit}/${path}`)) as T) : undefined;
 
@@ -111,9 +95,9 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   }
   const dtype = chooseDtype(repo, plan.parts, files, options.dtype);
   const missing = plan.required.filter((path) => !files.has(path));
-  if (missing.length > 0) throw new InstallError(`${repo} lacks ${missing.join(', ')}, which transformers.js needs`);
+  if (missing.length > 0) throw new InstallError(`${repo} lacks ${missing.join(', ')}, which its engine needs`);
 
-  const weightFiles = plan.parts.flatMap((part) => {
+  const modelFiles = plan.parts.flatMap((part) => {
     const model = `onnx/${part}${DTYPE_SUFFIX[dtype]}.onnx`;
     // Weights over 2 GB live beside the graph as external data (model.onnx_data, _data_1…).
     // Matched exactly: a tree path is the hub's word, and `onnx/model.onnx_data/../..` must not pass.
@@ -122,12 +106,13 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
       ...[...files.keys()].filter((path) => path === `${model}_data` || (/^_data_\d+$/.test(path.slice(model.length)) && path.startsWith(model))).sort(),
     ];
   });
+  const weightFiles = [...modelFiles, ...(plan.data ?? [])];
   // Weights are what an attacker would swap; the hub keeps them in LFS, which publishes their SHA-256.
   const unpinned = weightFiles.filter((path) => !sourceFile(files.get(path) as TreeEntry).sha256);
   if (unpinned.length > 0)
     throw new InstallError(`${repo}: the hub publishes no SHA-256 (LFS) for ${unpinned.join(', ')}; refusing weights that cannot be verified`);
   const paths = [...plan.required, ...plan.optional.filter((path) => files.has(path)), ...weightFiles];
-  const license = typeof info.cardData?.license === 'string' ? info.cardData.license : 'see the model card of the hub repo';
+  const license = info.license ?? 'see the model card of the hub repo';
   const entry: ManifestEntry = {
     id: options.id,
     task: plan.task,
@@ -147,14 +132,10 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   return entry;
 }
 
+/** The manifest's view of a tree entry (the blob id is checked at install, not kept in the entry). */
 function sourceFile(item: TreeEntry): SourceFile {
-  const sha256 = item.lfs?.oid;
-  const size = item.lfs?.size ?? item.size;
-  return {
-    path: item.path,
-    ...(typeof sha256 === 'string' && /^[0-9a-f]{64}$/.test(sha256) ? { sha256 } : {}),
-    ...(Number.isSafeInteger(size) && size >= 0 ? { size } : {}),
-  };
+  const { gitOid: _checkedAtInstall, ...file } = publishedFile(item);
+  return file;
 }
 
 async function planFor(
@@ -217,6 +198,20 @@ async function planFor(
   if (CLASSIFIER_TYPES.has(type) && (files.has('modules.json') || /^[A-Za-z]+Model$/.test(architecture))) {
     const options = { ...(await embeddingPooling(repo, readJson)), ...(await embeddingPrefixes(readJson)) };
     return { task: 'embeddings', engine: 'sentence-embedding', options, parts: ['model'], required: ['config.json', ...TOKENIZER], optional: [] };
+  }
+  // Kokoro (onnx-community/Kokoro-82M-v1.0-ONNX): its config.json names only the model type.
+  if (architecture === 'StyleTextToSpeech2Model' || type === 'style_text_to_speech_2') {
+    const voices = [...files.keys()].filter((path) => /^voices\/[^/]+\.bin$/.test(path)).sort();
+    if (voices.length === 0) throw new InstallError(`${repo} has no voices (voices/*.bin), which Kokoro needs`);
+    return {
+      task: 'text-to-speech',
+      engine: 'kokoro',
+      options: {},
+      parts: ['model'],
+      required: ['config.json', 'tokenizer.json'],
+      optional: ['tokenizer_config.json'],
+      data: voices,
+    };
   }
   throw new InstallError(`${repo}: unsupported architecture ${architecture || type || '(none in config.json)'}; ${SUPPORTED_ARCHITECTURES}`);
 }

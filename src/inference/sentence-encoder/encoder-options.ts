@@ -23,6 +23,12 @@ export const encoderOptions = {
   threads: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
   /** Intra-op threads of the extra session for lone requests (BatchModel); 0 turns it off. See workerLayout. */
   soloThreads: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
+  /**
+   * Longest input in tokens, special tokens included; longer texts are cut. Default: the
+   * tokenizer's model_max_length. Set where the model was trained shorter than its tokenizer
+   * says (all-MiniLM-L6-v2: 256, as sentence-transformers runs it; the hub's tokenizer says 512).
+   */
+  maxTokens: Type.Optional(Type.Integer({ minimum: 2, maximum: 65_536 })),
   maxBatchSize: Type.Integer({ minimum: 1, maximum: 512, default: 32 }),
   maxWaitMs: Type.Number({ minimum: 0, maximum: 1000, default: 0 }),
   /**

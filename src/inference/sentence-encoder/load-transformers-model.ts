@@ -34,6 +34,7 @@ export function startBatchModel(modelId: string, options: EncoderOptions, contex
     dir: weightsDir(options, context),
     head,
     dtype: options.dtype,
+    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
     threads,
     maxBatchSize: options.maxBatchSize,
     pooling: options.pooling,

@@ -22,7 +22,14 @@ const embedders = new SharedResources<SentenceEmbedder>((embedder) => embedder.d
 export function acquireSentenceEmbedder(modelId: string, options: EncoderOptions, context: EngineContext): Promise<Lease<SentenceEmbedder>> {
   const dir = weightsDir(options, context);
   const batch = batchOptions(options);
-  const key = JSON.stringify({ dir, dtype: options.dtype, pooling: options.pooling, layout: workerLayout(options), batch });
+  const key = JSON.stringify({
+    dir,
+    dtype: options.dtype,
+    pooling: options.pooling,
+    maxTokens: options.maxTokens,
+    layout: workerLayout(options),
+    batch,
+  });
   const name = options.baseModel ?? modelId;
   return embedders.acquire(key, async () => new SentenceEmbedder(await startBatchModel(name, options, context, 'feature-extraction'), batch));
 }

@@ -5,7 +5,7 @@ import type { VadFilterRequest } from './vad-filter.js';
 
 /** The manifest id speech-to-text runs for `vad_filter`, and how to install it. */
 export const DEFAULT_VAD_MODEL = 'silero-vad-v6';
-export const VAD_INSTALL_COMMAND = 'bash scripts/test-models/silero-vad.sh';
+export const VAD_INSTALL_COMMAND = 'npm run download-models -- silero-vad-v6';
 
 /**
  * Asked for (`vadFilter: true`): always on, and a 503 naming the install command when the VAD

@@ -51,6 +51,24 @@ class EspeakNg {
    * Throws for a voice espeak does not have.
    */
   clauses(text: string, voice: string): string[] {
+    // The binding separates phonemes with "_" (never an IPA symbol), which Piper does not.
+    return this.#clauses(text, voice).map((clause) => clause.replaceAll('_', '').trim());
+  }
+
+  /**
+   * Each clause as words of phonemes, as espeak segments them: a diphthong or affricate ("aɪ",
+   * "tʃ") is one phoneme, with any stress mark before it ("ˈaɪ"). Kokoro's symbols are per phoneme.
+   */
+  phonemes(text: string, voice: string): string[][][] {
+    return this.#clauses(text, voice).map((clause) =>
+      clause
+        .split(' ')
+        .map((word) => word.split('_').filter((phoneme) => phoneme !== ''))
+        .filter((word) => word.length > 0),
+    );
+  }
+
+  #clauses(text: string, voice: string): string[] {
     if (voice !== this.#voice) {
       if (this.#worker.set_voice(voice) !== 0) throw new Error(`espeak-ng has no voice "${voice}"`);
       this.#voice = voice;
@@ -59,14 +77,8 @@ class EspeakNg {
     try {
       const heap = this.#module.HEAPU8;
       const ipa = this.#decoder.decode(heap.subarray(pointer, heap.indexOf(0, pointer)));
-      // The binding separates phonemes with "_" (never an IPA symbol), which Piper does not;
-      // like Piper, drop the language switch flags around foreign words, e.g. "(fr)".
-      return ipa.split(' | ').map((clause) =>
-        clause
-          .replaceAll('_', '')
-          .replace(/\([^)]+\)/g, '')
-          .trim(),
-      );
+      // Like Piper, drop the language switch flags around foreign words, e.g. "(fr)".
+      return ipa.split(' | ').map((clause) => clause.replace(/\([^)]+\)/g, ''));
     } finally {
       this.#module._free(pointer);
     }

@@ -14,10 +14,18 @@ const CLAUSE_MARK = /(?:([,;:.!?])["'”’)\]]*|\s(—))(?=\s|$)/g;
 const FINAL_MARK = /([.!?])["'”’)\]]*$/;
 
 export async function espeakPhonemes(sentence: string, voice: string): Promise<string> {
-  const clauses = (await loadEspeakNg()).clauses(sentence, voice).filter((clause) => clause !== '');
+  return withClauseMarks(sentence, (await loadEspeakNg()).clauses(sentence, voice));
+}
+
+/**
+ * Joins the phonemes of `sentence`'s clauses, each followed by the text's clause mark as above.
+ * `dash`: what an em dash becomes (Piper's voices know no dash; Kokoro's vocabulary has one).
+ */
+export function withClauseMarks(sentence: string, phonemeClauses: readonly string[], options: { dash?: string } = {}): string {
+  const clauses = phonemeClauses.filter((clause) => clause !== '');
   if (clauses.length === 0) return '';
   const text = sentence.trim();
-  const marks = [...text.matchAll(CLAUSE_MARK)].map((match) => (match[1] ?? ';') as string);
+  const marks = [...text.matchAll(CLAUSE_MARK)].map((match) => (match[1] ?? options.dash ?? ';') as string);
   if (marks.length === clauses.length) {
     return clauses.map((clause, index) => clause + marks[index]).join(' ');
   }

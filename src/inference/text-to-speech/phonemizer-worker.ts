@@ -1,10 +1,14 @@
-/** Worker thread for Piper's text front end (espeak phonemes → ids), next to the ORT worker. */
+/** Worker thread for the text front end (espeak phonemes → ids) of Piper and Kokoro, next to the ORT worker. */
 import { serveWorker } from '../worker/serve-worker.js';
+import { KokoroPhonemizer } from './kokoro-phonemizer.js';
 import { PiperPhonemizer } from './piper-phonemizer.js';
-import type { PhonemizerApi } from './synthesis-worker-init.js';
+import type { PhonemizerApi, PhonemizerInit } from './synthesis-worker-init.js';
 
-serveWorker<PhonemizerApi, { configPath: string }>(async ({ configPath }) => {
-  const phonemizer = await PiperPhonemizer.load(configPath);
+serveWorker<PhonemizerApi, PhonemizerInit>(async (init) => {
+  const phonemize: (text: string, voice: string | undefined) => Promise<number[]> =
+    init.engine === 'kokoro'
+      ? await KokoroPhonemizer.load(init.modelDir).then((phonemizer) => (text, voice) => phonemizer.ids(text, voice))
+      : await PiperPhonemizer.load(init.configPath).then((phonemizer) => (text) => phonemizer.ids(text));
   // Queued so that pieces of a request that was cancelled meanwhile are never phonemised.
-  return { ids: ({ text }, { serial }) => serial(() => phonemizer.ids(text)) };
+  return { ids: ({ text, voice }, { serial }) => serial(() => phonemize(text, voice)) };
 });

@@ -1,10 +1,15 @@
 /** What the synthesis and phonemizer workers are started with and serve (structured-cloneable). */
 import type { CallContext } from '../worker/worker-api.js';
 import { workerModule } from '../worker/worker-api.js';
+import type { Dtype } from '../dtype.js';
 
 export type SynthesisWorkerInit =
   | { engine: 'piper'; modelDir: string; onnxFile?: string; threads?: number; spinning?: boolean | number }
+  | { engine: 'kokoro'; modelDir: string; dtype: Dtype; threads?: number }
   | { engine: 'transformers-tts'; modelsDir: string; modelId: string; threads?: number };
+
+/** The phonemizer worker's model: a Piper voice's .onnx.json, or a Kokoro folder (tokenizer and voices). */
+export type PhonemizerInit = { engine: 'piper'; configPath: string } | { engine: 'kokoro'; modelDir: string };
 
 interface VoiceOptions {
   speed?: number;
@@ -22,10 +27,11 @@ export interface SynthesisApi {
   synthesize(piece: PieceInput & VoiceOptions, context: CallContext): Promise<Float32Array>;
 }
 
-/** The methods phonemizer-worker.ts serves (Piper's espeak front end). */
+/** The methods phonemizer-worker.ts serves (the espeak front end of Piper and Kokoro). */
 export interface PhonemizerApi {
-  ids(piece: { text: string }, context: CallContext): Promise<number[]>;
+  /** `voice`: the request's (Kokoro phonemises in its language; a Piper voice has one). */
+  ids(piece: { text: string; voice?: string }, context: CallContext): Promise<number[]>;
 }
 
 export const SYNTHESIS_WORKER = workerModule<SynthesisApi, SynthesisWorkerInit>(import.meta.url, './synthesis-worker');
-export const PHONEMIZER_WORKER = workerModule<PhonemizerApi, { configPath: string }>(import.meta.url, './phonemizer-worker');
+export const PHONEMIZER_WORKER = workerModule<PhonemizerApi, PhonemizerInit>(import.meta.url, './phonemizer-worker');

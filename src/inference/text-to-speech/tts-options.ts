@@ -1,5 +1,7 @@
-/** Manifest options of the text-to-speech engines (`piper`, `transformers-tts`), and what GET /v1/models says of their voices. */
+/** Manifest options of the text-to-speech engines (`piper`, `transformers-tts`, `kokoro`), and what GET /v1/models says of their voices. */
 import { Type } from '@sinclair/typebox';
+import { DTYPES } from '../dtype.js';
+import { stringEnum } from '../engine-options.js';
 import { SPEECH_FORMATS } from '../types.js';
 
 /** onnxruntime intra-op threads; ORT's default (one per core) when absent. */
@@ -27,6 +29,15 @@ export const PiperOptions = Type.Object(
 );
 
 export const TransformersTtsOptions = Type.Object({ threads: TtsThreads }, { additionalProperties: false });
+
+export const KokoroOptions = Type.Object(
+  {
+    /** Which weights: onnx/model<suffix>.onnx of that dtype ("q8" → model_quantized.onnx), as download-models installed them. */
+    dtype: stringEnum(DTYPES, { default: 'fp32' }),
+    threads: TtsThreads,
+  },
+  { additionalProperties: false },
+);
 
 /** A voice's extra fields in GET /v1/models: every format speak() encodes (the registry's shared encoders), and its speed range. */
 export function describeVoice(speed: { min: number; max: number }): () => { formats: string[]; speed: { min: number; max: number } } {

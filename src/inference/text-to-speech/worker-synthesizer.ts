@@ -2,7 +2,7 @@
  * The Synthesizer the HTTP layer sees. It splits text into sentences (and a short first clause
  * off the first one, for a quick first byte) and asks the synthesis worker for one piece at a
  * time, keeping the next piece queued so the worker never waits for the caller to encode and
- * send the previous one. Engines with a separate text front end (Piper's espeak phonemizer)
+ * send the previous one. Engines with a separate text front end (Piper's and Kokoro's espeak phonemizer)
  * get a second worker that prepares the next pieces while the model runs on the current one.
  * When the request's signal aborts, or the caller stops reading, the pieces still queued in
  * both workers are dropped; the piece being synthesised is the last one run. Each worker is a
@@ -19,6 +19,7 @@ import {
   PHONEMIZER_WORKER,
   SYNTHESIS_WORKER,
   type PhonemizerApi,
+  type PhonemizerInit,
   type PieceInput,
   type SynthesisApi,
   type SynthesisWorkerInit,
@@ -40,10 +41,10 @@ export class WorkerSynthesizer implements PcmSynthesizer {
 
   static async spawn(init: SynthesisWorkerInit, name: string): Promise<WorkerSynthesizer> {
     if (init.engine === 'piper') init = { ...init, onnxFile: init.onnxFile ?? (await findOnnx(init.modelDir)) };
-    const piperConfig = init.engine === 'piper' ? join(init.modelDir, `${init.onnxFile}.json`) : undefined;
+    const frontEndInit = phonemizerInit(init);
     const [worker, frontEnd] = await Promise.allSettled([
       ModelWorker.start(SYNTHESIS_WORKER, { init, modelId: name, name: `tts:${name}` }),
-      piperConfig ? ModelWorker.start(PHONEMIZER_WORKER, { init: { configPath: piperConfig }, modelId: name, name: `tts-text:${name}` }) : undefined,
+      frontEndInit ? ModelWorker.start(PHONEMIZER_WORKER, { init: frontEndInit, modelId: name, name: `tts-text:${name}` }) : undefined,
     ]);
     const started = [worker, frontEnd].flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
     try {
@@ -68,7 +69,7 @@ export class WorkerSynthesizer implements PcmSynthesizer {
       const [first, ...rest] = splitSentences(text);
       const pieces = first === undefined ? [] : [...splitFirstClause(first), ...rest];
       const inputs: Promise<PieceInput>[] = [];
-      const input = (index: number) => (inputs[index] ??= this.#prepare(pieces[index] as string, signal));
+      const input = (index: number) => (inputs[index] ??= this.#prepare(pieces[index] as string, options.voice, signal));
       if (pieces.length > 0) input(0); // phonemise while the options are checked
       // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
       await this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed }, { signal });
@@ -91,9 +92,9 @@ export class WorkerSynthesizer implements PcmSynthesizer {
     await Promise.allSettled([this.#worker.dispose(), this.#frontEnd?.dispose()]);
   }
 
-  #prepare(text: string, signal: AbortSignal): Promise<PieceInput> {
+  #prepare(text: string, voice: string | undefined, signal: AbortSignal): Promise<PieceInput> {
     const frontEnd = this.#frontEnd;
-    const prepared = frontEnd ? frontEnd.call('ids', { text }, { signal }).then((ids) => ({ ids })) : Promise.resolve({ text });
+    const prepared = frontEnd ? frontEnd.call('ids', { text, voice }, { signal }).then((ids) => ({ ids })) : Promise.resolve({ text });
     // If the consumer stops early (client went away), prepared pieces fail later, unread.
     prepared.catch(() => {});
     return prepared;
@@ -104,4 +105,11 @@ export class WorkerSynthesizer implements PcmSynthesizer {
     pending.catch(() => {});
     return pending;
   }
+}
+
+/** The text front end an engine has its own worker for: Piper's and Kokoro's espeak phonemizer. */
+function phonemizerInit(init: SynthesisWorkerInit): PhonemizerInit | undefined {
+  if (init.engine === 'piper') return { engine: 'piper', configPath: join(init.modelDir, `${init.onnxFile}.json`) };
+  if (init.engine === 'kokoro') return { engine: 'kokoro', modelDir: init.modelDir };
+  return undefined;
 }
