@@ -58,6 +58,14 @@ export async function listen(app: TestApp): Promise<{ server: Server; url: strin
   return { server, url: `ws://127.0.0.1:${port}`, port };
 }
 
+/** Ends what `listen` started: live sessions first, then open sockets, the server and the app. */
+export async function stopListening(app: TestApp | undefined, server: Server | undefined): Promise<void> {
+  app?.app.realtime.close();
+  server?.closeAllConnections();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await app?.close();
+}
+
 export function connect(url: string, options: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<RealtimeClient> {
   const ws = new WebSocket(url, options.protocols ?? [], { headers: options.headers });
   const client = new RealtimeClient(ws);

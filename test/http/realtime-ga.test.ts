@@ -15,7 +15,7 @@ import type { Manifest } from '../../src/inference/manifest.js';
 import { SPEECH_DIR } from '../audio/audio-test-helpers.js';
 import { muLawAt8k } from '../helpers/live-speech.js';
 import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
-import { connect, listen, type RealtimeClient, type ServerEvent, withBetaKey, withKey } from '../helpers/realtime-client.js';
+import { connect, listen, type RealtimeClient, type ServerEvent, stopListening, withBetaKey, withKey } from '../helpers/realtime-client.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const SESSION = '/v1/realtime?intent=transcription';
@@ -84,10 +84,7 @@ describe('realtime transcription sessions: the GA protocol', () => {
     ({ server, url: base } = await listen(app));
   });
   afterEach(async () => {
-    app.app.realtime.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await app.close();
+    await stopListening(app, server);
   });
 
   it('opens with session.created in the GA shape unless the upgrade asks for the beta protocol', async () => {
@@ -235,10 +232,7 @@ describe('realtime transcription, GA protocol, with the real whisper-tiny.en', (
     ({ server, url: base } = await listen(app));
   });
   after(async () => {
-    app?.app.realtime.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await app?.close();
+    await stopListening(app, server);
   });
 
   it('hears the JFK clip sent as 8-kHz µ-law (audio/pcmu), as a telephone line carries it', async function () {

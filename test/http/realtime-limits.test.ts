@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS, type RealtimeLimits } from '../../src/config/load-confi
 import type { Engine } from '../../src/inference/engine.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { rawRequest, rawUpgrade } from '../helpers/raw-http.js';
-import { connect, listen, refused, resolveAfter, withKey, type RealtimeClient, type ServerEvent } from '../helpers/realtime-client.js';
+import { connect, listen, refused, resolveAfter, stopListening, withKey, type RealtimeClient, type ServerEvent } from '../helpers/realtime-client.js';
 import { createTestApp, TEST_API_KEY, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
 
@@ -85,10 +85,7 @@ describe('realtime sessions: bounds and key policy', () => {
     ({ server, url: base, port } = await listen(app));
     stop = async () => {
       speech.open();
-      app.app.realtime.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await app.close();
+      await stopListening(app, server);
     };
   }
   afterEach(async () => {

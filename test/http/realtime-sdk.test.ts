@@ -18,7 +18,7 @@ import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import { REPO_ROOT, SPEECH_DIR } from '../audio/audio-test-helpers.js';
 import { pcm16At24k } from '../helpers/live-speech.js';
 import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
-import { listen } from '../helpers/realtime-client.js';
+import { listen, stopListening } from '../helpers/realtime-client.js';
 import { createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
 
 const JFK = 'ask not what your country can do for you';
@@ -144,10 +144,7 @@ describe('realtime transcription with the official SDKs (GA protocol, whisper-ti
     scratch = mkdtempSync(join(tmpdir(), 'realtime-sdk-'));
   });
   after(async () => {
-    app?.app.realtime.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await app?.close();
+    await stopListening(app, server);
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 

@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
 import type { Engine } from '../../src/inference/engine.js';
 import { pcm16At24k } from '../helpers/live-speech.js';
 import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
-import { connect, listen, refused, withBetaKey, type ServerEvent } from '../helpers/realtime-client.js';
+import { connect, listen, refused, stopListening, withBetaKey, type ServerEvent } from '../helpers/realtime-client.js';
 import { createTestApp, TEST_API_KEY, type TestApp, type TestAppOptions } from '../helpers/test-app.js';
 
 const withKey = withBetaKey();
@@ -29,10 +29,7 @@ describe('realtime transcription sessions (WebSocket)', () => {
     ({ server, url: base } = await listen(app));
   }
   afterEach(async () => {
-    app?.app.realtime.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await app?.close();
+    await stopListening(app, server);
   });
 
   it('needs a key on the upgrade, by header or by subprotocol, under every /v1 spelling', async () => {
@@ -189,10 +186,7 @@ describe('realtime transcription with the real whisper-tiny.en', () => {
     ({ server, url: base } = await listen(app));
   });
   after(async () => {
-    app?.app.realtime.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
-    await app?.close();
+    await stopListening(app, server);
   });
 
   it('transcribes audio streamed faster than real time and committed by the client', async function () {
