@@ -4,7 +4,7 @@
  * files (the weights) carry the SHA-256 of their bytes; files kept in git carry only their git
  * blob id, a SHA-1 of `blob <size>\0<bytes>`, which the installer checks as well.
  */
-import type { SourceFile } from '../manifest.js';
+import { isCommit, type SourceFile } from '../manifest.js';
 import type { HubClient } from './hub-client.js';
 import { InstallError } from './install-errors.js';
 
@@ -28,13 +28,11 @@ export interface CheckedFile extends SourceFile {
   gitOid?: string;
 }
 
-const COMMIT = /^[0-9a-f]{40}$/;
-
 /** The commit `revision` names now (`GET /api/models/<repo>/revision/<revision>`). */
 export async function readRevision(hub: HubClient, repo: string, revision: string): Promise<RevisionInfo> {
   const info = (await hub.json(`/api/models/${repo}/revision/${encodeURIComponent(revision)}`)) as { sha?: unknown; cardData?: { license?: unknown } };
   const commit = info?.sha;
-  if (typeof commit !== 'string' || !COMMIT.test(commit)) throw new InstallError(`${repo}@${revision}: the hub named no commit`);
+  if (typeof commit !== 'string' || !isCommit(commit)) throw new InstallError(`${repo}@${revision}: the hub named no commit`);
   const license = info.cardData?.license;
   return { commit, ...(typeof license === 'string' ? { license } : {}) };
 }

@@ -5,7 +5,7 @@
  * and each file's SHA-256 and size at that commit (tree API; LFS metadata for the weights, the
  * git blob id for small files kept in git). What the manifest does pin must agree with the hub.
  */
-import { isFullyPinned, type HuggingFaceSource } from '../manifest.js';
+import { isCommit, isFullyPinned, type HuggingFaceSource } from '../manifest.js';
 import { isWeightFile, publishedFile, readRevision, readTree, type CheckedFile } from './hub-api.js';
 import type { HubClient } from './hub-client.js';
 import { InstallError } from './install-errors.js';
@@ -19,12 +19,10 @@ export interface ResolvedHubSource {
   files: CheckedFile[];
 }
 
-const COMMIT = /^[0-9a-f]{40}$/;
-
 export async function resolveHubSource(hub: HubClient, source: HuggingFaceSource): Promise<ResolvedHubSource> {
   const { repo, revision } = source;
   if (isFullyPinned(source)) return { repo, revision, commit: revision, files: source.files };
-  const commit = COMMIT.test(revision) ? revision : (await readRevision(hub, repo, revision)).commit;
+  const commit = isCommit(revision) ? revision : (await readRevision(hub, repo, revision)).commit;
   // Every file pinned, only the tag to resolve (piper-voices v1.0.0): the tree has nothing to add.
   if (source.files.every((file) => file.sha256 !== undefined && file.size !== undefined)) return { repo, revision, commit, files: source.files };
   const tree = await readTree(hub, repo, commit);
