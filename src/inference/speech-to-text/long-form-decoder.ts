@@ -9,7 +9,16 @@
 import type { Tensor } from '@huggingface/transformers';
 import type { SegmentDetails, TranscriptWord } from '../types.js';
 import { floatReader, type PcmReader } from '../../audio/pcm16-buffer.js';
-import { compressionRatio, DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
+import {
+  bestFailedDecode,
+  compressionRatio,
+  DEFAULT_THRESHOLDS,
+  FALLBACK_TEMPERATURES,
+  isNoSpeech,
+  needsFallback,
+  type DecodeThresholds,
+  type FailedDecode,
+} from './decode-quality.js';
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { splitWindow } from './whisper-window-segments.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
@@ -132,10 +141,8 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
 }
 
 /**
- * Decodes at each temperature in turn until the result passes. When none does, the most likely
- * of those that are not repetition loops (or of all, if every one is) is kept, as faster-whisper
- * does; openai keeps the last, a sample at temperature 1 that is often noise. The temperature
- * reported is the last one tried, so a failed window still resets the prompt.
+ * Decodes at each temperature in turn until the result passes; when none does, bestFailedDecode
+ * picks. The temperature reported is the last one tried, so a failed window still resets the prompt.
  */
 async function decodeWithFallback(
   model: LongFormModel,
@@ -144,7 +151,7 @@ async function decodeWithFallback(
 ): Promise<{ result: WindowDecodeResult; temperature: number; text: string }> {
   const temperatures = options.temperatures ?? FALLBACK_TEMPERATURES;
   const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
-  const failed: Array<{ result: WindowDecodeResult; text: string; loop: boolean }> = [];
+  const failed: FailedDecode<WindowDecodeResult>[] = [];
   let temperature = temperatures[0] ?? 0;
   for (temperature of temperatures) {
     const result = await model.decoder.decode({
@@ -158,10 +165,9 @@ async function decodeWithFallback(
     });
     const text = model.detokenize(result.tokens.filter((id) => id < model.tokens.eot));
     if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, thresholds)) return { result, temperature, text };
-    failed.push({ result, text, loop: compressionRatio(text) > thresholds.compressionRatio });
+    failed.push({ result, text });
   }
-  const candidates = failed.some((entry) => !entry.loop) ? failed.filter((entry) => !entry.loop) : failed;
-  const best = candidates.reduce((a, b) => (b.result.avgLogProb > a.result.avgLogProb ? b : a));
+  const best = bestFailedDecode(failed, thresholds);
   return { result: best.result, temperature, text: best.text };
 }
 
