@@ -7,11 +7,14 @@
  * rounds each. Checks that every batched window gives the sequential tokens, and prints the
  * decode time ratio and the encoder + decode ratio, with the load.
  *
- *   tsx scripts/bench/whisper-batch.ts [--windows 8] [--batch 2,4,8] [--threads 2] [--rounds 3] [--dtype fp32|q8] [--memory]
+ *   tsx scripts/bench/whisper-batch.ts [--windows 8] [--batch 2,4,8] [--threads 2] [--rounds 3] [--dtype fp32|q8] [--memory | --encoder]
  *
  * --memory: instead, one child process per batch size (1 and each B) decodes the K windows in
  * batches of B and prints its peak RSS over its RSS before (after the load, the encoder and one
  * sequential pass; polled every 2 ms): what a batch adds (memory arena off, as the server runs).
+ *
+ * --encoder: instead, the encoder session alone, one run over B windows vs runs of one (why
+ * encodeBatch runs the windows one at a time).
  *
  * Env: MODELS_DIR (default models; `npm run test-models` installs whisper-tiny.en), EVAL_SPEECH_DIR.
  */
@@ -41,6 +44,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     dtype: { type: 'string', default: 'fp32' },
     memory: { type: 'boolean', default: false },
+    encoder: { type: 'boolean', default: false },
     'memory-child': { type: 'string' },
   },
 });
@@ -60,6 +64,8 @@ interface Bench {
   startTokens: number[];
   features: Tensor[];
   seconds: number[];
+  /** The encoder session itself, for --encoder (which feeds it whole batches). */
+  encoder: { run(feeds: Record<string, unknown>): Promise<unknown> };
 }
 
 /** The clips packed in order into windows of at most 30 s, pauses between them; clips repeat to give `count`. */
@@ -116,6 +122,7 @@ async function setUp(): Promise<Bench> {
     startTokens: whisperStartTokens(asr.model.generation_config, {}),
     features,
     seconds: windows.map((pcm) => pcm.length / RATE),
+    encoder: asr.model.sessions.model!,
   };
 }
 
@@ -222,6 +229,36 @@ async function memoryBench(): Promise<void> {
   console.log(`load average ${load()}`);
 }
 
+/** The encoder alone: one run over B windows' features vs B runs of one, best of the rounds, per window. */
+async function encoderBench(): Promise<void> {
+  const bench = await setUp();
+  const features = bench.features.map(
+    (tensor) => (tensor as unknown as { ort_tensor: { data: Float32Array; dims: number[]; constructor: unknown } }).ort_tensor,
+  );
+  const TensorClass = features[0]!.constructor as new (type: string, data: Float32Array, dims: number[]) => unknown;
+  const stacked = (size: number) => {
+    const data = new Float32Array(size * features[0]!.data.length);
+    for (let row = 0; row < size; row++) data.set(features[row % features.length]!.data, row * features[0]!.data.length);
+    return new TensorClass('float32', data, [size, ...features[0]!.dims.slice(1)]);
+  };
+  await bench.encoder.run({ input_features: stacked(1) });
+  const best = new Map<number, number>();
+  for (let round = 0; round < Number(args.rounds); round++) {
+    for (const size of [1, ...batchSizes]) {
+      const input = stacked(size);
+      const runs = Math.max(1, Math.floor(windowCount / size));
+      const { seconds } = await timeIt(async () => {
+        for (let run = 0; run < runs; run++) await bench.encoder.run({ input_features: input });
+      });
+      best.set(size, Math.min(best.get(size) ?? Infinity, seconds / (runs * size)));
+    }
+  }
+  console.log(`whisper-batch encoder: ${MODEL_ID} ${args.dtype}, ${threads} threads, best of ${args.rounds} rounds (load ${load()})`);
+  for (const [size, seconds] of best)
+    console.log(`encoder batch ${size}: ${(seconds * 1000).toFixed(0)} ms a window, ${(seconds / best.get(1)!).toFixed(2)}× one at a time`);
+}
+
 if (args['memory-child']) await memoryChild(Number(args['memory-child']));
 else if (args.memory) await memoryBench();
+else if (args.encoder) await encoderBench();
 else await speedBench();

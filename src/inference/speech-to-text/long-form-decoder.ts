@@ -20,6 +20,7 @@ import {
   type FailedDecode,
 } from './decode-quality.js';
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
+import { seededRandom } from './whisper-token-choice.js';
 import { splitWindow } from './whisper-window-segments.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
 import { alignmentMatrix, assignWords, dtw, END_OF_TEXT_WORD, splitWords, timeWords, type WindowSegmentForWords } from './word-timing.js';
@@ -217,18 +218,6 @@ export function segmentsText(segments: readonly DecodedSegment[]): string {
     .map((segment) => segment.text)
     .join('')
     .trim();
-}
-
-/** mulberry32: small, fast, and plenty for drawing tokens. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function round(seconds: number): number {
