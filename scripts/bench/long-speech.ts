@@ -260,7 +260,7 @@ async function runOurs(file: string, options: { threads: number; dtype: string; 
   return JSON.parse(stdout.trim().split('\n').pop()!) as SideResult;
 }
 
-async function runFasterWhisper(
+export async function runFasterWhisper(
   file: string,
   options: { threads: number; dtype: string; nice: number; beamSize: number; vad: boolean; fileInput?: boolean },
 ): Promise<SideResult> {

@@ -43,3 +43,20 @@ export function needsFallback(stats: WindowDecodeStats, thresholds: DecodeThresh
 export function isNoSpeech(stats: Omit<WindowDecodeStats, 'text'>, thresholds: DecodeThresholds = DEFAULT_THRESHOLDS): boolean {
   return stats.noSpeechProb > thresholds.noSpeech && stats.avgLogProb < thresholds.logProb;
 }
+
+/** A decode that failed the checks at some temperature, kept in case none passes. */
+export interface FailedDecode<T> {
+  result: T & { avgLogProb: number };
+  text: string;
+}
+
+/**
+ * When no temperature gives a decode that passes, the most likely of those that are not
+ * repetition loops (or of all, if every one is) is kept, as faster-whisper does; openai keeps
+ * the last, a sample at temperature 1 that is often noise.
+ */
+export function bestFailedDecode<T>(failed: readonly FailedDecode<T>[], thresholds: DecodeThresholds = DEFAULT_THRESHOLDS): FailedDecode<T> {
+  const loops = failed.map((entry) => compressionRatio(entry.text) > thresholds.compressionRatio);
+  const candidates = loops.some((loop) => !loop) ? failed.filter((_, index) => !loops[index]) : failed;
+  return candidates.reduce((a, b) => (b.result.avgLogProb > a.result.avgLogProb ? b : a));
+}

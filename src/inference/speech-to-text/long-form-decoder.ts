@@ -9,8 +9,18 @@
 import type { Tensor } from '@huggingface/transformers';
 import type { SegmentDetails, TranscriptWord } from '../types.js';
 import { floatReader, type PcmReader } from '../../audio/pcm16-buffer.js';
-import { compressionRatio, DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, isNoSpeech, needsFallback, type DecodeThresholds } from './decode-quality.js';
+import {
+  bestFailedDecode,
+  compressionRatio,
+  DEFAULT_THRESHOLDS,
+  FALLBACK_TEMPERATURES,
+  isNoSpeech,
+  needsFallback,
+  type DecodeThresholds,
+  type FailedDecode,
+} from './decode-quality.js';
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
+import { seededRandom } from './whisper-token-choice.js';
 import { splitWindow } from './whisper-window-segments.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
 import { alignmentMatrix, assignWords, dtw, END_OF_TEXT_WORD, splitWords, timeWords, type WindowSegmentForWords } from './word-timing.js';
@@ -132,10 +142,8 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
 }
 
 /**
- * Decodes at each temperature in turn until the result passes. When none does, the most likely
- * of those that are not repetition loops (or of all, if every one is) is kept, as faster-whisper
- * does; openai keeps the last, a sample at temperature 1 that is often noise. The temperature
- * reported is the last one tried, so a failed window still resets the prompt.
+ * Decodes at each temperature in turn until the result passes; when none does, bestFailedDecode
+ * picks. The temperature reported is the last one tried, so a failed window still resets the prompt.
  */
 async function decodeWithFallback(
   model: LongFormModel,
@@ -144,7 +152,7 @@ async function decodeWithFallback(
 ): Promise<{ result: WindowDecodeResult; temperature: number; text: string }> {
   const temperatures = options.temperatures ?? FALLBACK_TEMPERATURES;
   const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
-  const failed: Array<{ result: WindowDecodeResult; text: string; loop: boolean }> = [];
+  const failed: FailedDecode<WindowDecodeResult>[] = [];
   let temperature = temperatures[0] ?? 0;
   for (temperature of temperatures) {
     const result = await model.decoder.decode({
@@ -158,10 +166,9 @@ async function decodeWithFallback(
     });
     const text = model.detokenize(result.tokens.filter((id) => id < model.tokens.eot));
     if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, thresholds)) return { result, temperature, text };
-    failed.push({ result, text, loop: compressionRatio(text) > thresholds.compressionRatio });
+    failed.push({ result, text });
   }
-  const candidates = failed.some((entry) => !entry.loop) ? failed.filter((entry) => !entry.loop) : failed;
-  const best = candidates.reduce((a, b) => (b.result.avgLogProb > a.result.avgLogProb ? b : a));
+  const best = bestFailedDecode(failed, thresholds);
   return { result: best.result, temperature, text: best.text };
 }
 
@@ -211,18 +218,6 @@ export function segmentsText(segments: readonly DecodedSegment[]): string {
     .map((segment) => segment.text)
     .join('')
     .trim();
-}
-
-/** mulberry32: small, fast, and plenty for drawing tokens. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function round(seconds: number): number {

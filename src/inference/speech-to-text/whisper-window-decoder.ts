@@ -1,17 +1,25 @@
 /**
- * Decodes one 30-s Whisper window with timestamps, token by token, over the transformers.js
+ * Decodes 30-s Whisper windows with timestamps, token by token, over the transformers.js
  * model's ONNX sessions (encoder_model, decoder_model_merged with its key/value cache), and
  * measures what openai/whisper's fallback rules need: the average log probability of the
  * sampled tokens and the probability of `<|nospeech|>` after `<|startoftranscript|>`.
  * transformers.js's generate() reports neither, hence this small loop of our own.
+ *
+ * Independent windows can be decoded in one batch: one decoder run per step for every window
+ * still decoding (a lockstep decode, each row with its own timestamp rules, temperature and end). The exported decoder has no attention mask or
+ * position ids: a row's positions are the cache length, the same for every row. So rows are
+ * batched only with rows whose prompt and start tokens have the same lengths (no padding), and
+ * a row that ends leaves the batch (its cache rows are dropped) rather than being masked.
  */
 import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
+import { argmax, logSoftmaxAt, sample } from './whisper-token-choice.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 import type { HeadAttention } from './word-timing.js';
 
 /** An onnxruntime-node tensor, as the sessions take and give them. */
 interface OrtTensor {
+  type: string;
   data: unknown;
   dims: readonly number[];
 }
@@ -65,6 +73,50 @@ function ortTensorOf(tensor: Tensor): OrtTensor {
   return (tensor as unknown as { ort_tensor: OrtTensor }).ort_tensor;
 }
 
+function wrapTensor(ortTensor: OrtTensor): Tensor {
+  return new (Tensor as unknown as new (ortTensor: unknown) => Tensor)(ortTensor);
+}
+
+type TypedArray = Float32Array | Uint16Array | BigInt64Array | Uint8Array;
+
+/** Tensors [1, …] (or [n, …]) stacked along their first axis into one. */
+function stackRows(tensors: readonly OrtTensor[]): OrtTensor {
+  if (tensors.length === 1) return tensors[0]!;
+  const first = tensors[0]!;
+  const parts = tensors.map((tensor) => tensor.data as TypedArray);
+  const data = new (parts[0]!.constructor as new (length: number) => TypedArray)(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    data.set(part as never, at);
+    at += part.length;
+  }
+  const rows = tensors.reduce((sum, tensor) => sum + tensor.dims[0]!, 0);
+  return new (first.constructor as OrtTensorClass)(first.type, data, [rows, ...first.dims.slice(1)]);
+}
+
+/**
+ * The rows `keep` (ascending indices along the first axis) of a tensor the batch owns, moved to
+ * the front of its own buffer: a copy would hold the rows twice (for large-v3 the cross-attention
+ * cache is ~0.5 GB a window). The tensor must not be read afterwards.
+ */
+function keepRows(tensor: OrtTensor, keep: readonly number[]): OrtTensor {
+  const data = tensor.data as TypedArray;
+  const rowSize = data.length / tensor.dims[0]!;
+  keep.forEach((row, index) => {
+    if (row !== index) data.copyWithin(index * rowSize, row * rowSize, (row + 1) * rowSize);
+  });
+  return new (tensor.constructor as OrtTensorClass)(tensor.type, data.subarray(0, keep.length * rowSize), [keep.length, ...tensor.dims.slice(1)]);
+}
+
+/** One window of a lockstep batch and what its decode has produced so far. */
+interface BatchRow {
+  request: WindowDecodeRequest;
+  random: () => number;
+  sampled: number[];
+  sumLogProb: number;
+  noSpeechProb: number;
+}
+
 export class WhisperWindowDecoder {
   readonly #model: WhisperSeq2Seq;
   readonly #tokens: WhisperSpecialTokens;
@@ -76,8 +128,19 @@ export class WhisperWindowDecoder {
 
   /** Runs the encoder on input features [1, mel, 3000]. */
   async encode(inputFeatures: Tensor): Promise<Tensor> {
-    const outputs = await this.#model.sessions.model!.run({ input_features: ortTensorOf(inputFeatures) });
-    return new (Tensor as unknown as new (ortTensor: unknown) => Tensor)(outputs.last_hidden_state);
+    const { last_hidden_state: output } = await this.#model.sessions.model!.run({ input_features: ortTensorOf(inputFeatures) });
+    return wrapTensor(output!);
+  }
+
+  /**
+   * Encodes several windows' input features, each on its own. The encoder takes a batch, but on
+   * CPU one run over N windows took longer than N runs (its matrices are already large at one
+   * window; docs/benchmarks.md, "Speech to text") and holds N windows' attention scores at once.
+   */
+  async encodeBatch(inputFeatures: readonly Tensor[]): Promise<Tensor[]> {
+    const outputs: Tensor[] = [];
+    for (const features of inputFeatures) outputs.push(await this.encode(features));
+    return outputs;
   }
 
   /** Whether the decoder outputs its cross-attention (`cross_attentions.N`, see scripts/test-models/lib/whisper-ct2.sh). */
@@ -93,7 +156,7 @@ export class WhisperWindowDecoder {
     const layers = [...new Set(heads.map(([layer]) => layer))];
     const outputs = await this.#run(
       ortTensorOf(audioFeatures),
-      tokens,
+      [tokens],
       undefined,
       layers.map((layer) => `cross_attentions.${layer}`),
     );
@@ -106,25 +169,32 @@ export class WhisperWindowDecoder {
   }
 
   /**
-   * The decoder reading `tokens` after the key/value cache `past` (none: an empty cache), straight
-   * on the ONNX session (transformers.js's wrapping of every input and output cost a noticeable
-   * share of a step; docs/benchmarks.md, "Speech to text"), fetching only `fetches`. Everything a
-   * pass can output is, for 228 tokens, logits for every token (47 MB for a 51,864-token
-   * vocabulary), every layer's cross-attention (33 MB for tiny) and the caches: garbage the moment
-   * the next pass starts, which left to the garbage collector set the worker's peak memory.
+   * The decoder reading `tokens` (one equally long row per window of the batch) after the
+   * key/value cache `past` (none: an empty cache), straight on the ONNX session (transformers.js's
+   * wrapping of every input and output cost a noticeable share of a step; docs/benchmarks.md,
+   * "Speech to text"), fetching only `fetches`. Everything a pass can output is, for 228 tokens,
+   * logits for every token (47 MB for a 51,864-token vocabulary), every layer's cross-attention
+   * (33 MB for tiny) and the caches: garbage the moment the next pass starts, which left to the
+   * garbage collector set the worker's peak memory.
    */
-  async #run(audio: OrtTensor, tokens: readonly number[], past: Cache | undefined, fetches: readonly string[]): Promise<Record<string, OrtTensor>> {
+  async #run(
+    audio: OrtTensor,
+    tokens: readonly (readonly number[])[],
+    past: Cache | undefined,
+    fetches: readonly string[],
+  ): Promise<Record<string, OrtTensor>> {
     const session = this.#model.sessions.decoder_model_merged!;
     const OrtTensor = audio.constructor as OrtTensorClass;
     const { decoder_attention_heads: headCount, d_model: width } = this.#model.config;
-    const emptyCache = past ? undefined : new OrtTensor('float32', new Float32Array(0), [1, headCount, 0, width / headCount]);
+    const rows = tokens.length;
+    const emptyCache = past ? undefined : new OrtTensor('float32', new Float32Array(0), [rows, headCount, 0, width / headCount]);
     const feeds: Record<string, unknown> = {};
     for (const name of session.inputNames) {
       if (name === 'input_ids')
         feeds[name] = new OrtTensor(
           'int64',
-          BigInt64Array.from(tokens, (id) => BigInt(id)),
-          [1, tokens.length],
+          BigInt64Array.from(tokens.flat(), (id) => BigInt(id)),
+          [rows, tokens[0]!.length],
         );
       else if (name === 'encoder_hidden_states') feeds[name] = audio;
       else if (name === 'use_cache_branch') feeds[name] = new OrtTensor('bool', Uint8Array.of(past ? 1 : 0), [1]);
@@ -139,7 +209,12 @@ export class WhisperWindowDecoder {
    * asked. The cross-attention cache (`.encoder`) is the same after the first pass, so later
    * passes neither fetch nor replace it.
    */
-  async #extend(audio: OrtTensor, tokens: readonly number[], past: Cache | undefined, withLogits: boolean): Promise<{ cache: Cache; logits?: OrtTensor }> {
+  async #extend(
+    audio: OrtTensor,
+    tokens: readonly (readonly number[])[],
+    past: Cache | undefined,
+    withLogits: boolean,
+  ): Promise<{ cache: Cache; logits?: OrtTensor }> {
     const caches = this.#model.sessions.decoder_model_merged!.outputNames.filter((name) => name.startsWith('present') && !(past && name.includes('encoder')));
     const outputs = await this.#run(audio, tokens, past, withLogits ? ['logits', ...caches] : caches);
     const cache: Cache = { ...past };
@@ -148,75 +223,108 @@ export class WhisperWindowDecoder {
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
-    const { eot, sot, sotPrev, noSpeech } = this.#tokens;
-    const prompt = sotPrev !== undefined && request.prompt.length > 0 ? [sotPrev, ...request.prompt.slice(-MAX_PROMPT_TOKENS)] : [];
-    const random = request.random ?? Math.random;
-    const audio = ortTensorOf(request.audioFeatures);
+    const [result] = await this.#decodeLockstep([request]);
+    return result!;
+  }
+
+  /**
+   * Decodes independent windows, each as `decode` would alone (same tokens for the same
+   * request), in lockstep batches: one per length of prompt and start tokens, in the order
+   * given. Every request's signal is checked at every step; the caller picks how many windows
+   * to pass at once (whisperBatchSize).
+   */
+  async decodeBatch(requests: readonly WindowDecodeRequest[]): Promise<WindowDecodeResult[]> {
+    const groups = new Map<string, number[]>();
+    requests.forEach((request, index) => {
+      const key = `${this.#prompt(request).length}/${request.startTokens.length}`;
+      groups.set(key, [...(groups.get(key) ?? []), index]);
+    });
+    const results: WindowDecodeResult[] = new Array(requests.length);
+    for (const indices of groups.values()) {
+      const decoded = await this.#decodeLockstep(indices.map((index) => requests[index]!));
+      indices.forEach((index, position) => {
+        results[index] = decoded[position]!;
+      });
+    }
+    return results;
+  }
+
+  /** `sotPrev` and the last of the request's prompt, or nothing. */
+  #prompt(request: WindowDecodeRequest): number[] {
+    const { sotPrev } = this.#tokens;
+    return sotPrev !== undefined && request.prompt.length > 0 ? [sotPrev, ...request.prompt.slice(-MAX_PROMPT_TOKENS)] : [];
+  }
+
+  /** Requests whose prompts and start tokens have the same lengths, decoded one step at a time together. */
+  async #decodeLockstep(requests: readonly WindowDecodeRequest[]): Promise<WindowDecodeResult[]> {
+    const { eot, sot, noSpeech } = this.#tokens;
+    const prompts = requests.map((request) => this.#prompt(request));
+    let audio = stackRows(requests.map((request) => ortTensorOf(request.audioFeatures)));
 
     // The prompt is read a chunk at a time, without its logits: read at once, a full prompt's
-    // would be 47 MB for the few rows the start tokens need (same cache, same logits after).
+    // would be 47 MB per window for the few rows the start tokens need (same cache, same logits after).
     let past: Cache | undefined;
-    for (let at = 0; at < prompt.length; at += PROMPT_CHUNK_TOKENS) {
-      ({ cache: past } = await this.#extend(audio, prompt.slice(at, at + PROMPT_CHUNK_TOKENS), past, false));
+    for (let at = 0; at < prompts[0]!.length; at += PROMPT_CHUNK_TOKENS) {
+      ({ cache: past } = await this.#extend(
+        audio,
+        prompts.map((prompt) => prompt.slice(at, at + PROMPT_CHUNK_TOKENS)),
+        past,
+        false,
+      ));
     }
-    const start = await this.#extend(audio, request.startTokens, past, true);
+    const start = await this.#extend(
+      audio,
+      requests.map((request) => request.startTokens),
+      past,
+      true,
+    );
     past = start.cache;
-    const vocab = start.logits!.dims[2]!;
-    let last = { data: start.logits!.data as Float32Array, rows: start.logits!.dims[1]! };
-    let noSpeechProb = 0;
-    if (noSpeech !== undefined) {
-      const sotIndex = Math.max(0, request.startTokens.indexOf(sot));
-      noSpeechProb = Math.exp(logSoftmaxAt(last.data.subarray(sotIndex * vocab, (sotIndex + 1) * vocab), noSpeech));
-    }
-    const sampled: number[] = [];
-    let sumLogProb = 0;
+    let logits = start.logits!;
+    const vocab = logits.dims[2]!;
+    const rows: BatchRow[] = requests.map((request, row) => {
+      let noSpeechProb = 0;
+      if (noSpeech !== undefined) {
+        const at = (row * logits.dims[1]! + Math.max(0, request.startTokens.indexOf(sot))) * vocab;
+        noSpeechProb = Math.exp(logSoftmaxAt((logits.data as Float32Array).subarray(at, at + vocab), noSpeech));
+      }
+      return { request, random: request.random ?? Math.random, sampled: [], sumLogProb: 0, noSpeechProb };
+    });
+    let live = rows;
     for (;;) {
-      request.signal.throwIfAborted();
-      const logits = last.data.slice((last.rows - 1) * vocab, last.rows * vocab);
-      applyTimestampRules(logits, sampled, this.#tokens, { maxInitialTimestampIndex: request.maxInitialTimestampIndex });
-      const token = request.temperature > 0 ? sample(logits, request.temperature, random) : argmax(logits);
-      sumLogProb += logSoftmaxAt(logits, token);
-      if (token === eot) break;
-      sampled.push(token);
-      if (sampled.length >= request.maxTokens) break;
-      const step = await this.#extend(audio, [token], past, true);
+      const steps = logits.dims[1]!;
+      const data = logits.data as Float32Array;
+      /** Positions in the batch of the rows that go on, and their next tokens. */
+      const keep: number[] = [];
+      const next: number[][] = [];
+      live.forEach((row, position) => {
+        row.request.signal.throwIfAborted();
+        const at = (position * steps + steps - 1) * vocab;
+        const rowLogits = data.slice(at, at + vocab);
+        applyTimestampRules(rowLogits, row.sampled, this.#tokens, { maxInitialTimestampIndex: row.request.maxInitialTimestampIndex });
+        const { temperature } = row.request;
+        const token = temperature > 0 ? sample(rowLogits, temperature, row.random) : argmax(rowLogits);
+        row.sumLogProb += logSoftmaxAt(rowLogits, token);
+        if (token === eot) return;
+        row.sampled.push(token);
+        if (row.sampled.length >= row.request.maxTokens) return;
+        keep.push(position);
+        next.push([token]);
+      });
+      if (keep.length === 0) break;
+      if (keep.length < live.length) {
+        // Finished rows leave the batch (the decoder has no mask to skip them with): moving the
+        // others' caches up costs less than the steps they would take along. Only a batch of two
+        // or more gets here, whose audio was stacked into a buffer of its own.
+        audio = keepRows(audio, keep);
+        const kept: Cache = {};
+        for (const [name, tensor] of Object.entries(past)) kept[name] = keepRows(tensor, keep);
+        past = kept;
+        live = keep.map((position) => live[position]!);
+      }
+      const step = await this.#extend(audio, next, past, true);
       past = step.cache;
-      last = { data: step.logits!.data as Float32Array, rows: step.logits!.dims[1]! };
+      logits = step.logits!;
     }
-    return { tokens: sampled, avgLogProb: sumLogProb / (sampled.length + 1), noSpeechProb };
+    return rows.map((row) => ({ tokens: row.sampled, avgLogProb: row.sumLogProb / (row.sampled.length + 1), noSpeechProb: row.noSpeechProb }));
   }
-}
-
-function argmax(values: Float32Array): number {
-  let best = 0;
-  for (let index = 1; index < values.length; index++) if (values[index]! > values[best]!) best = index;
-  return best;
-}
-
-/** log softmax(values)[index]. */
-function logSoftmaxAt(values: Float32Array, index: number): number {
-  let max = -Infinity;
-  for (const value of values) if (value > max) max = value;
-  let sum = 0;
-  for (const value of values) sum += Math.exp(value - max);
-  return values[index]! - max - Math.log(sum);
-}
-
-/** A token drawn from softmax(values / temperature). */
-function sample(values: Float32Array, temperature: number, random: () => number): number {
-  let max = -Infinity;
-  for (const value of values) if (value > max) max = value;
-  const weights = new Float64Array(values.length);
-  let total = 0;
-  for (let index = 0; index < values.length; index++) {
-    const weight = Math.exp((values[index]! - max) / temperature);
-    weights[index] = weight;
-    total += weight;
-  }
-  let target = random() * total;
-  for (let index = 0; index < weights.length; index++) {
-    target -= weights[index]!;
-    if (target <= 0 && weights[index]! > 0) return index;
-  }
-  return argmax(values);
 }

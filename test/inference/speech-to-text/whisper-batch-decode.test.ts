@@ -1,0 +1,142 @@
+/**
+ * Batched decoding on the real Whisper tiny.en (skipped when not installed: `npm run
+ * test-models`): windows of different shared clips decoded in one batch give, row by row, the
+ * tokens the sequential decode gives, whatever the rows' prompts, and end on their own.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pipeline, type Tensor } from '@huggingface/transformers';
+import { expect } from 'chai';
+import { configureRuntime } from '../../../src/inference/runtime.js';
+import { decodeIndependentWindows } from '../../../src/inference/speech-to-text/independent-windows.js';
+import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
+import {
+  WhisperWindowDecoder,
+  type WhisperSeq2Seq,
+  type WindowDecodeRequest,
+  type WindowDecodeResult,
+} from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
+import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
+import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+
+const MODELS_DIR = join(REPO_ROOT, 'models');
+const MODEL_ID = 'whisper-tiny.en';
+
+interface TestPipeline {
+  model: WhisperSeq2Seq & { generation_config: Parameters<typeof whisperSpecialTokens>[0] };
+  tokenizer: {
+    get_vocab(): Map<string, number>;
+    encode(text: string, options: { add_special_tokens: boolean }): number[];
+    decode(ids: number[], options: { skip_special_tokens: boolean }): string;
+  };
+  processor(pcm: Float32Array): Promise<{ input_features: Tensor }>;
+  dispose(): Promise<void>;
+}
+
+describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', function () {
+  this.timeout(300_000);
+  let asr: TestPipeline;
+  let decoder: WhisperWindowDecoder;
+  let tokens: WhisperSpecialTokens;
+  let startTokens: number[];
+  let features: Tensor[];
+  let references: string[];
+  const signal = new AbortController().signal;
+  const request = (audioFeatures: Tensor, prompt: number[] = []): WindowDecodeRequest => ({
+    audioFeatures,
+    prompt,
+    startTokens,
+    temperature: 0,
+    maxTokens: 224,
+    signal,
+  });
+
+  before(async function () {
+    if (!existsSync(join(MODELS_DIR, MODEL_ID, '.installed.json'))) this.skip(); // run `npm run test-models` to include it
+    if (!existsSync(join(SPEECH_DIR, 'transcripts.tsv'))) this.skip(); // the shared speech clips are not here
+    configureRuntime({ modelsDir: MODELS_DIR });
+    asr = (await pipeline('automatic-speech-recognition', MODEL_ID, { dtype: 'fp32', device: 'cpu' })) as unknown as TestPipeline;
+    tokens = whisperSpecialTokens(asr.model.generation_config, asr.tokenizer.get_vocab())!;
+    decoder = new WhisperWindowDecoder(asr.model, tokens);
+    startTokens = whisperStartTokens(asr.model.generation_config, {});
+    // Clips of different lengths (the librivox ones, a card game, JFK…): rows end at different steps.
+    const clips = await decodeClipsOnce((await readSpeechClips(SPEECH_DIR)).slice(0, 6));
+    features = [];
+    for (const clip of clips) features.push((await asr.processor(clip.samples)).input_features);
+    references = clips.map((clip) => clip.reference);
+  });
+  after(() => asr?.dispose());
+
+  it('encodes a batch as it encodes each window alone', async () => {
+    const batched = await decoder.encodeBatch(features.slice(0, 3));
+    for (const [index, output] of batched.entries()) {
+      const alone = (await decoder.encode(features[index]!)).data as Float32Array;
+      expect(output.dims).to.deep.equal([1, 1500, 384]);
+      let maxDiff = 0;
+      (output.data as Float32Array).forEach((value, at) => {
+        maxDiff = Math.max(maxDiff, Math.abs(value - alone[at]!));
+      });
+      expect(maxDiff).to.be.below(1e-3);
+    }
+  });
+
+  it('decodes each row of a batch to the tokens of its sequential decode', async () => {
+    const audio = await decoder.encodeBatch(features);
+    const sequential: WindowDecodeResult[] = [];
+    for (const inputFeatures of features) sequential.push(await decoder.decode(request(await decoder.encode(inputFeatures))));
+    const batched = await decoder.decodeBatch(audio.map((audioFeatures) => request(audioFeatures)));
+    expect(new Set(sequential.map((result) => result.tokens.length)).size).to.be.greaterThan(2); // rows leave at different steps
+    batched.forEach((result, index) => {
+      expect(result.tokens, `window ${index}`).to.deep.equal(sequential[index]!.tokens);
+      expect(result.avgLogProb).to.be.closeTo(sequential[index]!.avgLogProb, 1e-3);
+      expect(result.noSpeechProb).to.be.closeTo(sequential[index]!.noSpeechProb, 1e-4);
+    });
+    const text = asr.tokenizer.decode(
+      batched[0]!.tokens.filter((id) => id < tokens.eot),
+      { skip_special_tokens: true },
+    );
+    expect(text.trim().toLowerCase().slice(0, 10)).to.equal(references[0]!.trim().toLowerCase().slice(0, 10));
+  });
+
+  it('batches rows with prompts of the same length together and others apart, each as decoded alone', async () => {
+    const audio = await decoder.encodeBatch(features.slice(0, 4));
+    const encode = (text: string) => asr.tokenizer.encode(text, { add_special_tokens: false });
+    const promptA = encode(references[1]!).slice(0, 12);
+    const promptB = encode(references[0]!).slice(0, 12);
+    expect(promptA.length).to.equal(promptB.length);
+    const requests = [request(audio[0]!, promptA), request(audio[1]!), request(audio[2]!, promptB), request(audio[3]!, promptA.slice(0, 7))];
+    const batched = await decoder.decodeBatch(requests);
+    for (const [index, one] of requests.entries()) expect(batched[index]!.tokens, `window ${index}`).to.deep.equal((await decoder.decode(one)).tokens);
+  });
+
+  it('stops between steps once a row’s signal aborts', async () => {
+    const [audioFeatures] = await decoder.encodeBatch(features.slice(0, 1));
+    const controller = new AbortController();
+    let steps = 0;
+    const counting = { ...request(audioFeatures!), signal: controller.signal };
+    Object.defineProperty(counting, 'signal', {
+      get: () => {
+        if (++steps === 3) controller.abort(new Error('cancelled'));
+        return controller.signal;
+      },
+    });
+    let failure: unknown;
+    await decoder.decodeBatch([request(audioFeatures!), counting]).catch((error: unknown) => {
+      failure = error;
+    });
+    expect((failure as Error | undefined)?.message).to.equal('cancelled');
+  });
+
+  it('decodes independent windows with fallback as the window decoder does each alone', async () => {
+    const detokenize = (ids: number[]) => asr.tokenizer.decode(ids, { skip_special_tokens: true });
+    const windows = features.slice(0, 4).map((inputFeatures) => ({ inputFeatures }));
+    const decoded = await decodeIndependentWindows({ decoder, tokens, detokenize }, windows, { startTokens, signal });
+    for (const [index, window] of decoded.entries()) {
+      const alone = await decoder.decode(request(await decoder.encode(features[index]!)));
+      expect(window.result.tokens).to.deep.equal(alone.tokens);
+      expect(window.temperature).to.equal(0);
+      expect(window.text).to.equal(detokenize(alone.tokens.filter((id) => id < tokens.eot)));
+    }
+  });
+});
