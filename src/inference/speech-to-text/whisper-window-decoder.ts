@@ -49,6 +49,8 @@ export interface WindowDecodeRequest {
 export interface WindowDecodeResult {
   /** The sampled tokens, without the final `eot`. */
   tokens: number[];
+  /** Each sampled token's log probability (unscaled by the temperature, as openai), aligned with `tokens`. */
+  tokenLogProbs?: number[];
   avgLogProb: number;
   noSpeechProb: number;
 }
@@ -169,21 +171,24 @@ export class WhisperWindowDecoder {
       noSpeechProb = Math.exp(logSoftmaxAt(last.data.subarray(sotIndex * vocab, (sotIndex + 1) * vocab), noSpeech));
     }
     const sampled: number[] = [];
+    const tokenLogProbs: number[] = [];
     let sumLogProb = 0;
     for (;;) {
       request.signal.throwIfAborted();
       const logits = last.data.slice((last.rows - 1) * vocab, last.rows * vocab);
       applyTimestampRules(logits, sampled, this.#tokens, { maxInitialTimestampIndex: request.maxInitialTimestampIndex });
       const token = request.temperature > 0 ? sample(logits, request.temperature, random) : argmax(logits);
-      sumLogProb += logSoftmaxAt(logits, token);
+      const logProb = logSoftmaxAt(logits, token);
+      sumLogProb += logProb;
       if (token === eot) break;
       sampled.push(token);
+      tokenLogProbs.push(logProb);
       if (sampled.length >= request.maxTokens) break;
       const step = await this.#extend(audio, [token], past, true);
       past = step.cache;
       last = { data: step.logits!.data as Float32Array, rows: step.logits!.dims[1]! };
     }
-    return { tokens: sampled, avgLogProb: sumLogProb / (sampled.length + 1), noSpeechProb };
+    return { tokens: sampled, tokenLogProbs, avgLogProb: sumLogProb / (sampled.length + 1), noSpeechProb };
   }
 }
 
