@@ -355,7 +355,7 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
     });
 
     it('answers verbose_json with task, language, duration, text and segments', async () => {
-      const res = await post({ response_format: 'verbose_json', language: 'en', temperature: '0', prompt: 'ignored' });
+      const res = await post({ response_format: 'verbose_json', language: 'en', temperature: '0', prompt: 'President Kennedy' });
       expect(res.status, res.text).to.equal(200);
       expect(res.body).to.include({ task: 'transcribe', language: 'english' }); // named as OpenAI names it
       expect(res.body.duration).to.be.closeTo(11, 0.1);
