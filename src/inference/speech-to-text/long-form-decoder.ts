@@ -77,6 +77,17 @@ interface LongFormOptions {
   language?: string;
 }
 
+/** Whisper's decoder positions (n_text_ctx). */
+const DECODER_POSITIONS = 448;
+
+/**
+ * Tokens a window may sample after its `<|startofprev|>`, prompt and start tokens: a full prompt
+ * of 224, 3 start tokens and 224 sampled would pass the decoder's last position (openai stops there too).
+ */
+function roomAfterPrompt(prompt: readonly number[], startTokens: readonly number[]): number {
+  return DECODER_POSITIONS - (prompt.length > 0 ? prompt.length + 1 : 0) - startTokens.length;
+}
+
 /** Past this temperature the prompt is dropped: the text so far led the model astray (openai: 0.5). */
 const PROMPT_RESET_TEMPERATURE = 0.5;
 
@@ -167,7 +178,7 @@ async function decodeWithFallback(
       ...window,
       startTokens: options.startTokens,
       temperature,
-      maxTokens: options.maxTokensPerWindow ?? 224,
+      maxTokens: Math.min(options.maxTokensPerWindow ?? 224, roomAfterPrompt(window.prompt, options.startTokens)),
       maxInitialTimestampIndex: options.maxInitialTimestampIndex ?? 50,
       signal: options.signal,
       random: options.random,

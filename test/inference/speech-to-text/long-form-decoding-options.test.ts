@@ -50,6 +50,15 @@ describe('decoding options in the long-form decoder (scripted windows)', () => {
     expect(calls[1]!.prompt).to.deep.equal([7, 8, TS(0), 1, TS(30)]);
   });
 
+  it("samples no further than the decoder's 448 positions after a full prompt", async () => {
+    const calls: WindowDecodeRequest[] = [];
+    const model = scriptedModel([ok([TS(0), 1, TS(5)])], calls);
+    const initialPrompt = Array.from({ length: 300 }, (_, index) => index % 90);
+    await decodeLongForm(silence(5), model, { startTokens: [TOKENS.sot, 50, 51], signal, initialPrompt });
+    expect(calls[0]!.prompt).to.have.length(MAX_PROMPT_TOKENS);
+    expect(calls[0]!.maxTokens).to.equal(448 - 1 - MAX_PROMPT_TOKENS - 3);
+  });
+
   it('without condition_on_previous_text, only the first window has a prompt (as openai/whisper)', async () => {
     const calls: WindowDecodeRequest[] = [];
     const model = scriptedModel([ok([TS(0), 1, TS(30)]), ok([TS(0), 2, TS(5)])], calls);

@@ -33,6 +33,7 @@ export const decodingFields = {
     Text(
       `Sampling temperature from 0 to 1: one value decodes at it (0: greedy) without fallback; a comma-separated list (or repeated \`temperature[]\`) of up to ${MAX_TEMPERATURES} is a fallback schedule, tried in turn while a window fails the thresholds. Default: 0,0.2,0.4,0.6,0.8,1. Unlike OpenAI's API, where 0 means that schedule.`,
       {
+        maxLength: 100,
         pattern: String.raw`^\s*${TEMPERATURE}(?:\s*,\s*${TEMPERATURE}){0,${MAX_TEMPERATURES - 1}}\s*$`,
         invalidMessage: `must be a number from 0 to 1, or up to ${MAX_TEMPERATURES} of them comma-separated (such as 0,0.2,0.4)`,
       },
