@@ -18,7 +18,8 @@
  *   (the default), `VerboseTranscription` (with `segments`) for `verbose_json`, a string for
  *   `text`/`srt`/`vtt`; SPEC's `Transcript` (POST /v1/transcriptions) with `responseFormat: 'transcript'`;
  * - `SpeechResponse` also has `sampleRate` (X-Sample-Rate), `requestId` and `chunks()`;
- * - `transcribe` also takes `task`, `minSilenceDurationMs`, `speechPadMs`, `vadThreshold`, `prompt`, `temperature`.
+ * - `transcribe` also takes `task`, `minSilenceDurationMs`, `speechPadMs`, `vadThreshold`, and Whisper's decoding options
+ *   (`prompt`, `hotwords`, `temperature`, the fallback thresholds, `conditionOnPreviousText`, `include`).
  */
 import { Http, type HttpOptions } from './http.js';
 import { transcriptionForm } from './multipart.js';

@@ -16,12 +16,17 @@ const FORM_FIELDS = {
   minSilenceDurationMs: 'min_silence_duration_ms',
   speechPadMs: 'speech_pad_ms',
   vadThreshold: 'vad_threshold',
+  prompt: 'prompt',
+  hotwords: 'hotwords',
+  temperature: 'temperature',
+  compressionRatioThreshold: 'compression_ratio_threshold',
+  logProbThreshold: 'log_prob_threshold',
+  noSpeechThreshold: 'no_speech_threshold',
+  conditionOnPreviousText: 'condition_on_previous_text',
 } as const satisfies Partial<Record<keyof TranscribeInput, string>>;
 /** Only OpenAI's route (POST /v1/audio/transcriptions) takes these. */
 const OPENAI_FORM_FIELDS = {
   responseFormat: 'response_format',
-  prompt: 'prompt',
-  temperature: 'temperature',
 } as const satisfies Partial<Record<keyof TranscribeInput, string>>;
 
 /** The form of POST /v1/audio/transcriptions (`openAi`) or of SPEC's POST /v1/transcriptions. */
@@ -34,6 +39,7 @@ export async function transcriptionForm(input: TranscribeInput, options: { openA
     if (value !== undefined) form.append(field, String(value));
   }
   if (options.openAi) for (const granularity of input.timestampGranularities ?? []) form.append('timestamp_granularities[]', granularity);
+  if (options.openAi) for (const item of input.include ?? []) form.append('include[]', item);
   if (options.stream) form.append('stream', 'true');
   return form;
 }

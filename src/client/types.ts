@@ -132,10 +132,22 @@ export interface TranscribeInput {
   speechPadMs?: number;
   /** VAD: a frame whose speech probability is at least this is speech (0–1, exclusive). */
   vadThreshold?: number;
-  /** Accepted by the server for OpenAI compatibility; ignored (not sent with `transcript`). */
+  /** Text that came before the audio (names, spellings): Whisper's previous text for the first window (its last 223 tokens). */
   prompt?: string;
-  /** Accepted by the server for OpenAI compatibility; ignored (not sent with `transcript`). */
-  temperature?: number;
+  /** faster-whisper's hotwords: words to expect, given to every window as previous text. */
+  hotwords?: string;
+  /** 0–1: one value decodes at it (0: greedy, no fallback); a list (≤ 6) is the fallback schedule. Default 0, 0.2, …, 1. */
+  temperature?: number | readonly number[];
+  /** Fallback when a window's gzip compression ratio is above this (1–10, default 2.4). */
+  compressionRatioThreshold?: number;
+  /** Fallback when a window's average token log probability is below this (−20–0, default −1). */
+  logProbThreshold?: number;
+  /** A window is silence when `<|nospeech|>` is above this and its text below `logProbThreshold` (0–1, default 0.6). */
+  noSpeechThreshold?: number;
+  /** Each window prompted with the text before it (default true). */
+  conditionOnPreviousText?: boolean;
+  /** Sent as `include[]` (not with `transcript`): `logprobs` adds the tokens' log probabilities to a `json` answer. */
+  include?: 'logprobs'[];
 }
 
 /** `responseFormat: 'transcript'`: SPEC's answer of POST /v1/transcriptions. */
@@ -153,6 +165,22 @@ export interface Transcript {
 /** `response_format: json` (the default). */
 export interface Transcription {
   text: string;
+  /** With `include: ['logprobs']`: each text token of the transcript. */
+  logprobs?: TokenLogprob[];
+  /** Seconds of audio (rounded up), as OpenAI's whisper-1 reports them. */
+  usage: DurationUsage;
+}
+
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  /** The token's UTF-8 bytes. */
+  bytes: number[];
+}
+
+export interface DurationUsage {
+  type: 'duration';
+  seconds: number;
 }
 
 export interface TranscriptSegment {
@@ -192,6 +220,7 @@ export interface VerboseTranscription {
   segments: TranscriptSegment[];
   /** With the `word` granularity. */
   words?: TranscriptWord[];
+  usage: DurationUsage;
 }
 
 /** The events of a streamed transcription (`stream=true`): deltas as the audio is decoded, then the whole text. */

@@ -65,12 +65,49 @@ export interface TranscribeOptions extends Cancellable {
   /** Transcribe only the speech Silero VAD finds; absent: on for audio over 30 s when the VAD model is installed. */
   vadFilter?: boolean;
   vad?: VadOptions;
+  /** How Whisper decodes; absent: greedy with openai/whisper's temperature fallback. */
+  decoding?: DecodingOptions;
   /**
    * Called with each group of segments as soon as it is final, in order, before the transcript
    * resolves (text as decoded, with its leading space). Audio of one window may report nothing
    * before the end.
    */
   onSegments?: (segments: TranscriptSegment[]) => void;
+}
+
+/**
+ * openai/whisper's and faster-whisper's decoding options (docs/api.md, "Decoding options"). Any of
+ * them sends the audio through our own window decoder (long-form-decoder.ts).
+ */
+export interface DecodingOptions {
+  /** Text that came before the audio (OpenAI's `prompt`, openai/whisper's `initial_prompt`): the first window's previous text. */
+  prompt?: string;
+  /** faster-whisper's `hotwords`: text put before the previous text of every window. */
+  hotwords?: string;
+  /** Tried in turn until a window's decode passes the thresholds; one: decode at it, no fallback. */
+  temperatures?: readonly number[];
+  compressionRatioThreshold?: number;
+  logProbThreshold?: number;
+  noSpeechThreshold?: number;
+  /** Prompt each window with the text decoded before it (default true). */
+  conditionOnPreviousText?: boolean;
+  /** Report each text token's log probability (Transcript.logprobs). */
+  logprobs?: boolean;
+}
+
+/**
+ * Temperatures one request may list: each window is decoded at most this many times (openai's
+ * default schedule 0, 0.2, …, 1 is as long), so no request costs more than this many greedy decodes.
+ */
+export const MAX_TEMPERATURES = 6;
+
+/** A text token of the transcript and its log probability, as OpenAI's `include[]=logprobs` reports it. */
+export interface TokenLogprob {
+  /** The token's text (U+FFFD where it holds part of a character). */
+  token: string;
+  logprob: number;
+  /** The token's UTF-8 bytes. */
+  bytes: number[];
 }
 
 export interface TranscriptSegment {
@@ -111,6 +148,8 @@ export interface Transcript {
   languageName?: string;
   duration: number;
   segments?: TranscriptSegment[];
+  /** With `decoding.logprobs`: the text tokens of the transcript, in order. */
+  logprobs?: TokenLogprob[];
 }
 
 /**

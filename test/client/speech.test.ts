@@ -71,9 +71,9 @@ describe('client: speech (fixture models)', () => {
       ],
     ];
     for (const [what, file] of inputs) {
-      it(`accepts ${what} and answers {text}`, async () => {
+      it(`accepts ${what} and answers {text, usage}`, async () => {
         const result = await served.client().transcribe({ model: STT, file: file() });
-        expect(result).to.have.all.keys('text');
+        expect(result).to.have.all.keys('text', 'usage');
         expect(result.text).to.be.a('string');
       });
     }

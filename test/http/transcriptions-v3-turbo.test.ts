@@ -124,10 +124,10 @@ describe('speech to text on a large-v3-turbo-shaped Whisper (random weights: 128
     expect(TIMESTAMP_BEGIN).to.equal(50365);
   });
 
-  it('answers json {text}', async () => {
+  it('answers json {text, usage}', async () => {
     const res = await post({ response_format: 'json' }, jfk());
     expect(res.status, res.text).to.equal(200);
-    expect(Object.keys(res.body)).to.deep.equal(['text']);
+    expect(Object.keys(res.body)).to.deep.equal(['text', 'usage']);
     expect(res.body.text).to.be.a('string');
   });
 

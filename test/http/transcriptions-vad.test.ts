@@ -135,7 +135,7 @@ describe('vad_filter with the real whisper-tiny.en and Silero VAD v6', function 
     ] as const) {
       const json = await transcribe(samples);
       expect(json.status, json.text).to.equal(200);
-      expect(json.body, name).to.deep.equal({ text: '' });
+      expect(json.body, name).to.deep.equal({ text: '', usage: { type: 'duration', seconds: 60 } });
       const verbose = await transcribe(samples, { response_format: 'verbose_json' });
       expect(verbose.body.text, name).to.equal('');
       expect(verbose.body.segments, name).to.deep.equal([]);
@@ -143,7 +143,7 @@ describe('vad_filter with the real whisper-tiny.en and Silero VAD v6', function 
     }
     // A short clip is filtered when asked.
     const short = await transcribe(whiteNoise(10, 0.3), { vad_filter: 'true' });
-    expect(short.body).to.deep.equal({ text: '' });
+    expect(short.body).to.deep.equal({ text: '', usage: { type: 'duration', seconds: 10 } });
   });
 
   it('transcribes more than 30 s of joined speech in order, each clip at its own time', async () => {

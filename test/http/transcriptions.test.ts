@@ -337,12 +337,13 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
       return request.attach('file', speech('en_jfk.mp3'), { filename: 'jfk.mp3', contentType: 'audio/mpeg' });
     };
 
-    it('answers {text} by default and for response_format=json', async () => {
+    it("answers {text, usage} by default and for response_format=json (whisper-1's usage: seconds of audio, rounded up)", async () => {
       for (const fields of [{}, { response_format: 'json' }] as Record<string, string>[]) {
         const res = await post(fields);
         expect(res.status, res.text).to.equal(200);
-        expect(Object.keys(res.body)).to.deep.equal(['text']);
+        expect(Object.keys(res.body)).to.deep.equal(['text', 'usage']);
         expect(res.body.text).to.be.a('string');
+        expect(res.body.usage).to.deep.equal({ type: 'duration', seconds: 11 });
       }
     });
 
@@ -354,7 +355,7 @@ describe('speech to text over HTTP (random-weight Whisper fixture)', () => {
     });
 
     it('answers verbose_json with task, language, duration, text and segments', async () => {
-      const res = await post({ response_format: 'verbose_json', language: 'en', temperature: '0', prompt: 'ignored' });
+      const res = await post({ response_format: 'verbose_json', language: 'en', temperature: '0', prompt: 'President Kennedy' });
       expect(res.status, res.text).to.equal(200);
       expect(res.body).to.include({ task: 'transcribe', language: 'english' }); // named as OpenAI names it
       expect(res.body.duration).to.be.closeTo(11, 0.1);

@@ -34,7 +34,13 @@ const TranscriptionSettings = Type.Object(
   {
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     language: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
-    prompt: Type.Optional(Type.String({ maxLength: 1_000, description: 'Accepted and kept; not passed to the model (as on the HTTP routes).' })),
+    prompt: Type.Optional(
+      Type.String({
+        maxLength: 4_000,
+        description:
+          "Text that came before the speech (names, spellings): each turn's previous text for Whisper (its last 223 tokens), as the HTTP routes' `prompt`.",
+      }),
+    ),
   },
   // keywords, languages, delay: other models' options.
   { additionalProperties: true },

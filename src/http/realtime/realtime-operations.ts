@@ -25,7 +25,7 @@ export function realtimeOperations(limits: RealtimeLimits): Operation[] {
         '`input_audio_format`, `input_audio_transcription`, `turn_detection`, answered by `transcription_session.created|updated`, and',
         '`conversation.item.created`. Each update is answered in its own shape. `format`: `audio/pcm` (PCM16, 24 kHz mono; beta',
         '`pcm16`), `audio/pcmu` or `audio/pcma` (G.711 at 8 kHz; beta `g711_ulaw`, `g711_alaw`); `transcription`: `model`, `language`,',
-        '`prompt` (kept, not used); `turn_detection`: `null` (the client commits), `{"type": "server_vad", threshold, prefix_padding_ms,',
+        '`prompt` (each turn\'s previous text, as on the HTTP routes); `turn_detection`: `null` (the client commits), `{"type": "server_vad", threshold, prefix_padding_ms,',
         'silence_duration_ms}` or `{"type": "semantic_vad", eagerness}` (the same Silero VAD, eagerness choosing the silence);',
         '`noise_reduction` and `include` are accepted and ignored. Either way: `input_audio_buffer.append` (base64 audio),',
         '`input_audio_buffer.commit`, `input_audio_buffer.clear`; server events `input_audio_buffer.speech_started|speech_stopped`',

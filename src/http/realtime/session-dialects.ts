@@ -29,7 +29,7 @@ export interface TurnDetectionSetting extends TurnDetection {
 export interface SessionSettings {
   model: string | undefined;
   language: string | undefined;
-  /** Kept and shown back; not passed to the model (the HTTP routes accept and ignore it too). */
+  /** Given to the model as each turn's previous text (OpenAI's `prompt`); empty: none. */
   prompt: string | undefined;
   format: InputFormat;
   /** null: the client commits each turn itself. */

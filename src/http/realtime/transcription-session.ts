@@ -255,7 +255,9 @@ export class TranscriptionSession {
       const transcriber = await this.#deps.transcriber(model);
       // Read before the samples are handed (transferred) to the model's worker.
       const seconds = Math.round((samples.length / SAMPLE_RATE) * 1000) / 1000;
-      const transcript = await transcriber.transcribe({ samples, sampleRate: SAMPLE_RATE }, { language: this.#settings.language, signal });
+      // The prompt is each turn's previous text, as OpenAI's `prompt` is a request's.
+      const prompt = this.#settings.prompt?.trim() ? { decoding: { prompt: this.#settings.prompt } } : {};
+      const transcript = await transcriber.transcribe({ samples, sampleRate: SAMPLE_RATE }, { language: this.#settings.language, signal, ...prompt });
       const text = transcript.text.trim();
       if (signal.aborted) return;
       if (text !== '') this.#deps.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta: text });

@@ -1,6 +1,6 @@
 /** What the main thread and asr-worker.ts exchange (structured-cloneable data only). */
 import type { PcmAudio } from '../../audio/pcm-audio.js';
-import type { EncodedAudio, Transcript, TranscriptSegment } from '../types.js';
+import type { DecodingOptions, EncodedAudio, Transcript, TranscriptSegment } from '../types.js';
 import type { CallContext } from '../worker/worker-api.js';
 import type { Dtype } from './asr-options.js';
 import type { VadFilterRequest } from './vad-filter.js';
@@ -38,6 +38,8 @@ export interface AsrRequest {
   maxNewTokens?: number;
   /** Absent: no VAD filter. */
   vad?: VadFilterRequest;
+  /** Absent: greedy with openai/whisper's temperature fallback. */
+  decoding?: DecodingOptions;
 }
 
 export type AsrResponse = Transcript;

@@ -23,6 +23,8 @@ import { needsOwnDecoder, whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
 import { decodeLongForm, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
+import { hasDecodingOptions, longFormDecoding } from './decoding-options.js';
+import { TokenLogprobs } from './token-logprobs.js';
 import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
 import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
 
@@ -36,6 +38,7 @@ interface AsrPipeline extends LanguageIdPipeline {
     };
   tokenizer: {
     get_vocab(): Map<string, number>;
+    encode(text: string, options: { add_special_tokens: boolean }): number[];
     decode(ids: number[], options?: { skip_special_tokens?: boolean; clean_up_tokenization_spaces?: boolean }): string;
   };
   processor: LanguageIdPipeline['processor'] & {
@@ -68,9 +71,18 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const cannotTimeWords = longForm?.aligner
     ? undefined
     : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;
+  const logprobEntries = new TokenLogprobs(asr.tokenizer.get_vocab());
+  const encode = (text: string) => asr.tokenizer.encode(text, { add_special_tokens: false });
   /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
   const transcribe = async (request: AsrRequest, { signal, progress }: Pick<CallContext<AsrProgress>, 'signal' | 'progress'>): Promise<AsrResponse> => {
     if (request.words && cannotTimeWords) throw new ValidationError(cannotTimeWords);
+    if (!longForm && hasDecodingOptions(request.decoding)) {
+      throw new ValidationError(
+        `Model "${init.modelId}" takes no decoding options (prompt, temperature, …): it has no timestamp tokens for our window decoder`,
+      );
+    }
+    // Checked before the audio is decoded: a bad option costs nothing.
+    const decoding = longFormDecoding(request.decoding, encode);
     // The audio is held once, as 16-bit PCM (an hour at 16 kHz: 115 MB), and each step reads
     // the window it needs as Float32; the upload's bytes are let go as soon as they are decoded.
     const decoded = await toModelInput(takeAudio(request), sampleRate);
@@ -103,8 +115,13 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
         onSegments,
         words: request.words,
         language: language ?? 'en',
+        ...decoding,
       });
-      return restore(decodedTranscript(segments, { duration, language, segments: request.segments, words: request.words === true }));
+      const transcript = decodedTranscript(segments, { duration, language, segments: request.segments, words: request.words === true });
+      if (decoding.logprobs) {
+        transcript.logprobs = segments.flatMap((segment) => logprobEntries.entries(segment.details.tokens, segment.tokenLogprobs ?? [], longForm.tokens.eot));
+      }
+      return restore(transcript);
     }
     const output = await asr(audio.read(0, audio.length), { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
     return restore(toTranscript(output, { duration, language, segments: request.segments }));

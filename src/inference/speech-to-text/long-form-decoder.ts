@@ -21,6 +21,7 @@ import {
 } from './decode-quality.js';
 import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { seededRandom } from './whisper-token-choice.js';
+import { windowPrompt } from './whisper-prompt.js';
 import { splitWindow } from './whisper-window-segments.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
 import { alignmentMatrix, assignWords, dtw, END_OF_TEXT_WORD, splitWords, timeWords, type WindowSegmentForWords } from './word-timing.js';
@@ -34,6 +35,8 @@ export interface DecodedSegment {
   details: SegmentDetails;
   /** With `words`: the segment's words (seconds from the start of the audio). */
   words?: TranscriptWord[];
+  /** With `logprobs`: each of `details.tokens`' log probability. */
+  tokenLogprobs?: number[];
 }
 
 /** What word timestamps need of the model (word-timing.ts). */
@@ -65,6 +68,12 @@ interface LongFormOptions {
   maxTokensPerWindow?: number;
   /** Prompt each window with the text before it (openai's condition_on_previous_text, default true). */
   conditionOnPreviousText?: boolean;
+  /** Tokens of the text before the audio (openai's initial_prompt): the first window's previous text. */
+  initialPrompt?: readonly number[];
+  /** Tokens of faster-whisper's hotwords, put before every window's previous text (whisper-prompt.ts). */
+  hotwords?: readonly number[];
+  /** Keep each segment's token log probabilities (`tokenLogprobs`). */
+  logprobs?: boolean;
   temperatures?: readonly number[];
   thresholds?: DecodeThresholds;
   maxInitialTimestampIndex?: number;
@@ -76,6 +85,17 @@ interface LongFormOptions {
   words?: boolean;
   /** The spoken language's code, for splitting words (languages without spaces split at characters). */
   language?: string;
+}
+
+/** Whisper's decoder positions (n_text_ctx). */
+const DECODER_POSITIONS = 448;
+
+/**
+ * Tokens a window may sample after its `<|startofprev|>`, prompt and start tokens: a full prompt
+ * of 224, 3 start tokens and 224 sampled would pass the decoder's last position (openai stops there too).
+ */
+function roomAfterPrompt(prompt: readonly number[], startTokens: readonly number[]): number {
+  return DECODER_POSITIONS - (prompt.length > 0 ? prompt.length + 1 : 0) - startTokens.length;
 }
 
 /** Past this temperature the prompt is dropped: the text so far led the model astray (openai: 0.5). */
@@ -90,7 +110,7 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
   const { tokens: special, decoder } = model;
   const all: DecodedSegment[] = [];
   /** Every kept segment's tokens, for the prompt; the prompt starts at `promptStart`. */
-  const history: number[] = [];
+  const history: number[] = [...(options.initialPrompt ?? [])];
   let promptStart = 0;
   let seek = 0;
   let lastSpeechTimestamp = 0;
@@ -104,7 +124,7 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
     const pcm = source.read(seek * samplesPerFrame, (seek + windowFrames) * samplesPerFrame);
     const audioFeatures = await decoder.encode(await model.features(pcm));
     options.signal.throwIfAborted();
-    const prompt = options.conditionOnPreviousText === false ? [] : history.slice(promptStart);
+    const prompt = windowPrompt(options.hotwords ?? [], history.slice(promptStart));
     const { result, temperature, text: windowText } = await decodeWithFallback(model, { ...options, random }, { audioFeatures, prompt });
     if (isNoSpeech(result, options.thresholds ?? DEFAULT_THRESHOLDS)) {
       seek += windowFrames;
@@ -115,16 +135,23 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
     const fresh: DecodedSegment[] = [];
     // The last window is padded to 30 s; a stamp in the padding is clamped to the audio's end.
     const windowEnd = windowFrames / FRAMES_PER_SECOND;
+    let tokenOffset = 0;
     for (const segment of split.segments) {
+      // splitWindow cuts the window's tokens into consecutive slices.
+      const from = tokenOffset;
+      tokenOffset += segment.tokens.length;
       const text = model.detokenize(segment.tokens.filter((id) => id < special.eot));
       const start = Math.min(segment.start, windowEnd);
       const end = Math.min(segment.end, windowEnd);
       // openai clears instantaneous or empty segments, from the output and from the prompt.
       if (start === end || text.trim() === '') continue;
-      fresh.push({ start: round(offset + start), end: round(offset + end), text, details: { ...window, tokens: segment.tokens } });
+      const kept: DecodedSegment = { start: round(offset + start), end: round(offset + end), text, details: { ...window, tokens: segment.tokens } };
+      if (options.logprobs) kept.tokenLogprobs = tokenLogProbsOf(result).slice(from, tokenOffset);
+      fresh.push(kept);
       history.push(...segment.tokens);
     }
-    if (temperature > PROMPT_RESET_TEMPERATURE) promptStart = history.length;
+    // As openai: without conditioning only the first window sees the initial prompt.
+    if (options.conditionOnPreviousText === false || temperature > PROMPT_RESET_TEMPERATURE) promptStart = history.length;
     const timing =
       aligner && fresh.length > 0 ? await addWords(fresh, aligner, { audioFeatures, windowFrames, offset, lastSpeechTimestamp, options, special }) : undefined;
     if (timing) lastSpeechTimestamp = timing.lastSpeechTimestamp;
@@ -159,7 +186,7 @@ async function decodeWithFallback(
       ...window,
       startTokens: options.startTokens,
       temperature,
-      maxTokens: options.maxTokensPerWindow ?? 224,
+      maxTokens: Math.min(options.maxTokensPerWindow ?? 224, roomAfterPrompt(window.prompt, options.startTokens)),
       maxInitialTimestampIndex: options.maxInitialTimestampIndex ?? 50,
       signal: options.signal,
       random: options.random,
@@ -210,6 +237,11 @@ async function addWords(
   });
   const lastWord = timed.words.flat().at(-1);
   return { lastWordEnd: lastWord?.end, lastSpeechTimestamp: timed.lastSpeechTimestamp };
+}
+
+function tokenLogProbsOf(result: WindowDecodeResult): number[] {
+  if (!result.tokenLogProbs) throw new Error('the window decoder reported no token log probabilities');
+  return result.tokenLogProbs;
 }
 
 /** The transcript text of segments, as openai joins them. */

@@ -1,20 +1,26 @@
 /** The options one ASR request passes to the transformers.js Whisper pipeline. */
 import type { AsrRequest } from './asr-worker-protocol.js';
+import { hasDecodingOptions } from './decoding-options.js';
 import { transformersJsKnowsLanguage } from './whisper-languages.js';
 
 /**
  * Whether a request needs our own window decoder (long-form-decoder.ts) rather than the
  * transformers.js pipeline: audio over one window, words or segments (each segment then carries
- * its real decoding details), or a language transformers.js cannot put in its start tokens
+ * its real decoding details), decoding options (prompt, temperature, …: the pipeline takes none
+ * of them as openai/whisper means them), or a language transformers.js cannot put in its start tokens
  * (large-v3's `yue`, which a v3 model can also detect).
  */
 export function needsOwnDecoder(
-  request: Pick<AsrRequest, 'chunkLengthSeconds' | 'words' | 'segments'>,
+  request: Pick<AsrRequest, 'chunkLengthSeconds' | 'words' | 'segments' | 'decoding'>,
   language: string | undefined,
   durationSeconds: number,
 ): boolean {
   return (
-    durationSeconds > request.chunkLengthSeconds || request.words || request.segments || (language !== undefined && !transformersJsKnowsLanguage(language))
+    durationSeconds > request.chunkLengthSeconds ||
+    request.words ||
+    request.segments ||
+    hasDecodingOptions(request.decoding) ||
+    (language !== undefined && !transformersJsKnowsLanguage(language))
   );
 }
 

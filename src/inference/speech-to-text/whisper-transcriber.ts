@@ -48,6 +48,7 @@ export class WhisperTranscriber implements Transcriber {
       strideSeconds: this.#options.strideSeconds,
       maxNewTokens: this.#options.maxNewTokens,
       vad: vadFilterRequest(options, this.#vadInstalled),
+      decoding: options.decoding,
     };
     const { onSegments } = options;
     const transcript = await this.#worker.call('transcribe', request, {

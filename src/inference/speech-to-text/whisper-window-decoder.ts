@@ -57,6 +57,8 @@ export interface WindowDecodeRequest {
 export interface WindowDecodeResult {
   /** The sampled tokens, without the final `eot`. */
   tokens: number[];
+  /** Each sampled token's log probability (unscaled by the temperature, as openai), aligned with `tokens`. */
+  tokenLogProbs?: number[];
   avgLogProb: number;
   noSpeechProb: number;
 }
@@ -113,6 +115,8 @@ interface BatchRow {
   request: WindowDecodeRequest;
   random: () => number;
   sampled: number[];
+  /** Each sampled token's log probability (include[]=logprobs). */
+  tokenLogProbs: number[];
   sumLogProb: number;
   noSpeechProb: number;
 }
@@ -287,7 +291,7 @@ export class WhisperWindowDecoder {
         const at = (row * logits.dims[1]! + Math.max(0, request.startTokens.indexOf(sot))) * vocab;
         noSpeechProb = Math.exp(logSoftmaxAt((logits.data as Float32Array).subarray(at, at + vocab), noSpeech));
       }
-      return { request, random: request.random ?? Math.random, sampled: [], sumLogProb: 0, noSpeechProb };
+      return { request, random: request.random ?? Math.random, sampled: [], tokenLogProbs: [], sumLogProb: 0, noSpeechProb };
     });
     let live = rows;
     for (;;) {
@@ -303,9 +307,11 @@ export class WhisperWindowDecoder {
         applyTimestampRules(rowLogits, row.sampled, this.#tokens, { maxInitialTimestampIndex: row.request.maxInitialTimestampIndex });
         const { temperature } = row.request;
         const token = temperature > 0 ? sample(rowLogits, temperature, row.random) : argmax(rowLogits);
-        row.sumLogProb += logSoftmaxAt(rowLogits, token);
+        const logProb = logSoftmaxAt(rowLogits, token);
+        row.sumLogProb += logProb;
         if (token === eot) return;
         row.sampled.push(token);
+        row.tokenLogProbs.push(logProb);
         if (row.sampled.length >= row.request.maxTokens) return;
         keep.push(position);
         next.push([token]);
@@ -325,6 +331,11 @@ export class WhisperWindowDecoder {
       past = step.cache;
       logits = step.logits!;
     }
-    return rows.map((row) => ({ tokens: row.sampled, avgLogProb: row.sumLogProb / (row.sampled.length + 1), noSpeechProb: row.noSpeechProb }));
+    return rows.map((row) => ({
+      tokens: row.sampled,
+      tokenLogProbs: row.tokenLogProbs,
+      avgLogProb: row.sumLogProb / (row.sampled.length + 1),
+      noSpeechProb: row.noSpeechProb,
+    }));
   }
 }

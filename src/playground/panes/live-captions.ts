@@ -15,6 +15,8 @@ interface LiveCaptionsOptions {
   model: string;
   apiKey: string;
   language?: string;
+  /** Each turn's previous text (names, spellings). */
+  prompt?: string;
   onStatus(text: string): void;
   onError(error: Error): void;
   onEnd(): void;
@@ -43,7 +45,7 @@ export class LiveCaptions {
   ) {}
 
   async start(): Promise<void> {
-    const { model, apiKey, language } = this.options;
+    const { model, apiKey, language, prompt } = this.options;
     try {
       this.#stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
     } catch (error) {
@@ -58,7 +60,9 @@ export class LiveCaptions {
     const socket = (this.#socket = new WebSocket(url, protocols));
     socket.addEventListener('open', () => {
       this.#opened = true;
-      if (language) socket.send(JSON.stringify({ type: 'transcription_session.update', session: { input_audio_transcription: { model, language } } }));
+      if (language || prompt) {
+        socket.send(JSON.stringify({ type: 'transcription_session.update', session: { input_audio_transcription: { model, language, prompt } } }));
+      }
       this.#startMicrophone();
       this.options.onStatus('Listening: speak, and each sentence appears when you pause.');
     });

@@ -1,5 +1,5 @@
 /** Transcribe: an uploaded or dropped file, a microphone recording, or live captions over the realtime WebSocket. */
-import type { VerboseTranscription } from '../../client/index.js';
+import type { TranscribeInput, VerboseTranscription } from '../../client/index.js';
 import { recordingUpload } from '../audio.js';
 import { listed, modelsOf, onModelsChanged } from '../models.js';
 import { client, element, offerDownload, PaneState } from '../page.js';
@@ -34,6 +34,7 @@ export function setUpTranscribe(): void {
 
   const model = () => element<HTMLSelectElement>('transcribe-model').value;
   const language = () => element<HTMLInputElement>('transcribe-language').value.trim();
+  const prompt = () => element<HTMLTextAreaElement>('transcribe-prompt').value.trim();
 
   async function transcribe(file: File): Promise<void> {
     await state.run(`Transcribing ${file.name}…`, async () => {
@@ -47,6 +48,7 @@ export function setUpTranscribe(): void {
         timestampGranularities: words ? ['segment', 'word'] : ['segment'],
         ...(language() ? { language: language() } : {}),
         ...(element<HTMLInputElement>('transcribe-vad').checked ? { vadFilter: true } : {}),
+        ...advancedDecoding(),
       })) as Transcript;
       showTranscript(result);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -152,6 +154,7 @@ export function setUpTranscribe(): void {
       model: model(),
       apiKey: element<HTMLInputElement>('api-key').value.trim(),
       ...(language() ? { language: language() } : {}),
+      ...(prompt() ? { prompt: prompt() } : {}),
       onStatus: (text) => state.status(text),
       onError: (error) => state.error(error),
       onEnd: () => {
@@ -162,6 +165,22 @@ export function setUpTranscribe(): void {
     });
     await captions.start();
   });
+}
+
+/** The "Advanced decoding" fields that are filled in; the server validates them (its 400 names the field). */
+function advancedDecoding(): Partial<TranscribeInput> {
+  const text = (id: string) => element<HTMLInputElement | HTMLTextAreaElement>(id).value.trim();
+  const number = (id: string) => (text(id) === '' ? undefined : Number(text(id)));
+  const options: Partial<TranscribeInput> = {
+    prompt: text('transcribe-prompt') || undefined,
+    hotwords: text('transcribe-hotwords') || undefined,
+    temperature: text('transcribe-temperature') === '' ? undefined : text('transcribe-temperature').split(',').map(Number),
+    compressionRatioThreshold: number('transcribe-compression'),
+    logProbThreshold: number('transcribe-logprob'),
+    noSpeechThreshold: number('transcribe-nospeech'),
+    conditionOnPreviousText: element<HTMLInputElement>('transcribe-condition').checked ? undefined : false,
+  };
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
 }
 
 function showTranscript(result: Transcript): void {

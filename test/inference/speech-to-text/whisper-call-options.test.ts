@@ -33,6 +33,12 @@ describe('needsOwnDecoder', () => {
     expect(needsOwnDecoder({ ...REQUEST, segments: true }, 'en', 3)).to.equal(true);
   });
 
+  it('takes any decoding option (the pipeline honours none of them as openai/whisper means them), not an empty set', () => {
+    expect(needsOwnDecoder({ ...REQUEST, decoding: { prompt: 'Siobhan' } }, 'en', 3)).to.equal(true);
+    expect(needsOwnDecoder({ ...REQUEST, decoding: { temperatures: [0] } }, 'en', 3)).to.equal(true);
+    expect(needsOwnDecoder({ ...REQUEST, decoding: {} }, 'en', 3)).to.equal(false);
+  });
+
   it("takes large-v3's Cantonese (yue), which transformers.js's generate() throws on, given or detected", () => {
     expect(needsOwnDecoder(REQUEST, 'yue', 3)).to.equal(true);
   });

@@ -50,11 +50,20 @@ const FIELDS = [
   'speech_pad_ms',
   'vad_threshold',
   'timestamp_granularities',
+  'include',
+  'prompt',
+  'initial_prompt',
+  'hotwords',
+  'temperature',
+  'compression_ratio_threshold',
+  'log_prob_threshold',
+  'no_speech_threshold',
+  'condition_on_previous_text',
 ] as const;
 /** Array fields: sent as `name[]` (repeated) by the OpenAI SDKs; every value is kept, comma-joined. */
-const ARRAY_FIELDS: ReadonlySet<UploadField> = new Set(['timestamp_granularities']);
-/** The OpenAI form has a handful of fields (model, language, prompt, temperature, timestamp_granularities[] …). */
-const MAX_FORM_FIELDS = 20;
+const ARRAY_FIELDS: ReadonlySet<UploadField> = new Set(['timestamp_granularities', 'include', 'temperature']);
+/** The OpenAI form has a handful of fields (model, language, prompt, temperature, timestamp_granularities[] …), the decoding options a few more. */
+const MAX_FORM_FIELDS = 40;
 /** A prompt is the longest field OpenAI clients send (224 tokens). */
 const MAX_FIELD_BYTES = 16 * 1024;
 type UploadField = (typeof FIELDS)[number];

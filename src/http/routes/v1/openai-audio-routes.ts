@@ -1,7 +1,8 @@
 /**
  * OpenAI-compatible POST /v1/audio/transcriptions and /v1/audio/translations, so the official SDKs work against us: multipart `file` + `model` (+ `language`, `response_format`, `stream`,
- * `timestamp_granularities[]`); `prompt` and `temperature` are accepted and ignored. verbose_json is shaped as OpenAI's: segments with
- * their decoding details, `words` with the word granularity.
+ * `timestamp_granularities[]`, `prompt`, `temperature`, `include[]`, and the decoding options of decoding-fields.ts). verbose_json is shaped as OpenAI's: segments with
+ * their decoding details, `words` with the word granularity; json and verbose_json carry whisper-1's `usage` (seconds of audio),
+ * json the tokens' `logprobs` with `include[]=logprobs`.
  *
  * Granularities are read as speaches reads them, where it and OpenAI differ (speaches' own test
  * suite, api_timestamp_granularities_test.py, expects it): `word` with another format than
@@ -27,10 +28,13 @@ type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 const GRANULARITIES = ['segment', 'word'] as const;
 type Granularity = (typeof GRANULARITIES)[number];
 
+const INCLUDES = ['logprobs'] as const;
+
 const openAiFields = {
   ...transcriptionFields,
   response_format: Type.Optional(StringEnum(RESPONSE_FORMATS, { description: 'Answer format.', default: 'json' })),
   timestamp_granularities: Type.Optional(Type.String({ description: 'The `timestamp_granularities[]` values, comma-joined (read by the route).' })),
+  include: Type.Optional(Type.String({ description: 'The `include[]` values, comma-joined (read by the route).' })),
 };
 const OpenAITranscriptionForm = Type.Object(
   {
@@ -43,12 +47,38 @@ const OpenAITranscriptionForm = Type.Object(
           'With `verbose_json`: `segment` (the default) and/or `word` (word timestamps by cross-attention alignment; the array form, repeated, as the OpenAI SDKs send it). Accepted and without effect with the other formats, as speaches does.',
       }),
     ),
-    prompt: Type.Optional(Type.String({ description: 'Accepted for compatibility; ignored.' })),
-    temperature: Type.Optional(Type.Number({ description: 'Accepted for compatibility; ignored.' })),
+    'include[]': Type.Optional(
+      Type.Array(StringEnum(INCLUDES), {
+        description:
+          '`logprobs`: the answer (`json` only, without `stream`) carries `logprobs`, each text token of the transcript with its log probability and UTF-8 bytes, as OpenAI shapes them.',
+      }),
+    ),
   },
   { $id: 'OpenAITranscriptionForm' },
 );
-const OpenAITranscription = Type.Object({ text: Type.String() }, { $id: 'OpenAITranscription' });
+const DurationUsage = Type.Object(
+  {
+    type: Type.Literal('duration'),
+    seconds: Type.Integer({ description: 'Seconds of input audio, rounded up (as whisper-1 reports them).' }),
+  },
+  { $id: 'DurationUsage', description: "What the request used, as OpenAI's whisper-1 reports it." },
+);
+const TokenLogprob = Type.Object(
+  {
+    token: Type.String({ description: 'The token as text (U+FFFD where it holds part of a character).' }),
+    logprob: Type.Number({ description: 'Its log probability.' }),
+    bytes: Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { description: 'Its UTF-8 bytes.' }),
+  },
+  { $id: 'TokenLogprob' },
+);
+const OpenAITranscription = Type.Object(
+  {
+    text: Type.String(),
+    logprobs: Type.Optional(Type.Array(TokenLogprob, { description: 'With `include[]=logprobs`: the text tokens of the transcript, in order.' })),
+    usage: DurationUsage,
+  },
+  { $id: 'OpenAITranscription' },
+);
 const TranscriptWord = Type.Object(
   {
     word: Type.String({ description: 'The word, without surrounding spaces; punctuation stays attached.' }),
@@ -80,6 +110,7 @@ const OpenAIVerboseTranscription = Type.Object(
     text: Type.String(),
     segments: Type.Array(TranscriptSegmentSchema, { description: 'Always (also with the `word` granularity alone, as speaches answers).' }),
     words: Type.Optional(Type.Array(TranscriptWord, { description: 'With the `word` granularity.' })),
+    usage: DurationUsage,
   },
   { $id: 'OpenAIVerboseTranscription' },
 );
@@ -93,11 +124,13 @@ export function openaiAudioRoutes(router: DocumentedRouter, { models, limits, ad
     const fields = parseFields(task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload);
     const format = fields.response_format ?? 'json';
     const granularities = parseGranularities(fields.timestamp_granularities);
+    const logprobs = parseIncludes(fields.include, format, fields.stream === 'true');
     // Granularities apply to verbose_json only; srt and vtt need segments, and verbose_json
     // always carries them (as speaches).
     const words = format === 'verbose_json' && granularities.has('word');
     const segments = format === 'srt' || format === 'vtt' || format === 'verbose_json';
     const request = toTranscriptionRequest(upload, fields, limits, { segments, words });
+    if (logprobs) request.options.decoding = { ...request.options.decoding, logprobs };
     // With stream=true the events are the same whatever the format: text deltas, then the text
     // (OpenAI's gpt-4o-transcribe streams json and text; speaches streams every format).
     const transcriber = await models.get(request.modelId, 'speech-to-text');
@@ -120,7 +153,7 @@ export function openaiAudioRoutes(router: DocumentedRouter, { models, limits, ad
     transcriptionOperation(
       '/audio/transcriptions',
       'Transcribe audio (OpenAI form)',
-      'OpenAI-compatible, for the official SDKs: multipart/form-data with `file` and `model`; `timestamp_granularities[]` `word` adds word timestamps to `verbose_json`; `prompt` and `temperature` are accepted and ignored. A raw audio body with `?model=` works too.',
+      'OpenAI-compatible, for the official SDKs: multipart/form-data with `file` and `model`; `timestamp_granularities[]` `word` adds word timestamps to `verbose_json`; `include[]` `logprobs` adds token log probabilities to `json`; `prompt`, `temperature` and the other decoding options steer Whisper (docs/api.md, "Decoding options"). A raw audio body with `?model=` works too.',
       OpenAITranscriptionForm,
       ok,
       limits,
@@ -157,6 +190,21 @@ function parseGranularities(value: string | undefined): Set<Granularity> {
   return granularities;
 }
 
+/**
+ * `include[]`, comma-joined by the upload reader: whether to report log probabilities. OpenAI
+ * gives them with `json` only; streamed events do not carry them here.
+ */
+function parseIncludes(value: string | undefined, format: ResponseFormat, stream: boolean): boolean {
+  if (value === undefined) return false;
+  for (const item of value.split(',')) {
+    if (!(INCLUDES as readonly string[]).includes(item.trim())) throw new ValidationError(`"include[]" values must be "logprobs"; got "${item.trim()}"`);
+  }
+  if (format !== 'json' || stream) {
+    throw new ValidationError(`"include[]" logprobs needs "response_format" json without "stream"; got ${stream ? 'stream=true' : `"${format}"`}`);
+  }
+  return true;
+}
+
 interface VerboseContext {
   task: string;
   granularities: ReadonlySet<Granularity>;
@@ -165,7 +213,7 @@ interface VerboseContext {
 function respond(ctx: Context, format: ResponseFormat, transcript: Transcript, context: VerboseContext): void {
   switch (format) {
     case 'json':
-      ctx.body = { text: transcript.text };
+      ctx.body = { text: transcript.text, ...(transcript.logprobs ? { logprobs: transcript.logprobs } : {}), usage: durationUsage(transcript) };
       return;
     case 'text':
       ctx.type = 'text/plain; charset=utf-8';
@@ -197,7 +245,13 @@ function verboseJson(transcript: Transcript, { task, granularities }: VerboseCon
     ...(granularities.has('word')
       ? { words: segments.flatMap((segment) => (segment.words ?? []).map((word) => ({ word: word.word.trim(), start: word.start, end: word.end }))) }
       : {}),
+    usage: durationUsage(transcript),
   };
+}
+
+/** whisper-1's usage: audio seconds, rounded up. */
+function durationUsage(transcript: Transcript) {
+  return { type: 'duration' as const, seconds: Math.ceil(transcript.duration) };
 }
 
 /** A model without our window decoder (no timestamp tokens) has no details: OpenAI's neutral values stand in. */

@@ -12,6 +12,7 @@ import { jsonError, V1_COMMON_ERRORS, megabytes, type Json, type RouteDeclaratio
 import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 import type { RequestValidator } from '../../validation.js';
 import { fieldHeader, type AudioUpload } from './audio-upload.js';
+import { decodingFields, toDecodingOptions } from './decoding-fields.js';
 
 export const transcriptionFields = {
   model: Text('Speech-to-text model id (required).', { missingHint: 'pass ?model=, an X-Model header, or a multipart "model" field' }),
@@ -43,6 +44,7 @@ export const transcriptionFields = {
       description: '`true`: answer `text/event-stream` with `transcript.text.delta` events as the audio is transcribed, then `transcript.text.done`.',
     }),
   ),
+  ...decodingFields,
 };
 
 interface TranscriptionRequest {
@@ -65,9 +67,14 @@ export function toTranscriptionRequest(upload: AudioUpload, fields: Transcriptio
   return {
     modelId: fields.model,
     audio: { bytes: upload.bytes, contentType: upload.contentType, maxSeconds: limits.maxAudioSeconds },
-    options: { language: fields.language, task: fields.task, ...vadOptions(fields), ...extra },
+    options: { language: fields.language, task: fields.task, ...vadOptions(fields), ...decodingOption(fields), ...extra },
     stream: fields.stream === 'true',
   };
+}
+
+function decodingOption(fields: TranscriptionFields): Pick<TranscribeOptions, 'decoding'> {
+  const decoding = toDecodingOptions(fields);
+  return decoding ? { decoding } : {};
 }
 
 function vadOptions(fields: TranscriptionFields): Pick<TranscribeOptions, 'vadFilter' | 'vad'> {
