@@ -218,7 +218,7 @@ export class ModelCatalog {
       state: residency?.state ?? 'unloaded',
       memory_bytes: residency?.memoryBytes ?? null,
       last_used_at: lastUsed === undefined ? null : Math.floor(lastUsed / 1000),
-      ...(entry.installCommand || entry.source || entry.hubRepo ? { install: this.installCommand(entry) } : {}),
+      ...(entry.installCommand || entry.source || entry.hubRepo || this.engineFor(entry).installCommand ? { install: this.installCommand(entry) } : {}),
       ...catalogFacts(entry, described),
       ...described,
     };
