@@ -49,6 +49,8 @@ export interface ModelInfo {
   last_used_at?: number | null;
   /** Bytes it takes once installed, known before download (pinned file sizes or a stated figure); null when the catalogue does not know. */
   size_bytes?: number | null;
+  /** Present when `size_bytes` is an estimate, not the sum of pinned file sizes. */
+  size_estimated?: true;
   /** Language codes it serves (`en`, `pt-BR`); null when not stated. */
   languages?: string[] | null;
   /** Whether the model's real weights were run by the project's tests (the test models and their hub twins). */

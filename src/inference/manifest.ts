@@ -90,7 +90,7 @@ export interface ManifestEntry {
   languages?: string[];
   /** Whether this model's real weights were run on this project's machines (the test models and their hub twins). */
   realWeightsRunHere?: boolean;
-  /** Disk taken once installed, for entries whose `source` files are not all sized (Debian packages, test models). */
+  /** Disk taken once installed, for entries whose files the catalogue does not all size (Debian packages, test models, `hubRepo` entries). */
   diskSize?: DiskSize;
   /** The `voice` names a multi-speaker voice answers to (its speakers), known before it is installed. */
   voices?: string[];
@@ -106,6 +106,8 @@ export interface DiskSize {
   bytes: number;
   /** Where the figure comes from, e.g. "Installed-Size of Debian apertium-eng-spa 0.8.1-2". */
   from: string;
+  /** The figure is worked out (from a sibling's files, or parameters x bytes), not read: shown with "~". */
+  estimated?: boolean;
 }
 
 /**
@@ -280,8 +282,17 @@ function checkCatalogFacts(entry: ManifestEntry, where: string): void {
     throw new ManifestError(`${where}.languages must be an array of language codes such as "en" or "pt-BR"`);
   }
   if (realWeightsRunHere !== undefined && typeof realWeightsRunHere !== 'boolean') throw new ManifestError(`${where}.realWeightsRunHere must be true or false`);
-  if (diskSize !== undefined && !(Number.isSafeInteger(diskSize?.bytes) && diskSize.bytes > 0 && typeof diskSize.from === 'string' && diskSize.from !== '')) {
-    throw new ManifestError(`${where}.diskSize must be {"bytes": <positive integer>, "from": "<where the figure comes from>"}`);
+  if (
+    diskSize !== undefined &&
+    !(
+      Number.isSafeInteger(diskSize?.bytes) &&
+      diskSize.bytes > 0 &&
+      typeof diskSize.from === 'string' &&
+      diskSize.from !== '' &&
+      (diskSize.estimated === undefined || typeof diskSize.estimated === 'boolean')
+    )
+  ) {
+    throw new ManifestError(`${where}.diskSize must be {"bytes": <positive integer>, "from": "<where the figure comes from>"[, "estimated": true]}`);
   }
   if (voices !== undefined && !(Array.isArray(voices) && voices.every((voice) => typeof voice === 'string' && voice !== ''))) {
     throw new ManifestError(`${where}.voices must be an array of voice names`);

@@ -218,7 +218,7 @@ export class ModelCatalog {
       state: residency?.state ?? 'unloaded',
       memory_bytes: residency?.memoryBytes ?? null,
       last_used_at: lastUsed === undefined ? null : Math.floor(lastUsed / 1000),
-      ...(entry.installCommand || entry.source || entry.hubRepo ? { install: this.installCommand(entry) } : {}),
+      ...(entry.installCommand || entry.source || entry.hubRepo || this.engineFor(entry).installCommand ? { install: this.installCommand(entry) } : {}),
       ...catalogFacts(entry, described),
       ...described,
     };
@@ -228,8 +228,10 @@ export class ModelCatalog {
 /** What the catalogue states of a model before it is installed: size, languages, whether its real weights ran here, voices. */
 function catalogFacts(entry: ManifestEntry, described: Record<string, unknown>): Record<string, unknown> {
   const languages = entry.languages ?? describedLanguages(described);
+  const size = knownSize(entry);
   return {
-    size_bytes: knownSize(entry)?.bytes ?? null,
+    size_bytes: size?.bytes ?? null,
+    ...(size?.estimated ? { size_estimated: true } : {}),
     languages: languages ?? null,
     real_weights_run_here: entry.realWeightsRunHere === true,
     ...(entry.voices ? { voices: entry.voices } : {}),

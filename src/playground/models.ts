@@ -1,4 +1,8 @@
-/** Fills every model picker (`select[data-task]`) from /v1/models: installed models first, then the rest, marked. */
+/**
+ * Fills every model picker (`select[data-task]`) from /v1/models: the installed models in one
+ * group, the catalogue's others (some two hundred) after them in a group that says how to install
+ * them, so a picker opens on what answers now.
+ */
 import type { ModelInfo } from '../client/index.js';
 import { client, describeError, element, option } from './page.js';
 
@@ -61,17 +65,34 @@ export async function loadModels(): Promise<void> {
   fillPickers();
 }
 
+/** The group the models `GET /v1/models` reports as not installed sit in; an option adds its own command when it differs. */
+const NOT_INSTALLED_GROUP = 'Not installed — npm run download-models -- <id>';
+
+function modelOption(model: ModelInfo): HTMLOptionElement {
+  const label = model.alias_of ? `${model.id} → ${model.alias_of}` : model.id;
+  const usual = `npm run download-models -- ${model.id}`;
+  const install = !model.installed && model.install && model.install !== usual ? ` (${model.install})` : '';
+  const entry = option(model.id, label + install);
+  if (model.description) entry.title = model.description;
+  return entry;
+}
+
+function group(label: string, models: ModelInfo[]): HTMLOptGroupElement {
+  const created = document.createElement('optgroup');
+  created.label = label;
+  created.append(...models.map(modelOption));
+  return created;
+}
+
 function fillPickers(): void {
   for (const select of document.querySelectorAll<HTMLSelectElement>('select[data-task]')) {
     const previous = select.value;
     const models = ranked(known.filter((model) => model.task === select.dataset.task));
+    const installed = models.filter((model) => model.installed);
+    const missing = models.filter((model) => !model.installed);
     select.replaceChildren(
-      ...models.map((model) => {
-        const label = model.alias_of ? `${model.id} → ${model.alias_of}` : model.id;
-        const entry = option(model.id, model.installed ? label : `${label} (not installed)`);
-        if (model.description) entry.title = model.description;
-        return entry;
-      }),
+      ...(installed.length > 0 ? [group('Installed', installed)] : []),
+      ...(missing.length > 0 ? [group(NOT_INSTALLED_GROUP, missing)] : []),
     );
     if (models.length === 0) select.append(option('', known.length ? 'No model for this task' : 'Enter the API key to list models'));
     if (models.some((model) => model.id === previous)) select.value = previous;

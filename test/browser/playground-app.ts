@@ -66,6 +66,30 @@ const FIXTURES: ManifestEntry[] = [
   },
 ];
 
+/**
+ * Catalogue entries nothing installs here, as most of the real catalogue's two hundred are: the
+ * pickers must put them after the installed ones, in their own group. One installs by download,
+ * one (Apertium) by its Debian package.
+ */
+export const NOT_INSTALLED: ManifestEntry[] = [
+  {
+    id: 'whisper-absent',
+    task: 'speech-to-text',
+    engine: 'transformers-asr',
+    description: 'A hub Whisper that is not installed (test fixture)',
+    license: 'MIT',
+    hubRepo: { repo: 'Xenova/whisper-absent', revision: 'main' },
+  },
+  {
+    id: 'apertium-absent',
+    task: 'translation',
+    engine: 'apertium',
+    description: 'An Apertium pair whose Debian package is not installed (test fixture)',
+    license: 'GPL-3.0-or-later',
+    options: { pair: 'absent-pair', source: 'en', target: 'ca', package: 'apertium-absent-pair' },
+  },
+];
+
 /** Real models the panes use when installed (their files are under models/). */
 const REAL_IDS = ['piper-en_US-joe-medium', 'whisper-tiny.en', 'minilm-sentiment', 'minilm-topics', 'silero-vad-v6', 'apertium-eng-spa', 'apertium-spa-eng'];
 
@@ -91,7 +115,7 @@ export async function servePlaygroundApp({ realModels = true } = {}): Promise<Pl
     ? JSON.parse(readFileSync(join(REAL_MODELS_DIR, 'models.json'), 'utf8'))
     : { models: [] };
   const real = realModels ? realManifest.models.filter((entry) => REAL_IDS.includes(entry.id)) : [];
-  const app = await createTestApp({ manifest: { models: [...real, ...FIXTURES] }, modelsDir });
+  const app = await createTestApp({ manifest: { models: [...real, ...FIXTURES, ...NOT_INSTALLED] }, modelsDir });
   // The registry knows what is installed (files under models/, or Debian's Apertium pairs).
   const installed = new Set((await app.models.list()).filter((info) => info.installed).map((info) => info.id));
   const server: Server = createServer(app.app.callback());

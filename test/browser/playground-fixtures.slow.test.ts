@@ -13,6 +13,8 @@ import { buildPlayground } from '../../scripts/build-playground.js';
 import { servePlaygroundApp, type PlaygroundApp } from './playground-app.js';
 import { CHROMIUM, expectText, openPlayground, TONE } from './playground-browser.js';
 
+const NOT_INSTALLED_GROUP = 'Not installed — npm run download-models -- <id>';
+
 describe('the playground in Chromium, on the fixture models only', function () {
   this.timeout(60_000);
   let served: PlaygroundApp;
@@ -33,6 +35,21 @@ describe('the playground in Chromium, on the fixture models only', function () {
     await browser?.close();
     await served?.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('groups each picker: installed models first, the others under how to install them', async () => {
+    const groups = (label: string) =>
+      page
+        .getByLabel(label, { exact: true })
+        .locator('optgroup')
+        .evaluateAll((found) => found.map((group) => [(group as HTMLOptGroupElement).label, [...group.children].map((option) => option.textContent)]));
+    expect(await groups('Transcribe Model')).to.deep.equal([
+      ['Installed', ['whisper-tiny-random']],
+      [NOT_INSTALLED_GROUP, ['whisper-absent']],
+    ]);
+    const translate = await groups('Translate Model');
+    expect(translate.map(([label]) => label)).to.deep.equal(['Installed', NOT_INSTALLED_GROUP]);
+    expect(translate[1]?.[1]).to.deep.equal(['apertium-absent (apt-get install apertium apertium-absent-pair)']);
   });
 
   it('speaks with the fixture voice and transcribes with the fixture Whisper', async () => {

@@ -82,6 +82,7 @@ const ANSWER_TYPES: Array<[component: string, shape: Record<string, string>]> = 
       memory_bytes: 'number|null?',
       last_used_at: 'number|null?',
       size_bytes: 'number|null?',
+      size_estimated: 'boolean?',
       languages: 'null|array?',
       real_weights_run_here: 'boolean?',
       voices: 'array?',

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManifestError, parseManifest, readManifest, targetPath } from '../../src/inference/manifest.js';
+import { knownSize } from '../../src/inference/model-size.js';
 import { ModelCatalog } from '../../src/inference/model-catalog.js';
 import { rejection } from '../helpers/rejection.js';
 
@@ -218,6 +219,27 @@ describe('model manifest', () => {
       expect(info.languages, `${id} states its languages`).to.be.an('array').that.is.not.empty;
       expect(info.license, id).to.be.a('string').and.not.equal('');
       expect(merged.models.find((entry) => entry.id === id)?.realWeightsRunHere, `${id} says whether its real weights ran here`).to.be.a('boolean');
+    }
+  });
+
+  it('every model of the shipped manifest and catalogue has a size before download, and says when it is an estimate', async () => {
+    const merged = await readManifest('models/models.json');
+    const unsized = merged.models.filter((entry) => knownSize(entry) === undefined).map((entry) => entry.id);
+    expect(unsized, "entries with no size (pin every file's size, or give diskSize)").to.deep.equal([]);
+    for (const entry of merged.models) {
+      const size = knownSize(entry)!;
+      expect(size.bytes, entry.id).to.be.above(0);
+      // An estimate must say how it was made; a figure read from files or a package needs its source too.
+      if (size.from !== 'files') expect(entry.diskSize?.from, entry.id).to.be.a('string').with.length.above(10);
+    }
+    // GET /v1/models says the same: an estimated size carries size_estimated.
+    const { ENGINES } = await import('../../src/inference/engines.js');
+    const catalog = new ModelCatalog({ manifest: merged, modelsDir: tmpdir(), engines: ENGINES });
+    for (const info of await catalog.list(() => undefined)) {
+      const entry = merged.models.find((model) => model.id === info.id);
+      if (!entry) continue;
+      expect(info.size_bytes, info.id).to.be.a('number');
+      expect(info.size_estimated === true, info.id).to.equal(entry.diskSize?.estimated === true && knownSize(entry)?.from !== 'files');
     }
   });
 });

@@ -136,7 +136,7 @@ const binary = (res: unknown, callback: (error: Error | null, body: Buffer) => v
 
 /** The rows of --list: id and the SIZE column (header and footer left out). */
 function listedSizes(stdout: string): Map<string, string> {
-  const rows = stdout.split('\n').filter((line) => line !== '' && !line.startsWith('ID ') && !line.startsWith('?, +:'));
+  const rows = stdout.split('\n').filter((line) => line !== '' && !line.startsWith('ID ') && !line.startsWith('?, +:') && !line.startsWith('~:'));
   return new Map(rows.map((line) => line.split(/ {2,}/)).map(([id, , size]) => [id as string, size as string]));
 }
 
@@ -183,7 +183,7 @@ describe('the catalogue through a hub mirror (HF_ENDPOINT)', function () {
     expect(code).to.equal(0);
     const sizes = listedSizes(stdout);
     expect([...sizes.keys()]).to.have.members([...HUB_ENTRIES.map((entry) => entry.id), 'piper-en_US-random-x_low', 'piper-en_US-tampered-x_low']);
-    for (const [id, size] of sizes) expect(size, id).to.match(/^\d+(\.\d)? [kMG]?B( \(hub\))?$/);
+    for (const [id, size] of sizes) expect(size, id).to.match(/^~?\d+(\.\d)? [kMG]?B( \(hub\))?$/);
     expect(sizes.get('whisper-large-v3-turbo')).to.match(/ \(hub\)$/);
     expect(sizes.get('piper-en_US-random-x_low')).to.equal(GOOD_VOICE_SIZE);
     expect(stdout).to.not.match(/^\?, \+:/m);
@@ -377,7 +377,7 @@ describe('--list of the shipped catalogue', () => {
       expect(code).to.equal(0);
       const sizes = listedSizes(stdout);
       expect(sizes.size).to.equal(manifest.models.length);
-      for (const [id, size] of sizes) expect(size, id).to.match(/^\d+(\.\d)? [kMG]?B( \(hub\))?$/);
+      for (const [id, size] of sizes) expect(size, id).to.match(/^~?\d+(\.\d)? [kMG]?B( \(hub\))?$/);
     } finally {
       await hub.close();
       rmSync(modelsDir, { recursive: true, force: true });

@@ -163,6 +163,7 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
       stderr: io.stderr,
       ...(io.hub ? { hubOptions: io.hub } : {}),
       ...(io.freeBytes ? { freeBytes: io.freeBytes } : {}),
+      installCommandOf: await engineInstallCommands(entries),
     };
     // Every source is made exact first, so the run says what it will download before it starts.
     const plans: InstallPlan[] = [];
@@ -195,6 +196,16 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
     // Leave no empty staging folder behind; one still holding a partial download stays.
     await rmdir(join(modelsDir, STAGING_DIR)).catch(() => {});
   }
+}
+
+/**
+ * The engines' install commands (Apertium: `apt-get install apertium <package>`) for entries that
+ * have no download source; the engines are loaded only when such an entry is asked for.
+ */
+async function engineInstallCommands(entries: readonly ManifestEntry[]): Promise<((entry: ManifestEntry) => string | undefined) | undefined> {
+  if (entries.every((entry) => entry.source || entry.hubRepo || entry.installCommand)) return undefined;
+  const { ENGINES } = await import('../engines.js');
+  return (entry) => ENGINES[entry.engine]?.installCommand?.(entry);
 }
 
 function parse(argv: readonly string[]) {

@@ -61,3 +61,11 @@ export function publishedFile(item: TreeEntry): CheckedFile {
 export function isWeightFile(path: string): boolean {
   return /\.(onnx(_data(_\d+)?)?|bin)$/.test(path);
 }
+
+/** Refuses weight files without a SHA-256: the hub keeps weights in LFS, which publishes it, so a missing one is a warning sign. */
+export function refuseUnverifiableWeights(repo: string, weights: ReadonlyArray<{ path: string; sha256?: string }>): void {
+  const unverifiable = weights.filter((file) => !file.sha256).map((file) => file.path);
+  if (unverifiable.length > 0) {
+    throw new InstallError(`${repo}: the hub publishes no SHA-256 (LFS) for ${unverifiable.join(', ')}; refusing weights that cannot be verified`);
+  }
+}

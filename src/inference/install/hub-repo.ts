@@ -8,7 +8,7 @@
 import { DTYPE_SUFFIX, type Dtype } from '../dtype.js';
 import { ManifestError, parseManifest, type ManifestEntry, type SourceFile } from '../manifest.js';
 import type { Task } from '../tasks.js';
-import { publishedFile, readRevision, readTree, type TreeEntry } from './hub-api.js';
+import { publishedFile, readRevision, readTree, refuseUnverifiableWeights, type TreeEntry } from './hub-api.js';
 import type { HubClient } from './hub-client.js';
 import { InstallError } from './install-errors.js';
 
@@ -108,9 +108,10 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   });
   const weightFiles = [...modelFiles, ...(plan.data ?? [])];
   // Weights are what an attacker would swap; the hub keeps them in LFS, which publishes their SHA-256.
-  const unpinned = weightFiles.filter((path) => !sourceFile(files.get(path) as TreeEntry).sha256);
-  if (unpinned.length > 0)
-    throw new InstallError(`${repo}: the hub publishes no SHA-256 (LFS) for ${unpinned.join(', ')}; refusing weights that cannot be verified`);
+  refuseUnverifiableWeights(
+    repo,
+    weightFiles.map((path) => sourceFile(files.get(path) as TreeEntry)),
+  );
   const paths = [...plan.required, ...plan.optional.filter((path) => files.has(path)), ...weightFiles];
   const license = info.license ?? 'see the model card of the hub repo';
   const entry: ManifestEntry = {

@@ -31,6 +31,8 @@ export interface PlanContext {
   stderr: ProgressStream;
   hubOptions?: Partial<Omit<HubClientOptions, 'hubUrl'>>;
   freeBytes?: (dir: string) => Promise<number>;
+  /** How an entry without a download source is installed (the engine's, e.g. Apertium's `apt-get install …`). */
+  installCommandOf?: (entry: ManifestEntry) => string | undefined;
 }
 
 export interface InstallPlan {
@@ -50,7 +52,8 @@ export async function planInstall(entry: ManifestEntry, context: PlanContext): P
   if (entry.hubRepo && !entry.source) return planHubRepo(entry, context);
   const source = entry.source;
   if (!source) {
-    const how = entry.installCommand ? `install it with: ${entry.installCommand}` : `engine "${entry.engine}" installs it outside the hub`;
+    const command = entry.installCommand ?? context.installCommandOf?.(entry);
+    const how = command ? `install it with: ${command}` : `engine "${entry.engine}" installs it outside the hub`;
     say(`skip ${entry.id}: no download source in the manifest; ${how}`);
     return 'skipped';
   }

@@ -7,7 +7,8 @@
  * themselves, and --list names the command a 503 model_not_installed names. The engine table is
  * imported only here: downloading needs none of the inference libraries.
  *
- * The size is the catalogue's when it knows it (pinned file sizes, or a stated figure); otherwise
+ * The size is the catalogue's when it knows it (pinned file sizes, or a stated figure, `~` when
+ * it is an estimate); otherwise
  * the hub's file tree at the pinned revision is asked (`(hub)` marks it); when neither can tell,
  * the sum of the sized files with a `+`, or `?`.
  */
@@ -56,6 +57,9 @@ export async function listModels(manifest: Manifest, modelsDir: string, out: { w
         `${row.license.padEnd(widths.license)}  ${row.ranHere.padEnd(HEADER.ranHere.length)}  ${row.state}\n`,
     );
   }
+  if (rows.some((row) => row.size.startsWith('~'))) {
+    out.write('\n~: an estimate (docs/models.md, "Sizes"); the download prints the exact size before it starts\n');
+  }
   if (rows.some((row) => row.size === '?' || row.size.endsWith('+'))) {
     out.write(`\n?, +: the catalogue does not size these files and the hub (${hubUrl}) did not say; run again where it answers\n`);
   }
@@ -63,7 +67,7 @@ export async function listModels(manifest: Manifest, modelsDir: string, out: { w
 
 async function sizeText(entry: ManifestEntry, sizes: HubSizes): Promise<string> {
   const known = knownSize(entry);
-  if (known) return formatBytes(known.bytes);
+  if (known) return `${known.estimated ? '~' : ''}${formatBytes(known.bytes)}`;
   const fromHub = await sizes.total(entry);
   if (fromHub !== undefined) return `${formatBytes(fromHub)} (hub)`;
   const sized = (entry.source?.files ?? []).reduce((sum, file) => sum + (file.size ?? 0), 0);

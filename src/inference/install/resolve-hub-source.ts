@@ -6,7 +6,7 @@
  * git blob id for small files kept in git). What the manifest does pin must agree with the hub.
  */
 import { isCommit, isFullyPinned, type HuggingFaceSource } from '../manifest.js';
-import { isWeightFile, publishedFile, readRevision, readTree, type CheckedFile } from './hub-api.js';
+import { isWeightFile, publishedFile, readRevision, readTree, refuseUnverifiableWeights, type CheckedFile } from './hub-api.js';
 import type { HubClient } from './hub-client.js';
 import { InstallError } from './install-errors.js';
 
@@ -43,11 +43,9 @@ export async function resolveHubSource(hub: HubClient, source: HuggingFaceSource
       ...(published.size !== undefined ? { size: file.size ?? published.size } : {}),
     };
   });
-  const unverifiable = files.filter((file) => isWeightFile(file.path) && file.sha256 === undefined);
-  if (unverifiable.length > 0) {
-    throw new InstallError(
-      `${repo}: the hub publishes no SHA-256 (LFS) for ${unverifiable.map((file) => file.path).join(', ')}; refusing weights that cannot be verified`,
-    );
-  }
+  refuseUnverifiableWeights(
+    repo,
+    files.filter((file) => isWeightFile(file.path)),
+  );
   return { repo, revision, commit, files };
 }

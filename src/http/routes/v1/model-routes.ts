@@ -36,8 +36,11 @@ const ModelInfo = Type.Object(
     size_bytes: Type.Optional(
       Type.Union([Type.Integer(), Type.Null()], {
         description:
-          'Bytes it takes once installed, known before download: the sum of its pinned file sizes, or a stated figure (a Debian package’s Installed-Size, a test model’s folder); null when the catalogue does not know (`npm run download-models -- --list` asks the hub).',
+          'Bytes it takes once installed, known before download: the sum of its pinned file sizes, or a stated figure (a Debian package’s Installed-Size, a test model’s folder, an estimate); null when the catalogue does not know (`npm run download-models -- --list` asks the hub).',
       }),
+    ),
+    size_estimated: Type.Optional(
+      Type.Literal(true, { description: 'Present when `size_bytes` is an estimate (docs/models.md, “Sizes”), not the sum of pinned file sizes.' }),
     ),
     languages: Type.Optional(
       Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Language codes it serves (`en`, `pt-BR`); null when not stated.' }),
