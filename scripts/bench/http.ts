@@ -31,7 +31,8 @@
  *
  * Env: BENCH_ROUNDS (default 3), BENCH_SECONDS per run (default 5), BENCH_CONNECTIONS (50),
  * BENCH_PATHS (default "/,/users"), BENCH_CLIENT=node to force the built-in client,
- * BENCH_CPU_PROF=<dir> to write a `node --cpu-prof` profile of the app process there.
+ * BENCH_CPU_PROF=<dir> to write a `node --cpu-prof` profile of each server process there (one
+ * sub-directory per side: app, bare, koa).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -168,7 +169,7 @@ class ServerChild {
   readonly port: Promise<number>;
 
   constructor(side: Side, databasePath: string, profileDir?: string) {
-    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, side)}`] : [];
     this.#child = spawn(process.execPath, [...profile, '--import', 'tsx', fileURLToPath(import.meta.url), side, databasePath], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -332,8 +333,8 @@ async function main(): Promise<void> {
     await seed(databasePath);
     const bySide: Record<Side, ServerChild> = {
       app: new ServerChild('app', databasePath, process.env.BENCH_CPU_PROF),
-      bare: new ServerChild('bare', databasePath),
-      koa: new ServerChild('koa', databasePath),
+      bare: new ServerChild('bare', databasePath, process.env.BENCH_CPU_PROF),
+      koa: new ServerChild('koa', databasePath, process.env.BENCH_CPU_PROF),
     };
     servers.push(...Object.values(bySide));
     await checkSameAnswers(bySide);
