@@ -22,16 +22,18 @@ interface Watch {
   bodyBytesAtStart: number;
   lastBytesRead: number;
   lastReadAt: number;
+  /** UNREAD until the first sweep, so a stalled response is cut off up to one sweep period later. */
   lastBytesWritten: number;
   lastWriteAt: number;
 }
 
-/** The watch a connection's requests reuse, one after another (see `watchFor`). */
-const CONNECTION_WATCH = Symbol('slowClientGuard.watch');
-type WatchedSocket = Socket & { [CONNECTION_WATCH]?: Watch };
+/** Not yet read: the first sweep reads it (socket.bytesWritten copies the socket's write queue). */
+const UNREAD = -1;
 
 export function slowClientGuard(timeouts: ClientTimeouts): Middleware {
   const watches = new Set<Watch>();
+  /** The watch each connection's requests reuse, one after another (see `watchFor`). */
+  const connectionWatches = new WeakMap<Socket, Watch>();
   let sweeper: NodeJS.Timeout | undefined;
   const period = Math.min(1_000, Math.max(10, Math.floor(Math.min(timeouts.bodyIdleMs, timeouts.responseStallMs) / 4)));
 
@@ -56,7 +58,7 @@ export function slowClientGuard(timeouts: ClientTimeouts): Middleware {
   };
 
   return (ctx, next) => {
-    watches.add(watchFor(ctx.req, ctx.res, Date.now()));
+    watches.add(watchFor(connectionWatches, ctx.req, ctx.res, Date.now()));
     sweeper ??= setInterval(sweep, period).unref();
     return next();
   };
@@ -67,17 +69,16 @@ export function slowClientGuard(timeouts: ClientTimeouts): Middleware {
  * request is reused once that request is over: no allocation per request. A pipelined request
  * (its predecessor still answering on the same connection) gets a watch of its own.
  */
-function watchFor(req: IncomingMessage, res: ServerResponse, now: number): Watch {
-  const socket = req.socket as WatchedSocket;
+function watchFor(connectionWatches: WeakMap<Socket, Watch>, req: IncomingMessage, res: ServerResponse, now: number): Watch {
+  const socket = req.socket;
   const bytesRead = socket.bytesRead;
-  const bytesWritten = socket.bytesWritten;
-  const previous = socket[CONNECTION_WATCH];
+  const previous = connectionWatches.get(socket);
   if (previous?.req.complete && previous.res.writableFinished) {
     previous.req = req;
     previous.res = res;
     previous.startedAt = previous.lastReadAt = previous.lastWriteAt = now;
     previous.bodyBytesAtStart = previous.lastBytesRead = bytesRead;
-    previous.lastBytesWritten = bytesWritten;
+    previous.lastBytesWritten = UNREAD;
     return previous;
   }
   const watch: Watch = {
@@ -87,10 +88,10 @@ function watchFor(req: IncomingMessage, res: ServerResponse, now: number): Watch
     bodyBytesAtStart: bytesRead,
     lastBytesRead: bytesRead,
     lastReadAt: now,
-    lastBytesWritten: bytesWritten,
+    lastBytesWritten: UNREAD,
     lastWriteAt: now,
   };
-  if (previous === undefined) socket[CONNECTION_WATCH] = watch;
+  if (previous === undefined) connectionWatches.set(socket, watch);
   return watch;
 }
 
