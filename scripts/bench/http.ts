@@ -7,7 +7,7 @@
  *
  * Our side is the real app, built as src/server.ts builds it: loadConfig, openDatabase (WAL,
  * busy-retrying dialect), createApp with an API key configured (so the /v1 key boundary and the
- * slow-client guard run on every request) and the same server time-outs and finish listener.
+ * slow-client guard run on every request) and the same server time-outs.
  * The servers read one temp SQLite file seeded with 100 users, and each runs in its own child
  * process so none shares an event loop with the load generator or another.
  *
@@ -112,15 +112,8 @@ async function serveApp(databasePath: string): Promise<number> {
   const models = new ModelRegistry({ manifest: { models: [] }, modelsDir: config.modelsDir, engines: ENGINES });
   const app = createApp({ db, models, config, logger: createLogger(config.logLevel) });
   const handle = app.callback();
-  let stopping = false;
-  // As in src/server.ts, including its per-response finish listener.
-  const server = createServer((req, res) => {
-    res.on('finish', () => {
-      if (stopping) setImmediate(() => server.closeIdleConnections());
-    });
-    void handle(req, res);
-  });
-  process.on('exit', () => (stopping = true));
+  // As in src/server.ts (whose shutdown needs no per-response listener).
+  const server = createServer((req, res) => void handle(req, res));
   const { timeouts } = config.limits;
   server.headersTimeout = timeouts.headersMs;
   server.requestTimeout = timeouts.requestMs;
