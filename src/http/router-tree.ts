@@ -9,9 +9,17 @@
  * Where none matches, the chosen router's `allowedMethods()` answers as any of them would
  * (nothing, so 404, or 501 for a method no router implements; every router has the default
  * method list). routerTree checks that premise once, when the app is built.
+ *
+ * A request for a route without parameters (`GET /users`, `GET /v1/models`) skips the router's
+ * own matching: @koa/router tests the path against every route, builds and composes a chain and
+ * runs the route's regular expression again, per request, which cost more than all of our
+ * middleware together (scripts/bench/http-middleware-cost.ts, docs/benchmarks.md). The answer the
+ * router would give for such a path is worked out once, by asking the router itself when the app
+ * is built, and set on the context the way the router sets it.
  */
 import type Router from '@koa/router';
-import type { Middleware } from 'koa';
+import compose from 'koa-compose';
+import type { Context, Middleware, Next } from 'koa';
 
 interface RouterBranch {
   /** A literal first segment such as "/users"; every route of `router` must lie under it. */
@@ -38,8 +46,8 @@ export function routerTree(branches: readonly RouterBranch[], fallback: Router):
     }
   }
 
-  const dispatchers = branches.map(({ prefix, router }) => ({ prefix, dispatch: routerMiddleware(router) }));
-  const dispatchFallback = routerMiddleware(fallback);
+  const dispatchers = branches.map(({ prefix, router }) => ({ prefix, dispatch: withStaticRoutes(router, routerMiddleware(router)) }));
+  const dispatchFallback = withStaticRoutes(fallback, routerMiddleware(fallback));
   const tree: Middleware = (ctx, next) => {
     for (const { prefix, dispatch } of dispatchers) {
       if (isUnder(ctx.path, prefix)) return dispatch(ctx, next);
@@ -55,6 +63,86 @@ function routerMiddleware(router: Router): Middleware {
   const routes = router.routes() as Middleware;
   const allowedMethods = router.allowedMethods() as Middleware;
   return (ctx, next) => routes(ctx, () => allowedMethods(ctx, next));
+}
+
+type Layer = Router['stack'][number];
+
+/** A route without parameters, as the router would dispatch it. */
+interface StaticRoute {
+  layer: Layer;
+  /** What the router stores as `ctx.matched`: every route whose path matched, whatever its method. */
+  matched: readonly Layer[];
+  handle: (ctx: Context, next: Next) => Promise<unknown>;
+}
+
+/**
+ * `dispatch`, except that a request whose method and exact path name one route without
+ * parameters runs that route directly, with the context fields @koa/router sets for it
+ * (test/http/router-tree.test.ts compares them). Only when the router itself, asked at build
+ * time, matches that path and method to that route alone and nothing else of the router could
+ * apply (a host, a routerPath option, router-level middleware).
+ */
+function withStaticRoutes(router: Router, dispatch: Middleware): Middleware {
+  const routes = staticRoutes(router);
+  if (routes.size === 0) return dispatch;
+  const allowedMethods = router.allowedMethods() as Middleware;
+  return (ctx, next) => {
+    const route = routes.get(ctx.method)?.get(ctx.path);
+    const routed = ctx as RoutedContext;
+    if (route === undefined || routed.matched !== undefined || routed.newRouterPath !== undefined || routed.routerPath !== undefined) {
+      return dispatch(ctx, next);
+    }
+    const { layer } = route;
+    routed.matched = [...route.matched];
+    routed.router = router;
+    routed.routeMatched = true;
+    routed._matchedRoute = layer.path;
+    if (layer.name) routed._matchedRouteName = layer.name;
+    routed.captures = [];
+    const params = {};
+    (ctx.request as { params?: Record<string, string> }).params = params;
+    ctx.params = params;
+    routed.routerPath = layer.path;
+    routed.routerName = layer.name || undefined;
+    return route.handle(ctx, () => allowedMethods(ctx, next));
+  };
+}
+
+/** The fields @koa/router's dispatch sets on a context (its typings declare only some). */
+type RoutedContext = Context & {
+  matched?: Layer[];
+  newRouterPath?: string;
+  routerPath?: string | RegExp;
+  router?: Router;
+  routeMatched?: boolean;
+  _matchedRoute?: string | RegExp;
+  _matchedRouteName?: string;
+  captures?: string[];
+  routerName?: string;
+};
+
+function staticRoutes(router: Router): Map<string, Map<string, StaticRoute>> {
+  const routes = new Map<string, Map<string, StaticRoute>>();
+  const options = router.opts as { host?: unknown; routerPath?: unknown };
+  if (options.host !== undefined || options.routerPath !== undefined) return routes;
+  if (router.stack.some((layer) => layer.methods.length === 0)) return routes;
+  for (const layer of router.stack) {
+    if (layer.paramNames.length > 0 || typeof layer.path !== 'string') continue;
+    // `/users/` (a prefixed router's "/" route) also serves `/users`; both are asked about.
+    const paths = new Set([layer.path, layer.path.length > 1 ? layer.path.replace(/\/$/, '') : layer.path]);
+    for (const path of paths) {
+      for (const method of layer.methods) {
+        const match = router.match(path, method);
+        if (!match.route || match.pathAndMethod.length !== 1 || match.pathAndMethod[0] !== layer) continue;
+        // Exactly what the router's dispatch would find: the captures of a parameterless path are none.
+        if (layer.captures(path).length > 0) continue;
+        let byPath = routes.get(method);
+        if (!byPath) routes.set(method, (byPath = new Map()));
+        byPath.set(path, { layer, matched: match.path, handle: compose(layer.stack as Middleware[]) });
+      }
+    }
+  }
+  return routes;
 }
 
 function routePaths(router: Router): string[] {

@@ -10,6 +10,7 @@
  * serves every watched request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Middleware } from 'koa';
 import type { ClientTimeouts } from '../config/load-config.js';
 import { RequestTimeoutError } from '../errors.js';
@@ -21,15 +22,25 @@ interface Watch {
   bodyBytesAtStart: number;
   lastBytesRead: number;
   lastReadAt: number;
+  /** UNREAD until the first sweep, so a stalled response is cut off up to one sweep period later. */
   lastBytesWritten: number;
   lastWriteAt: number;
 }
 
+/** Not yet read: the first sweep reads it (socket.bytesWritten copies the socket's write queue). */
+const UNREAD = -1;
+
 export function slowClientGuard(timeouts: ClientTimeouts): Middleware {
   const watches = new Set<Watch>();
+  /** The watch each connection's requests reuse, one after another (see `watchFor`). */
+  const connectionWatches = new WeakMap<Socket, Watch>();
   let sweeper: NodeJS.Timeout | undefined;
   const period = Math.min(1_000, Math.max(10, Math.floor(Math.min(timeouts.bodyIdleMs, timeouts.responseStallMs) / 4)));
 
+  // A request leaves the set at the first sweep after its body is in and its response written
+  // (or its connection is gone); one answered early (401, 413) may still have a body arriving,
+  // which is watched until it ends. No listener per request: a sweep walks at most the requests
+  // of one period, while a 'finish' listener cost every request (bench:http).
   const sweep = () => {
     const now = Date.now();
     for (const watch of watches) {
@@ -46,28 +57,42 @@ export function slowClientGuard(timeouts: ClientTimeouts): Middleware {
     }
   };
 
-  return async (ctx, next) => {
-    const socket = ctx.req.socket;
-    const now = Date.now();
-    const watch: Watch = {
-      req: ctx.req,
-      res: ctx.res,
-      startedAt: now,
-      bodyBytesAtStart: socket.bytesRead,
-      lastBytesRead: socket.bytesRead,
-      lastReadAt: now,
-      lastBytesWritten: socket.bytesWritten,
-      lastWriteAt: now,
-    };
-    watches.add(watch);
-    // Most requests end here, with nothing left to watch. One answered early (401, 413) may
-    // still have a body arriving, which the sweep keeps watching until it ends.
-    ctx.res.once('finish', () => {
-      if (ctx.req.complete) watches.delete(watch);
-    });
+  return (ctx, next) => {
+    watches.add(watchFor(connectionWatches, ctx.req, ctx.res, Date.now()));
     sweeper ??= setInterval(sweep, period).unref();
-    await next();
+    return next();
   };
+}
+
+/**
+ * A kept-alive connection carries its requests one after another, so the watch of its last
+ * request is reused once that request is over: no allocation per request. A pipelined request
+ * (its predecessor still answering on the same connection) gets a watch of its own.
+ */
+function watchFor(connectionWatches: WeakMap<Socket, Watch>, req: IncomingMessage, res: ServerResponse, now: number): Watch {
+  const socket = req.socket;
+  const bytesRead = socket.bytesRead;
+  const previous = connectionWatches.get(socket);
+  if (previous?.req.complete && previous.res.writableFinished) {
+    previous.req = req;
+    previous.res = res;
+    previous.startedAt = previous.lastReadAt = previous.lastWriteAt = now;
+    previous.bodyBytesAtStart = previous.lastBytesRead = bytesRead;
+    previous.lastBytesWritten = UNREAD;
+    return previous;
+  }
+  const watch: Watch = {
+    req,
+    res,
+    startedAt: now,
+    bodyBytesAtStart: bytesRead,
+    lastBytesRead: bytesRead,
+    lastReadAt: now,
+    lastBytesWritten: UNREAD,
+    lastWriteAt: now,
+  };
+  if (previous === undefined) connectionWatches.set(socket, watch);
+  return watch;
 }
 
 type Verdict = 'ok' | 'done' | (() => void);

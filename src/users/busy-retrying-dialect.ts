@@ -56,15 +56,17 @@ class BusyRetryingDriver implements Driver {
     return this.#inner.init();
   }
 
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const connection = await this.#inner.acquireConnection();
-    // SQLite has a single connection behind a mutex, so one wrapper serves every acquisition.
-    this.#connection ??= new RetryingConnection(connection, this.#config, {
+  acquireConnection(): Promise<DatabaseConnection> {
+    // Every query passes here: a `then` with a callback made once, not an async frame per call.
+    return this.#inner.acquireConnection().then(this.#wrap);
+  }
+
+  /** SQLite has a single connection behind a mutex, so one wrapper serves every acquisition. */
+  readonly #wrap = (connection: DatabaseConnection): DatabaseConnection =>
+    (this.#connection ??= new RetryingConnection(connection, this.#config, {
       release: () => this.#inner.releaseConnection(connection),
       reacquire: async () => void (await this.#inner.acquireConnection()),
-    });
-    return this.#connection;
-  }
+    }));
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     // IMMEDIATE takes the write lock at BEGIN, where waiting for it is a plain retry. A deferred
@@ -85,9 +87,9 @@ class BusyRetryingDriver implements Driver {
   rollbackToSavepoint: Driver['rollbackToSavepoint'] = (connection, name, compile) => this.#inner.rollbackToSavepoint!(connection, name, compile);
   releaseSavepoint: Driver['releaseSavepoint'] = (connection, name, compile) => this.#inner.releaseSavepoint!(connection, name, compile);
 
-  async releaseConnection(): Promise<void> {
+  releaseConnection(): Promise<void> {
     // The inner driver ignores which connection is released: it unlocks its one mutex.
-    await this.#inner.releaseConnection(this.#connection!);
+    return this.#inner.releaseConnection(this.#connection!);
   }
 
   destroy(): Promise<void> {

@@ -41,6 +41,46 @@ describe('routerTree', () => {
     expect(() => routerTree([{ prefix: '/users', router: routerWith('/users', '/') }], routerWith(undefined, '/:page'))).to.throw(/fallback/);
   });
 
+  it('gives a route without parameters the same context the router gives it', async () => {
+    // What a handler (and the metrics, ctx._matchedRoute) can read of the routing.
+    const seen = (ctx: Koa.Context) => {
+      const routed = ctx as Koa.Context & Record<string, unknown>;
+      return {
+        matched: (routed.matched as { path: string }[]).map((layer) => layer.path),
+        router: routed.router === named,
+        routeMatched: routed.routeMatched,
+        matchedRoute: routed._matchedRoute,
+        matchedRouteName: routed._matchedRouteName,
+        captures: routed.captures,
+        params: ctx.params,
+        requestParams: (ctx.request as unknown as { params: unknown }).params,
+        sameParams: ctx.params === (ctx.request as unknown as { params: unknown }).params,
+        routerPath: routed.routerPath,
+        routerName: routed.routerName,
+      };
+    };
+    const named = new Router({ sensitive: true, prefix: '/things' });
+    named.get('all', '/', (ctx) => void (ctx.body = seen(ctx)));
+    named.post('/', (ctx) => void (ctx.body = seen(ctx)));
+    named.get('/:id', (ctx) => void (ctx.body = seen(ctx)));
+    named.get('/static/list', (ctx) => void (ctx.body = seen(ctx)));
+    const viaTree = new Koa().use(routerTree([{ prefix: '/things', router: named }], routerWith(undefined, '/')));
+    const viaRouter = new Koa().use(named.routes()).use(named.allowedMethods());
+    for (const [method, path] of [
+      ['get', '/things'],
+      ['get', '/things/'],
+      ['post', '/things'],
+      ['get', '/things/static/list'],
+      ['get', '/things/7'],
+    ] as const) {
+      const [tree, plain] = await Promise.all([supertest(viaTree.callback())[method](path), supertest(viaRouter.callback())[method](path)]);
+      expect(tree.status, `${method} ${path}`).to.equal(plain.status);
+      expect(tree.body, `${method} ${path}`).to.deep.equal(plain.body);
+    }
+    const head = await supertest(viaTree.callback()).head('/things');
+    expect(head.status).to.equal(200);
+  });
+
   it('lists its routers for tests that enumerate routes', () => {
     const tree = routerTree([{ prefix: '/users', router: users }], routerWith(undefined, '/'));
     expect(tree.routers).to.have.length(2);

@@ -128,6 +128,52 @@ describe('slowClientGuard on responses', () => {
   });
 });
 
+describe('slowClientGuard on a kept-alive connection', () => {
+  // The guard reuses a connection's watch for its next request, and gives a pipelined request
+  // (one sent before the last was answered) a watch of its own: both must still be cut off.
+  for (const pipelined of [false, true]) {
+    it(`abandons the ${pipelined ? 'pipelined ' : ''}second response when the client stops reading it`, async () => {
+      const koa = new Koa();
+      koa.silent = true;
+      let closedAt = 0;
+      koa.use(slowClientGuard(TIMEOUTS));
+      koa.use((ctx) => {
+        if (ctx.path === '/small') {
+          ctx.body = 'ok';
+          return;
+        }
+        const chunk = Buffer.alloc(64 * 1024, 1);
+        ctx.body = new Readable({
+          read() {
+            this.push(chunk);
+          },
+        });
+        ctx.res.on('close', () => (closedAt = Date.now()));
+      });
+      const server = createServer(koa.callback());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      socket.on('error', () => {});
+      const small = 'GET /small HTTP/1.1\r\nHost: x\r\n\r\n';
+      const large = 'GET /large HTTP/1.1\r\nHost: x\r\n\r\n';
+      if (pipelined) {
+        socket.write(small + large);
+      } else {
+        socket.write(small);
+        await new Promise((resolve) => socket.once('data', resolve));
+        socket.write(large);
+      }
+      socket.pause(); // never read (again)
+      const started = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      socket.destroy();
+      server.close();
+      expect(closedAt, 'the server closed the response').to.be.greaterThan(0);
+      expect(closedAt - started).to.be.below(2_500);
+    });
+  }
+});
+
 describe('createHttpServer', () => {
   it("cuts off headers that trickle in at the documented time-out, not at Node's 30-s sweep", async () => {
     const headersMs = 1_500;
