@@ -47,7 +47,7 @@ export interface LongFormModel {
   aligner?: WordAligner;
 }
 
-interface LongFormOptions {
+export interface LongFormOptions {
   startTokens: readonly number[];
   signal: AbortSignal;
   sampleRate?: number;
@@ -66,6 +66,8 @@ interface LongFormOptions {
   words?: boolean;
   /** The spoken language's code, for splitting words (languages without spaces split at characters). */
   language?: string;
+  /** Tokens of earlier text to prompt the first window with (decode-windows.ts: the previous window's). */
+  initialPrompt?: readonly number[];
 }
 
 /** Past this temperature the prompt is dropped: the text so far led the model astray (openai: 0.5). */
@@ -80,7 +82,7 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
   const { tokens: special, decoder } = model;
   const all: DecodedSegment[] = [];
   /** Every kept segment's tokens, for the prompt; the prompt starts at `promptStart`. */
-  const history: number[] = [];
+  const history: number[] = [...(options.initialPrompt ?? [])];
   let promptStart = 0;
   let seek = 0;
   let lastSpeechTimestamp = 0;
