@@ -10,7 +10,8 @@
  * checked between and inside windows, and at most a few windows' audio read at a time. A window's
  * first decode may stop before its end (its last segment closed early, or the model deemed the
  * rest silence): decodeLongForm then goes on with the rest of that window alone, so a batched
- * decoder must give such a window its follow-up decodes too (WhisperX drops that tail).
+ * decoder must give such a window its follow-up decodes too (WhisperX drops that tail). The same
+ * holds for a window whose decode ends before a whole region (uncoveredRest).
  */
 import type { PcmReader } from '../../audio/pcm16-buffer.js';
 import { decodeLongForm, type DecodedSegment, type LongFormModel, type LongFormOptions } from './long-form-decoder.js';
@@ -34,18 +35,51 @@ export async function decodeWindows(
   const sampleRate = options.sampleRate ?? 16_000;
   const all: DecodedSegment[] = [];
   let previous: readonly DecodedSegment[] = [];
-  for (const window of windows) {
-    options.signal.throwIfAborted();
-    const toOriginal = (segments: DecodedSegment[]) => segments.map((segment) => onOriginalTimeline(segment, window, sampleRate));
-    const segments = await decodeLongForm(windowReader(source, window), model, {
-      ...options,
-      initialPrompt: options.conditionOnPreviousWindow ? previous.flatMap((segment) => segment.details.tokens) : undefined,
-      onSegments: options.onSegments && ((fresh) => options.onSegments!(toOriginal(fresh))),
-    });
-    all.push(...toOriginal(segments));
-    previous = segments;
+  for (const whole of windows) {
+    // A window whose decode ended (end of text) with speech left after its last segment is
+    // decoded again from there: the model's end of text means "nothing more in this window",
+    // which the VAD, having found speech there, disproves.
+    let window: SpeechWindow | undefined = whole;
+    while (window) {
+      options.signal.throwIfAborted();
+      const current: SpeechWindow = window;
+      const toOriginal = (segments: DecodedSegment[]) => segments.map((segment) => onOriginalTimeline(segment, current, sampleRate));
+      const segments = await decodeLongForm(windowReader(source, current), model, {
+        ...options,
+        initialPrompt: options.conditionOnPreviousWindow ? previous.flatMap((segment) => segment.details.tokens) : undefined,
+        onSegments: options.onSegments && ((fresh) => options.onSegments!(toOriginal(fresh))),
+      });
+      all.push(...toOriginal(segments));
+      if (segments.length > 0) previous = segments;
+      window = uncoveredRest(current, segments.at(-1), sampleRate);
+    }
   }
   return all;
+}
+
+/** Less than this left of a region after its last segment is its trailing pad (0.4 s) and Whisper's early end stamps, not words. */
+const MIN_REST_SECONDS = 1.5;
+
+/**
+ * What of `window` its decode did not reach, when that is speech: the window from the last
+ * segment's end (seconds from the window's start), or from the start of the region that end
+ * falls in when the segment began in an earlier region (Whisper stretches a sentence's end over
+ * the pause after it, into the next speaker's words); undefined when no region is left untouched
+ * and less than MIN_REST_SECONDS is left of the one the end falls in. Without segments, the
+ * window from its second region. Every rest starts later than its window, so the loop ends.
+ */
+export function uncoveredRest(window: SpeechWindow, last: { start: number; end: number } | undefined, sampleRate: number): SpeechWindow | undefined {
+  const { regions } = window;
+  if (!last) return regions.length > 1 ? { start: regions[1]!.start, end: window.end, regions: regions.slice(1) } : undefined;
+  const until = window.start + Math.round(last.end * sampleRate);
+  const began = window.start + Math.round(last.start * sampleRate);
+  let index = regions.findIndex((region) => region.end > until);
+  // The end fell in a region with little left of it: only later regions are left.
+  if (index >= 0 && regions[index]!.start <= until && regions[index]!.end - until < MIN_REST_SECONDS * sampleRate) index++;
+  if (index < 0 || index >= regions.length) return undefined;
+  const region = regions[index]!;
+  const from = region.start > until || began < region.start ? region.start : until;
+  return { start: from, end: window.end, regions: [{ ...region, start: from }, ...regions.slice(index + 1)] };
 }
 
 /** A segment decoded in `window`, its words too, with times on the original audio's timeline. */

@@ -7,7 +7,7 @@ import { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { floatReader } from '../../../src/audio/pcm16-buffer.js';
-import { decodeWindows, onOriginalTimeline } from '../../../src/inference/speech-to-text/decode-windows.js';
+import { decodeWindows, onOriginalTimeline, uncoveredRest } from '../../../src/inference/speech-to-text/decode-windows.js';
 import type { DecodedSegment, LongFormModel } from '../../../src/inference/speech-to-text/long-form-decoder.js';
 import {
   type GainedRegion,
@@ -208,6 +208,39 @@ describe('decodeWindows (scripted windows)', () => {
       [80, 85, ' five'],
     ]);
     expect(reported).to.deep.equal(timed);
+  });
+
+  it('decodes a window again from the first region its decode ended before', async () => {
+    const calls: Array<{ at: number; prompt: readonly number[] }> = [];
+    const model = scriptedModel(
+      [
+        ok([TS(0), 1, TS(4)]), // 0–25 s: one segment, then end of text (a single timestamp ending: "done")
+        ok([TS(0), 2, TS(3)]), // from the region at 10 s: it covers 10–13 s
+        ok([TS(0), 3, TS(4)]), // from the region at 20 s
+      ],
+      calls,
+    );
+    const window = mergeRegions([region(0, 5), region(10, 14), region(20, 25)]);
+    expect(window).to.have.length(1);
+    const segments = await decodeWindows(clock, window, model, { startTokens: [TOKENS.sot], signal: new AbortController().signal });
+    expect(calls.map((call) => Math.round(call.at * 100))).to.deep.equal([0, 10, 20]);
+    expect(segments.map((segment) => [segment.start, segment.end, segment.text])).to.deep.equal([
+      [0, 4, ' one'],
+      [10, 13, ' two'],
+      [20, 24, ' three'],
+    ]);
+    const [w] = window as [SpeechWindow];
+    // Ended in a pause: from the next region. A trailing pad (< 1 s) left: done.
+    expect(uncoveredRest(w, { start: 0, end: 7 }, RATE)?.start).to.equal(s(10));
+    expect(uncoveredRest(w, { start: 20, end: 24.5 }, RATE)).to.equal(undefined);
+    // Ended inside a region: from there, or from the region's start when the segment began in an earlier region.
+    expect(uncoveredRest(w, { start: 10, end: 12 }, RATE)?.regions.map(({ start, end }) => [start / RATE, end / RATE])).to.deep.equal([
+      [12, 14],
+      [20, 25],
+    ]);
+    expect(uncoveredRest(w, { start: 3, end: 12 }, RATE)?.start).to.equal(s(10));
+    // Nothing decoded: from the second region.
+    expect(uncoveredRest(w, undefined, RATE)?.start).to.equal(s(10));
   });
 
   it("prompts a window with the one before it only when asked, and stops when the request's signal aborts", async () => {
