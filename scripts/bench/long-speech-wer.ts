@@ -95,10 +95,12 @@ async function benchLanguage(language: string): Promise<boolean> {
     await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
     files.push({ seed, file, audio });
   }
-  const baseline = fasterWhisper(
-    english,
-    files.map(({ file }) => file),
-  );
+  const baseline = args['ours-only']
+    ? Promise.resolve(files.map(() => undefined))
+    : fasterWhisper(
+        english,
+        files.map(({ file }) => file),
+      );
   const ours: Array<Record<string, string>> = [];
   const { transcriber } = await loadTranscriber({ modelId, options: { threads } });
   try {
