@@ -71,3 +71,62 @@ export function joinClips(decoded: ReadonlyArray<{ file: string; reference: stri
   }
   return { samples, sampleRate: LONG_SPEECH_RATE, clips, reference: order.map((clip) => clip.reference).join(' ') };
 }
+
+export interface VariedSpeechOptions {
+  /** Stop adding clips once the audio is at least this long. */
+  targetSeconds: number;
+  /** Each pause between clips is drawn from [min, max] seconds of digital silence. */
+  gapSeconds: readonly [number, number];
+  /** The share of clips made quieter, each by a level drawn from [min, max] dB. */
+  quietShare: number;
+  quietDb: readonly [number, number];
+  seed: number;
+}
+
+/**
+ * Long audio as a meeting sounds: the clips in an order shuffled by `seed` (each clip once per
+ * round, rounds repeated until the target length), pauses of varied length, and some speakers
+ * quieter than the others. The reference is the clips' references in the order placed.
+ */
+export function variedSpeech(decoded: ReadonlyArray<{ file: string; reference: string; samples: Float32Array }>, options: VariedSpeechOptions): LongSpeech {
+  if (decoded.length === 0) throw new Error('no clips to join');
+  const random = seededRandom(options.seed);
+  const between = ([min, max]: readonly [number, number]) => min + (max - min) * random();
+  const placed: Array<{ clip: (typeof decoded)[number]; gap: number; gain: number }> = [];
+  let length = 0;
+  while (length < options.targetSeconds * LONG_SPEECH_RATE) {
+    const round = [...decoded];
+    for (let i = round.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [round[i], round[j]] = [round[j]!, round[i]!];
+    }
+    for (const clip of round) {
+      const gap = placed.length > 0 ? Math.round(between(options.gapSeconds) * LONG_SPEECH_RATE) : 0;
+      const gain = random() < options.quietShare ? 10 ** (-between(options.quietDb) / 20) : 1;
+      placed.push({ clip, gap, gain });
+      length += gap + clip.samples.length;
+    }
+  }
+  const samples = new Float32Array(length);
+  const clips: PlacedClip[] = [];
+  let offset = 0;
+  for (const { clip, gap, gain } of placed) {
+    offset += gap;
+    for (let i = 0; i < clip.samples.length; i++) samples[offset + i] = clip.samples[i]! * gain;
+    clips.push({ file: clip.file, reference: clip.reference, start: offset / LONG_SPEECH_RATE, end: (offset + clip.samples.length) / LONG_SPEECH_RATE });
+    offset += clip.samples.length;
+  }
+  return { samples, sampleRate: LONG_SPEECH_RATE, clips, reference: placed.map(({ clip }) => clip.reference).join(' ') };
+}
+
+/** mulberry32: the same file for the same seed on every machine. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -11,7 +11,7 @@ import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { Pcm16Buffer } from '../../audio/pcm16-buffer.js';
 import { resample } from '../../audio/resample.js';
 import { configureRuntime } from '../runtime.js';
-import type { EncodedAudio, Transcript } from '../types.js';
+import type { EncodedAudio, Transcript, TranscriptSegment } from '../types.js';
 import { abortStreamer } from '../abort-streamer.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
@@ -25,6 +25,8 @@ import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-o
 import { decodeLongForm, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
 import { hasDecodingOptions, longFormDecoding } from './decoding-options.js';
 import { TokenLogprobs } from './token-logprobs.js';
+import { decodeWindows } from './decode-windows.js';
+import { leadingSpeech, windowReader, type SpeechWindow } from './speech-windows.js';
 import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
 import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
 
@@ -87,44 +89,58 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     // the window it needs as Float32; the upload's bytes are let go as soon as they are decoded.
     const decoded = await toModelInput(takeAudio(request), sampleRate);
     signal.throwIfAborted();
-    const totalSeconds = decoded.length / sampleRate;
+    const duration = decoded.length / sampleRate;
     // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
-    const speech = await vadFilter?.speechOnly(decoded, sampleRate, request.vad, signal);
-    if (speech?.samples.length === 0) return silentTranscript(totalSeconds, { language: request.language, segments: request.segments });
-    // The speech, joined (faster-whisper decodes VAD-filtered audio as one stream too), in the
-    // same buffer: the filter compacts it in place rather than copying the speech out.
-    const audio = speech?.samples ?? decoded;
-    const duration = audio.length / sampleRate;
-    const language = request.detectLanguage ? await detectWhisperLanguage(asr, audio.read(0, WINDOW_SECONDS * sampleRate), sampleRate) : request.language;
+    const windows = await vadFilter?.speechWindows(decoded, sampleRate, request.vad, signal);
+    if (windows?.length === 0) return silentTranscript(duration, { language: request.language, segments: request.segments });
+    const languageSample = windows ? leadingSpeech(decoded, windows) : decoded.read(0, WINDOW_SECONDS * sampleRate);
+    const language = request.detectLanguage ? await detectWhisperLanguage(asr, languageSample, sampleRate) : request.language;
     signal.throwIfAborted();
-    // Times of the joined speech back on the upload's timeline (and its duration).
-    const restore = (transcript: Transcript): Transcript => (speech ? speech.restore(transcript) : transcript);
-    if (longForm && needsOwnDecoder(request, language, duration)) {
-      // Over one window (or in a language transformers.js does not know): openai's sequential
-      // decode, always with timestamps, whatever the
-      // response format (without them each window's text stops early). Words and segments come
-      // from it at any length, so each segment carries its window's real decoding details
-      // (tokens, temperature, avg_logprob, compression_ratio, no_speech_prob).
+    if (longForm && (windows || needsOwnDecoder(request, language, duration))) {
+      // Over one window, with VAD (a window per stretch of speech), or in a language transformers.js
+      // does not know: openai's sequential decode, always with timestamps, whatever the response
+      // format (without them each window's text stops early). Words and segments come from it at
+      // any length, so each segment carries its window's real decoding details (tokens,
+      // temperature, avg_logprob, compression_ratio, no_speech_prob).
       const startTokens = whisperStartTokens(asr.model.generation_config ?? {}, { language, task: request.task });
-      const onSegments = (fresh: DecodedSegment[]) => progress({ segments: restore({ text: '', duration, segments: fresh }).segments ?? [] });
-      const segments = await decodeLongForm(audio, longForm, {
+      const options = {
         startTokens,
         signal,
         sampleRate,
         maxTokensPerWindow: request.maxNewTokens,
-        onSegments,
+        onSegments: (fresh: DecodedSegment[]) => progress({ segments: fresh }),
         words: request.words,
         language: language ?? 'en',
         ...decoding,
-      });
+      };
+      const segments = windows ? await decodeWindows(decoded, windows, longForm, options) : await decodeLongForm(decoded, longForm, options);
       const transcript = decodedTranscript(segments, { duration, language, segments: request.segments, words: request.words === true });
       if (decoding.logprobs) {
         transcript.logprobs = segments.flatMap((segment) => logprobEntries.entries(segment.details.tokens, segment.tokenLogprobs ?? [], longForm.tokens.eot));
       }
-      return restore(transcript);
+      return transcript;
     }
-    const output = await asr(audio.read(0, audio.length), { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
-    return restore(toTranscript(output, { duration, language, segments: request.segments }));
+    if (windows) return pipelineOverWindows(decoded, windows, { ...request, language }, signal);
+    const output = await asr(decoded.read(0, decoded.length), { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
+    return toTranscript(output, { duration, language, segments: request.segments });
+  };
+
+  /** A model without timestamp tokens, with VAD: the pipeline on each speech window, times moved by the window's start. */
+  const pipelineOverWindows = async (source: Pcm16Buffer, windows: readonly SpeechWindow[], request: AsrRequest, signal: AbortSignal): Promise<Transcript> => {
+    const texts: string[] = [];
+    const segments: TranscriptSegment[] = [];
+    for (const window of windows) {
+      const pcm = windowReader(source, window).read(0, window.end - window.start);
+      const output = await asr(pcm, { ...whisperCallOptions(request, pcm.length / sampleRate), streamer: abortStreamer(signal) });
+      const part = toTranscript(output, { duration: pcm.length / sampleRate, segments: request.segments });
+      texts.push(part.text);
+      const offset = window.start / sampleRate;
+      for (const segment of part.segments ?? []) segments.push({ ...segment, start: roundMs(segment.start + offset), end: roundMs(segment.end + offset) });
+    }
+    const transcript: Transcript = { text: texts.filter(Boolean).join(' '), duration: roundMs(source.length / sampleRate) };
+    if (request.language) transcript.language = request.language;
+    if (request.segments) transcript.segments = segments;
+    return transcript;
   };
 
   return {
@@ -170,6 +186,10 @@ function longFormModel(asr: AsrPipeline): LongFormModel | undefined {
 
 /** Whisper's 30-s window, which language identification listens to. */
 const WINDOW_SECONDS = 30;
+
+function roundMs(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
 
 /** The request's audio, taken out of it so that the upload's bytes can be freed once decoded. */
 function takeAudio(request: AsrRequest): AsrRequest['audio'] {

