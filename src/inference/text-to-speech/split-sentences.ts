@@ -133,7 +133,8 @@ export interface FirstPieceOptions {
  * Cuts the first sentence of a stream in two so its first audio is ready sooner: time to first
  * byte is the synthesis time of the first piece, and the rest is synthesised while that piece
  * plays. The cut is at a short first clause ("Henry V," …), a natural pause the voices render
- * anyway. Without one it is at a word boundary near `words` words: first where a phrase begins
+ * anyway. Without one it is at a word boundary near `words` spoken words (a number counts as
+ * its digits): first where a phrase begins
  * ("… slid | on the …"), else anywhere but after a word that belongs with the next ("the",
  * "was", a number, an abbreviation, an initial: "$2.7 | million", "St. | Andrews" stay whole).
  */
@@ -145,8 +146,12 @@ export function splitFirstPiece(sentence: string, options: FirstPieceOptions = {
   if (clauseEnd >= 1 && clauseEnd < maxClauseWords && words.length - clauseEnd - 1 >= minRestWords) return cutAfter(clauseEnd + 1);
   // A short sentence is quick to synthesise whole: its prosody is worth more than the few ms.
   if (headWords < 1 || words.length < headWords + minRestWords) return [sentence];
-  // Nearest to `words` first, never a lone word, and enough left to be worth a second piece.
-  const candidates = [0, -1, 1, -2, 2, 3].map((shift) => headWords + shift).filter((count) => count >= 2 && words.length - count >= minRestWords);
+  // Where about `words` words have been said: a number is said in about as many words as it
+  // has digits ("2005-2015", "12,345"), so it counts for that many.
+  let said = 0;
+  const target = words.findIndex((word) => (said += Math.max(1, word.replace(/\D/g, '').length)) >= headWords) + 1;
+  // Nearest to that first, never a lone word, and enough left to be worth a second piece.
+  const candidates = [0, -1, 1, -2, 2, 3].map((shift) => target + shift).filter((count) => count >= 2 && words.length - count >= minRestWords);
   const last = (count: number) => bare(words[count - 1] as string);
   const endsWell = (count: number) =>
     !CLINGING_WORDS.has(last(count)) && !ABBREVIATIONS.has(last(count)) && !/^\p{L}$/u.test(last(count)) && !/\.$/.test(words[count - 1] as string);
