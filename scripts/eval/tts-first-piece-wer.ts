@@ -8,7 +8,10 @@
  * boundary are reported apart as well.
  *
  *   tsx scripts/eval/tts-first-piece-wer.ts [--voice piper-en_US-joe-medium] [--stt whisper-tiny.en]
- *                                           [--words 0,4] [--rounds 2] [--limit N]
+ *                                           [--words 0,4] [--rounds 2] [--limit N] [--only-cut] [--verbose]
+ *
+ * `--only-cut`: only the lines some variant cuts at a word boundary (the others are spoken alike
+ * by every variant). `--verbose`: every misheard line, per variant.
  *
  * Env: MODELS_DIR, MODELS_MANIFEST, EVAL_TTS_DIR (default /work/shared/eval/tts).
  */
@@ -30,11 +33,19 @@ const { values: args } = parseArgs({
     words: { type: 'string', default: '0,4' },
     rounds: { type: 'string', default: '2' },
     limit: { type: 'string' },
+    'only-cut': { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
   },
 });
 const variants = args.words!.split(',').map(Number);
 const rounds = Math.max(1, Math.min(10, Number(args.rounds)));
-const sentences = await readTtsSentences(args.limit ? Number(args.limit) : undefined);
+const allSentences = await readTtsSentences(args.limit ? Number(args.limit) : undefined);
+/** Whether some variant cuts the line's first sentence at a word boundary (where `words: 0` leaves it whole). */
+const cutByWords = (sentence: string) => {
+  const first = splitSentences(sentence)[0]!;
+  return splitFirstPiece(first, { words: 0 }).length === 1 && variants.some((words) => splitFirstPiece(first, { words }).length > 1);
+};
+const sentences = args['only-cut'] ? allSentences.filter(cutByWords) : allSentences;
 const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
@@ -47,11 +58,7 @@ const voices = await Promise.all(variants.map((firstPieceWords) => loadSynthesiz
 const { transcriber } = await loadTranscriber({ modelId: args.stt! });
 const encoder = createSpeechEncoder();
 const results = variants.map(() => [] as WerResult[]);
-/** Lines whose first sentence some variant cuts at a word boundary (where `words: 0` leaves it whole). */
-const wordCut = sentences.map((sentence) => {
-  const first = splitSentences(sentence)[0]!;
-  return splitFirstPiece(first, { words: 0 }).length === 1 && variants.some((words) => splitFirstPiece(first, { words }).length > 1);
-});
+const wordCut = sentences.map(cutByWords);
 const onWordCutLines = variants.map(() => [] as WerResult[]);
 
 try {
@@ -65,6 +72,10 @@ try {
         const result = wordErrors(normalizeTranscript(sentence), normalizeTranscript(transcript.text));
         results[variant]!.push(result);
         if (wordCut[index]) onWordCutLines[variant]!.push(result);
+        if (args.verbose && result.wer > 0) {
+          const pieces = splitFirstPiece(splitSentences(sentence)[0]!, { words: variants[variant]! });
+          console.log(`  [${variants[variant]}] ${pieces.join(' | ')}\n      heard: ${normalizeTranscript(transcript.text).join(' ')}`);
+        }
       }
     }
     console.log(
