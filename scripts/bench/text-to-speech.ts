@@ -13,16 +13,23 @@
  * 0. MP3 encoders on the same synthesised speech: @breezystack/lamejs (pure JS) vs
  *    wasm-media-encoders (LAME in WASM, what the product uses), best of 3, in this thread.
  * 3. Time to first streamed byte: a real server (`tsx src/server.ts`, 127.0.0.1), POST
- *    /v1/text-to-speech per sentence, after one warm-up request. Goal: median < 300 ms.
+ *    /v1/text-to-speech per sentence (the first 20 of the set), MP3 and WAV, after warm-up
+ *    requests. Against a baseline in the same server: the same voice with `firstPieceWords: 0`
+ *    (a first sentence is cut only at a short first clause, as before the word-boundary cut),
+ *    the four kinds of request interleaved and rotated per sentence. Goal: median < 200 ms for
+ *    MP3 and for WAV.
  *
  *   tsx scripts/bench/text-to-speech.ts [--voice piper-en_US-joe-medium] [--rounds 3] [--limit N]
- *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server] [--spinning on|off|<µs>]
+ *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server] [--ttfb-only]
+ *                                       [--spinning on|off|<µs>]
+ *
+ * `--ttfb-only`: only part 3 (no Piper baseline, no in-process speed rounds).
  *
  * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python; piper-tts==1.8.0
  * is pip-installed there when missing), EVAL_TTS_DIR (default /work/shared/eval/tts). Bounded loops only.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,7 +46,7 @@ import { readTtsSentences, ttsDir } from '../eval/lib/tts-sentences.js';
 import { PiperProcess } from './baselines/piper-process.js';
 
 const GOAL_RATIO = 1.0;
-const GOAL_TTFB_MS = 300;
+const GOAL_TTFB_MS = 200;
 const PIPER_TTS = 'piper-tts==1.8.0';
 
 const { values: args } = parseArgs({
@@ -50,6 +57,7 @@ const { values: args } = parseArgs({
     'ttfb-requests': { type: 'string', default: '20' },
     'skip-baseline': { type: 'boolean', default: false },
     'skip-server': { type: 'boolean', default: false },
+    'ttfb-only': { type: 'boolean', default: false },
     /** The voice's `spinning` option for this run (the manifest's when absent). */
     spinning: { type: 'string' },
   },
@@ -70,6 +78,14 @@ console.log(
 );
 
 try {
+  if (!args['ttfb-only']) await measureSpeed();
+  if (!args['skip-server']) await measureFirstByte();
+} finally {
+  await rm(work, { recursive: true, force: true });
+}
+if (failed) process.exitCode = 1;
+
+async function measureSpeed(): Promise<void> {
   const loadStarted = performance.now();
   const spinning = args.spinning === undefined ? undefined : args.spinning === 'on' ? true : args.spinning === 'off' ? false : Number(args.spinning);
   const { synthesizer, modelDir, entry } = await loadSynthesizer(voiceId, spinning === undefined ? {} : { spinning });
@@ -193,39 +209,75 @@ try {
       `cold wall clock, all sentences once: piper CLI ${cliSeconds.toFixed(2)} s (process start + load + WAV files); ours load ${loadSeconds.toFixed(2)} s + ${oursTotal.toFixed(2)} s (in process, measured above)`,
     );
   }
-
-  if (!args['skip-server']) {
-    const server = await startServer({ modelsDir: modelsDir() });
-    try {
-      const post = (input: string) => firstByte(`${server.baseUrl}/v1/text-to-speech`, server.apiKey, { model: voiceId, input });
-      await post('Warm up the voice.');
-      const count = Math.max(1, Math.min(200, Number(args['ttfb-requests'])));
-      const times: number[] = [];
-      const totals: number[] = [];
-      for (let i = 0; i < count; i++) {
-        const { firstMs, totalMs } = await post(sentences[i % sentences.length]!);
-        times.push(firstMs);
-        totals.push(totalMs);
-      }
-      const paragraph = (sentences.length >= 24 ? sentences.slice(14, 24) : sentences.slice(0, 10)).join(' ');
-      const long = await post(paragraph);
-      const median = percentile(times, 50);
-      console.log(
-        `\ntime to first byte over HTTP (${count} single-sentence requests): median ${median.toFixed(0)} ms, p90 ${percentile(times, 90).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms; whole response median ${percentile(totals, 50).toFixed(0)} ms`,
-      );
-      console.log(
-        `multi-sentence paragraph (${paragraph.length} chars): first byte ${long.firstMs.toFixed(0)} ms, whole response ${long.totalMs.toFixed(0)} ms`,
-      );
-      console.log(`TTFB goal < ${GOAL_TTFB_MS} ms (median): ${median < GOAL_TTFB_MS ? 'PASS' : 'FAIL'}`);
-      if (median >= GOAL_TTFB_MS) failed = true;
-    } finally {
-      await server.stop();
-    }
-  }
-} finally {
-  await rm(work, { recursive: true, force: true });
 }
-if (failed) process.exitCode = 1;
+
+/**
+ * Part 3. The voice twice in one server: as the manifest has it, and with `firstPieceWords: 0`
+ * (the baseline), both folders linked to the installed one.
+ */
+async function measureFirstByte(): Promise<void> {
+  const baselineId = `${voiceId}-clause-only`;
+  const manifestPath = resolve(process.env.MODELS_MANIFEST ?? 'models/models.json');
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { models: Array<{ id: string; default?: boolean; options?: object }> };
+  const entry = manifest.models.find((model) => model.id === voiceId);
+  if (!entry) throw new Error(`no ${voiceId} in ${manifestPath}`);
+  const linked = join(work, 'models');
+  await mkdir(linked);
+  await symlink(join(modelsDir(), voiceId), join(linked, voiceId));
+  await symlink(join(modelsDir(), voiceId), join(linked, baselineId));
+  const baseline = { ...entry, id: baselineId, default: false, options: { ...entry.options, firstPieceWords: 0 } };
+  await writeFile(join(work, 'models.json'), JSON.stringify({ models: [entry, baseline] }));
+  const server = await startServer({ modelsDir: linked, env: { MODELS_MANIFEST: join(work, 'models.json') } });
+  try {
+    const kinds = [
+      { model: voiceId, format: 'mp3' },
+      { model: voiceId, format: 'wav' },
+      { model: baselineId, format: 'mp3' },
+      { model: baselineId, format: 'wav' },
+    ] as const;
+    const post = (kind: (typeof kinds)[number], input: string) =>
+      firstByte(`${server.baseUrl}/v1/text-to-speech`, server.apiKey, { model: kind.model, input, response_format: kind.format });
+    for (const kind of kinds) await post(kind, 'Warm up the voice, then the encoder.');
+    const count = Math.max(1, Math.min(200, Number(args['ttfb-requests'])));
+    const loadBefore = loadavg();
+    const times = kinds.map(() => [] as number[]);
+    const totals = kinds.map(() => [] as number[]);
+    for (let i = 0; i < count; i++) {
+      const sentence = sentences[i % sentences.length]!;
+      for (let k = 0; k < kinds.length; k++) {
+        const index = (i + k) % kinds.length; // each kind goes first as often as the others
+        const { firstMs, totalMs } = await post(kinds[index]!, sentence);
+        times[index]!.push(firstMs);
+        totals[index]!.push(totalMs);
+      }
+    }
+    const loadAfter = loadavg();
+    const paragraph = (sentences.length >= 24 ? sentences.slice(14, 24) : sentences.slice(0, 10)).join(' ');
+    const long = await post(kinds[0], paragraph);
+    const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
+    console.log(
+      `\ntime to first byte over HTTP, ${count} single-sentence requests per kind, interleaved; load average ${load(loadBefore)} before, ${load(loadAfter)} after`,
+    );
+    const medians = kinds.map((_, index) => percentile(times[index]!, 50));
+    for (const [index, kind] of kinds.entries()) {
+      const median = medians[index]!;
+      const ratio = index < 2 ? ` → ${(median / medians[index + 2]!).toFixed(2)}× the baseline` : '';
+      console.log(
+        `  ${kind.model === voiceId ? 'product ' : 'baseline'} ${kind.format}: median ${median.toFixed(0)} ms, p90 ${percentile(times[index]!, 90).toFixed(0)} ms, max ${Math.max(...times[index]!).toFixed(0)} ms; whole response median ${percentile(totals[index]!, 50).toFixed(0)} ms${ratio}`,
+      );
+    }
+    console.log(
+      `multi-sentence paragraph (${paragraph.length} chars), MP3: first byte ${long.firstMs.toFixed(0)} ms, whole response ${long.totalMs.toFixed(0)} ms`,
+    );
+    for (const [index, format] of ['mp3', 'wav'].entries()) {
+      const pass = medians[index]! < GOAL_TTFB_MS;
+      console.log(`TTFB goal < ${GOAL_TTFB_MS} ms (median, ${format}): ${pass ? 'PASS' : 'FAIL'}`);
+      if (!pass) failed = true;
+    }
+  } finally {
+    await server.stop();
+  }
+}
 
 function firstByte(url: string, apiKey: string, body: object): Promise<{ firstMs: number; totalMs: number }> {
   return new Promise((resolvePromise, reject) => {

@@ -5,6 +5,10 @@
  * through the product's Transcriber, and scored with WER against the sentence.
  *
  *   tsx scripts/eval/tts-round-trip.ts [--voice piper-en_US-joe-medium] [--stt whisper-tiny.en] [--limit N]
+ *                                      [--first-piece-words N]
+ *
+ * `--first-piece-words`: the voice's `firstPieceWords` for this run (0: a first sentence is cut
+ * only at a short first clause), to compare the word-boundary cut against none.
  *
  * Env: MODELS_DIR (default models), MODELS_MANIFEST, EVAL_TTS_DIR (default /work/shared/eval/tts).
  * Both sides are normalised by scripts/eval/lib/normalize-transcript.ts. Lines 1–14 are text
@@ -28,15 +32,19 @@ const { values: args } = parseArgs({
     voice: { type: 'string', default: 'piper-en_US-joe-medium' },
     stt: { type: 'string', default: 'whisper-tiny.en' },
     limit: { type: 'string' },
+    'first-piece-words': { type: 'string' },
   },
 });
 
 const sentences = await readTtsSentences(args.limit ? Number(args.limit) : undefined);
 
-const { synthesizer } = await loadSynthesizer(args.voice!);
+const firstPieceWords = args['first-piece-words'];
+const { synthesizer } = await loadSynthesizer(args.voice!, firstPieceWords === undefined ? {} : { firstPieceWords: Number(firstPieceWords) });
 const { transcriber } = await loadTranscriber({ modelId: args.stt! });
 const encoder = createSpeechEncoder();
-console.log(`TTS round trip: ${args.voice} → MP3 → ${args.stt}, ${sentences.length} sentences from ${ttsDir()}\n`);
+console.log(
+  `TTS round trip: ${args.voice}${firstPieceWords === undefined ? '' : ` (firstPieceWords ${firstPieceWords})`} → MP3 → ${args.stt}, ${sentences.length} sentences from ${ttsDir()}\n`,
+);
 
 const results: WerResult[] = [];
 let audioSeconds = 0;

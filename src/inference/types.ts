@@ -195,11 +195,17 @@ export interface SynthesizeOptions extends Cancellable {
   speed?: number;
 }
 
+/** One piece of a text's speech (a sentence, or part of one). */
+export interface SpeechPiece extends PcmAudio {
+  /** Whether more pieces follow, when the engine knows it before they are synthesised. */
+  readonly last?: boolean;
+}
+
 /** What a text-to-speech engine loads: audio samples, sentence by sentence. */
 export interface PcmSynthesizer extends Disposable {
   readonly sampleRate: number;
   /** Yields audio sentence by sentence so the caller can stream it. */
-  synthesize(text: string, options?: SynthesizeOptions): AsyncIterable<PcmAudio>;
+  synthesize(text: string, options?: SynthesizeOptions): AsyncIterable<SpeechPiece>;
 }
 
 export const SPEECH_FORMATS = Object.freeze(['mp3', 'wav', 'pcm', 'opus', 'flac', 'aac'] as const);
@@ -234,7 +240,8 @@ export const SPEECH_SAMPLE_RATES: Readonly<Record<SpeechFormat, readonly number[
  */
 export interface Synthesizer extends PcmSynthesizer {
   /**
-   * Encoded bytes in the requested format: every format but WAV streams sentence by sentence; WAV comes whole.
+   * Encoded bytes in the requested format, streamed piece by piece; WAV comes whole (its header
+   * carrying the length) when the first piece is the last one, else streamed with "unknown" sizes.
    * Text with nothing to say rejects with a ValidationError before the first chunk. Stopping
    * early (`return()`, or the signal) drops the synthesis still queued.
    */

@@ -8,5 +8,21 @@ import { wordErrors } from '../../scripts/eval/lib/wer.js';
  * whisper-tiny then mishears a word now and then ("quit brown fox"). An unrelated transcript is 1.0.
  */
 export function expectHeardBack(sentence: string, heard: string): void {
-  expect(wordErrors(normalizeTranscript(sentence), normalizeTranscript(heard)).wer, `heard "${heard}"`).to.be.at.most(0.2);
+  expect(heardWer(sentence, heard), `heard "${heard}"`).to.be.at.most(0.2);
+}
+
+/**
+ * expectHeardBack over a second rendering when the first is misheard: on a 13-word sentence
+ * one rendering in a few loses two or three words to whisper-tiny ("eighteen" heard as "8"), and
+ * a fresh rendering is an independent draw. A broken codec or voice is misheard both times.
+ */
+export async function expectHeardBackInOneOfTwo(sentence: string, speakAndHear: () => Promise<string>): Promise<void> {
+  const first = await speakAndHear();
+  if (heardWer(sentence, first) <= 0.2) return;
+  const second = await speakAndHear();
+  expect(heardWer(sentence, second), `heard "${first}", then "${second}"`).to.be.at.most(0.2);
+}
+
+function heardWer(sentence: string, heard: string): number {
+  return wordErrors(normalizeTranscript(sentence), normalizeTranscript(heard)).wer;
 }

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { sniffAudioFormat } from '../../src/audio/sniff-format.js';
 import { readManifest, type Manifest } from '../../src/inference/manifest.js';
-import { expectHeardBack } from '../helpers/heard-back.js';
+import { expectHeardBackInOneOfTwo } from '../helpers/heard-back.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const FIXTURES = new URL('../fixtures/models/', import.meta.url).pathname;
@@ -128,22 +128,24 @@ describe('Piper speech as AAC, transcribed back by whisper-tiny.en (needs `npm r
   after(() => app?.close());
 
   for (const format of ['aac', 'opus'] as const) {
-    it(`${format} → the sentence (WER ≤ 0.2, as the MP3 round trip)`, async () => {
+    it(`${format} → the sentence (WER ≤ 0.2, as the MP3 round trip, in one of two renderings)`, async () => {
       const sentence = 'They were three hundred yards apart. The date was nearly eighteen years old.';
-      const speech = await app.request
-        .post('/v1/audio/speech')
-        .set('Authorization', bearer())
-        .send({ model: 'piper-en_US-joe-medium', input: sentence, response_format: format })
-        .buffer(true)
-        .parse(binary);
-      expect(speech.status).to.equal(200);
-      const transcript = await app.request
-        .post('/v1/audio/transcriptions')
-        .set('Authorization', bearer())
-        .field('model', 'whisper-tiny.en')
-        .attach('file', speech.body as Buffer, { filename: `speech.${format}`, contentType: format === 'aac' ? 'audio/aac' : 'audio/ogg' });
-      expect(transcript.status, transcript.text).to.equal(200);
-      expectHeardBack(sentence, transcript.body.text);
+      await expectHeardBackInOneOfTwo(sentence, async () => {
+        const speech = await app.request
+          .post('/v1/audio/speech')
+          .set('Authorization', bearer())
+          .send({ model: 'piper-en_US-joe-medium', input: sentence, response_format: format })
+          .buffer(true)
+          .parse(binary);
+        expect(speech.status).to.equal(200);
+        const transcript = await app.request
+          .post('/v1/audio/transcriptions')
+          .set('Authorization', bearer())
+          .field('model', 'whisper-tiny.en')
+          .attach('file', speech.body as Buffer, { filename: `speech.${format}`, contentType: format === 'aac' ? 'audio/aac' : 'audio/ogg' });
+        expect(transcript.status, transcript.text).to.equal(200);
+        return transcript.body.text as string;
+      });
     });
   }
 });

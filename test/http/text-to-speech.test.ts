@@ -5,6 +5,9 @@ import type { Engine } from '../../src/inference/engine.js';
 import { ENGINES } from '../../src/inference/engines.js';
 import { readManifest, type Manifest } from '../../src/inference/manifest.js';
 import type { PcmSynthesizer } from '../../src/inference/types.js';
+import { concatSamples } from '../../src/audio/concat-samples.js';
+import { decodeAudio } from '../../src/audio/decode-audio.js';
+import { encodeWav } from '../../src/audio/encode-wav.js';
 import { expectHeardBack } from '../helpers/heard-back.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
@@ -17,6 +20,7 @@ const MANIFEST: Manifest = {
     { id: 'piper-not-installed', task: 'text-to-speech', engine: 'piper', description: 'absent', license: 'test' },
     { id: 'bert-sentiment-random', task: 'text-classification', engine: 'transformers-text-classification', description: 'fixture', license: 'test' },
     { id: 'fails-mid-stream', task: 'text-to-speech', engine: 'fails-mid-stream', description: 'test double', license: 'test' },
+    { id: 'tone-pieces', task: 'text-to-speech', engine: 'tone-pieces', description: 'test double', license: 'test' },
   ],
 };
 
@@ -29,6 +33,22 @@ const failsMidStream: Engine<'text-to-speech'> = {
     async *synthesize() {
       yield { samples: new Float32Array(16000).fill(0.1), sampleRate: 16000 };
       throw new Error('model crashed');
+    },
+    async dispose() {},
+  }),
+};
+
+/** Two pieces of known tones (0.5 s, 1.25 s at 16 kHz), the first marked as not the last, as WorkerSynthesizer does. */
+const TONE_PIECES = [0.5, 1.25].map((seconds, index) =>
+  Float32Array.from({ length: seconds * 16000 }, (_, i) => (index === 0 ? 0.5 : -0.25) * Math.sin((2 * Math.PI * 440 * i) / 16000)),
+);
+const tonePieces: Engine<'text-to-speech'> = {
+  tasks: ['text-to-speech'],
+  isInstalled: async () => true,
+  load: async (): Promise<PcmSynthesizer> => ({
+    sampleRate: 16000,
+    async *synthesize() {
+      for (const [index, samples] of TONE_PIECES.entries()) yield { samples, sampleRate: 16000, last: index === TONE_PIECES.length - 1 };
     },
     async dispose() {},
   }),
@@ -62,7 +82,11 @@ const binary = (res: unknown, callback: (error: Error | null, body: Buffer) => v
 describe('POST /v1/text-to-speech', () => {
   let app: TestApp;
   before(async () => {
-    app = await createTestApp({ manifest: MANIFEST, modelsDir: FIXTURES, engines: { ...ENGINES, 'fails-mid-stream': failsMidStream } });
+    app = await createTestApp({
+      manifest: MANIFEST,
+      modelsDir: FIXTURES,
+      engines: { ...ENGINES, 'fails-mid-stream': failsMidStream, 'tone-pieces': tonePieces },
+    });
   });
   after(() => app.close());
 
@@ -97,6 +121,39 @@ describe('POST /v1/text-to-speech', () => {
     expect(body.readUInt32LE(24)).to.equal(16000);
     expect(Number(res.headers['content-length'])).to.equal(body.length);
     expect(body.readUInt32LE(40)).to.equal(body.length - 44);
+  });
+
+  it("streams a WAV spoken in several pieces: a header of unknown length, then exactly the pieces' samples", async () => {
+    const res = await speak({ model: 'tone-pieces', input: 'Anything at all.', response_format: 'wav' });
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.equal('audio/wav');
+    expect(res.headers['transfer-encoding']).to.equal('chunked');
+    expect(res.headers['content-length']).to.equal(undefined);
+    const body = res.body as Buffer;
+    expect(body.subarray(0, 4).toString('ascii')).to.equal('RIFF');
+    expect(body.readUInt32LE(4)).to.equal(0xffffffff);
+    expect(body.readUInt32LE(24)).to.equal(16000);
+    expect(body.readUInt32LE(40)).to.equal(0xffffffff);
+    const expected = Buffer.from(encodeWav({ samples: concatSamples(TONE_PIECES), sampleRate: 16000 }));
+    expect(body.length).to.equal(expected.length);
+    expect(body.subarray(44).equals(expected.subarray(44))).to.equal(true);
+    expect((await decodeAudio(body, { sampleRate: 16000, maxSeconds: 60 })).samples.length).to.equal(1.75 * 16000);
+  });
+
+  it('cuts a long first sentence for a quick first byte and streams it as WAV of the same speech as its MP3 (piper engine)', async () => {
+    const input = 'The birch canoe slid on the smooth planks and drifted slowly down the river.';
+    const wav = await speak({ model: 'piper-random', input, response_format: 'wav' });
+    expect(wav.status).to.equal(200);
+    expect(wav.headers['transfer-encoding']).to.equal('chunked');
+    const body = wav.body as Buffer;
+    expect(body.readUInt32LE(40)).to.equal(0xffffffff);
+    expect(body.readUInt32LE(24)).to.equal(16000);
+    expect((body.length - 44) % 2).to.equal(0);
+    const wavSeconds = (await decodeAudio(body, { sampleRate: 16000, maxSeconds: 60 })).samples.length / 16000;
+    expect(wavSeconds).to.equal((body.length - 44) / 2 / 16000);
+    const mp3 = await decodeMp3((await speak({ model: 'piper-random', input })).body as Buffer);
+    // Two renderings of the random-weight voice differ in length (Piper's duration noise).
+    expect(mp3.seconds / wavSeconds).to.be.within(0.6, 1.6);
   });
 
   it('answers raw 24-kHz PCM16 for response_format pcm', async () => {
@@ -235,7 +292,11 @@ describe('POST /v1/text-to-speech', () => {
 describe('POST /v1/audio/speech (OpenAI-compatible alias)', () => {
   let app: TestApp;
   before(async () => {
-    app = await createTestApp({ manifest: MANIFEST, modelsDir: FIXTURES, engines: { ...ENGINES, 'fails-mid-stream': failsMidStream } });
+    app = await createTestApp({
+      manifest: MANIFEST,
+      modelsDir: FIXTURES,
+      engines: { ...ENGINES, 'fails-mid-stream': failsMidStream, 'tone-pieces': tonePieces },
+    });
   });
   after(() => app.close());
 

@@ -1,13 +1,15 @@
 /**
- * Synthesised sentences → encoded bytes, as an async stream. MP3, PCM, Ogg Opus, FLAC and AAC
- * go out sentence by sentence through one encoder (a single valid stream); WAV needs its total
- * length in the header, so it is produced whole. `speakingSynthesizer` gives an engine's PCM synthesizer the
+ * Synthesised pieces → encoded bytes, as an async stream. MP3, PCM, Ogg Opus, FLAC and AAC go
+ * out piece by piece through one encoder (a single valid stream). WAV's header carries its
+ * length: a text spoken in one piece is sent whole with it, a longer one streams as 16-bit PCM
+ * behind a header that says "length unknown" (as OpenAI's streamed WAV does), so its first
+ * audio leaves as soon as an MP3's. `speakingSynthesizer` gives an engine's PCM synthesizer the
  * `speak()` of the Synthesizer task interface, over the registry's shared encoder.
  */
 import { ValidationError } from '../../errors.js';
-import type { PcmAudio } from '../../audio/pcm-audio.js';
+import { wavStreamHeader } from '../../audio/encode-wav.js';
 import { followSignal } from '../abortable.js';
-import type { PcmSynthesizer, SpeakOptions, Synthesizer } from '../types.js';
+import type { PcmSynthesizer, SpeakOptions, SpeechPiece, Synthesizer } from '../types.js';
 import type { StreamFormat } from './encoder-worker.js';
 import type { AudioStream, SpeechEncoder } from './speech-encoder.js';
 import { concatSamples } from '../../audio/concat-samples.js';
@@ -37,7 +39,9 @@ export async function* speechBytes(
   const unfollow = followSignal(signal, stop);
   try {
     const sentences = synthesizer.synthesize(text, { ...synthesizeOptions, signal: stop.signal });
-    yield* format === 'wav' ? wavBytes(synthesizer, sentences, encoder, outputRate) : streamedBytes(format, synthesizer, sentences, encoder, stop, outputRate);
+    yield* format === 'wav'
+      ? wavBytes(synthesizer, sentences, encoder, stop, outputRate)
+      : streamedBytes(format, synthesizer, sentences, encoder, stop, outputRate);
   } finally {
     unfollow();
     stop.abort(new Error('speech output was stopped'));
@@ -46,24 +50,45 @@ export async function* speechBytes(
 
 async function* wavBytes(
   synthesizer: PcmSynthesizer,
-  sentences: AsyncIterable<PcmAudio>,
-  encoder: SpeechEncoder,
-  outputRate?: number,
-): AsyncGenerator<Uint8Array> {
-  const parts: Float32Array[] = [];
-  for await (const audio of sentences) parts.push(audio.samples);
-  if (parts.length === 0) throw nothingToSay();
-  yield await encoder.wav({ samples: concatSamples(parts), sampleRate: synthesizer.sampleRate }, outputRate);
-}
-
-/** Any format but WAV, sentence by sentence through one stream encoder. */
-async function* streamedBytes(
-  format: StreamFormat,
-  synthesizer: PcmSynthesizer,
-  sentences: AsyncIterable<PcmAudio>,
+  sentences: AsyncIterable<SpeechPiece>,
   encoder: SpeechEncoder,
   stop: AbortController,
   outputRate?: number,
+): AsyncGenerator<Uint8Array> {
+  const pieces = sentences[Symbol.asyncIterator]();
+  const first = await pieces.next();
+  if (first.done) throw nothingToSay();
+  if (first.value.last === false) {
+    const rate = outputRate ?? synthesizer.sampleRate;
+    yield* streamedBytes('pcm', synthesizer, startingWith(first.value, pieces), encoder, stop, rate, wavStreamHeader(rate));
+    return;
+  }
+  const parts = [first.value.samples];
+  for (let piece = await pieces.next(); !piece.done; piece = await pieces.next()) parts.push(piece.value.samples);
+  yield await encoder.wav({ samples: concatSamples(parts), sampleRate: synthesizer.sampleRate }, outputRate);
+}
+
+/** `first`, then what is left of `rest` (which is closed when the consumer stops early). */
+async function* startingWith<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T> {
+  let done = false;
+  try {
+    yield first;
+    for (let piece = await rest.next(); !piece.done; piece = await rest.next()) yield piece.value;
+    done = true;
+  } finally {
+    if (!done) await rest.return?.(undefined);
+  }
+}
+
+/** Piece by piece through one stream encoder; `header` goes out with the first audio (never alone, so errors before it still answer 400). */
+async function* streamedBytes(
+  format: StreamFormat,
+  synthesizer: PcmSynthesizer,
+  sentences: AsyncIterable<SpeechPiece>,
+  encoder: SpeechEncoder,
+  stop: AbortController,
+  outputRate?: number,
+  header?: Uint8Array,
 ): AsyncGenerator<Uint8Array> {
   // Synthesis of the first piece starts while the encoder stream opens (time to first byte).
   const pieces = sentences[Symbol.asyncIterator]();
@@ -84,17 +109,24 @@ async function* streamedBytes(
   }
   let finished = false;
   let spoken = false;
+  let unsent = header;
+  const withHeader = (bytes: Uint8Array) => {
+    if (!unsent) return bytes;
+    const out = concatBytes(unsent, bytes);
+    unsent = undefined;
+    return out;
+  };
   try {
     for (let piece = await next; !piece.done; piece = await next) {
       spoken = true;
       next = pieces.next();
       next.catch(() => {});
       const bytes = await stream.encode(piece.value.samples);
-      if (bytes.length > 0) yield bytes;
+      if (bytes.length > 0) yield withHeader(bytes);
     }
     if (!spoken) throw nothingToSay();
     finished = true;
-    const tail = await stream.finish();
+    const tail = withHeader(await stream.finish());
     if (tail.length > 0) yield tail;
   } finally {
     if (!finished) {
@@ -102,6 +134,13 @@ async function* streamedBytes(
       await dropSynthesis();
     }
   }
+}
+
+function concatBytes(head: Uint8Array, tail: Uint8Array): Uint8Array {
+  const out = new Uint8Array(head.length + tail.length);
+  out.set(head);
+  out.set(tail, head.length);
+  return out;
 }
 
 /** Raised before any byte is produced, so the client still gets a 400. */

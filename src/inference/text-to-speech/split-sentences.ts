@@ -96,18 +96,72 @@ function cutLong(sentence: string, maxChars: number): string[] {
   return [sentence.slice(0, cut).trim(), ...cutLong(sentence.slice(cut).trim(), maxChars)].filter((part) => part !== '');
 }
 
+/** Function words that begin a phrase: a pause before one falls between phrases. */
+const PHRASE_STARTERS = new Set(
+  (
+    'a an the this that these those my your his her its our their some any every each ' +
+    'of to in on at by for from with into onto about over under after before until since than as like through beside beyond ' +
+    'and or but nor so if because while when where who which whose what why how there ' +
+    'is are was were be been am has have had do does did will would can could shall should may might must'
+  ).split(' '),
+);
+
+/** Words that do not end a first piece: they belong with the word after them. */
+const CLINGING_WORDS = new Set(
+  (
+    'a an the this that these those my your his her its our their some any no every each ' +
+    'of to in on at by for from with into onto about over under after before than as and or but nor so if ' +
+    'is are was were be been am has have had do does did will would can could shall should may might must ' +
+    "not i you he she it we they who which whose i'm it's there's he's she's " +
+    'one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty sixty seventy eighty ninety hundred thousand'
+  ).split(' '),
+);
+
+/** Defaults of splitFirstPiece (docs/benchmarks.md, "Text to speech", has the measurements). */
+export const FIRST_PIECE_DEFAULTS = Object.freeze({ words: 4, maxClauseWords: 8, minRestWords: 3 });
+
+export interface FirstPieceOptions {
+  /** About how many words a first piece cut at a word boundary has (0: cut only at a clause mark). */
+  words?: number;
+  /** A first clause of at most this many words is sent first. */
+  maxClauseWords?: number;
+  /** Words that must remain after the cut; a sentence under `words + minRestWords` words is not cut at a word boundary. */
+  minRestWords?: number;
+}
+
 /**
- * Splits off a short first clause ("Henry V, …" → "Henry V," + "…") so the first audio of a
- * stream is ready sooner: time to first byte is the synthesis time of the first piece. Only at
- * a clause mark (a natural pause, which Piper voices already render), never mid-clause.
+ * Cuts the first sentence of a stream in two so its first audio is ready sooner: time to first
+ * byte is the synthesis time of the first piece, and the rest is synthesised while that piece
+ * plays. The cut is at a short first clause ("Henry V," …), a natural pause the voices render
+ * anyway. Without one it is at a word boundary near `words` spoken words (a number counts as
+ * its digits): first where a phrase begins
+ * ("… slid | on the …"), else anywhere but after a word that belongs with the next ("the",
+ * "was", a number, an abbreviation, an initial: "$2.7 | million", "St. | Andrews" stay whole).
  */
-export function splitFirstClause(sentence: string, options: { minChars?: number; maxHeadWords?: number } = {}): string[] {
-  const { minChars = 60, maxHeadWords = 8 } = options;
-  if (sentence.length < minChars) return [sentence];
-  const mark = /[,;:](?=\s)/g.exec(sentence);
-  if (!mark) return [sentence];
-  const head = sentence.slice(0, mark.index + 1).trim();
-  const words = head.split(/\s+/).length;
-  if (words < 2 || words > maxHeadWords) return [sentence];
-  return [head, sentence.slice(mark.index + 1).trim()];
+export function splitFirstPiece(sentence: string, options: FirstPieceOptions = {}): string[] {
+  const { words: headWords, maxClauseWords, minRestWords } = { ...FIRST_PIECE_DEFAULTS, ...options };
+  const words = sentence.trim().split(/\s+/);
+  const cutAfter = (count: number) => [words.slice(0, count).join(' '), words.slice(count).join(' ')];
+  const clauseEnd = words.findIndex((word, index) => index >= 1 && /[,;:]["'”’)\]]*$/u.test(word));
+  if (clauseEnd >= 1 && clauseEnd < maxClauseWords && words.length - clauseEnd - 1 >= minRestWords) return cutAfter(clauseEnd + 1);
+  // A short sentence is quick to synthesise whole: its prosody is worth more than the few ms.
+  if (headWords < 1 || words.length < headWords + minRestWords) return [sentence];
+  // Where about `words` words have been said: a number is said in about as many words as it
+  // has digits ("2005-2015", "12,345"), so it counts for that many.
+  let said = 0;
+  const target = words.findIndex((word) => (said += Math.max(1, word.replace(/\D/g, '').length)) >= headWords) + 1;
+  // Nearest to that first, never a lone word, and enough left to be worth a second piece.
+  const candidates = [0, -1, 1, -2, 2, 3].map((shift) => target + shift).filter((count) => count >= 2 && words.length - count >= minRestWords);
+  const last = (count: number) => bare(words[count - 1] as string);
+  const endsWell = (count: number) =>
+    !CLINGING_WORDS.has(last(count)) && !ABBREVIATIONS.has(last(count)) && !/^\p{L}$/u.test(last(count)) && !/\.$/.test(words[count - 1] as string);
+  const count =
+    candidates.find((count) => endsWell(count) && PHRASE_STARTERS.has(bare(words[count] as string))) ??
+    candidates.find((count) => endsWell(count) && !/^[\d$€£]/u.test(last(count)));
+  return count === undefined ? [sentence] : cutAfter(count);
+}
+
+/** Lower case, without surrounding quotes, brackets and punctuation. */
+function bare(word: string): string {
+  return word.toLowerCase().replace(/^["'“‘([]+|["'”’)\].,;:!?]+$/gu, '');
 }

@@ -7,6 +7,13 @@ import { SPEECH_FORMATS } from '../types.js';
 /** onnxruntime intra-op threads; ORT's default (one per core) when absent. */
 const TtsThreads = Type.Optional(Type.Integer({ minimum: 1, maximum: 256 }));
 
+/**
+ * About how many words of a sentence without an early clause are synthesised and sent first, so
+ * the first audio leaves before the whole sentence is synthesised (splitFirstPiece); 0 cuts only
+ * at a short first clause. The default is measured in docs/benchmarks.md ("Text to speech").
+ */
+const FirstPieceWords = Type.Optional(Type.Integer({ minimum: 0, maximum: 20 }));
+
 /** A voice's `spinning` when the manifest does not set it (PiperOptions.spinning says why). */
 export const DEFAULT_PIPER_SPINNING = true;
 
@@ -24,6 +31,7 @@ export const PiperOptions = Type.Object(
      * default is for a server with cores of its own (docs/benchmarks.md, "Text to speech").
      */
     spinning: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100_000 })], { default: DEFAULT_PIPER_SPINNING }),
+    firstPieceWords: FirstPieceWords,
   },
   { additionalProperties: false },
 );
@@ -35,6 +43,7 @@ export const KokoroOptions = Type.Object(
     /** Which weights: onnx/model<suffix>.onnx of that dtype ("q8" → model_quantized.onnx), as download-models installed them. */
     dtype: stringEnum(DTYPES, { default: 'fp32' }),
     threads: TtsThreads,
+    firstPieceWords: FirstPieceWords,
   },
   { additionalProperties: false },
 );

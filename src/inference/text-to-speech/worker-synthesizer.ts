@@ -1,6 +1,6 @@
 /**
- * The Synthesizer the HTTP layer sees. It splits text into sentences (and a short first clause
- * off the first one, for a quick first byte) and asks the synthesis worker for one piece at a
+ * The Synthesizer the HTTP layer sees. It splits text into sentences (and the first one in two,
+ * at a clause or a word boundary, for a quick first byte: splitFirstPiece) and asks the synthesis worker for one piece at a
  * time, keeping the next piece queued so the worker never waits for the caller to encode and
  * send the previous one. Engines with a separate text front end (Piper's and Kokoro's espeak phonemizer)
  * get a second worker that prepares the next pieces while the model runs on the current one.
@@ -9,12 +9,11 @@
  * ModelWorker: one that dies is replaced on the next call, its calls in flight answering 503.
  */
 import { join } from 'node:path';
-import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { followSignal } from '../abortable.js';
-import type { PcmSynthesizer, SynthesizeOptions } from '../types.js';
+import type { PcmSynthesizer, SpeechPiece, SynthesizeOptions } from '../types.js';
 import { ModelWorker } from '../worker/model-worker.js';
 import { findOnnx } from './find-onnx.js';
-import { splitFirstClause, splitSentences } from './split-sentences.js';
+import { type FirstPieceOptions, splitFirstPiece, splitSentences } from './split-sentences.js';
 import {
   PHONEMIZER_WORKER,
   SYNTHESIS_WORKER,
@@ -31,15 +30,18 @@ const FRONT_END_LOOKAHEAD = 2;
 export class WorkerSynthesizer implements PcmSynthesizer {
   readonly #worker: ModelWorker<SynthesisApi>;
   readonly #frontEnd: ModelWorker<PhonemizerApi> | undefined;
+  readonly #firstPiece: FirstPieceOptions;
   readonly sampleRate: number;
 
-  private constructor(worker: ModelWorker<SynthesisApi>, frontEnd: ModelWorker<PhonemizerApi> | undefined, sampleRate: number) {
+  private constructor(worker: ModelWorker<SynthesisApi>, frontEnd: ModelWorker<PhonemizerApi> | undefined, sampleRate: number, firstPiece: FirstPieceOptions) {
     this.#worker = worker;
     this.#frontEnd = frontEnd;
     this.sampleRate = sampleRate;
+    this.#firstPiece = firstPiece;
   }
 
-  static async spawn(init: SynthesisWorkerInit, name: string): Promise<WorkerSynthesizer> {
+  /** `firstPiece`: where the first sentence is cut (splitFirstPiece's options; its defaults when absent). */
+  static async spawn(init: SynthesisWorkerInit, name: string, firstPiece: FirstPieceOptions = {}): Promise<WorkerSynthesizer> {
     if (init.engine === 'piper') init = { ...init, onnxFile: init.onnxFile ?? (await findOnnx(init.modelDir)) };
     const frontEndInit = phonemizerInit(init);
     const [worker, frontEnd] = await Promise.allSettled([
@@ -51,14 +53,14 @@ export class WorkerSynthesizer implements PcmSynthesizer {
       if (worker.status === 'rejected') throw worker.reason;
       if (frontEnd.status === 'rejected') throw frontEnd.reason;
       const { sampleRate } = await worker.value.call('info');
-      return new WorkerSynthesizer(worker.value, frontEnd.value, sampleRate);
+      return new WorkerSynthesizer(worker.value, frontEnd.value, sampleRate, firstPiece);
     } catch (error) {
       await Promise.allSettled(started.map((started) => started.dispose()));
       throw error;
     }
   }
 
-  async *synthesize(text: string, options: SynthesizeOptions = {}): AsyncGenerator<PcmAudio> {
+  async *synthesize(text: string, options: SynthesizeOptions = {}): AsyncGenerator<SpeechPiece> {
     // Aborts when the request's signal does and when the consumer stops early (return()): either
     // way the pieces still queued in the workers for this request are dropped there.
     const stop = new AbortController();
@@ -67,20 +69,23 @@ export class WorkerSynthesizer implements PcmSynthesizer {
     try {
       signal.throwIfAborted();
       const [first, ...rest] = splitSentences(text);
-      const pieces = first === undefined ? [] : [...splitFirstClause(first), ...rest];
+      const pieces = first === undefined ? [] : [...splitFirstPiece(first, this.#firstPiece), ...rest];
       const inputs: Promise<PieceInput>[] = [];
       const input = (index: number) => (inputs[index] ??= this.#prepare(pieces[index] as string, options.voice, signal));
-      if (pieces.length > 0) input(0); // phonemise while the options are checked
-      // Fail on a bad voice or speed before any audio is produced (the route can still answer 400).
-      await this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed }, { signal });
       const piece = (index: number) => this.#synthesize(input(index), options, signal);
+      // Fail on a bad voice or speed before any audio is produced (the route can still answer 400);
+      // the check goes ahead of the first piece in the same worker, so the first piece waits for
+      // no extra round trip.
+      const checked = this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed }, { signal });
+      checked.catch(() => {});
       let next = pieces.length > 0 ? piece(0) : undefined;
+      await checked;
       for (let index = 0; next; index++) {
         const current = next;
         for (let ahead = index + 1; ahead <= index + FRONT_END_LOOKAHEAD && ahead < pieces.length; ahead++) input(ahead);
         next = index + 1 < pieces.length ? piece(index + 1) : undefined;
         const samples = await current;
-        if (samples.length > 0) yield { samples, sampleRate: this.sampleRate };
+        if (samples.length > 0) yield { samples, sampleRate: this.sampleRate, last: next === undefined };
       }
     } finally {
       unfollow();
@@ -105,6 +110,11 @@ export class WorkerSynthesizer implements PcmSynthesizer {
     pending.catch(() => {});
     return pending;
   }
+}
+
+/** A manifest's `firstPieceWords` as splitFirstPiece's options (its defaults when absent). */
+export function firstPiece(words: number | undefined): FirstPieceOptions {
+  return words === undefined ? {} : { words };
 }
 
 /** The text front end an engine has its own worker for: Piper's and Kokoro's espeak phonemizer. */

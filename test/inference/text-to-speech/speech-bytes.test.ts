@@ -1,21 +1,24 @@
 import { expect } from 'chai';
 import { MPEGDecoder } from 'mpg123-decoder';
 import type { PcmAudio } from '../../../src/audio/pcm-audio.js';
-import type { PcmSynthesizer } from '../../../src/inference/types.js';
+import type { PcmSynthesizer, SpeechPiece } from '../../../src/inference/types.js';
 import { speechBytes } from '../../../src/inference/text-to-speech/speech-bytes.js';
 import { createSpeechEncoder, type SpeechEncoder } from '../../../src/inference/text-to-speech/speech-encoder.js';
 
-/** Stands in for a model so this file tests encoding and streaming only (the engines have their own tests). */
-function toneSynthesizer(sentenceSeconds: number[], failAfter = Infinity): PcmSynthesizer {
+/**
+ * Stands in for a model so this file tests encoding and streaming only (the engines have their own
+ * tests). `marksLast`: says of each piece whether it is the last, as WorkerSynthesizer does.
+ */
+function toneSynthesizer(sentenceSeconds: number[], failAfter = Infinity, marksLast = false): PcmSynthesizer {
   const sampleRate = 22050;
   return {
     sampleRate,
-    async *synthesize(): AsyncGenerator<PcmAudio> {
+    async *synthesize(): AsyncGenerator<SpeechPiece> {
       for (const [index, seconds] of sentenceSeconds.entries()) {
         if (index >= failAfter) throw new Error('synthesis failed');
         const samples = new Float32Array(Math.round(seconds * sampleRate));
         for (let i = 0; i < samples.length; i++) samples[i] = 0.4 * Math.sin((2 * Math.PI * 300 * i) / sampleRate);
-        yield { samples, sampleRate };
+        yield marksLast ? { samples, sampleRate, last: index === sentenceSeconds.length - 1 } : { samples, sampleRate };
       }
     },
     async dispose() {},
@@ -55,6 +58,35 @@ describe('speechBytes', () => {
     expect(view.getUint32(40, true)).to.equal(Math.round(1.5 * 22050) * 2);
   });
 
+  it('produces a whole WAV when the first piece is said to be the last', async () => {
+    const chunks = await collect(speechBytes(toneSynthesizer([1], Infinity, true), 'ignored', { format: 'wav', encoder }));
+    expect(chunks).to.have.length(1);
+    expect(new DataView(chunks[0]!.buffer, chunks[0]!.byteOffset).getUint32(40, true)).to.equal(22050 * 2);
+  });
+
+  it('streams WAV piece by piece behind a header of unknown length when more pieces follow', async () => {
+    const chunks = await collect(speechBytes(toneSynthesizer([1, 0.5, 2], Infinity, true), 'ignored', { format: 'wav', encoder }));
+    expect(chunks.length).to.be.at.least(3);
+    // The header leaves with the first audio, never alone (errors before it can still be a 400).
+    expect(chunks[0]!.length).to.equal(44 + 22050 * 2);
+    const wav = Buffer.concat(chunks);
+    expect(wav.subarray(0, 4).toString('ascii')).to.equal('RIFF');
+    expect(wav.readUInt32LE(4)).to.equal(0xffffffff);
+    expect(wav.readUInt32LE(24)).to.equal(22050);
+    expect(wav.readUInt32LE(40)).to.equal(0xffffffff);
+    expect(wav.length - 44).to.equal(Math.round(3.5 * 22050) * 2);
+    // The same samples as a whole WAV of the same speech.
+    const whole = Buffer.concat(await collect(speechBytes(toneSynthesizer([1, 0.5, 2]), 'ignored', { format: 'wav', encoder })));
+    expect(wav.subarray(44).equals(whole.subarray(44))).to.equal(true);
+  });
+
+  it('streams WAV at a requested sample rate', async () => {
+    const chunks = await collect(speechBytes(toneSynthesizer([1, 1], Infinity, true), 'ignored', { format: 'wav', encoder, sampleRate: 16000 }));
+    const wav = Buffer.concat(chunks);
+    expect(wav.readUInt32LE(24)).to.equal(16000);
+    expect((wav.length - 44) / 2 / 16000).to.be.closeTo(2, 0.01);
+  });
+
   it('passes a synthesis failure on to the consumer after the audio already produced', async () => {
     const received: Uint8Array[] = [];
     let error: Error | undefined;
@@ -87,6 +119,8 @@ describe('speechBytes', () => {
           seen.signal = options.signal;
           for (let index = 0; index < sentences; index++) {
             await new Promise<void>((resolve, reject) => {
+              // Aborted already (the encoder thread was slow to start on a loaded machine): as a worker call would.
+              if (options.signal?.aborted) return reject(options.signal.reason);
               const timer = setTimeout(resolve, index === 0 ? 0 : sentenceMs);
               options.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(options.signal?.reason)), { once: true });
             });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { splitFirstClause, splitSentences } from '../../../src/inference/text-to-speech/split-sentences.js';
+import { splitFirstPiece, splitSentences } from '../../../src/inference/text-to-speech/split-sentences.js';
 
 describe('splitSentences', () => {
   it('splits at sentence ends and keeps the terminators', () => {
@@ -45,19 +45,50 @@ describe('splitSentences', () => {
   });
 });
 
-describe('splitFirstClause', () => {
-  it('splits a long sentence after a short first clause', () => {
-    expect(splitFirstClause('Henry V, Part II, Scene IV, I believe, is V I Lenin not Charles I.')).to.deep.equal([
+describe('splitFirstPiece', () => {
+  it('cuts after a short first clause', () => {
+    expect(splitFirstPiece('Henry V, Part II, Scene IV, I believe, is V I Lenin not Charles I.')).to.deep.equal([
       'Henry V,',
       'Part II, Scene IV, I believe, is V I Lenin not Charles I.',
     ]);
+    expect(splitFirstPiece('Instead, he joined her; and they ate like two hungry children.')).to.deep.equal([
+      'Instead, he joined her;',
+      'and they ate like two hungry children.',
+    ]);
   });
 
-  it('leaves short sentences, sentences without a clause mark and long first clauses alone', () => {
-    expect(splitFirstClause('Yes, thanks.')).to.deep.equal(['Yes, thanks.']);
+  it('without an early clause, cuts near the word count where a phrase begins', () => {
+    expect(splitFirstPiece('The birch canoe slid on the smooth planks.')).to.deep.equal(['The birch canoe slid', 'on the smooth planks.']);
+    expect(splitFirstPiece('These days a chicken leg is a rare dish.')).to.deep.equal(['These days a chicken leg', 'is a rare dish.']);
+    expect(splitFirstPiece('What part of the United States is your home.', { words: 5 })).to.deep.equal(['What part of the United States', 'is your home.']);
+  });
+
+  it('never ends the first piece on a word that belongs with the next one', () => {
+    expect(splitFirstPiece('The $2.7 million in the budget will be spent at $1.27 a minute.')).to.deep.equal([
+      'The $2.7 million',
+      'in the budget will be spent at $1.27 a minute.',
+    ]);
+    for (const sentence of [
+      'It was the end of the road for them all.',
+      'We saw Dr. Jekyll and Mr. Hyde at the opera.',
+      'He met J. R. Smith at the old town hall.',
+    ]) {
+      const [head] = splitFirstPiece(sentence);
+      expect(head).to.not.match(/\b(the|was|of|Dr\.|Mr\.|[A-Z]\.)$/);
+    }
+  });
+
+  it('keeps short sentences whole, and cuts only at clauses with `words: 0`', () => {
+    expect(splitFirstPiece('Yes, thanks.')).to.deep.equal(['Yes, thanks.']);
+    expect(splitFirstPiece('It is the aurora borealis.')).to.deep.equal(['It is the aurora borealis.']);
     const noMark = 'The birch canoe slid on the smooth planks and drifted slowly down the river.';
-    expect(splitFirstClause(noMark)).to.deep.equal([noMark]);
+    expect(splitFirstPiece(noMark, { words: 0 })).to.deep.equal([noMark]);
     const longHead = 'The birch canoe slid on the smooth planks and drifted slowly, down the river.';
-    expect(splitFirstClause(longHead)).to.deep.equal([longHead]);
+    expect(splitFirstPiece(longHead, { words: 0 })).to.deep.equal([longHead]);
+  });
+
+  it('loses no text', () => {
+    const sentence = '  It is 14 St. Andrews St, where Dr. Jekyll has his office.';
+    for (const words of [0, 2, 3, 4, 5, 6, 8]) expect(splitFirstPiece(sentence, { words }).join(' ')).to.equal(sentence.trim());
   });
 });

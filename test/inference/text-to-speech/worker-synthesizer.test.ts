@@ -26,6 +26,31 @@ describe('WorkerSynthesizer (fixture models in a worker thread)', () => {
       }
     });
 
+    it('cuts a long first sentence in two pieces and says which piece is the last', async () => {
+      const lasts = async (text: string) => {
+        const chunks = [];
+        for await (const chunk of synthesizer.synthesize(text)) chunks.push(chunk.last);
+        return chunks;
+      };
+      expect(await lasts('The birch canoe slid on the smooth planks and drifted slowly down the river.')).to.deep.equal([false, true]);
+      expect(await lasts('Hello there.')).to.deep.equal([true]);
+      expect(await lasts('Hello there. How are you today?')).to.deep.equal([false, true]);
+    });
+
+    it('cuts only at a short first clause with firstPieceWords 0', async () => {
+      const clauseOnly = await WorkerSynthesizer.spawn({ engine: 'piper', modelDir: `${FIXTURES}piper-random`, threads: 1 }, 'piper-random', { words: 0 });
+      try {
+        let pieces = 0;
+        for await (const _chunk of clauseOnly.synthesize('The birch canoe slid on the smooth planks and drifted slowly down the river.')) pieces++;
+        expect(pieces).to.equal(1);
+        pieces = 0;
+        for await (const _chunk of clauseOnly.synthesize('Henry V, Part II, Scene IV, I believe, is V I Lenin not Charles I.')) pieces++;
+        expect(pieces).to.equal(2);
+      } finally {
+        await clauseOnly.dispose();
+      }
+    });
+
     it("rejects with the signal's reason when the request is aborted part way, and still serves later calls", async () => {
       const controller = new AbortController();
       const reason = new Error('client went away');

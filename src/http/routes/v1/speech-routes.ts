@@ -1,8 +1,8 @@
 /**
  * POST /v1/text-to-speech: JSON {model, input, voice?, speed?, response_format?, sample_rate?} → audio.
  *
- * MP3, PCM, Ogg Opus and AAC are streamed (chunked) sentence by sentence, so the first audio leaves before the whole
- * text is synthesised. Errors before the first byte are normal JSON errors; once audio has
+ * MP3, PCM, Ogg Opus, AAC and WAV are streamed (chunked) piece by piece, so the first audio leaves before the whole
+ * text is synthesised (a WAV spoken in one piece is sent whole, its header carrying the length). Errors before the first byte are normal JSON errors; once audio has
  * been sent the status cannot change, so a later failure is reported to the app's error
  * listener and the connection is cut (the client sees an incomplete chunked response rather
  * than a silently truncated file).
@@ -13,6 +13,7 @@ import type { Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import type { Models } from '../../scoped-models.js';
 import { outputSampleRate } from '../../../audio/codec-sample-rates.js';
+import { startsWavStream } from '../../../audio/encode-wav.js';
 import { SPEECH_FORMATS, SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
 import { taskTag } from '../../../inference/tasks.js';
 import { Type, type Static } from '@sinclair/typebox';
@@ -64,7 +65,7 @@ export const speechRequestFields = (limits: Limits, formatDescription: string, v
   stream_format: Type.Optional(
     StringEnum(['audio', 'sse'] as const, {
       description:
-        '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks; WAV and FLAC, sent whole, as one), then `speech.audio.done`.',
+        '`audio` (default): the audio bytes; `sse`: server-sent `speech.audio.delta` events (base64 chunks; FLAC and a WAV spoken in one piece, sent whole, as one), then `speech.audio.done`.',
     }),
   ),
 });
@@ -113,7 +114,7 @@ export function speechOperation(
     responses: {
       '200': {
         description:
-          'The spoken audio: MP3 (default), PCM (16-bit signed little-endian mono at 24 kHz, no header, as OpenAI sends it), Ogg Opus or AAC (ADTS) streamed sentence by sentence; WAV and FLAC whole (their headers carry the length).',
+          'The spoken audio: MP3 (default), PCM (16-bit signed little-endian mono at 24 kHz, no header, as OpenAI sends it), Ogg Opus, AAC (ADTS) or WAV streamed piece by piece (the header of a streamed WAV gives its sizes as 0xFFFFFFFF, unknown, as OpenAI does; text spoken in one piece comes as a whole WAV); FLAC whole (its header carries the length).',
         content: {
           ...Object.fromEntries([...new Set(Object.values(SPEECH_MEDIA_TYPES))].map((type) => [type, audio(type)])),
           'text/event-stream': {
@@ -162,7 +163,8 @@ export function createSpeechResponder(deps: { models: Models }): SpeechResponder
       return;
     }
     ctx.type = SPEECH_MEDIA_TYPES[request.format];
-    if (request.format === 'wav') {
+    // A whole WAV (its header carries the length) goes out as one body, with a Content-Length.
+    if (request.format === 'wav' && !startsWavStream(first.value)) {
       ctx.body = toBuffer(first.value);
       await chunks.return(undefined);
       return;
