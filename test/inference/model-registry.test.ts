@@ -163,7 +163,10 @@ describe('ModelRegistry start-up checks of the manifest', () => {
 
   it('refuses a bad option value, an unknown option and a missing one, naming model and field', () => {
     expect(build([piper({ threads: 0 })])).to.throw(ManifestError, /model "voice" \(engine "piper"\): options\.threads must be >= 1/);
-    expect(build([piper({ thread: 2 })])).to.throw(ManifestError, /options\.thread is not an option of this engine \(known: onnxFile, threads, spinning\)/);
+    expect(build([piper({ thread: 2 })])).to.throw(
+      ManifestError,
+      /options\.thread is not an option of this engine \(known: onnxFile, threads, spinning, firstPieceWords\)/,
+    );
     const apertium = entry('pair', { task: 'translation', engine: 'apertium', options: { source: 'en', target: 'es' } });
     expect(build([apertium])).to.throw(ManifestError, /model "pair" \(engine "apertium"\): options\.pair is required/);
     const marian = entry('mt', { task: 'translation', engine: 'transformers-translation', options: { family: 'marian', source: 'en' } });

@@ -14,13 +14,17 @@ import type { StreamFormat } from './encoder-worker.js';
 import type { AudioStream, SpeechEncoder } from './speech-encoder.js';
 import { concatSamples } from '../../audio/concat-samples.js';
 
-/** The engine's synthesizer, plus `speak()` through `encoder` (owned by the caller: the registry). */
+/** The engine's synthesizer, plus `speak()` through `encoder` (owned by the caller: the registry), kept warm while the synthesizer lives. */
 export function speakingSynthesizer(synthesizer: PcmSynthesizer, encoder: SpeechEncoder): Synthesizer {
+  const releaseEncoder = encoder.keepWarm();
   return {
     sampleRate: synthesizer.sampleRate,
     synthesize: (text, options) => synthesizer.synthesize(text, options),
     speak: (text, options) => speechBytes(synthesizer, text, { ...options, encoder }),
-    dispose: () => synthesizer.dispose(),
+    dispose: () => {
+      releaseEncoder();
+      return synthesizer.dispose();
+    },
   };
 }
 

@@ -22,6 +22,12 @@ export interface SpeechEncoder {
   /** `outputRate`: resample to it first (absent: outputSampleRate's default for the format). */
   openStream(format: StreamFormat, sampleRate: number, outputRate?: number): Promise<AudioStream>;
   wav(audio: PcmAudio, outputRate?: number): Promise<Uint8Array>;
+  /**
+   * Starts the thread now and keeps it until the returned function is called: a voice holds it
+   * while loaded, so no request after an idle spell waits for the thread and LAME to start
+   * (over a second on a loaded machine: docs/benchmarks.md, "Text to speech").
+   */
+  keepWarm(): () => void;
   dispose(): Promise<void>;
 }
 
@@ -63,6 +69,12 @@ export function createSpeechEncoder(options: { idleMs?: number } = {}): SpeechEn
           close();
         },
       };
+    },
+    keepWarm() {
+      const release = worker.hold();
+      // Any call starts the thread; aborting a stream that does not exist does nothing.
+      worker.call('abort', { id: 0 }).catch(() => {});
+      return release;
     },
     wav: (audio, outputRate) =>
       worker.call('wav', { samples: audio.samples, sampleRate: audio.sampleRate, ...(outputRate === undefined ? {} : { outputRate }) }),

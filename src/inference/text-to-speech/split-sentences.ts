@@ -136,7 +136,8 @@ export interface FirstPieceOptions {
  * anyway. Without one it is at a word boundary near `words` spoken words (a number counts as
  * its digits): first where a phrase begins
  * ("… slid | on the …"), else anywhere but after a word that belongs with the next ("the",
- * "was", a number, an abbreviation, an initial: "$2.7 | million", "St. | Andrews" stay whole).
+ * "was", a number, an abbreviation, an initial: "$2.7 | million", "St. | Andrews" stay whole),
+ * and that first piece is spoken as a clause, with a comma.
  */
 export function splitFirstPiece(sentence: string, options: FirstPieceOptions = {}): string[] {
   const { words: headWords, maxClauseWords, minRestWords } = { ...FIRST_PIECE_DEFAULTS, ...options };
@@ -158,7 +159,11 @@ export function splitFirstPiece(sentence: string, options: FirstPieceOptions = {
   const count =
     candidates.find((count) => endsWell(count) && PHRASE_STARTERS.has(bare(words[count] as string))) ??
     candidates.find((count) => endsWell(count) && !/^[\d$€£]/u.test(last(count)));
-  return count === undefined ? [sentence] : cutAfter(count);
+  if (count === undefined) return [sentence];
+  // Spoken as a clause: a piece ending on a bare word loses the word's last sound ("awake" heard
+  // as "away", "date" as "day"); before a comma the voice finishes it, as before any pause.
+  const [head, rest] = cutAfter(count) as [string, string];
+  return [`${head},`, rest];
 }
 
 /** Lower case, without surrounding quotes, brackets and punctuation. */

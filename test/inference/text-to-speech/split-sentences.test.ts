@@ -57,15 +57,15 @@ describe('splitFirstPiece', () => {
     ]);
   });
 
-  it('without an early clause, cuts near the word count where a phrase begins', () => {
-    expect(splitFirstPiece('The birch canoe slid on the smooth planks.')).to.deep.equal(['The birch canoe slid', 'on the smooth planks.']);
-    expect(splitFirstPiece('These days a chicken leg is a rare dish.')).to.deep.equal(['These days a chicken leg', 'is a rare dish.']);
-    expect(splitFirstPiece('What part of the United States is your home.', { words: 5 })).to.deep.equal(['What part of the United States', 'is your home.']);
+  it('without an early clause, cuts near the word count where a phrase begins, the first piece spoken as a clause', () => {
+    expect(splitFirstPiece('The birch canoe slid on the smooth planks.')).to.deep.equal(['The birch canoe slid,', 'on the smooth planks.']);
+    expect(splitFirstPiece('These days a chicken leg is a rare dish.')).to.deep.equal(['These days a chicken leg,', 'is a rare dish.']);
+    expect(splitFirstPiece('What part of the United States is your home.', { words: 5 })).to.deep.equal(['What part of the United States,', 'is your home.']);
   });
 
   it('never ends the first piece on a word that belongs with the next one', () => {
     expect(splitFirstPiece('The $2.7 million in the budget will be spent at $1.27 a minute.')).to.deep.equal([
-      'The $2.7 million',
+      'The $2.7 million,',
       'in the budget will be spent at $1.27 a minute.',
     ]);
     for (const sentence of [
@@ -74,7 +74,7 @@ describe('splitFirstPiece', () => {
       'He met J. R. Smith at the old town hall.',
     ]) {
       const [head] = splitFirstPiece(sentence);
-      expect(head).to.not.match(/\b(the|was|of|Dr\.|Mr\.|[A-Z]\.)$/);
+      expect(head).to.not.match(/\b(the|was|of|Dr\.|Mr\.|[A-Z]\.),?$/);
     }
   });
 
@@ -87,8 +87,10 @@ describe('splitFirstPiece', () => {
     expect(splitFirstPiece(longHead, { words: 0 })).to.deep.equal([longHead]);
   });
 
-  it('loses no text', () => {
+  it('loses no text (a word-boundary cut only adds its comma)', () => {
     const sentence = '  It is 14 St. Andrews St, where Dr. Jekyll has his office.';
     for (const words of [0, 2, 3, 4, 5, 6, 8]) expect(splitFirstPiece(sentence, { words }).join(' ')).to.equal(sentence.trim());
+    const noClause = 'The birch canoe slid on the smooth planks and drifted slowly down the river.';
+    for (const words of [2, 3, 4, 5, 6]) expect(splitFirstPiece(noClause, { words }).join(' ').replace(',', '')).to.equal(noClause);
   });
 });
