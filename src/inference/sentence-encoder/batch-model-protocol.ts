@@ -30,12 +30,25 @@ export interface ForwardRequest {
   texts: string[];
   /** Second sequences (NLI hypotheses), one per text. */
   pairs?: string[];
+  /** Also report how long each step took in the worker (the benchmark's breakdown). */
+  profile?: boolean;
+}
+
+/** Milliseconds spent in the worker on one forward call, summed over its length buckets. */
+export interface ForwardStages {
+  tokenizeMs: number;
+  /** The ONNX session's run, as the worker's event loop sees it. */
+  runMs: number;
+  /** Pooling (or reading the logits) and packing the rows for the reply. */
+  poolMs: number;
 }
 
 /** One output row per input text, flattened: rows × width. */
 export interface ForwardResult {
   data: Float32Array;
   width: number;
+  /** With `profile`. */
+  stages?: ForwardStages;
 }
 
 /** The parts of config.json the engines read. */
