@@ -13,6 +13,9 @@ import { lengthBuckets } from './length-buckets.js';
 import { AutoModel, AutoModelForSequenceClassification, AutoTokenizer, type Tensor } from '@huggingface/transformers';
 import { clsPooledRows, logitRows, loneTextInputs, meanPooledRows, runModel, selectRows, tokenCounts, type ModelInputs } from './model-io.js';
 
+/** The durations of ForwardStages, summed over a call's length buckets. */
+type StepTimes = Pick<ForwardStages, 'tokenizeMs' | 'runMs' | 'poolMs'>;
+
 /** Up to 25 % of a bucket's tokens may be padding. */
 const MAX_PADDING_RATIO = 1.25;
 
@@ -39,7 +42,13 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   const Model = init.head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
   // A spinning pool (the solo session for lone requests) stops when its run ends: idle, it holds no core.
   const sessionOptions = init.threads
-    ? { session_options: threadSessionOptions({ threads: init.threads, spinning: init.spinning ?? false, stopSpinningAfterRun: true }) }
+    ? {
+        session_options: threadSessionOptions({
+          threads: init.threads,
+          spinning: init.spinning ?? false,
+          stopSpinningAfterRun: init.stopSpinningAfterRun ?? true,
+        }),
+      }
     : {};
   const [tokenizer, model] = await Promise.all([
     AutoTokenizer.from_pretrained(init.dir),
@@ -53,7 +62,7 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
     maxInputTokens: windowTokens((tokenizer as { model_max_length?: number }).model_max_length, config.max_position_embeddings),
   };
 
-  const forwardInputs = async (inputs: ModelInputs, stages: ForwardStages | undefined): Promise<Float32Array[]> => {
+  const forwardInputs = async (inputs: ModelInputs, stages: StepTimes | undefined): Promise<Float32Array[]> => {
     const started = stages && performance.now();
     const outputs = await runModel(model, inputs);
     const ran = stages && performance.now();
@@ -88,7 +97,7 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
    * Tokenises the whole micro-batch once, padded to its longest text, then runs it in length
    * buckets: each bucket takes its rows, cut to its own longest length.
    */
-  const forward = async (texts: string[], pairs: string[] | undefined, stages?: ForwardStages): Promise<Float32Array[]> => {
+  const forward = async (texts: string[], pairs: string[] | undefined, stages?: StepTimes): Promise<Float32Array[]> => {
     const started = stages && performance.now();
     const inputs = tokenize(texts, pairs);
     if (stages) stages.tokenizeMs += performance.now() - (started as number);
@@ -106,11 +115,15 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   return {
     facts: () => facts,
     async forward({ texts, pairs, profile }) {
+      const receivedAt = profile ? performance.timeOrigin + performance.now() : 0;
       const stages = profile ? { tokenizeMs: 0, runMs: 0, poolMs: 0 } : undefined;
       const rows = await forward(texts, pairs, stages);
       const packing = stages && performance.now();
       const result: ForwardResult = pack(rows);
-      if (stages) result.stages = { ...stages, poolMs: stages.poolMs + performance.now() - (packing as number) };
+      if (stages) {
+        const poolMs = stages.poolMs + performance.now() - (packing as number);
+        result.stages = { ...stages, poolMs, receivedAt, repliedAt: performance.timeOrigin + performance.now() };
+      }
       return withTransfer(result, [result.data.buffer as ArrayBuffer]);
     },
     async dispose() {
