@@ -1,36 +1,56 @@
 /**
  * One client on a quiet machine, estimated on a busy one: for each of the first BENCH_TEXTS SST-2
- * texts (default 10), its fastest of BENCH_RUNS one-at-a-time classifications (default 60, in 3
- * interleaved rounds of ours then Python), on
- * the two sessions BatchModel chooses between for a lone request (the solo session: all threads,
- * spinning; a one-thread session), against the same for the Python baseline (one session with
- * the same thread total, scripts/bench/baselines/classification_ort.py). Other work on a shared
- * machine only ever slows a run down, so a text's fastest run is its least disturbed one; the
- * mean of those is near what an idle machine gives, where `npm run bench:text`'s throughput
- * rounds mostly measure the other work. Ours goes through the same path as minilm-sentiment's
- * classify(): micro-batcher, worker thread (tokeniser, ONNX, pooling), the trained head.
+ * texts (default 10), its fastest of BENCH_RUNS one-at-a-time classifications (default 60, in
+ * BENCH_ROUNDS interleaved rounds of ours then Python, default 3), on the two sessions BatchModel
+ * chooses between for a lone request (the solo session: all threads, spinning; a one-thread
+ * session), against the same for the Python baseline: one session with the same thread total,
+ * scripts/bench/baselines/classification_ort.py, on the onnxruntime and tokenizers a user gets
+ * from PyPI today (baselines/classification-venv.ts). Other work on a shared machine only ever
+ * slows a run down, so a text's fastest run is its least disturbed one; the mean of those is near
+ * what an idle machine gives. Ours goes through the same path as minilm-sentiment's classify():
+ * micro-batcher, worker thread (tokeniser, ONNX, pooling), the trained head.
  *
- * Run: npx tsx scripts/bench/classification-lone.ts. Env: BENCH_THREADS (default 2), BENCH_TEXTS,
- * BENCH_RUNS, MODELS_DIR, EVAL_DIR, TOOLS_PYTHON.
+ * With --breakdown it also times each step of a lone request on the solo session, each step's
+ * fastest per text the same way: the micro-batcher's wait before it calls the model, the hop to
+ * the worker (postMessage and the worker waking), the worker's tokeniser, session run and pooling
+ * (reported by the worker), the hop back, and the head on the main thread; and Python's
+ * tokenizer, run and pooling + head. The steps are timed in separate calls, so their sum is a
+ * little under the whole.
+ *
+ * With --spin-kept it also measures a solo session whose onnxruntime spin is not stopped after each
+ * run (Python's default), measured last in each run and followed by a pause, since its spinning
+ * threads slow whatever runs right after it.
+ *
+ * Run: npx tsx scripts/bench/classification-lone.ts [--breakdown] [--spin-kept]. Env: BENCH_THREADS (default 2),
+ * BENCH_TEXTS, BENCH_RUNS, BENCH_ROUNDS, MODELS_DIR, EVAL_DIR, BASELINE_PYTHON (skips the venv).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { readManifest } from '../../src/inference/manifest.js';
+import { BATCH_MODEL_WORKER, type BatchModelInit, type ForwardStages } from '../../src/inference/sentence-encoder/batch-model-protocol.js';
 import { BatchModel } from '../../src/inference/sentence-encoder/batch-model.js';
+import { MicroBatcher } from '../../src/inference/sentence-encoder/micro-batcher.js';
+import { SentenceEmbedder } from '../../src/inference/sentence-encoder/sentence-embedder.js';
 import type { EmbeddingClassifierOptions } from '../../src/inference/text-classification/classifier-options.js';
 import { sortedLabels } from '../../src/inference/text-classification/label-scores.js';
 import { headConfidences, linearHead } from '../../src/inference/text-classification/linear-head.js';
-import { SentenceEmbedder } from '../../src/inference/sentence-encoder/sentence-embedder.js';
+import { ModelWorker } from '../../src/inference/worker/model-worker.js';
+import { CLASSIFICATION_BASELINE, classificationBaselinePython } from './baselines/classification-venv.js';
 
 const MODEL = 'minilm-sentiment';
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
 const TEXTS = Number(process.env.BENCH_TEXTS ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 /** The runs are split into this many interleaved rounds (ours, then Python), so both sides see the same spells of load. */
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const BREAKDOWN = process.argv.includes('--breakdown');
+const SPIN_KEPT_SIDE = process.argv.includes('--spin-kept');
+/** Pause after the spin-kept side's runs, longer than onnxruntime's spin after a run. */
+const SETTLE_MS = 200;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const modelsDir = resolve(process.env.MODELS_DIR ?? join(root, 'models'));
@@ -41,10 +61,17 @@ const load = () =>
     .join(' ');
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
-function toolsPython(): string {
-  if (process.env.TOOLS_PYTHON) return process.env.TOOLS_PYTHON;
-  const venv = join(root, '.cache/venv/bin/python');
-  return existsSync(venv) ? venv : execFileSync('bash', [join(root, 'scripts/tools/setup-venv.sh')], { encoding: 'utf8' }).trim();
+/** Per text, the fastest time seen for each named step. */
+class Fastest {
+  readonly #ms = new Map<string, number[]>();
+  record(step: string, text: number, ms: number): void {
+    const times = this.#ms.get(step) ?? Array.from({ length: TEXTS }, () => Infinity);
+    times[text] = Math.min(times[text] as number, ms);
+    this.#ms.set(step, times);
+  }
+  mean(step: string): number {
+    return mean(this.#ms.get(step) ?? [Number.NaN]);
+  }
 }
 
 const loadBefore = load();
@@ -55,6 +82,7 @@ const options = entry.options as EmbeddingClassifierOptions;
 const head = linearHead(options.head);
 if (!head || !options.labels || !options.baseModel) throw new Error(`${MODEL} should have a head, labels and a baseModel`);
 const labels = options.labels.map((label) => (typeof label === 'string' ? label : label.label));
+const scoreWithHead = (embedding: Float32Array) => sortedLabels(labels, headConfidences(head, embedding));
 const texts = readFileSync(textsFile, 'utf8')
   .trim()
   .split('\n')
@@ -62,29 +90,89 @@ const texts = readFileSync(textsFile, 'utf8')
   .map((line) => line.slice(0, line.lastIndexOf('\t')))
   .slice(0, TEXTS);
 const dir = join(modelsDir, options.baseModel);
+const python = classificationBaselinePython(root);
+
+const init = (threads: number, spinning: boolean, stopSpinningAfterRun = true): BatchModelInit => ({
+  modelsDir,
+  dir,
+  head: 'feature-extraction',
+  dtype: 'fp32',
+  threads,
+  spinning,
+  stopSpinningAfterRun,
+  maxBatchSize: 32,
+  pooling: 'mean',
+});
 
 /** A one-worker model with the given session, behind the same micro-batcher and head as the engine. */
-async function side(threads: number, spinning: boolean) {
-  const init = { modelsDir, dir, head: 'feature-extraction' as const, dtype: 'fp32' as const, threads, spinning, maxBatchSize: 32, pooling: 'mean' as const };
-  const embedder = new SentenceEmbedder(await BatchModel.start(init, MODEL), { maxBatchSize: 32, maxWaitMs: 0, maxInFlight: 1 });
-  const classify = async (text: string) => sortedLabels(labels, headConfidences(head!, await embedder.embed(text)));
-  return { embedder, classify, fastest: texts.map(() => Infinity) };
+async function side(threads: number, spinning: boolean, stopSpinningAfterRun = true) {
+  const embedder = new SentenceEmbedder(await BatchModel.start(init(threads, spinning, stopSpinningAfterRun), MODEL), {
+    maxBatchSize: 32,
+    maxWaitMs: 0,
+    maxInFlight: 1,
+  });
+  const classify = async (text: string) => scoreWithHead(await embedder.embed(text));
+  return { embedder, classify };
 }
 
-const sides = { [`solo (${THREADS} threads, spinning)`]: await side(THREADS, true), 'one thread': await side(1, false) };
+const SOLO = `solo (${THREADS} threads, spinning)`;
+const SPIN_KEPT = `${SOLO}, spin not stopped after runs`;
+const sides: Record<string, Awaited<ReturnType<typeof side>>> = { [SOLO]: await side(THREADS, true), 'one thread': await side(1, false) };
+// onnxruntime's own spin-then-sleep after each run, as Python's session does (see BatchModelInit).
+// Its threads go on spinning for tens of ms after a run and slow whatever runs next (a first try
+// measured the solo side after it ~1.5x slower), so it is opt-in and measured last, then left to settle.
+if (SPIN_KEPT_SIDE) sides[SPIN_KEPT] = await side(THREADS, true, false);
+const ours = new Fastest();
+const python_ = new Fastest();
+
+/** The steps of one lone request, each timed on its own (see the header). */
+async function breakdownParts() {
+  const worker = await ModelWorker.start(BATCH_MODEL_WORKER, { init: init(THREADS, true), modelId: MODEL, name: 'breakdown' });
+  let calledAt = 0;
+  const batcher = new MicroBatcher<string, number>(
+    async (items) => {
+      calledAt = performance.now();
+      return items.map(() => 0);
+    },
+    { maxBatchSize: 32, maxWaitMs: 0 },
+  );
+  const embedding = (await worker.call('forward', { texts: [texts[0] as string] })).data;
+  return {
+    async measure(index: number, text: string) {
+      const submitted = performance.now();
+      await batcher.submit(text);
+      ours.record('micro-batcher wait', index, calledAt - submitted);
+      const sent = performance.now();
+      const { stages } = await worker.call('forward', { texts: [text], profile: true });
+      const roundTrip = performance.now() - sent;
+      const { tokenizeMs, runMs, poolMs, receivedAt, repliedAt } = stages as ForwardStages;
+      ours.record('hop to the worker', index, receivedAt - (performance.timeOrigin + sent));
+      ours.record('hop back', index, performance.timeOrigin + sent + roundTrip - repliedAt);
+      ours.record('worker: tokenize', index, tokenizeMs);
+      ours.record('worker: session run', index, runMs);
+      ours.record('worker: pool + pack', index, poolMs);
+      const headStarted = performance.now();
+      scoreWithHead(embedding);
+      ours.record('head + sort (main thread)', index, performance.now() - headStarted);
+    },
+    dispose: () => worker.dispose(),
+  };
+}
+const parts = BREAKDOWN ? await breakdownParts() : undefined;
+
 for (const { classify } of Object.values(sides)) for (const text of texts) await classify(text); // warm-up
 const script = join(root, 'scripts/bench/baselines/classification_ort.py');
-const python = toolsPython();
-let baselineFastest = texts.map(() => Infinity);
 for (let round = 0; round < ROUNDS; round++) {
   for (let run = 0; run < RUNS / ROUNDS; run++) {
-    for (const { classify, fastest } of Object.values(sides)) {
+    for (const [name, { classify }] of Object.entries(sides)) {
       for (const [index, text] of texts.entries()) {
         const sent = performance.now();
         await classify(text);
-        fastest[index] = Math.min(fastest[index] as number, performance.now() - sent);
+        ours.record(name, index, performance.now() - sent);
       }
+      if (name === SPIN_KEPT) await setTimeout(SETTLE_MS);
     }
+    if (parts) for (const [index, text] of texts.entries()) await parts.measure(index, text);
   }
   const baseline = spawnSync(python, [script, dir, manifestPath, MODEL, textsFile, String(THREADS), '1', '1'], {
     encoding: 'utf8',
@@ -92,16 +180,39 @@ for (let round = 0; round < ROUNDS; round++) {
     env: { ...process.env, FASTEST_TEXTS: String(TEXTS), FASTEST_RUNS: String(Math.ceil(RUNS / ROUNDS)) },
   });
   if (baseline.status !== 0) throw new Error(`Python baseline failed: ${baseline.stderr || baseline.error}`);
-  const fastest = JSON.parse(baseline.stdout.trim().split('\n').pop() as string).fastest_ms as number[];
-  baselineFastest = baselineFastest.map((ms, index) => Math.min(ms, fastest[index] as number));
+  const output = JSON.parse(baseline.stdout.trim().split('\n').pop() as string) as { fastest_ms: number[]; stages_ms: Record<string, number[]> };
+  output.fastest_ms.forEach((ms, index) => python_.record('total', index, ms));
+  for (const [step, times] of Object.entries(output.stages_ms)) times.forEach((ms, index) => python_.record(step, index, ms));
 }
 for (const { embedder } of Object.values(sides)) await embedder.dispose();
-const baselineMs = mean(baselineFastest);
+await parts?.dispose();
+const baselineMs = python_.mean('total');
 
-console.log(`${MODEL}, one client: mean over ${TEXTS} texts of each text's fastest of ${RUNS} runs; load average ${loadBefore} before, ${load()} after`);
-for (const [name, { fastest }] of Object.entries(sides)) {
-  const ms = mean(fastest);
+console.log(
+  `${MODEL}, one client: mean over ${TEXTS} texts of each text's fastest of ${RUNS} runs in ${ROUNDS} interleaved rounds; ` +
+    `load average ${loadBefore} before, ${load()} after`,
+);
+for (const name of Object.keys(sides)) {
+  const ms = ours.mean(name);
   console.log(`ours ${name}: ${ms.toFixed(2)} ms (${(baselineMs / ms).toFixed(2)}x)`);
 }
-console.log(`Python ORT 1x${THREADS}: ${baselineMs.toFixed(2)} ms`);
+console.log(`Python ${CLASSIFICATION_BASELINE.join(' ')}, 1x${THREADS} threads: ${baselineMs.toFixed(2)} ms`);
+if (parts) {
+  const steps = [
+    'micro-batcher wait',
+    'hop to the worker',
+    'worker: tokenize',
+    'worker: session run',
+    'worker: pool + pack',
+    'hop back',
+    'head + sort (main thread)',
+  ];
+  console.log(`where the time goes (each step's fastest per text, mean ms), ours on the solo session:`);
+  for (const step of steps) console.log(`  ${step}: ${ours.mean(step).toFixed(3)}`);
+  console.log(`  sum ${steps.reduce((sum, step) => sum + ours.mean(step), 0).toFixed(3)} vs whole ${ours.mean(SOLO).toFixed(3)}`);
+  const pySteps = ['tokenize', 'run', 'pool_head'];
+  console.log(
+    `Python: ${pySteps.map((step) => `${step} ${python_.mean(step).toFixed(3)}`).join(', ')}; sum ${pySteps.reduce((sum, step) => sum + python_.mean(step), 0).toFixed(3)} vs whole ${baselineMs.toFixed(3)}`,
+  );
+}
 process.exit(0);

@@ -2,7 +2,8 @@
  * npm run bench:text (classification part): throughput of minilm-sentiment at 1, 8 and 32
  * concurrent clients, against a Python onnxruntime + tokenizers baseline on the same ONNX, the
  * same label scoring (the trained head) and the same number of ONNX Runtime compute threads
- * (scripts/bench/baselines/classification_ort.py), measured in the same run: for each level the
+ * (scripts/bench/baselines/classification_ort.py, on the onnxruntime and tokenizers PyPI gives today:
+ * baselines/classification-venv.ts), measured in the same run: for each level the
  * baseline runs right after our measurement, so both see the same machine load. Goals: >= 1.0x at one
  * client and >= 1.1x at 32 clients, in the default layout.
  *
@@ -28,10 +29,10 @@
  * so the best round is the least disturbed one.
  *
  * Env: BENCH_THREADS, BENCH_LEVELS (client counts, default 1,8,32), BENCH_REQUESTS per level (default 256), BENCH_ROUNDS, MODELS_DIR, MODELS_MANIFEST,
- * EVAL_DIR (texts: SST-2 validation sentences, used as inputs only), TOOLS_PYTHON.
+ * EVAL_DIR (texts: SST-2 validation sentences, used as inputs only), BASELINE_PYTHON (skips the venv).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -46,6 +47,7 @@ import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
 import { createLogger } from '../../src/logger.js';
 import { openDatabase } from '../../src/users/open-database.js';
+import { CLASSIFICATION_BASELINE, classificationBaselinePython } from './baselines/classification-venv.js';
 
 const MODEL = 'minilm-sentiment';
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,8,32').split(',').map(Number);
@@ -120,12 +122,6 @@ function listen(server: Server): Promise<number> {
   return new Promise((done) => server.listen(0, '127.0.0.1', () => done((server.address() as AddressInfo).port)));
 }
 
-function toolsPython(): string {
-  if (process.env.TOOLS_PYTHON) return process.env.TOOLS_PYTHON;
-  const venv = join(root, '.cache/venv/bin/python');
-  return existsSync(venv) ? venv : execFileSync('bash', [join(root, 'scripts/tools/setup-venv.sh')], { encoding: 'utf8' }).trim();
-}
-
 interface Baseline {
   textsPerSecond: number;
   latenciesMs: number[];
@@ -183,7 +179,7 @@ async function main(): Promise<void> {
     return res.json();
   };
 
-  const python = toolsPython();
+  const python = classificationBaselinePython(root);
   const modelDir = resolve(config.modelsDir, String(entry.options?.baseModel ?? entry.id));
   const rows: Array<{ level: number; ours: Measured[]; http: Measured; baseline: Baseline }> = [];
   /** One client only: per text, the fastest round of each layout and of the baseline. */
@@ -227,7 +223,7 @@ async function main(): Promise<void> {
   const main = names[0] as string;
   console.log(
     `${MODEL}: ${REQUESTS} requests per level, best of ${ROUNDS} interleaved rounds per side, ` +
-      `${THREADS} ONNX Runtime threads per side, texts from SST-2 validation; load average ${loadBefore} before, ${loadAverage()} after`,
+      `${THREADS} ONNX Runtime threads per side, texts from SST-2 validation, Python ${CLASSIFICATION_BASELINE.join(' ')}; load average ${loadBefore} before, ${loadAverage()} after`,
   );
   console.log(
     `clients | ${names.map((name) => `ours ${name}`).join(' | ')} | HTTP ${main} | Python ORT 1x${THREADS} | ` +

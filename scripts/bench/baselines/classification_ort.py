@@ -10,7 +10,8 @@ Usage: python classification_ort.py <model_dir> <manifest> <model_id> <texts_fil
 Prints one JSON line: {"results": [{"concurrency": c, "requests": n, "seconds": s, "texts_per_s": r, "latencies_ms": [...]}],
 "top": [...]}, latencies_ms holding each request's time by request index (request i classifies text i mod the text count).
 With FASTEST_TEXTS=k and FASTEST_RUNS=n in the environment it also prints "fastest_ms": for each of the first
-k texts, its fastest of n one-at-a-time classifications.
+k texts, its fastest of n one-at-a-time classifications, and "stages_ms": the same for each step of one
+(tokenize, run, pool_head), timed in separate runs.
 """
 
 from __future__ import annotations
@@ -67,6 +68,26 @@ def main() -> None:
         scores /= scores.sum()
         return sorted(zip(names, scores.tolist()), key=lambda pair: -pair[1])
 
+    def fastest_stages(texts: list[str], runs: int) -> dict[str, list[float]]:
+        """classify() cut into its steps, each step's fastest of `runs` per text (the bench's breakdown)."""
+        stages = {name: [float("inf")] * len(texts) for name in ("tokenize", "run", "pool_head")}
+        for _ in range(runs):
+            for index, text in enumerate(texts):
+                t0 = time.perf_counter()
+                ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
+                mask = np.ones_like(ids)
+                t1 = time.perf_counter()
+                hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+                t2 = time.perf_counter()
+                pooled = (hidden * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+                scores = ((pooled / np.linalg.norm(pooled, axis=1, keepdims=True))[0] @ weights.T + bias) / temperature
+                scores = np.exp(scores - scores.max())
+                sorted(zip(names, (scores / scores.sum()).tolist()), key=lambda pair: -pair[1])
+                t3 = time.perf_counter()
+                for name, ms in zip(stages, ((t1 - t0) * 1000, (t2 - t1) * 1000, (t3 - t2) * 1000)):
+                    stages[name][index] = min(stages[name][index], ms)
+        return stages
+
     texts = [line.rsplit("\t", 1)[0] for line in open(texts_file, encoding="utf-8").read().strip().split("\n")[1:]]
     for text in texts[:10]:
         classify(text)  # warm-up
@@ -108,6 +129,7 @@ def main() -> None:
                 classify(text)
                 fastest[index] = min(fastest[index], (time.perf_counter() - sent) * 1000)
         output["fastest_ms"] = fastest
+        output["stages_ms"] = fastest_stages(texts[:fastest_texts], fastest_runs)
     print(json.dumps(output))
 
 

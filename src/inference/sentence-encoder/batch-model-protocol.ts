@@ -21,6 +21,12 @@ export interface BatchModelInit {
    * LoneRunChooser).
    */
   spinning?: boolean;
+  /**
+   * Stop the spin when a run ends (default), so an idle session holds no core; false leaves
+   * ONNX Runtime's own spin-then-sleep after each run (what Python's onnxruntime does), which
+   * the lone-request bench compares.
+   */
+  stopSpinningAfterRun?: boolean;
   maxBatchSize: number;
   /** Feature extraction: mean of the token vectors, or the first (CLS) token's. */
   pooling: 'mean' | 'cls';
@@ -30,12 +36,32 @@ export interface ForwardRequest {
   texts: string[];
   /** Second sequences (NLI hypotheses), one per text. */
   pairs?: string[];
+  /** Also report how long each step took in the worker (the benchmark's breakdown). */
+  profile?: boolean;
+}
+
+/** Milliseconds spent in the worker on one forward call, summed over its length buckets. */
+export interface ForwardStages {
+  tokenizeMs: number;
+  /** The ONNX session's run, as the worker's event loop sees it. */
+  runMs: number;
+  /** Pooling (or reading the logits) and packing the rows for the reply. */
+  poolMs: number;
+  /**
+   * When the worker started on the call and when it handed back the answer, in epoch ms
+   * (performance.timeOrigin + now(), comparable across threads to a few µs): the caller's
+   * own send and receive times split the round trip into its two hops.
+   */
+  receivedAt: number;
+  repliedAt: number;
 }
 
 /** One output row per input text, flattened: rows × width. */
 export interface ForwardResult {
   data: Float32Array;
   width: number;
+  /** With `profile`. */
+  stages?: ForwardStages;
 }
 
 /** The parts of config.json the engines read. */

@@ -8,10 +8,13 @@ import { threadSessionOptions } from '../ort-threads.js';
 import { configureRuntime } from '../runtime.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
-import type { BatchModelApi, BatchModelInit, ForwardResult, ModelFacts } from './batch-model-protocol.js';
+import type { BatchModelApi, BatchModelInit, ForwardResult, ForwardStages, ModelFacts } from './batch-model-protocol.js';
 import { lengthBuckets } from './length-buckets.js';
 import { AutoModel, AutoModelForSequenceClassification, AutoTokenizer, type Tensor } from '@huggingface/transformers';
-import { clsPooledRows, logitRows, meanPooledRows, runModel, selectRows, tokenCounts, type ModelInputs } from './model-io.js';
+import { clsPooledRows, logitRows, loneTextInputs, meanPooledRows, runModel, selectRows, tokenCounts, type ModelInputs } from './model-io.js';
+
+/** The durations of ForwardStages, summed over a call's length buckets. */
+type StepTimes = Pick<ForwardStages, 'tokenizeMs' | 'runMs' | 'poolMs'>;
 
 /** Up to 25 % of a bucket's tokens may be padding. */
 const MAX_PADDING_RATIO = 1.25;
@@ -39,7 +42,13 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   const Model = init.head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
   // A spinning pool (the solo session for lone requests) stops when its run ends: idle, it holds no core.
   const sessionOptions = init.threads
-    ? { session_options: threadSessionOptions({ threads: init.threads, spinning: init.spinning ?? false, stopSpinningAfterRun: true }) }
+    ? {
+        session_options: threadSessionOptions({
+          threads: init.threads,
+          spinning: init.spinning ?? false,
+          stopSpinningAfterRun: init.stopSpinningAfterRun ?? true,
+        }),
+      }
     : {};
   const [tokenizer, model] = await Promise.all([
     AutoTokenizer.from_pretrained(init.dir),
@@ -53,31 +62,51 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
     maxInputTokens: windowTokens((tokenizer as { model_max_length?: number }).model_max_length, config.max_position_embeddings),
   };
 
-  const forwardInputs = async (inputs: ModelInputs): Promise<Float32Array[]> => {
+  const forwardInputs = async (inputs: ModelInputs, stages: StepTimes | undefined): Promise<Float32Array[]> => {
+    const started = stages && performance.now();
     const outputs = await runModel(model, inputs);
+    const ran = stages && performance.now();
+    const rows = readRows(outputs, inputs);
+    if (stages) {
+      stages.runMs += (ran as number) - (started as number);
+      stages.poolMs += performance.now() - (ran as number);
+    }
+    return rows;
+  };
+  const readRows = (outputs: Record<string, Tensor>, inputs: ModelInputs): Float32Array[] => {
     if (init.head === 'sequence-classification') return logitRows(outputs, 'logits');
     const hidden = outputs.last_hidden_state;
     if (!hidden) throw new Error('feature-extraction model has no last_hidden_state output');
     return init.pooling === 'cls' ? clsPooledRows(hidden) : meanPooledRows(hidden, inputs.attention_mask as Tensor);
   };
 
-  /**
-   * Tokenises the whole micro-batch once, padded to its longest text, then runs it in length
-   * buckets: each bucket takes its rows, cut to its own longest length.
-   */
-  const forward = async (texts: string[], pairs: string[] | undefined): Promise<Float32Array[]> => {
-    const inputs = tokenizer(texts, {
+  /** What the tokenizer returns for one text (input_ids, attention_mask, maybe token_type_ids). */
+  const inputNames = Object.keys(tokenizer('a'));
+  /** The length `tokenizer(texts, { truncation: true, max_length })` cuts at. */
+  const maxTokens = Math.min(init.maxTokens ?? Infinity, (tokenizer as { model_max_length?: number }).model_max_length ?? Infinity);
+  const tokenize = (texts: string[], pairs: string[] | undefined): ModelInputs =>
+    (!pairs && texts.length === 1 ? loneTextInputs(tokenizer, texts[0] as string, inputNames, maxTokens) : undefined) ??
+    (tokenizer(texts, {
       ...(pairs ? { text_pair: pairs } : {}),
       padding: true,
       truncation: true,
       ...(init.maxTokens === undefined ? {} : { max_length: init.maxTokens }),
-    }) as ModelInputs;
-    if (texts.length === 1) return forwardInputs(inputs);
+    }) as ModelInputs);
+
+  /**
+   * Tokenises the whole micro-batch once, padded to its longest text, then runs it in length
+   * buckets: each bucket takes its rows, cut to its own longest length.
+   */
+  const forward = async (texts: string[], pairs: string[] | undefined, stages?: StepTimes): Promise<Float32Array[]> => {
+    const started = stages && performance.now();
+    const inputs = tokenize(texts, pairs);
+    if (stages) stages.tokenizeMs += performance.now() - (started as number);
+    if (texts.length === 1) return forwardInputs(inputs, stages);
     const lengths = tokenCounts(inputs.attention_mask as Tensor);
     const rows: Float32Array[] = new Array(texts.length);
     for (const bucket of lengthBuckets(lengths, { maxPaddingRatio: MAX_PADDING_RATIO, maxBucketSize: init.maxBatchSize })) {
       const width = Math.max(...bucket.map((index) => lengths[index] as number));
-      const out = await forwardInputs(selectRows(inputs, bucket, width, tokenizer.padding_side === 'left' ? 'left' : 'right'));
+      const out = await forwardInputs(selectRows(inputs, bucket, width, tokenizer.padding_side === 'left' ? 'left' : 'right'), stages);
       bucket.forEach((index, position) => (rows[index] = out[position] as Float32Array));
     }
     return rows;
@@ -85,8 +114,16 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
 
   return {
     facts: () => facts,
-    async forward({ texts, pairs }) {
-      const result = pack(await forward(texts, pairs));
+    async forward({ texts, pairs, profile }) {
+      const receivedAt = profile ? performance.timeOrigin + performance.now() : 0;
+      const stages = profile ? { tokenizeMs: 0, runMs: 0, poolMs: 0 } : undefined;
+      const rows = await forward(texts, pairs, stages);
+      const packing = stages && performance.now();
+      const result: ForwardResult = pack(rows);
+      if (stages) {
+        const poolMs = stages.poolMs + performance.now() - (packing as number);
+        result.stages = { ...stages, poolMs, receivedAt, repliedAt: performance.timeOrigin + performance.now() };
+      }
       return withTransfer(result, [result.data.buffer as ArrayBuffer]);
     },
     async dispose() {

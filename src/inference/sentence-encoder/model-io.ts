@@ -12,6 +12,33 @@ export async function runModel(model: PreTrainedModel, inputs: unknown): Promise
   return (await (model as unknown as (inputs: unknown) => Promise<ModelOutputs>)(inputs)) as ModelOutputs;
 }
 
+/** The part of a transformers.js tokenizer loneTextInputs uses: ids with the special tokens added. */
+interface IdsTokenizer {
+  encode(text: string): number[];
+}
+
+/**
+ * The model inputs of one text without a pair, as `tokenizer(text, { padding, truncation })` makes
+ * them, or undefined when the text needs truncating (longer than `maxTokens`): that path is left to
+ * the tokenizer. For one text there is no padding, so the mask is all ones and the token types
+ * all zeros; only the tensors cost anything, and the batch path spends most of its time building
+ * them (through arrays of BigInts). `inputNames` are the keys the tokenizer returns.
+ */
+export function loneTextInputs(tokenizer: IdsTokenizer, text: string, inputNames: readonly string[], maxTokens: number): ModelInputs | undefined {
+  const ids = tokenizer.encode(text);
+  const length = ids.length;
+  if (length > maxTokens) return undefined;
+  const inputs: ModelInputs = {};
+  for (const name of inputNames) {
+    const data = new BigInt64Array(length);
+    if (name === 'input_ids') for (let i = 0; i < length; i++) data[i] = BigInt(ids[i] as number);
+    else if (name === 'attention_mask') data.fill(1n);
+    else if (name !== 'token_type_ids') throw new Error(`no single-text value for tokenizer output "${name}"`);
+    inputs[name] = new Tensor('int64', data, [1, length]);
+  }
+  return inputs;
+}
+
 /** A [batch, n] output as one Float32Array per row. */
 export function logitRows(outputs: ModelOutputs, name: string): Float32Array[] {
   const tensor = outputs[name];

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { Tensor } from '@huggingface/transformers';
-import { selectRows, tokenCounts } from '../../../src/inference/sentence-encoder/model-io.js';
+import { AutoTokenizer, Tensor } from '@huggingface/transformers';
+import { resolve } from 'node:path';
+import { loneTextInputs, selectRows, tokenCounts } from '../../../src/inference/sentence-encoder/model-io.js';
 
 const int64 = (rows: number[][]) => new Tensor('int64', BigInt64Array.from(rows.flat(), BigInt), [rows.length, rows[0]!.length]);
 const values = (tensor: Tensor) => {
@@ -69,5 +70,37 @@ describe('model-io pooling', () => {
       [0.6000000238418579, 0.800000011920929],
       [0, -1],
     ]);
+  });
+});
+
+describe('model-io inputs of one text', () => {
+  const texts = [
+    'a gorgeous , witty , seductive movie .',
+    "it 's a charming and often affecting journey .",
+    'Ünïcödé, émojis 🙂 and   extra   spaces\tand tabs',
+    '',
+    'unaffable pseudo-intellectual overwrought melodramatics',
+  ];
+
+  it('match what the tokenizer call makes for the batch path', async () => {
+    const tokenizer = await AutoTokenizer.from_pretrained(resolve('test/fixtures/models/minilm-random'));
+    const names = Object.keys(tokenizer('a'));
+    for (const text of texts) {
+      const expected = tokenizer([text], { padding: true, truncation: true, max_length: 256 }) as Record<string, Tensor>;
+      const lone = loneTextInputs(tokenizer, text, names, 256);
+      expect(Object.keys(lone!)).to.deep.equal(Object.keys(expected));
+      for (const name of names) {
+        expect(lone![name]!.dims, `${name} of ${JSON.stringify(text)}`).to.deep.equal(expected[name]!.dims);
+        expect([...(lone![name]!.data as BigInt64Array)], `${name} of ${JSON.stringify(text)}`).to.deep.equal([...(expected[name]!.data as BigInt64Array)]);
+      }
+    }
+  });
+
+  it('leave a text longer than the limit to the tokenizer, which truncates it', async () => {
+    const tokenizer = await AutoTokenizer.from_pretrained(resolve('test/fixtures/models/minilm-random'));
+    const names = Object.keys(tokenizer('a'));
+    const text = 'word '.repeat(20);
+    expect(loneTextInputs(tokenizer, text, names, 8)).to.equal(undefined);
+    expect(loneTextInputs(tokenizer, text, names, tokenizer.encode(text).length)).to.not.equal(undefined);
   });
 });
