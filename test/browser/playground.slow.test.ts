@@ -161,7 +161,7 @@ describe('the playground in Chromium', function () {
     const transcribe = pane('transcribe');
     await page.getByRole('button', { name: 'Start live captions' }).click();
     await expectText(page.locator('#transcribe-status'), /Listening|Hearing/, 15_000);
-    const captions = page.getByLabel('Live captions');
+    const captions = page.getByLabel('Live captions', { exact: true });
     await captions.locator('p:not(.partial)').first().waitFor({ timeout: 30_000 });
     await page.getByRole('button', { name: 'Stop live captions' }).click();
     await expectText(page.locator('#transcribe-status'), /Live captions stopped/, 15_000);
