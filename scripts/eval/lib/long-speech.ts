@@ -7,6 +7,7 @@
 import { decodeAudio } from '../../../src/audio/decode-audio.js';
 import { resample } from '../../../src/audio/resample.js';
 import type { SpeechClip } from './speech-clips.js';
+import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
 
 export const LONG_SPEECH_RATE = 16_000;
 
@@ -117,16 +118,4 @@ export function variedSpeech(decoded: ReadonlyArray<{ file: string; reference: s
     offset += clip.samples.length;
   }
   return { samples, sampleRate: LONG_SPEECH_RATE, clips, reference: placed.map(({ clip }) => clip.reference).join(' ') };
-}
-
-/** mulberry32: the same file for the same seed on every machine. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
