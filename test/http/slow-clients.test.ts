@@ -99,32 +99,50 @@ describe('slow and stalled clients', () => {
   });
 });
 
+/**
+ * A server behind the guard whose responses never end (64 KiB chunks for as long as they are read),
+ * but for /small, which answers "ok"; `closedAt()` is when the last endless response was closed.
+ */
+async function endlessResponseServer(): Promise<{ port: number; closedAt: () => number; close: () => void }> {
+  const koa = new Koa();
+  koa.silent = true;
+  let closedAt = 0;
+  koa.use(slowClientGuard(TIMEOUTS));
+  koa.use((ctx) => {
+    if (ctx.path === '/small') {
+      ctx.body = 'ok';
+      return;
+    }
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    ctx.body = new Readable({
+      read() {
+        this.push(chunk);
+      },
+    });
+    ctx.res.on('close', () => (closedAt = Date.now()));
+  });
+  const server = createServer(koa.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, closedAt: () => closedAt, close: () => server.close() };
+}
+
+/** Stops reading `socket`, waits 3 s, and checks the server gave up on its response within 2.5 s. */
+async function expectAbandoned(socket: Socket, server: { closedAt: () => number; close: () => void }): Promise<void> {
+  socket.pause(); // never read (again)
+  const started = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  socket.destroy();
+  server.close();
+  expect(server.closedAt(), 'the server closed the response').to.be.greaterThan(0);
+  expect(server.closedAt() - started).to.be.below(2_500);
+}
+
 describe('slowClientGuard on responses', () => {
   it('abandons a response the client stops reading', async () => {
-    const koa = new Koa();
-    koa.silent = true;
-    let closedAt = 0;
-    koa.use(slowClientGuard(TIMEOUTS));
-    koa.use((ctx) => {
-      const chunk = Buffer.alloc(64 * 1024, 1);
-      ctx.body = new Readable({
-        read() {
-          this.push(chunk);
-        },
-      });
-      ctx.res.on('close', () => (closedAt = Date.now()));
-    });
-    const server = createServer(koa.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    const server = await endlessResponseServer();
+    const socket = connect(server.port, '127.0.0.1');
     socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
-    socket.pause(); // never read
-    const started = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    socket.destroy();
-    server.close();
-    expect(closedAt, 'the server closed the response').to.be.greaterThan(0);
-    expect(closedAt - started).to.be.below(2_500);
+    await expectAbandoned(socket, server);
   });
 });
 
@@ -133,26 +151,8 @@ describe('slowClientGuard on a kept-alive connection', () => {
   // (one sent before the last was answered) a watch of its own: both must still be cut off.
   for (const pipelined of [false, true]) {
     it(`abandons the ${pipelined ? 'pipelined ' : ''}second response when the client stops reading it`, async () => {
-      const koa = new Koa();
-      koa.silent = true;
-      let closedAt = 0;
-      koa.use(slowClientGuard(TIMEOUTS));
-      koa.use((ctx) => {
-        if (ctx.path === '/small') {
-          ctx.body = 'ok';
-          return;
-        }
-        const chunk = Buffer.alloc(64 * 1024, 1);
-        ctx.body = new Readable({
-          read() {
-            this.push(chunk);
-          },
-        });
-        ctx.res.on('close', () => (closedAt = Date.now()));
-      });
-      const server = createServer(koa.callback());
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      const server = await endlessResponseServer();
+      const socket = connect(server.port, '127.0.0.1');
       socket.on('error', () => {});
       const small = 'GET /small HTTP/1.1\r\nHost: x\r\n\r\n';
       const large = 'GET /large HTTP/1.1\r\nHost: x\r\n\r\n';
@@ -163,13 +163,7 @@ describe('slowClientGuard on a kept-alive connection', () => {
         await new Promise((resolve) => socket.once('data', resolve));
         socket.write(large);
       }
-      socket.pause(); // never read (again)
-      const started = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
-      socket.destroy();
-      server.close();
-      expect(closedAt, 'the server closed the response').to.be.greaterThan(0);
-      expect(closedAt - started).to.be.below(2_500);
+      await expectAbandoned(socket, server);
     });
   }
 });
