@@ -49,7 +49,9 @@ const load = () =>
 const sentences = await readTtsSentences(Number(args.limit));
 const words = args.words === undefined ? undefined : Number(args.words);
 const firstPieceOf = (text: string) => splitFirstPiece(splitSentences(text)[0]!, words === undefined ? {} : { words })[0]!;
-console.log(`first-byte breakdown: ${args.voice}, ${sentences.length} sentences, firstPieceWords ${words ?? `manifest (default ${FIRST_PIECE_DEFAULTS.words})`}, load average ${load()}\n`);
+console.log(
+  `first-byte breakdown: ${args.voice}, ${sentences.length} sentences, firstPieceWords ${words ?? `manifest (default ${FIRST_PIECE_DEFAULTS.words})`}, load average ${load()}\n`,
+);
 
 const modelDir = join(modelsDir(), args.voice!);
 const voice = await PiperVoice.load(modelDir, { phonemize: false });
@@ -67,10 +69,13 @@ const firstChunk = async (iterable: AsyncIterable<unknown>) => {
   for await (const _chunk of iterable) break;
 };
 const stages: Array<[string, (text: string) => Promise<number>]> = [
-  ['ort', async (text) => {
-    const ids = await phonemizer.ids(firstPieceOf(text));
-    return timed(() => voice.synthesizeIds(ids));
-  }],
+  [
+    'ort',
+    async (text) => {
+      const ids = await phonemizer.ids(firstPieceOf(text));
+      return timed(() => voice.synthesizeIds(ids));
+    },
+  ],
   ['phonemise', (text) => timed(() => phonemizer.ids(firstPieceOf(text)))],
   ['workers', (text) => timed(() => firstChunk(synthesizer.synthesize(text)))],
   ['speak mp3', (text) => timed(() => firstChunk(speechBytes(synthesizer, text, { format: 'mp3', encoder })))],
@@ -93,7 +98,13 @@ try {
     }
   }
   const medians = times.map((list) => percentile(list, 50));
-  const below: Record<string, string | undefined> = { workers: 'ort', 'speak mp3': 'workers', 'speak wav': 'workers', 'http mp3': 'speak mp3', 'http wav': 'speak wav' };
+  const below: Record<string, string | undefined> = {
+    workers: 'ort',
+    'speak mp3': 'workers',
+    'speak wav': 'workers',
+    'http mp3': 'speak mp3',
+    'http wav': 'speak wav',
+  };
   console.log(`median first-byte time per depth (ms), load average ${loadBefore} before, ${load()} after:`);
   for (const [index, [name]] of stages.entries()) {
     const base = below[name];
@@ -127,7 +138,9 @@ function httpFirstByte(input: string, format: 'mp3' | 'wav'): Promise<number> {
 
 /** A copy of the manifest whose voice has `firstPieceWords: words`. */
 async function manifestWithWords(words: number): Promise<string> {
-  const manifest = JSON.parse(await readFile(resolve(process.env.MODELS_MANIFEST ?? 'models/models.json'), 'utf8')) as { models: Array<{ id: string; options?: object }> };
+  const manifest = JSON.parse(await readFile(resolve(process.env.MODELS_MANIFEST ?? 'models/models.json'), 'utf8')) as {
+    models: Array<{ id: string; options?: object }>;
+  };
   for (const entry of manifest.models) if (entry.id === args.voice) entry.options = { ...entry.options, firstPieceWords: words };
   const path = join(await mkdtemp(join(tmpdir(), 'tts-breakdown-')), 'models.json');
   await writeFile(path, JSON.stringify(manifest));

@@ -7,6 +7,7 @@
  * When the request's signal aborts, or the caller stops reading, the pieces still queued in
  * both workers are dropped; the piece being synthesised is the last one run. Each worker is a
  * ModelWorker: one that dies is replaced on the next call, its calls in flight answering 503.
+ * Piper's pieces come unscaled from the worker and are levelled here, one gain per sentence (piece-join.ts).
  */
 import { join } from 'node:path';
 import { followSignal } from '../abortable.js';

@@ -57,7 +57,9 @@ describe('speechBytes', () => {
     const head = decoder.decode(chunks[0]!);
     decoder.free();
     // A fraction of a second (LAME holds back its last frames until more audio comes), not 2 s.
-    expect(head.samplesDecoded / 22050).to.be.greaterThan(0).and.lessThan(0.3);
+    expect(head.samplesDecoded / 22050)
+      .to.be.greaterThan(0)
+      .and.lessThan(0.3);
   });
 
   it('produces WAV in one piece with the total length in its header', async () => {
