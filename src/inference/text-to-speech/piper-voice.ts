@@ -14,6 +14,7 @@ import { ValidationError } from '../../errors.js';
 import { threadSessionOptions } from '../ort-threads.js';
 import { findOnnx } from './find-onnx.js';
 import { PiperPhonemizer } from './piper-phonemizer.js';
+import { SentenceLevel } from './piece-join.js';
 import { parsePiperVoiceConfig, type PiperVoiceConfig } from './piper-voice-config.js';
 import type { SentenceSynthesizer } from './sentence-synthesizer.js';
 import { DEFAULT_PIPER_SPINNING } from './tts-options.js';
@@ -28,6 +29,12 @@ interface PiperVoiceOptions {
   onnxFile?: string;
   /** ORT intra-op threads; ORT's default when absent. */
   threads?: number;
+  /**
+   * Scale each synthesised sentence to full scale, as Piper does. Off in the synthesis worker:
+   * WorkerSynthesizer scales there, so the pieces of a sentence cut in two share one gain
+   * (piece-join.ts). Defaults to true.
+   */
+  normalize?: boolean;
   /** Idle ORT threads spin between operators: true, false, or at most this many µs (default DEFAULT_PIPER_SPINNING; see PiperOptions.spinning). */
   spinning?: boolean | number;
 }
@@ -37,9 +44,11 @@ export class PiperVoice implements SentenceSynthesizer {
   readonly config: PiperVoiceConfig;
   readonly #hasSpeakerInput: boolean;
   readonly #phonemizer: PiperPhonemizer | undefined;
+  readonly #normalize: boolean;
 
-  private constructor(session: ort.InferenceSession, config: PiperVoiceConfig, phonemizer: PiperPhonemizer | undefined) {
+  private constructor(session: ort.InferenceSession, config: PiperVoiceConfig, phonemizer: PiperPhonemizer | undefined, normalize: boolean) {
     this.#session = session;
+    this.#normalize = normalize;
     this.config = config;
     this.#phonemizer = phonemizer;
     this.#hasSpeakerInput = session.inputNames.includes('sid');
@@ -60,7 +69,7 @@ export class PiperVoice implements SentenceSynthesizer {
       if (!session.inputNames.includes(name)) throw new Error(`${onnxFile} is not a Piper voice: no "${name}" input`);
     }
     const phonemizer = options.phonemize === false ? undefined : await PiperPhonemizer.load(configPath);
-    return new PiperVoice(session, config, phonemizer);
+    return new PiperVoice(session, config, phonemizer, options.normalize ?? true);
   }
 
   get sampleRate(): number {
@@ -105,23 +114,11 @@ export class PiperVoice implements SentenceSynthesizer {
     const result = await this.#session.run(feeds);
     const output = result[outputName] as ort.Tensor;
     // A copy (not ORT's buffer), so the caller may transfer it to another thread.
-    return normalizePeak(Float32Array.from(output.data as Float32Array));
+    const samples = Float32Array.from(output.data as Float32Array);
+    return this.#normalize ? new SentenceLevel().apply(samples, false) : samples;
   }
 
   async dispose(): Promise<void> {
     await this.#session.release();
   }
-}
-
-/**
- * Scales a sentence so its peak is at full scale, as Piper does by default: VITS output levels
- * vary per sentence, and MP3 encoding of out-of-range samples would clip.
- */
-function normalizePeak(samples: Float32Array): Float32Array {
-  let peak = 0;
-  for (const sample of samples) peak = Math.max(peak, Math.abs(sample));
-  if (peak < 1e-8) return samples.fill(0);
-  const gain = 1 / peak;
-  for (let i = 0; i < samples.length; i++) samples[i] = (samples[i] as number) * gain;
-  return samples;
 }

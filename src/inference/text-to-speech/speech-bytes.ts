@@ -122,11 +122,15 @@ async function* streamedBytes(
   };
   try {
     for (let piece = await next; !piece.done; piece = await next) {
-      spoken = true;
       next = pieces.next();
       next.catch(() => {});
-      const bytes = await stream.encode(piece.value.samples);
-      if (bytes.length > 0) yield withHeader(bytes);
+      // The first piece's head is encoded on its own, so the first bytes wait for a fraction of
+      // a second of audio to be encoded, not for the whole piece (LAME: ~10 ms per second).
+      for (const part of spoken ? [piece.value.samples] : headFirst(piece.value.samples, synthesizer.sampleRate, format)) {
+        const bytes = await stream.encode(part);
+        if (bytes.length > 0) yield withHeader(bytes);
+      }
+      spoken = true;
     }
     if (!spoken) throw nothingToSay();
     finished = true;
@@ -138,6 +142,16 @@ async function* streamedBytes(
       await dropSynthesis();
     }
   }
+}
+
+/** Audio encoded ahead of the rest of a first piece, in seconds (a handful of MP3 frames). */
+const FIRST_HEAD_SECONDS = 0.25;
+
+/** `samples` as its head and the rest, for encoders that take time per sample (PCM16 is instant: whole). */
+function headFirst(samples: Float32Array, sampleRate: number, format: StreamFormat): Float32Array[] {
+  const head = Math.round(FIRST_HEAD_SECONDS * sampleRate);
+  if (format === 'pcm' || samples.length < 2 * head) return [samples];
+  return [samples.slice(0, head), samples.subarray(head)];
 }
 
 function concatBytes(head: Uint8Array, tail: Uint8Array): Uint8Array {

@@ -2,6 +2,8 @@
  * Main-thread handle on the encoder worker. The worker starts on first use and stops after
  * a quiet period, so an idle server (or a finished script) holds no thread.
  */
+import { PCM16_OUTPUT_RATE } from '../../audio/codec-sample-rates.js';
+import { Pcm16StreamEncoder } from '../../audio/encode-pcm16.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { ModelWorker } from '../worker/model-worker.js';
 import { workerModule } from '../worker/worker-api.js';
@@ -42,6 +44,7 @@ export function createSpeechEncoder(options: { idleMs?: number } = {}): SpeechEn
 
   return {
     async openStream(format, sampleRate, outputRate) {
+      if (format === 'pcm' && (outputRate ?? PCM16_OUTPUT_RATE) === sampleRate) return inlinePcm16(sampleRate);
       const id = nextStreamId++;
       // The stream's encoder lives in the thread: keep that thread until the stream closes.
       const close = worker.hold();
@@ -79,5 +82,20 @@ export function createSpeechEncoder(options: { idleMs?: number } = {}): SpeechEn
     wav: (audio, outputRate) =>
       worker.call('wav', { samples: audio.samples, sampleRate: audio.sampleRate, ...(outputRate === undefined ? {} : { outputRate }) }),
     dispose: () => worker.dispose(),
+  };
+}
+
+/**
+ * 16-bit PCM at the voice's own rate (a streamed WAV's body), written on the calling thread: no
+ * resampling, only a clamp and a store per sample (well under a millisecond per second of audio),
+ * cheaper than the hop to the encoder worker and back that would otherwise sit in front of the
+ * first byte (docs/benchmarks.md, "Text to speech").
+ */
+function inlinePcm16(sampleRate: number): AudioStream {
+  const encoder = new Pcm16StreamEncoder(sampleRate, sampleRate);
+  return {
+    encode: async (samples) => encoder.encode(samples),
+    finish: async () => encoder.finish(),
+    abort() {},
   };
 }

@@ -7,12 +7,14 @@
  * When the request's signal aborts, or the caller stops reading, the pieces still queued in
  * both workers are dropped; the piece being synthesised is the last one run. Each worker is a
  * ModelWorker: one that dies is replaced on the next call, its calls in flight answering 503.
+ * Piper's pieces come unscaled from the worker and are levelled here, one gain per sentence (piece-join.ts).
  */
 import { join } from 'node:path';
 import { followSignal } from '../abortable.js';
 import type { PcmSynthesizer, SpeechPiece, SynthesizeOptions } from '../types.js';
 import { ModelWorker } from '../worker/model-worker.js';
 import { findOnnx } from './find-onnx.js';
+import { fadeJoins, SentenceLevel } from './piece-join.js';
 import { type FirstPieceOptions, splitFirstPiece, splitSentences } from './split-sentences.js';
 import {
   PHONEMIZER_WORKER,
@@ -31,10 +33,19 @@ export class WorkerSynthesizer implements PcmSynthesizer {
   readonly #worker: ModelWorker<SynthesisApi>;
   readonly #frontEnd: ModelWorker<PhonemizerApi> | undefined;
   readonly #firstPiece: FirstPieceOptions;
+  /** Whether the worker's pieces come unscaled, for this side to level and join (Piper's). */
+  readonly #joinsPieces: boolean;
   readonly sampleRate: number;
 
-  private constructor(worker: ModelWorker<SynthesisApi>, frontEnd: ModelWorker<PhonemizerApi> | undefined, sampleRate: number, firstPiece: FirstPieceOptions) {
+  private constructor(
+    worker: ModelWorker<SynthesisApi>,
+    frontEnd: ModelWorker<PhonemizerApi> | undefined,
+    sampleRate: number,
+    firstPiece: FirstPieceOptions,
+    joinsPieces: boolean,
+  ) {
     this.#worker = worker;
+    this.#joinsPieces = joinsPieces;
     this.#frontEnd = frontEnd;
     this.sampleRate = sampleRate;
     this.#firstPiece = firstPiece;
@@ -53,7 +64,7 @@ export class WorkerSynthesizer implements PcmSynthesizer {
       if (worker.status === 'rejected') throw worker.reason;
       if (frontEnd.status === 'rejected') throw frontEnd.reason;
       const { sampleRate } = await worker.value.call('info');
-      return new WorkerSynthesizer(worker.value, frontEnd.value, sampleRate, firstPiece);
+      return new WorkerSynthesizer(worker.value, frontEnd.value, sampleRate, firstPiece, init.engine === 'piper');
     } catch (error) {
       await Promise.allSettled(started.map((started) => started.dispose()));
       throw error;
@@ -69,7 +80,11 @@ export class WorkerSynthesizer implements PcmSynthesizer {
     try {
       signal.throwIfAborted();
       const [first, ...rest] = splitSentences(text);
-      const pieces = first === undefined ? [] : [...splitFirstPiece(first, this.#firstPiece), ...rest];
+      const head = first === undefined ? [] : splitFirstPiece(first, this.#firstPiece);
+      const pieces = [...head, ...rest];
+      // Piece 1 goes on the first sentence when that was cut in two.
+      const continues = (index: number) => index === 1 && head.length > 1;
+      const level = new SentenceLevel();
       const inputs: Promise<PieceInput>[] = [];
       const input = (index: number) => (inputs[index] ??= this.#prepare(pieces[index] as string, options.voice, signal));
       const piece = (index: number) => this.#synthesize(input(index), options, signal);
@@ -84,7 +99,7 @@ export class WorkerSynthesizer implements PcmSynthesizer {
         const current = next;
         for (let ahead = index + 1; ahead <= index + FRONT_END_LOOKAHEAD && ahead < pieces.length; ahead++) input(ahead);
         next = index + 1 < pieces.length ? piece(index + 1) : undefined;
-        const samples = await current;
+        const samples = this.#join(await current, level, continues(index), continues(index + 1));
         if (samples.length > 0) yield { samples, sampleRate: this.sampleRate, last: next === undefined };
       }
     } finally {
@@ -95,6 +110,12 @@ export class WorkerSynthesizer implements PcmSynthesizer {
 
   async dispose(): Promise<void> {
     await Promise.allSettled([this.#worker.dispose(), this.#frontEnd?.dispose()]);
+  }
+
+  /** Piper's pieces at one level per sentence, faded where the pieces of a cut sentence meet (piece-join.ts); other engines' as they come. */
+  #join(samples: Float32Array, level: SentenceLevel, continues: boolean, continued: boolean): Float32Array {
+    if (!this.#joinsPieces) return samples;
+    return fadeJoins(level.apply(samples, continues), this.sampleRate, { fadeIn: continues, fadeOut: continued });
   }
 
   #prepare(text: string, voice: string | undefined, signal: AbortSignal): Promise<PieceInput> {

@@ -50,6 +50,18 @@ describe('speechBytes', () => {
     expect(decoded.samplesDecoded / decoded.sampleRate).to.be.closeTo(3.5, 0.11);
   });
 
+  it('sends the head of the first piece ahead of the rest of it', async () => {
+    const chunks = await collect(speechBytes(toneSynthesizer([2, 1]), 'ignored', { format: 'mp3', encoder }));
+    const decoder = new MPEGDecoder();
+    await decoder.ready;
+    const head = decoder.decode(chunks[0]!);
+    decoder.free();
+    // A fraction of a second (LAME holds back its last frames until more audio comes), not 2 s.
+    expect(head.samplesDecoded / 22050)
+      .to.be.greaterThan(0)
+      .and.lessThan(0.3);
+  });
+
   it('produces WAV in one piece with the total length in its header', async () => {
     const chunks = await collect(speechBytes(toneSynthesizer([1, 0.5]), 'ignored', { format: 'wav', encoder }));
     expect(chunks).to.have.length(1);

@@ -37,6 +37,19 @@ describe('WorkerSynthesizer (fixture models in a worker thread)', () => {
       expect(await lasts('Hello there. How are you today?')).to.deep.equal([false, true]);
     });
 
+    it('gives the pieces of a cut sentence one level, each sentence of its own at full scale', async () => {
+      const peaks = [];
+      for await (const chunk of synthesizer.synthesize('The birch canoe slid on the smooth planks and drifted slowly down the river. Hello there.')) {
+        peaks.push(chunk.samples.reduce((peak, sample) => Math.max(peak, Math.abs(sample)), 0));
+      }
+      expect(peaks).to.have.length(3);
+      // The first piece and the next sentence at full scale; the rest of the first sentence at the
+      // first piece's gain, which may leave it below full scale but never above.
+      expect(peaks[0]).to.be.closeTo(1, 1e-5);
+      expect(peaks[1]).to.be.at.most(1 + 1e-5);
+      expect(peaks[2]).to.be.closeTo(1, 1e-5);
+    });
+
     it('cuts only at a short first clause with firstPieceWords 0', async () => {
       const clauseOnly = await WorkerSynthesizer.spawn({ engine: 'piper', modelDir: `${FIXTURES}piper-random`, threads: 1 }, 'piper-random', { words: 0 });
       try {
