@@ -148,6 +148,14 @@ export interface TranscribeInput {
   noSpeechThreshold?: number;
   /** Each window prompted with the text before it (default true). */
   conditionOnPreviousText?: boolean;
+  /** Beam search with this many beams at temperature 0 (1–10, default 1: greedy); `beamSize` × `bestOf` ≤ 25. */
+  beamSize?: number;
+  /** Samples drawn at a temperature above 0, the likeliest kept (1–10, default 1). */
+  bestOf?: number;
+  /** Beam search stops once `beamSize` × `patience` beams have finished (0.5–5, default 1). */
+  patience?: number;
+  /** Rank by ((5 + length) / 6) ^ lengthPenalty instead of the length (0–1; default: the length, as openai/whisper). */
+  lengthPenalty?: number;
   /** Sent as `include[]` (not with `transcript`): `logprobs` adds the tokens' log probabilities to a `json` answer. */
   include?: 'logprobs'[];
 }

@@ -225,6 +225,9 @@ function phrase({ error, field, item }: Located, fieldSchema: JsonSchema): AppEr
   if (valueSchema.type === 'number') {
     return new ValidationError(`${name} must be a number between ${valueSchema.minimum} and ${valueSchema.maximum}`);
   }
+  if (valueSchema.type === 'integer' && valueSchema.minimum !== undefined && valueSchema.maximum !== undefined) {
+    return new ValidationError(`${name} must be an integer from ${valueSchema.minimum} to ${valueSchema.maximum}`);
+  }
   if (Array.isArray(valueSchema.enum)) return new ValidationError(`${name} must be one of: ${valueSchema.enum.join(', ')}`);
   if (valueSchema.type === 'array' && item === -1) {
     return new ValidationError(`${name} must be an array of ${valueSchema.minItems ?? 0} to ${valueSchema.maxItems} strings`);

@@ -14,6 +14,7 @@
 import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import { argmax, logSoftmaxAt, sample } from './whisper-token-choice.js';
+import { decodeSearch, searchRows, type SearchOptions, type SearchSession } from './whisper-search-decode.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 import type { HeadAttention } from './word-timing.js';
 
@@ -52,6 +53,8 @@ export interface WindowDecodeRequest {
   signal: AbortSignal;
   /** Deterministic sampling at temperature > 0 (tests); Math.random otherwise. */
   random?: () => number;
+  /** Beam search at temperature 0, best-of sampling above (whisper-search-decode.ts); none: one row. */
+  search?: SearchOptions;
 }
 
 export interface WindowDecodeResult {
@@ -108,6 +111,38 @@ function keepRows(tensor: OrtTensor, keep: readonly number[]): OrtTensor {
     if (row !== index) data.copyWithin(index * rowSize, row * rowSize, (row + 1) * rowSize);
   });
   return new (tensor.constructor as OrtTensorClass)(tensor.type, data.subarray(0, keep.length * rowSize), [keep.length, ...tensor.dims.slice(1)]);
+}
+
+/**
+ * Row `i` of the result is row `sources[i]` of `tensor` (rows may repeat): a beam search's
+ * reordered key/value cache. The same rows in the same order are the tensor itself.
+ */
+function gatherRows(tensor: OrtTensor, sources: readonly number[]): OrtTensor {
+  const rows = tensor.dims[0]!;
+  if (sources.length === rows && sources.every((source, index) => source === index)) return tensor;
+  const data = tensor.data as TypedArray;
+  const rowSize = data.length / rows;
+  const gathered = new (data.constructor as new (length: number) => TypedArray)(sources.length * rowSize);
+  sources.forEach((source, index) => gathered.set(data.subarray(source * rowSize, (source + 1) * rowSize) as never, index * rowSize));
+  return new (tensor.constructor as OrtTensorClass)(tensor.type, gathered, [sources.length, ...tensor.dims.slice(1)]);
+}
+
+/**
+ * `count` rows of a tensor whose rows are all alike (a window's audio, its cross-attention
+ * cache): a view of the first ones, or the first row repeated when it has fewer.
+ */
+function alikeRows(tensor: OrtTensor, count: number): OrtTensor {
+  const rows = tensor.dims[0]!;
+  if (count === rows) return tensor;
+  const data = tensor.data as TypedArray;
+  const rowSize = data.length / rows;
+  let out: TypedArray;
+  if (count < rows) out = data.subarray(0, count * rowSize);
+  else {
+    out = new (data.constructor as new (length: number) => TypedArray)(count * rowSize);
+    for (let row = 0; row < count; row++) out.set(data.subarray(0, rowSize) as never, row * rowSize);
+  }
+  return new (tensor.constructor as OrtTensorClass)(tensor.type, out, [count, ...tensor.dims.slice(1)]);
 }
 
 /** One window of a lockstep batch and what its decode has produced so far. */
@@ -227,8 +262,73 @@ export class WhisperWindowDecoder {
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
+    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request));
     const [result] = await this.#decodeLockstep([request]);
     return result!;
+  }
+
+  /**
+   * One window's rows for a beam search or best-of sampling: the prompt and start tokens read on
+   * one row, then its cache grown to the group and reordered at every step. The cross-attention
+   * cache and audio are the same on every row, so they are repeated once to the group's size and
+   * later only viewed.
+   */
+  #searchSession(request: WindowDecodeRequest): SearchSession {
+    const { sot, noSpeech } = this.#tokens;
+    const groupSize = searchRows(request);
+    let audio = ortTensorOf(request.audioFeatures);
+    /** The cross-attention cache (`.encoder`), one row, then the group's size. */
+    const encoder: Cache = {};
+    /** The self-attention cache, one row per live beam or sample. */
+    let decoder: Cache = {};
+    const keep = (cache: Cache) => {
+      for (const [name, tensor] of Object.entries(cache)) {
+        if (!name.includes('encoder')) decoder[name] = tensor;
+        else if (!grown) encoder[name] = tensor;
+      }
+    };
+    let grown = false;
+    return {
+      start: async () => {
+        const prompt = this.#prompt(request);
+        let cache: Cache | undefined;
+        for (let at = 0; at < prompt.length; at += PROMPT_CHUNK_TOKENS) {
+          ({ cache } = await this.#extend(audio, [prompt.slice(at, at + PROMPT_CHUNK_TOKENS)], cache, false));
+        }
+        const start = await this.#extend(audio, [request.startTokens], cache, true);
+        keep(start.cache);
+        const logits = start.logits!;
+        const [, steps, vocab] = logits.dims as [number, number, number];
+        const data = logits.data as Float32Array;
+        let noSpeechProb = 0;
+        if (noSpeech !== undefined) {
+          const at = Math.max(0, request.startTokens.indexOf(sot)) * vocab;
+          noSpeechProb = Math.exp(logSoftmaxAt(data.subarray(at, at + vocab), noSpeech));
+        }
+        return { logits: data.subarray((steps - 1) * vocab, steps * vocab), noSpeechProb };
+      },
+      step: async (sources, tokens) => {
+        if (!grown) {
+          audio = alikeRows(audio, groupSize);
+          for (const [name, tensor] of Object.entries(encoder)) encoder[name] = alikeRows(tensor, groupSize);
+          grown = true;
+        }
+        const rows: Cache = {};
+        for (const [name, tensor] of Object.entries(encoder)) rows[name] = alikeRows(tensor, sources.length);
+        for (const [name, tensor] of Object.entries(decoder)) rows[name] = gatherRows(tensor, sources);
+        decoder = {};
+        const step = await this.#extend(
+          alikeRows(audio, sources.length),
+          tokens.map((token) => [token]),
+          rows,
+          true,
+        );
+        keep(step.cache);
+        const data = step.logits!.data as Float32Array;
+        const vocab = step.logits!.dims[2]!;
+        return tokens.map((_, row) => data.subarray(row * vocab, (row + 1) * vocab));
+      },
+    };
   }
 
   /**
@@ -239,7 +339,10 @@ export class WhisperWindowDecoder {
    */
   async decodeBatch(requests: readonly WindowDecodeRequest[]): Promise<WindowDecodeResult[]> {
     const groups = new Map<string, number[]>();
+    const searched: number[] = [];
     requests.forEach((request, index) => {
+      // A beam search or best-of sample is a batch of its own rows: decoded alone.
+      if (searchRows(request) > 1) return void searched.push(index);
       const key = `${this.#prompt(request).length}/${request.startTokens.length}`;
       groups.set(key, [...(groups.get(key) ?? []), index]);
     });
@@ -250,6 +353,7 @@ export class WhisperWindowDecoder {
         results[index] = decoded[position]!;
       });
     }
+    for (const index of searched) results[index] = await this.decode(requests[index]!);
     return results;
   }
 
