@@ -114,17 +114,34 @@ function keepRows(tensor: OrtTensor, keep: readonly number[]): OrtTensor {
 }
 
 /**
- * Row `i` of the result is row `sources[i]` of `tensor` (rows may repeat): a beam search's
- * reordered key/value cache. The same rows in the same order are the tensor itself.
+ * Row `i` of the result is row `sources[i]` of `tensor` (rows may repeat or be dropped): a beam
+ * search's reordered key/value cache. In place when the rows do not grow (the tensor, which the
+ * search owns, must not be read afterwards): a new buffer per step and cache, faulted in page by
+ * page, cost more than the copy.
  */
 function gatherRows(tensor: OrtTensor, sources: readonly number[]): OrtTensor {
   const rows = tensor.dims[0]!;
   if (sources.length === rows && sources.every((source, index) => source === index)) return tensor;
   const data = tensor.data as TypedArray;
   const rowSize = data.length / rows;
-  const gathered = new (data.constructor as new (length: number) => TypedArray)(sources.length * rowSize);
-  sources.forEach((source, index) => gathered.set(data.subarray(source * rowSize, (source + 1) * rowSize) as never, index * rowSize));
-  return new (tensor.constructor as OrtTensorClass)(tensor.type, gathered, [sources.length, ...tensor.dims.slice(1)]);
+  const row = (at: number) => data.subarray(at * rowSize, (at + 1) * rowSize);
+  let out: TypedArray;
+  if (sources.length > rows) {
+    out = new (data.constructor as new (length: number) => TypedArray)(sources.length * rowSize);
+    sources.forEach((source, index) => out.set(row(source) as never, index * rowSize));
+  } else {
+    // A source row that another row overwrites is copied aside first.
+    const overwritten = (at: number) => at >= sources.length || sources[at] !== at;
+    const aside = new Map<number, TypedArray>();
+    sources.forEach((source, index) => {
+      if (source !== index && overwritten(source) && !aside.has(source)) aside.set(source, row(source).slice());
+    });
+    sources.forEach((source, index) => {
+      if (source !== index) data.set((aside.get(source) ?? row(source)) as never, index * rowSize);
+    });
+    out = data.subarray(0, sources.length * rowSize);
+  }
+  return new (tensor.constructor as OrtTensorClass)(tensor.type, out, [sources.length, ...tensor.dims.slice(1)]);
 }
 
 /**
