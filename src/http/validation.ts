@@ -55,7 +55,7 @@ export function createRequestValidator(): RequestValidator {
     compile<T extends TSchema>(schema: T): Validate<T> {
       const validate = ajv.compile(withCheapLengths(schema) as JsonSchema);
       const numberFields = Object.entries(propertiesOf(schema))
-        .filter(([, field]) => field.type === 'number')
+        .filter(([, field]) => field.type === 'number' || field.type === 'integer')
         .map(([name]) => name);
       return (input) => {
         const body = normalise(input, numberFields);
