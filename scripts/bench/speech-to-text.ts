@@ -8,13 +8,15 @@
  *    CT2 float32, our q8 vs CT2 int8. Goal: ratio ours/baseline ≤ 1.0.
  *    Then beam search: ours with beam_size=5, best_of=5 (faster-whisper's defaults) vs faster-whisper's
  *    own transcribe() with its defaults (beam 5, best_of 5, temperature fallback, timestamps), the
- *    same clips: WER and time, goal WER no worse and ratio ≤ 1.0 (--beam 0 skips it).
+ *    same clips: WER and time, goal WER no worse and ratio ≤ 1.0 (--beam 0 skips it). With
+ *    --beam-prepack our beam side runs with the manifest option prepackWeights on (off by default
+ *    for fp32): a 5-row step's output projection then skips packing its 80 MB weight every step.
  * 2. Event-loop health: p99 of GET / (pinged every 10 ms) on a real server while 4 clients POST
  *    en_jfk.mp3 to /v1/transcriptions back to back for --seconds. Goal: p99 < 20 ms.
  *
  *   tsx scripts/bench/speech-to-text.ts [--dtype fp32|q8] [--threads N] [--rounds 2] [--seconds 20]
  *                                       [--skip-baseline] [--skip-server] [--skip-long] [--long-minutes 2,8]
- *                                       [--hour-minutes 60] [--beam 5]
+ *                                       [--hour-minutes 60] [--beam 5] [--beam-prepack]
  *
  * 3. Long files (2 and 8 minutes built from the same clips): scripts/bench/long-speech.ts, which
  *    says how the files are built; WER, wall, CPU and peak RSS against faster-whisper's long-form decode,
@@ -64,6 +66,7 @@ const { values: args } = parseArgs({
     'long-minutes': { type: 'string', default: '2,8' },
     'hour-minutes': { type: 'string', default: '60' },
     beam: { type: 'string', default: '5' },
+    'beam-prepack': { type: 'boolean', default: false },
   },
 });
 const dtype = args.dtype!;
@@ -71,6 +74,7 @@ const threads = Number(args.threads);
 const rounds = Math.max(1, Math.min(10, Number(args.rounds)));
 const loadSeconds = Math.max(1, Math.min(300, Number(args.seconds)));
 const beamSize = Math.max(0, Math.min(10, Number(args.beam)));
+const beamPrepack = args['beam-prepack'] === true;
 if (!BASELINE_PRECISION[dtype]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
 
 interface DecodedClip {
@@ -98,7 +102,7 @@ if (!args['skip-long']) {
   // The VAD rows need Silero VAD (`npm run test-models` installs silero-vad-v6).
   const vad = existsSync(join(modelsDir(), 'silero-vad-v6', '.installed.json'));
   const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
-  if (!(await runLongSpeechBench({ minutes, threads, dtype, rounds: 1, vad, hourMinutes, beamSize }))) failed = true;
+  if (!(await runLongSpeechBench({ minutes, threads, dtype, rounds: 1, vad, hourMinutes, beamSize, beamPrepack }))) failed = true;
 }
 if (failed) process.exitCode = 1;
 
@@ -156,7 +160,7 @@ async function compareWithBaseline(): Promise<void> {
 async function compareBeamSearch(): Promise<void> {
   const ours = emptyTiming(clips.length);
   const baseline = emptyTiming(clips.length);
-  const { entry, transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads } });
+  const { entry, transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads, ...(beamPrepack ? { prepackWeights: true } : {}) } });
   const nice = transformersAsrEngine.options.read(entry).threadNice;
   const decoding = { beamSize, bestOf: beamSize };
   try {
