@@ -156,7 +156,7 @@ export interface TranscribeInput {
   patience?: number;
   /** Rank by ((5 + length) / 6) ^ lengthPenalty instead of the length (0–1; default: the length, as openai/whisper). */
   lengthPenalty?: number;
-  /** Sent as `include[]` (not with `transcript`): `logprobs` adds the tokens' log probabilities to a `json` answer. */
+  /** Sent as `include[]` (not with `transcript`): `logprobs` adds the tokens' log probabilities to a `json` answer or to each streamed event. */
   include?: 'logprobs'[];
 }
 
@@ -240,11 +240,15 @@ export interface TranscriptTextDelta {
   type: 'transcript.text.delta';
   /** The next piece of the text; the deltas joined are the final text. */
   delta: string;
+  /** With `include: ['logprobs']`: the delta's text tokens. */
+  logprobs?: TokenLogprob[];
 }
 
 export interface TranscriptTextDone {
   type: 'transcript.text.done';
   text: string;
+  /** With `include: ['logprobs']`: every text token of the transcript. */
+  logprobs?: TokenLogprob[];
 }
 
 export type SpeechFormat = 'mp3' | 'wav' | 'pcm' | 'opus' | 'flac' | 'aac';

@@ -141,6 +141,8 @@ export interface TranscriptSegment {
   details?: SegmentDetails;
   /** With `words: true`: the segment's words, seconds from the start of the audio. */
   words?: TranscriptWord[];
+  /** With `decoding.logprobs`, in the segments reported on the way (`onSegments`): the segment's text tokens. */
+  logprobs?: TokenLogprob[];
 }
 
 /** What openai/whisper reports of each segment (OpenAI's verbose_json segment fields). */

@@ -118,6 +118,19 @@ describe('decoding options through the SDKs and our client (random-weight fixtur
     expect(answer.usage).to.deep.equal({ type: 'duration', seconds: 11 });
   });
 
+  it('include[]=logprobs with stream: each delta carries its tokens, done all of them (openai-node stream)', async () => {
+    const stream = await client.audio.transcriptions.create({ file: await jfk(), model: MODEL, include: ['logprobs'], stream: true });
+    const deltas: Array<{ delta: string; logprobs?: { token: string }[] }> = [];
+    let done: { text: string; logprobs?: { token: string }[] } | undefined;
+    for await (const event of stream as AsyncIterable<Record<string, any>>) {
+      if (event.type === 'transcript.text.delta') deltas.push(event as never);
+      if (event.type === 'transcript.text.done') done = event as never;
+    }
+    expect(deltas.length).to.be.above(0);
+    expect(deltas.every((delta) => Array.isArray(delta.logprobs))).to.equal(true);
+    expect(done?.logprobs?.length).to.equal(deltas.flatMap((delta) => delta.logprobs!).length);
+  });
+
   it('every out-of-range option is a 400 naming the field and its range', async () => {
     const cases: Array<[Extra, RegExp]> = [
       [{ temperature: 1.5 }, /"temperature" must be a number from 0 to 1, or up to 6 of them comma-separated/],
