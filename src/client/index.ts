@@ -19,7 +19,8 @@
  *   `text`/`srt`/`vtt`; SPEC's `Transcript` (POST /v1/transcriptions) with `responseFormat: 'transcript'`;
  * - `SpeechResponse` also has `sampleRate` (X-Sample-Rate), `requestId` and `chunks()`;
  * - `transcribe` also takes `task`, `minSilenceDurationMs`, `speechPadMs`, `vadThreshold`, and Whisper's decoding options
- *   (`prompt`, `hotwords`, `temperature`, the fallback thresholds, `conditionOnPreviousText`, `include`).
+ *   (`prompt`, `hotwords`, `temperature`, the fallback thresholds, `conditionOnPreviousText`, `beamSize`,
+ *   `bestOf`, `patience`, `lengthPenalty`, `include`).
  */
 import { Http, type HttpOptions } from './http.js';
 import { transcriptionForm } from './multipart.js';

@@ -23,6 +23,10 @@ const FORM_FIELDS = {
   logProbThreshold: 'log_prob_threshold',
   noSpeechThreshold: 'no_speech_threshold',
   conditionOnPreviousText: 'condition_on_previous_text',
+  beamSize: 'beam_size',
+  bestOf: 'best_of',
+  patience: 'patience',
+  lengthPenalty: 'length_penalty',
 } as const satisfies Partial<Record<keyof TranscribeInput, string>>;
 /** Only OpenAI's route (POST /v1/audio/transcriptions) takes these. */
 const OPENAI_FORM_FIELDS = {

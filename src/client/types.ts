@@ -148,7 +148,15 @@ export interface TranscribeInput {
   noSpeechThreshold?: number;
   /** Each window prompted with the text before it (default true). */
   conditionOnPreviousText?: boolean;
-  /** Sent as `include[]` (not with `transcript`): `logprobs` adds the tokens' log probabilities to a `json` answer. */
+  /** Beam search with this many beams at temperature 0 (1–10, default 1: greedy); `beamSize` × `bestOf` ≤ 25. */
+  beamSize?: number;
+  /** Samples drawn at a temperature above 0, the likeliest kept (1–10, default 1). */
+  bestOf?: number;
+  /** Beam search stops once `beamSize` × `patience` beams have finished (0.5–5, default 1). */
+  patience?: number;
+  /** Rank by ((5 + length) / 6) ^ lengthPenalty instead of the length (0–1; default: the length, as openai/whisper). */
+  lengthPenalty?: number;
+  /** Sent as `include[]` (not with `transcript`): `logprobs` adds the tokens' log probabilities to a `json` answer or to each streamed event. */
   include?: 'logprobs'[];
 }
 
@@ -232,11 +240,15 @@ export interface TranscriptTextDelta {
   type: 'transcript.text.delta';
   /** The next piece of the text; the deltas joined are the final text. */
   delta: string;
+  /** With `include: ['logprobs']`: the delta's text tokens. */
+  logprobs?: TokenLogprob[];
 }
 
 export interface TranscriptTextDone {
   type: 'transcript.text.done';
   text: string;
+  /** With `include: ['logprobs']`: every text token of the transcript. */
+  logprobs?: TokenLogprob[];
 }
 
 export type SpeechFormat = 'mp3' | 'wav' | 'pcm' | 'opus' | 'flac' | 'aac';

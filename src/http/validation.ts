@@ -55,7 +55,7 @@ export function createRequestValidator(): RequestValidator {
     compile<T extends TSchema>(schema: T): Validate<T> {
       const validate = ajv.compile(withCheapLengths(schema) as JsonSchema);
       const numberFields = Object.entries(propertiesOf(schema))
-        .filter(([, field]) => field.type === 'number')
+        .filter(([, field]) => field.type === 'number' || field.type === 'integer')
         .map(([name]) => name);
       return (input) => {
         const body = normalise(input, numberFields);
@@ -224,6 +224,9 @@ function phrase({ error, field, item }: Located, fieldSchema: JsonSchema): AppEr
   }
   if (valueSchema.type === 'number') {
     return new ValidationError(`${name} must be a number between ${valueSchema.minimum} and ${valueSchema.maximum}`);
+  }
+  if (valueSchema.type === 'integer' && valueSchema.minimum !== undefined && valueSchema.maximum !== undefined) {
+    return new ValidationError(`${name} must be an integer from ${valueSchema.minimum} to ${valueSchema.maximum}`);
   }
   if (Array.isArray(valueSchema.enum)) return new ValidationError(`${name} must be one of: ${valueSchema.enum.join(', ')}`);
   if (valueSchema.type === 'array' && item === -1) {

@@ -93,6 +93,14 @@ export interface DecodingOptions {
   conditionOnPreviousText?: boolean;
   /** Report each text token's log probability (Transcript.logprobs). */
   logprobs?: boolean;
+  /** Beams of a beam search at temperature 0 (1: greedy, the default). */
+  beamSize?: number;
+  /** Samples drawn at a temperature above 0, the likeliest kept (default 1). */
+  bestOf?: number;
+  /** Finished beams a beam search waits for, as a multiple of beamSize (default 1). */
+  patience?: number;
+  /** Google NMT's length penalty alpha (0 to 1) in ranking beams and samples; default: divide by the length. */
+  lengthPenalty?: number;
 }
 
 /**
@@ -100,6 +108,21 @@ export interface DecodingOptions {
  * default schedule 0, 0.2, …, 1 is as long), so no request costs more than this many greedy decodes.
  */
 export const MAX_TEMPERATURES = 6;
+
+/** Beams (`beamSize`) or samples (`bestOf`) one window may be decoded with. */
+export const MAX_SEARCH_ROWS = 10;
+/**
+ * beamSize × bestOf at most. A window is decoded with beamSize rows at temperature 0 and bestOf
+ * rows at each later one, so with this and MAX_SEARCH_ROWS no window takes more than 2 + 10 × 5
+ * = 52 decoder rows, where the default decode takes at most 6 (one per temperature).
+ */
+export const MAX_SEARCH_PRODUCT = 25;
+/**
+ * `patience` range. A beam search stops once round(beamSize × patience) beams have finished, or
+ * at the window's token limit whatever the patience: past 1 it costs more steps, never more rows.
+ */
+export const MIN_PATIENCE = 0.5;
+export const MAX_PATIENCE = 5;
 
 /** A text token of the transcript and its log probability, as OpenAI's `include[]=logprobs` reports it. */
 export interface TokenLogprob {
@@ -118,6 +141,8 @@ export interface TranscriptSegment {
   details?: SegmentDetails;
   /** With `words: true`: the segment's words, seconds from the start of the audio. */
   words?: TranscriptWord[];
+  /** With `decoding.logprobs`, in the segments reported on the way (`onSegments`): the segment's text tokens. */
+  logprobs?: TokenLogprob[];
 }
 
 /** What openai/whisper reports of each segment (OpenAI's verbose_json segment fields). */

@@ -124,8 +124,8 @@ const ANSWER_TYPES: Array<[component: string, shape: Record<string, string>]> = 
     } satisfies Shape<TranscriptSegment>,
   ],
   ['TranscriptWord', { word: 'string', start: 'number', end: 'number' } satisfies Shape<TranscriptWord>],
-  ['TranscriptTextDelta', { type: 'string', delta: 'string' } satisfies Shape<TranscriptTextDelta>],
-  ['TranscriptTextDone', { type: 'string', text: 'string' } satisfies Shape<TranscriptTextDone>],
+  ['TranscriptTextDelta', { type: 'string', delta: 'string', logprobs: 'array?' } satisfies Shape<TranscriptTextDelta>],
+  ['TranscriptTextDone', { type: 'string', text: 'string', logprobs: 'array?' } satisfies Shape<TranscriptTextDone>],
 ];
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -89,6 +89,17 @@ describe('decoding options through the SDKs and our client (random-weight fixtur
     expect(silent.text).to.equal('');
   });
 
+  it('beam_size decodes at temperature 0 with a beam search, best_of samples above it (200, segments as without)', async () => {
+    for (const options of [
+      { beam_size: 3, temperature: 0 },
+      { beam_size: 2, patience: 2, length_penalty: 0.5 },
+      { best_of: 3, temperature: 0.5 },
+    ]) {
+      const answer = await verbose(options);
+      expect(answer.segments.length, JSON.stringify(options)).to.be.above(0);
+    }
+  });
+
   it('prompt, initial_prompt, hotwords and condition_on_previous_text are taken (200)', async () => {
     for (const options of [{ prompt: 'Siobhan Nguyen' }, { initial_prompt: 'Kubernetes' }, { hotwords: 'Grafana' }, { condition_on_previous_text: 'false' }]) {
       const answer = await client.audio.transcriptions.create({ file: await jfk(), model: MODEL, ...options });
@@ -107,6 +118,19 @@ describe('decoding options through the SDKs and our client (random-weight fixtur
     expect(answer.usage).to.deep.equal({ type: 'duration', seconds: 11 });
   });
 
+  it('include[]=logprobs with stream: each delta carries its tokens, done all of them (openai-node stream)', async () => {
+    const stream = await client.audio.transcriptions.create({ file: await jfk(), model: MODEL, include: ['logprobs'], stream: true });
+    const deltas: Array<{ delta: string; logprobs?: { token: string }[] }> = [];
+    let done: { text: string; logprobs?: { token: string }[] } | undefined;
+    for await (const event of stream as AsyncIterable<Record<string, any>>) {
+      if (event.type === 'transcript.text.delta') deltas.push(event as never);
+      if (event.type === 'transcript.text.done') done = event as never;
+    }
+    expect(deltas.length).to.be.above(0);
+    expect(deltas.every((delta) => Array.isArray(delta.logprobs))).to.equal(true);
+    expect(done?.logprobs?.length).to.equal(deltas.flatMap((delta) => delta.logprobs!).length);
+  });
+
   it('every out-of-range option is a 400 naming the field and its range', async () => {
     const cases: Array<[Extra, RegExp]> = [
       [{ temperature: 1.5 }, /"temperature" must be a number from 0 to 1, or up to 6 of them comma-separated/],
@@ -117,6 +141,12 @@ describe('decoding options through the SDKs and our client (random-weight fixtur
       [{ condition_on_previous_text: 'maybe' }, /"condition_on_previous_text" must be one of: true, false/],
       [{ prompt: 'x'.repeat(4_001) }, /"prompt" is 4001 characters; the limit is 4000/],
       [{ prompt: 'a', initial_prompt: 'b' }, /"prompt" and "initial_prompt" are the same option/],
+      [{ beam_size: 11 }, /"beam_size" must be an integer from 1 to 10/],
+      [{ beam_size: 2.5 }, /"beam_size" must be an integer from 1 to 10/],
+      [{ best_of: 0 }, /"best_of" must be an integer from 1 to 10/],
+      [{ beam_size: 6, best_of: 5 }, /"beam_size" × "best_of" must be at most 25 \(the cost cap\); got 6 × 5 = 30/],
+      [{ patience: 0.1 }, /"patience" must be a number between 0.5 and 5/],
+      [{ length_penalty: 2 }, /"length_penalty" must be a number between 0 and 1/],
       [{ include: ['tokens'] }, /"include\[\]" values must be "logprobs"/],
       [{ include: ['logprobs'], response_format: 'verbose_json' }, /"include\[\]" logprobs needs "response_format" json/],
     ];
@@ -157,6 +187,10 @@ describe('decoding options through the SDKs and our client (random-weight fixtur
       logProbThreshold: -2,
       noSpeechThreshold: 0.7,
       conditionOnPreviousText: false,
+      bestOf: 2,
+      beamSize: 2,
+      patience: 1.5,
+      lengthPenalty: 0.2,
     });
     expect(answer.segments.every((segment) => segment.temperature === 0.3)).to.equal(true);
     expect(answer.usage).to.deep.equal({ type: 'duration', seconds: 11 });
@@ -166,6 +200,9 @@ describe('decoding options through the SDKs and our client (random-weight fixtur
     expect(failure).to.be.instanceOf(InferenceError);
     expect((failure as InferenceError).status).to.equal(400);
     expect((failure as InferenceError).message).to.match(/"no_speech_threshold" must be a number between 0 and 1/);
+    const tooWide = await ours.transcribe({ model: MODEL, file: readFileSync(join(SPEECH_DIR, 'en_jfk.mp3')), beamSize: 11 }).catch((error) => error);
+    expect((tooWide as InferenceError).status).to.equal(400);
+    expect((tooWide as InferenceError).message).to.match(/"beam_size" must be an integer from 1 to 10/);
   });
 
   it('documents every option in /openapi.json, on the OpenAI form and the SPEC routes', async () => {
@@ -180,12 +217,17 @@ describe('decoding options through the SDKs and our client (random-weight fixtur
       'log_prob_threshold',
       'no_speech_threshold',
       'condition_on_previous_text',
+      'beam_size',
+      'best_of',
+      'patience',
+      'length_penalty',
       'include[]',
     ]) {
       expect(form, name).to.have.property(name);
     }
     const spec = document.paths['/v1/transcriptions'].post.parameters.map((parameter: { name: string }) => parameter.name);
-    expect(spec).to.include.members(['prompt', 'hotwords', 'temperature', 'X-Temperature', 'no_speech_threshold']);
+    expect(spec).to.include.members(['prompt', 'hotwords', 'temperature', 'X-Temperature', 'no_speech_threshold', 'beam_size', 'X-Beam-Size']);
+    expect(form.beam_size).to.include({ type: 'integer', minimum: 1, maximum: 10 });
     expect(JSON.stringify(document.paths['/v1/audio/transcriptions'])).to.not.match(/ignored/);
   });
 });
@@ -243,6 +285,20 @@ describe('decoding options on the real whisper-tiny.en (a name spelled right wit
     expect((hot as { text: string }).text).to.include(NAME);
   });
 
+  it('openai-node: beam_size 5 keeps the prompted name; beam_size 1 answers exactly the default decode', async () => {
+    const beam = await client.audio.transcriptions.create({
+      file: await file(),
+      model: 'whisper-tiny.en',
+      prompt: NAME,
+      beam_size: 5,
+      best_of: 5,
+    } as Extra as never);
+    expect((beam as { text: string }).text).to.include(NAME);
+    const plain = await client.audio.transcriptions.create({ file: await file(), model: 'whisper-tiny.en' });
+    const beamOne = await client.audio.transcriptions.create({ file: await file(), model: 'whisper-tiny.en', beam_size: 1 } as Extra as never);
+    expect((beamOne as { text: string }).text).to.equal(plain.text);
+  });
+
   it('include[]=logprobs: the tokens spell the text, each with a log probability', async () => {
     const answer = await client.audio.transcriptions.create({ file: await file(), model: 'whisper-tiny.en', prompt: NAME, include: ['logprobs'] });
     const spelled = answer.logprobs!.map((entry) => entry.token).join('');
@@ -284,7 +340,7 @@ describe('decoding options on the real whisper-tiny.en (a name spelled right wit
     expect(await transcribeTurn(NAME)).to.include(NAME);
   });
 
-  it('openai-python: prompt, extra_body hotwords, include logprobs, and a 400 for a bad temperature', async function () {
+  it('openai-python: prompt, extra_body hotwords and beam_size, include logprobs, and 400s for a bad temperature and beam', async function () {
     const python = process.env.OPENAI_PYTHON ?? join(REPO_ROOT, '.cache/venv/bin/python');
     if (!existsSync(python) || (await run(python, ['-c', 'import openai'])).code !== 0) {
       console.log(
@@ -308,6 +364,10 @@ describe('decoding options on the real whisper-tiny.en (a name spelled right wit
       expect(result.usage).to.deep.equal({ type: 'duration', seconds: Math.ceil(samplesSeconds(wav)) });
       expect(result.bad_temperature.status).to.equal(400);
       expect(result.bad_temperature.message).to.include('"temperature" must be a number from 0 to 1');
+      expect(result.beam).to.include(NAME);
+      expect(result.beam_one).to.equal(result.plain);
+      expect(result.bad_beam.status).to.equal(400);
+      expect(result.bad_beam.message).to.include('"beam_size" × "best_of" must be at most 25');
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

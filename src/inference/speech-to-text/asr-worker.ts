@@ -108,7 +108,15 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
         signal,
         sampleRate,
         maxTokensPerWindow: request.maxNewTokens,
-        onSegments: (fresh: DecodedSegment[]) => progress({ segments: fresh }),
+        onSegments: (fresh: DecodedSegment[]) =>
+          progress({
+            segments: decoding.logprobs
+              ? fresh.map((segment) => ({
+                  ...segment,
+                  logprobs: logprobEntries.entries(segment.details.tokens, segment.tokenLogprobs ?? [], longForm.tokens.eot),
+                }))
+              : fresh,
+          }),
         words: request.words,
         language: language ?? 'en',
         ...decoding,

@@ -7,6 +7,7 @@
  */
 import type { Tensor } from '@huggingface/transformers';
 import { bestFailedDecode, DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, needsFallback, type DecodeThresholds, type FailedDecode } from './decode-quality.js';
+import type { SearchOptions } from './whisper-search-decode.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
 
@@ -44,6 +45,8 @@ export interface WindowBatchOptions {
   /** Tokens per window at most (openai: 224). */
   maxTokensPerWindow?: number;
   maxInitialTimestampIndex?: number;
+  /** Beam search and best-of sampling: such windows are decoded one at a time (decodeBatch). */
+  search?: SearchOptions;
 }
 
 export async function decodeIndependentWindows(
@@ -70,6 +73,7 @@ export async function decodeIndependentWindows(
         maxInitialTimestampIndex: options.maxInitialTimestampIndex ?? 50,
         signal: options.signal,
         random: windows[index]!.random,
+        search: options.search,
       })),
     );
     const last = round === temperatures.length - 1;

@@ -23,6 +23,7 @@ import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './w
 import { seededRandom } from './whisper-token-choice.js';
 import { windowPrompt } from './whisper-prompt.js';
 import { splitWindow } from './whisper-window-segments.js';
+import type { SearchOptions } from './whisper-search-decode.js';
 import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
 import { alignmentMatrix, assignWords, dtw, END_OF_TEXT_WORD, splitWords, timeWords, type WindowSegmentForWords } from './word-timing.js';
 
@@ -79,6 +80,8 @@ export interface LongFormOptions {
   logprobs?: boolean;
   temperatures?: readonly number[];
   thresholds?: DecodeThresholds;
+  /** Beam search at temperature 0, best-of sampling above it (whisper-search-decode.ts); none: one row. */
+  search?: SearchOptions;
   maxInitialTimestampIndex?: number;
   /** Called with each window's new segments as soon as they are final. */
   onSegments?: (segments: DecodedSegment[]) => void;
@@ -193,6 +196,7 @@ async function decodeWithFallback(
       maxInitialTimestampIndex: options.maxInitialTimestampIndex ?? 50,
       signal: options.signal,
       random: options.random,
+      search: options.search,
     });
     const text = model.detokenize(result.tokens.filter((id) => id < model.tokens.eot));
     if (!needsFallback({ text, avgLogProb: result.avgLogProb, noSpeechProb: result.noSpeechProb }, thresholds)) return { result, temperature, text };

@@ -14,6 +14,8 @@
 import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import { argmax, logSoftmaxAt, sample } from './whisper-token-choice.js';
+import { alikeRows, gatherRows } from './cache-rows.js';
+import { decodeSearch, searchRows, type SearchOptions, type SearchSession } from './whisper-search-decode.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 import type { HeadAttention } from './word-timing.js';
 
@@ -52,6 +54,8 @@ export interface WindowDecodeRequest {
   signal: AbortSignal;
   /** Deterministic sampling at temperature > 0 (tests); Math.random otherwise. */
   random?: () => number;
+  /** Beam search at temperature 0, best-of sampling above (whisper-search-decode.ts); none: one row. */
+  search?: SearchOptions;
 }
 
 export interface WindowDecodeResult {
@@ -227,8 +231,73 @@ export class WhisperWindowDecoder {
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
+    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request));
     const [result] = await this.#decodeLockstep([request]);
     return result!;
+  }
+
+  /**
+   * One window's rows for a beam search or best-of sampling: the prompt and start tokens read on
+   * one row, then its cache grown to the group and reordered at every step. The cross-attention
+   * cache and audio are the same on every row, so they are repeated once to the group's size and
+   * later only viewed.
+   */
+  #searchSession(request: WindowDecodeRequest): SearchSession {
+    const { sot, noSpeech } = this.#tokens;
+    const groupSize = searchRows(request);
+    let audio = ortTensorOf(request.audioFeatures);
+    /** The cross-attention cache (`.encoder`), one row, then the group's size. */
+    const encoder: Cache = {};
+    /** The self-attention cache, one row per live beam or sample. */
+    let decoder: Cache = {};
+    let grown = false;
+    const keep = (cache: Cache) => {
+      for (const [name, tensor] of Object.entries(cache)) {
+        if (!name.includes('encoder')) decoder[name] = tensor;
+        else if (!grown) encoder[name] = tensor;
+      }
+    };
+    return {
+      start: async () => {
+        const prompt = this.#prompt(request);
+        let cache: Cache | undefined;
+        for (let at = 0; at < prompt.length; at += PROMPT_CHUNK_TOKENS) {
+          ({ cache } = await this.#extend(audio, [prompt.slice(at, at + PROMPT_CHUNK_TOKENS)], cache, false));
+        }
+        const start = await this.#extend(audio, [request.startTokens], cache, true);
+        keep(start.cache);
+        const logits = start.logits!;
+        const [, steps, vocab] = logits.dims as [number, number, number];
+        const data = logits.data as Float32Array;
+        let noSpeechProb = 0;
+        if (noSpeech !== undefined) {
+          const at = Math.max(0, request.startTokens.indexOf(sot)) * vocab;
+          noSpeechProb = Math.exp(logSoftmaxAt(data.subarray(at, at + vocab), noSpeech));
+        }
+        return { logits: data.subarray((steps - 1) * vocab, steps * vocab), noSpeechProb };
+      },
+      step: async (sources, tokens) => {
+        if (!grown) {
+          audio = alikeRows(audio, groupSize);
+          for (const [name, tensor] of Object.entries(encoder)) encoder[name] = alikeRows(tensor, groupSize);
+          grown = true;
+        }
+        const rows: Cache = {};
+        for (const [name, tensor] of Object.entries(encoder)) rows[name] = alikeRows(tensor, sources.length);
+        for (const [name, tensor] of Object.entries(decoder)) rows[name] = gatherRows(tensor, sources);
+        decoder = {};
+        const step = await this.#extend(
+          alikeRows(audio, sources.length),
+          tokens.map((token) => [token]),
+          rows,
+          true,
+        );
+        keep(step.cache);
+        const data = step.logits!.data as Float32Array;
+        const vocab = step.logits!.dims[2]!;
+        return tokens.map((_, row) => data.subarray(row * vocab, (row + 1) * vocab));
+      },
+    };
   }
 
   /**
@@ -239,7 +308,10 @@ export class WhisperWindowDecoder {
    */
   async decodeBatch(requests: readonly WindowDecodeRequest[]): Promise<WindowDecodeResult[]> {
     const groups = new Map<string, number[]>();
+    const searched: number[] = [];
     requests.forEach((request, index) => {
+      // A beam search or best-of sample is a batch of its own rows: decoded alone.
+      if (searchRows(request) > 1) return void searched.push(index);
       const key = `${this.#prompt(request).length}/${request.startTokens.length}`;
       groups.set(key, [...(groups.get(key) ?? []), index]);
     });
@@ -250,6 +322,7 @@ export class WhisperWindowDecoder {
         results[index] = decoded[position]!;
       });
     }
+    for (const index of searched) results[index] = await this.decode(requests[index]!);
     return results;
   }
 

@@ -178,6 +178,9 @@ function advancedDecoding(): Partial<TranscribeInput> {
     compressionRatioThreshold: number('transcribe-compression'),
     logProbThreshold: number('transcribe-logprob'),
     noSpeechThreshold: number('transcribe-nospeech'),
+    beamSize: number('transcribe-beam'),
+    bestOf: number('transcribe-bestof'),
+    patience: number('transcribe-patience'),
     conditionOnPreviousText: element<HTMLInputElement>('transcribe-condition').checked ? undefined : false,
   };
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));

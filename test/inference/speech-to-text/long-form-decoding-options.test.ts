@@ -82,6 +82,18 @@ describe('decoding options in the long-form decoder (scripted windows)', () => {
     expect(segments.map((segment) => [segment.text, segment.details.temperature])).to.deep.equal([[' three', 0.3]]);
   });
 
+  it('gives every decode of a window the search options: beams at temperature 0, samples at the fallbacks', async () => {
+    const calls: WindowDecodeRequest[] = [];
+    const unlikely = { tokens: [TS(0), 3, TS(2)], avgLogProb: -3, noSpeechProb: 0.01 };
+    const model = scriptedModel([unlikely, { ...unlikely, avgLogProb: -0.2 }], calls);
+    const search = { beamSize: 5, bestOf: 3, patience: 1.5 };
+    await decodeLongForm(silence(5), model, { startTokens: [TOKENS.sot], signal, search });
+    expect(calls.map((call) => [call.temperature, call.search])).to.deep.equal([
+      [0, search],
+      [0.2, search],
+    ]);
+  });
+
   it('falls back only while a window fails the thresholds given', async () => {
     const calls: WindowDecodeRequest[] = [];
     const unlikely = { tokens: [TS(0), 3, TS(2)], avgLogProb: -3, noSpeechProb: 0.01 };
@@ -129,6 +141,20 @@ describe('longFormDecoding', () => {
     expect(decoding.temperatures).to.deep.equal([0, 0.2, 0.4, 0.6, 0.8, 1]);
     expect(decoding.thresholds).to.deep.equal({ compressionRatio: 2.4, logProb: -1, noSpeech: 0.6 });
     expect(decoding.conditionOnPreviousText).to.equal(true);
+  });
+
+  it('takes beam_size and best_of as search options, none when both are 1; refuses more than the cost cap', () => {
+    expect(longFormDecoding({}, encode).search).to.equal(undefined);
+    expect(longFormDecoding({ beamSize: 1, bestOf: 1, patience: 2 }, encode).search).to.equal(undefined);
+    expect(longFormDecoding({ beamSize: 5, lengthPenalty: 0.5 }, encode).search).to.deep.equal({
+      beamSize: 5,
+      bestOf: 1,
+      patience: undefined,
+      lengthPenalty: 0.5,
+    });
+    expect(() => longFormDecoding({ beamSize: 10, bestOf: 3 }, encode)).to.throw(ValidationError, /"beam_size" × "best_of" must be at most 25/);
+    expect(() => longFormDecoding({ beamSize: 11 }, encode)).to.throw(ValidationError, /"beam_size" must be an integer from 1 to 10/);
+    expect(() => longFormDecoding({ beamSize: 2, patience: 0.2 }, encode)).to.throw(ValidationError, /"patience" must be a number between 0.5 and 5/);
   });
 
   it('refuses more than 6 temperatures (the cost cap) or none', () => {

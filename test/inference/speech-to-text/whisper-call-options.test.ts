@@ -39,6 +39,13 @@ describe('needsOwnDecoder', () => {
     expect(needsOwnDecoder({ ...REQUEST, decoding: {} }, 'en', 3)).to.equal(false);
   });
 
+  it('takes a beam search or best-of, but leaves beam_size=1 (with its patience) to the pipeline: the same text as no option', () => {
+    expect(needsOwnDecoder({ ...REQUEST, decoding: { beamSize: 5 } }, 'en', 3)).to.equal(true);
+    expect(needsOwnDecoder({ ...REQUEST, decoding: { bestOf: 2 } }, 'en', 3)).to.equal(true);
+    expect(needsOwnDecoder({ ...REQUEST, decoding: { beamSize: 1, bestOf: 1, patience: 2, lengthPenalty: 1 } }, 'en', 3)).to.equal(false);
+    expect(needsOwnDecoder({ ...REQUEST, decoding: { beamSize: 1, prompt: 'Siobhan' } }, 'en', 3)).to.equal(true);
+  });
+
   it("takes large-v3's Cantonese (yue), which transformers.js's generate() throws on, given or detected", () => {
     expect(needsOwnDecoder(REQUEST, 'yue', 3)).to.equal(true);
   });

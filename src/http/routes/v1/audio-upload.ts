@@ -59,6 +59,10 @@ const FIELDS = [
   'log_prob_threshold',
   'no_speech_threshold',
   'condition_on_previous_text',
+  'beam_size',
+  'best_of',
+  'patience',
+  'length_penalty',
 ] as const;
 /** Array fields: sent as `name[]` (repeated) by the OpenAI SDKs; every value is kept, comma-joined. */
 const ARRAY_FIELDS: ReadonlySet<UploadField> = new Set(['timestamp_granularities', 'include', 'temperature']);

@@ -1,11 +1,10 @@
 /**
  * The Whisper decoding options of the speech-to-text routes (docs/api.md, "Decoding options"): one
  * schema for every route, as form fields, query parameters or X- headers, and the step that turns
- * them into the Transcriber's DecodingOptions. Beam search (`beam_size`, `best_of`, `patience`)
- * is not offered yet: decoding is greedy, or sampled at the temperatures given.
+ * them into the Transcriber's DecodingOptions.
  */
 import { Type, type Static, type TObject } from '@sinclair/typebox';
-import { type DecodingOptions, MAX_TEMPERATURES } from '../../../inference/types.js';
+import { type DecodingOptions, MAX_PATIENCE, MAX_SEARCH_PRODUCT, MAX_SEARCH_ROWS, MAX_TEMPERATURES, MIN_PATIENCE } from '../../../inference/types.js';
 import { ValidationError } from '../../../errors.js';
 import { NumberIn, StringEnum, Text } from '../../schema-types.js';
 
@@ -60,6 +59,35 @@ export const decodingFields = {
       },
     ),
   ),
+  beam_size: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_SEARCH_ROWS,
+      description: `Beam search with this many beams at temperature 0, ranked as openai/whisper ranks them (sum log probability over the length, or \`length_penalty\`). Default 1: greedy. faster-whisper's default is 5. \`beam_size\` × \`best_of\` ≤ ${MAX_SEARCH_PRODUCT}.`,
+    }),
+  ),
+  best_of: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_SEARCH_ROWS,
+      description: `At a temperature above 0 (a fallback, or \`temperature\`), draw this many samples and keep the likeliest. Default 1. faster-whisper's default is 5. \`beam_size\` × \`best_of\` ≤ ${MAX_SEARCH_PRODUCT}.`,
+    }),
+  ),
+  patience: Type.Optional(
+    NumberIn(
+      { min: MIN_PATIENCE, max: MAX_PATIENCE },
+      { description: 'Beam search stops once `beam_size` × `patience` beams have finished (default 1; used when `beam_size` > 1).' },
+    ),
+  ),
+  length_penalty: Type.Optional(
+    NumberIn(
+      { min: 0, max: 1 },
+      {
+        description:
+          "Ranks beams and samples by sum log probability over ((5 + length) / 6) ^ length_penalty (Google NMT's alpha) instead of over the length (the default, openai/whisper's).",
+      },
+    ),
+  ),
   condition_on_previous_text: Type.Optional(
     StringEnum(['true', 'false'] as const, {
       description: '`true` (default): each window has the text before it as its prompt. `false`: only the first window has (the `prompt`).',
@@ -82,7 +110,16 @@ export function toDecodingOptions(fields: DecodingFields): DecodingOptions | und
     logProbThreshold: fields.log_prob_threshold,
     noSpeechThreshold: fields.no_speech_threshold,
     conditionOnPreviousText: fields.condition_on_previous_text === undefined ? undefined : fields.condition_on_previous_text === 'true',
+    beamSize: fields.beam_size,
+    bestOf: fields.best_of,
+    patience: fields.patience,
+    lengthPenalty: fields.length_penalty,
   };
+  if ((fields.beam_size ?? 1) * (fields.best_of ?? 1) > MAX_SEARCH_PRODUCT) {
+    throw new ValidationError(
+      `"beam_size" × "best_of" must be at most ${MAX_SEARCH_PRODUCT} (the cost cap); got ${fields.beam_size ?? 1} × ${fields.best_of ?? 1} = ${(fields.beam_size ?? 1) * (fields.best_of ?? 1)}`,
+    );
+  }
   const set = Object.entries(options).filter(([, value]) => value !== undefined);
   return set.length > 0 ? (Object.fromEntries(set) as DecodingOptions) : undefined;
 }

@@ -20,7 +20,7 @@ import { toSrt, toWebVtt } from './subtitle-formats.js';
 import { fileField, toTranscriptionRequest, transcriptionFields, transcriptionFieldsParser, transcriptionOperation } from './transcription-request.js';
 import { requestSignal } from '../../request-signal.js';
 import { ValidationError } from '../../../errors.js';
-import { respondWithTranscriptEvents, transcriptEventStream } from './transcription-stream.js';
+import { respondWithTranscriptEvents, TokenLogprob, transcriptEventStream } from './transcription-stream.js';
 
 const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
@@ -50,7 +50,7 @@ const OpenAITranscriptionForm = Type.Object(
     'include[]': Type.Optional(
       Type.Array(StringEnum(INCLUDES), {
         description:
-          '`logprobs`: the answer (`json` only, without `stream`) carries `logprobs`, each text token of the transcript with its log probability and UTF-8 bytes, as OpenAI shapes them.',
+          '`logprobs`: the answer (`json` only) carries `logprobs`, each text token of the transcript with its log probability and UTF-8 bytes, as OpenAI shapes them; with `stream`, each `transcript.text.delta` carries its tokens and `transcript.text.done` all of them.',
       }),
     ),
   },
@@ -62,14 +62,6 @@ const DurationUsage = Type.Object(
     seconds: Type.Integer({ description: 'Seconds of input audio, rounded up (as whisper-1 reports them).' }),
   },
   { $id: 'DurationUsage', description: "What the request used, as OpenAI's whisper-1 reports it." },
-);
-const TokenLogprob = Type.Object(
-  {
-    token: Type.String({ description: 'The token as text (U+FFFD where it holds part of a character).' }),
-    logprob: Type.Number({ description: 'Its log probability.' }),
-    bytes: Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { description: 'Its UTF-8 bytes.' }),
-  },
-  { $id: 'TokenLogprob' },
 );
 const OpenAITranscription = Type.Object(
   {
@@ -124,7 +116,7 @@ export function openaiAudioRoutes(router: DocumentedRouter, { models, limits, ad
     const fields = parseFields(task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload);
     const format = fields.response_format ?? 'json';
     const granularities = parseGranularities(fields.timestamp_granularities);
-    const logprobs = parseIncludes(fields.include, format, fields.stream === 'true');
+    const logprobs = parseIncludes(fields.include, format);
     // Granularities apply to verbose_json only; srt and vtt need segments, and verbose_json
     // always carries them (as speaches).
     const words = format === 'verbose_json' && granularities.has('word');
@@ -192,16 +184,14 @@ function parseGranularities(value: string | undefined): Set<Granularity> {
 
 /**
  * `include[]`, comma-joined by the upload reader: whether to report log probabilities. OpenAI
- * gives them with `json` only; streamed events do not carry them here.
+ * gives them with `json` only, in the answer or, with `stream`, in each event.
  */
-function parseIncludes(value: string | undefined, format: ResponseFormat, stream: boolean): boolean {
+function parseIncludes(value: string | undefined, format: ResponseFormat): boolean {
   if (value === undefined) return false;
   for (const item of value.split(',')) {
     if (!(INCLUDES as readonly string[]).includes(item.trim())) throw new ValidationError(`"include[]" values must be "logprobs"; got "${item.trim()}"`);
   }
-  if (format !== 'json' || stream) {
-    throw new ValidationError(`"include[]" logprobs needs "response_format" json without "stream"; got ${stream ? 'stream=true' : `"${format}"`}`);
-  }
+  if (format !== 'json') throw new ValidationError(`"include[]" logprobs needs "response_format" json; got "${format}"`);
   return true;
 }
 

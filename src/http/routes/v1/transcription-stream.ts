@@ -8,6 +8,9 @@
  * data: {"type":"transcript.text.done","text":"And so my fellow Americans, ask not …"}
  * ```
  *
+ * With `include[]=logprobs` (OpenAI's route) each delta carries its text tokens' `logprobs` and
+ * the done event all of them, as OpenAI's events do.
+ *
  * The deltas joined are the final text. The status is committed with the first event: until
  * then (model lookup, undecodable audio, a bad language) errors are plain JSON. A failure after
  * it is logged and the connection cut, as headers are gone. A client that hangs up cancels the
@@ -16,15 +19,33 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { EncodedAudio, TranscribeOptions, Transcriber, TranscriptSegment } from '../../../inference/types.js';
+import type { EncodedAudio, TokenLogprob as TokenLogprobEntry, TranscribeOptions, Transcriber, TranscriptSegment } from '../../../inference/types.js';
 import { requestSignal } from '../../request-signal.js';
 
+/** OpenAI's entry of `include[]=logprobs`: one text token. */
+export const TokenLogprob = Type.Object(
+  {
+    token: Type.String({ description: 'The token as text (U+FFFD where it holds part of a character).' }),
+    logprob: Type.Number({ description: 'Its log probability.' }),
+    bytes: Type.Array(Type.Integer({ minimum: 0, maximum: 255 }), { description: 'Its UTF-8 bytes.' }),
+  },
+  { $id: 'TokenLogprob' },
+);
+
 const TranscriptTextDelta = Type.Object(
-  { type: Type.Literal('transcript.text.delta'), delta: Type.String({ description: 'The next piece of the transcript text.' }) },
+  {
+    type: Type.Literal('transcript.text.delta'),
+    delta: Type.String({ description: 'The next piece of the transcript text.' }),
+    logprobs: Type.Optional(Type.Array(TokenLogprob, { description: "With `include[]=logprobs`: the delta's text tokens." })),
+  },
   { $id: 'TranscriptTextDelta' },
 );
 const TranscriptTextDone = Type.Object(
-  { type: Type.Literal('transcript.text.done'), text: Type.String({ description: 'The whole transcript text.' }) },
+  {
+    type: Type.Literal('transcript.text.done'),
+    text: Type.String({ description: 'The whole transcript text.' }),
+    logprobs: Type.Optional(Type.Array(TokenLogprob, { description: 'With `include[]=logprobs`: every text token of the transcript.' })),
+  },
   { $id: 'TranscriptTextDone' },
 );
 
@@ -39,7 +60,9 @@ export const transcriptEventStream = {
   },
 };
 
-type TranscriptEvent = { type: 'transcript.text.delta'; delta: string } | { type: 'transcript.text.done'; text: string };
+type TranscriptEvent =
+  | { type: 'transcript.text.delta'; delta: string; logprobs?: TokenLogprobEntry[] }
+  | { type: 'transcript.text.done'; text: string; logprobs?: TokenLogprobEntry[] };
 
 /** Transcribes `audio` and answers with its events; resolves once the first event is ready (or rejects before it). */
 export async function respondWithTranscriptEvents(ctx: Context, transcriber: Transcriber, audio: EncodedAudio, options: TranscribeOptions): Promise<void> {
@@ -84,21 +107,21 @@ async function* transcriptEvents(transcriber: Transcriber, audio: EncodedAudio, 
   let sent = '';
   for (;;) {
     while (pending.length > 0) {
-      const text = pending
-        .shift()!
-        .map((segment) => segment.text)
-        .join('');
+      const segments = pending.shift()!;
+      const text = segments.map((segment) => segment.text).join('');
       const delta = sent === '' ? text.trimStart() : text;
       if (delta === '') continue;
       sent += delta;
-      yield { type: 'transcript.text.delta', delta };
+      const logprobs = segments.some((segment) => segment.logprobs) ? segments.flatMap((segment) => segment.logprobs ?? []) : undefined;
+      yield { type: 'transcript.text.delta', delta, ...(logprobs ? { logprobs } : {}) };
     }
     if (finished) break;
     await new Promise<void>((resolve) => (wake = resolve));
     wake = undefined;
   }
-  const { text } = await transcript;
+  const { text, logprobs } = await transcript;
+  const withLogprobs = logprobs ? { logprobs } : {};
   // Audio of one window reports no segments on the way: its text is one delta.
-  if (sent === '' && text !== '') yield { type: 'transcript.text.delta', delta: text };
-  yield { type: 'transcript.text.done', text };
+  if (sent === '' && text !== '') yield { type: 'transcript.text.delta', delta: text, ...withLogprobs };
+  yield { type: 'transcript.text.done', text, ...withLogprobs };
 }

@@ -1,0 +1,115 @@
+/**
+ * Beam search and best-of sampling on the real Whisper tiny.en (skipped when not installed: `npm
+ * run test-models`): beam_size=1 is the greedy decode to the byte, beam 5 transcribes the shared
+ * English clips at least as well as greedy, and best-of sampling is reproducible with a seed.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pipeline, type Tensor } from '@huggingface/transformers';
+import { expect } from 'chai';
+import { configureRuntime } from '../../../src/inference/runtime.js';
+import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
+import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
+import { WhisperWindowDecoder, type WhisperSeq2Seq, type WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import type { SearchOptions } from '../../../src/inference/speech-to-text/whisper-search-decode.js';
+import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
+import { normalizeTranscript } from '../../../scripts/eval/lib/normalize-transcript.js';
+import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
+import { corpusWer, wordErrors } from '../../../scripts/eval/lib/wer.js';
+import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+
+const MODELS_DIR = join(REPO_ROOT, 'models');
+const MODEL_ID = 'whisper-tiny.en';
+
+interface TestPipeline {
+  model: WhisperSeq2Seq & { generation_config: Parameters<typeof whisperSpecialTokens>[0] };
+  tokenizer: {
+    get_vocab(): Map<string, number>;
+    decode(ids: number[], options: { skip_special_tokens: boolean }): string;
+  };
+  processor(pcm: Float32Array): Promise<{ input_features: Tensor }>;
+  dispose(): Promise<void>;
+}
+
+describe('beam search and best-of on whisper-tiny.en (real weights)', function () {
+  this.timeout(600_000);
+  let asr: TestPipeline;
+  let decoder: WhisperWindowDecoder;
+  let tokens: WhisperSpecialTokens;
+  let startTokens: number[];
+  let audio: Tensor[];
+  let references: string[];
+  const signal = new AbortController().signal;
+  const request = (audioFeatures: Tensor, search?: SearchOptions, temperature = 0): WindowDecodeRequest => ({
+    audioFeatures,
+    prompt: [],
+    startTokens,
+    temperature,
+    maxTokens: 224,
+    maxInitialTimestampIndex: 50,
+    signal,
+    search,
+  });
+  const text = (ids: number[]) =>
+    asr.tokenizer.decode(
+      ids.filter((id) => id < tokens.eot),
+      { skip_special_tokens: true },
+    );
+
+  before(async function () {
+    if (!existsSync(join(MODELS_DIR, MODEL_ID, '.installed.json'))) this.skip(); // run `npm run test-models` to include it
+    if (!existsSync(join(SPEECH_DIR, 'transcripts.tsv'))) this.skip(); // the shared speech clips are not here
+    configureRuntime({ modelsDir: MODELS_DIR });
+    asr = (await pipeline('automatic-speech-recognition', MODEL_ID, { dtype: 'fp32', device: 'cpu' })) as unknown as TestPipeline;
+    tokens = whisperSpecialTokens(asr.model.generation_config, asr.tokenizer.get_vocab())!;
+    decoder = new WhisperWindowDecoder(asr.model, tokens);
+    startTokens = whisperStartTokens(asr.model.generation_config, {});
+    // The English clips of one window each (the shared set's librivox, JFK, cards, LJ Speech, FLEURS).
+    const clips = (await decodeClipsOnce(await readSpeechClips(SPEECH_DIR))).filter((clip) => clip.samples.length <= 30 * 16_000);
+    audio = [];
+    for (const clip of clips) audio.push(await decoder.encode((await asr.processor(clip.samples)).input_features));
+    references = clips.map((clip) => clip.reference);
+  });
+  after(() => asr?.dispose());
+
+  it('beam_size=1 and best_of=1 are the greedy decode, token for token and log probability for log probability', async () => {
+    for (const features of audio.slice(0, 3)) {
+      const greedy = await decoder.decode(request(features));
+      expect(await decoder.decode(request(features, { beamSize: 1, bestOf: 1, patience: 2 }))).to.deep.equal(greedy);
+    }
+  });
+
+  it('beam 5 transcribes the English clips at least as well as greedy (WER over all of them)', async () => {
+    const greedy = [];
+    const beam = [];
+    for (const [index, features] of audio.entries()) {
+      const reference = normalizeTranscript(references[index]!);
+      greedy.push(wordErrors(reference, normalizeTranscript(text((await decoder.decode(request(features))).tokens))));
+      const result = await decoder.decode(request(features, { beamSize: 5 }));
+      beam.push(wordErrors(reference, normalizeTranscript(text(result.tokens))));
+      expect(result.tokenLogProbs).to.have.length(result.tokens.length);
+      expect(result.avgLogProb).to.be.closeTo(result.tokenLogProbs!.reduce((a, b) => a + b, 0) / (result.tokens.length + 1), 0.5);
+    }
+    const [greedyWer, beamWer] = [corpusWer(greedy), corpusWer(beam)];
+    console.log(`      ${audio.length} clips: WER greedy ${greedyWer.toFixed(4)}, beam 5 ${beamWer.toFixed(4)}`);
+    expect(beamWer).to.be.at.most(greedyWer);
+  });
+
+  it('a beam search keeps the timestamp rules: a timestamp first, in pairs, never going back', async () => {
+    const { tokens: sampled } = await decoder.decode(request(audio[0]!, { beamSize: 5, patience: 2 }));
+    expect(sampled[0]).to.be.at.least(tokens.timestampBegin);
+    const stamps = sampled.filter((id) => id >= tokens.timestampBegin);
+    expect(stamps.length % 2).to.equal(0);
+    expect(stamps).to.deep.equal([...stamps].sort((a, b) => a - b));
+  });
+
+  it('best_of samples at the temperature, the same text for the same seed; decodeBatch decodes such a window alone', async () => {
+    const sampled = (seed: number) => ({ ...request(audio[1]!, { bestOf: 5 }, 0.3), maxTokens: 120, random: seededRandom(seed) });
+    const first = await decoder.decode(sampled(1));
+    expect(await decoder.decode(sampled(1))).to.deep.equal(first);
+    expect(text(first.tokens).trim().length).to.be.above(0);
+    const [batched, plain] = await decoder.decodeBatch([sampled(1), request(audio[2]!)]);
+    expect(batched).to.deep.equal(first);
+    expect(plain).to.deep.equal(await decoder.decode(request(audio[2]!)));
+  });
+});
