@@ -18,9 +18,12 @@
  * with vad_filter off and on (is the filter worth it below 30 s?).
  * Prints WER per file and per language (errors over all files' reference words), and the goals of
  * issue 26: ours default ≤ ours without VAD, and ≤ 0.8× faster-whisper's better mode.
+ * `--keep DIR`: write each file's clips (times, references) and every side's text (ours with
+ * segments) to DIR/<language>-<seed>-<minutes>.json for a per-clip diff, and reuse
+ * faster-whisper's texts found there (its side does not change between runs of ours).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -47,6 +50,7 @@ const { values: args } = parseArgs({
     'ours-only': { type: 'boolean', default: false },
     'ours-sides': { type: 'string', default: 'default,vad off,vad on' },
     short: { type: 'boolean', default: false },
+    keep: { type: 'string' },
   },
 });
 const vad = args.vad ? (JSON.parse(args.vad) as VadOptions) : undefined;
@@ -95,26 +99,42 @@ async function benchLanguage(language: string): Promise<boolean> {
     await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
     files.push({ seed, file, audio });
   }
-  const baseline = args['ours-only']
-    ? Promise.resolve(files.map(() => undefined))
-    : fasterWhisper(
-        english,
-        files.map(({ file }) => file),
-      );
+  const kept = await Promise.all(files.map(({ seed }) => readKept(language, seed)));
+  const missing = files.filter((_, index) => !kept[index]?.fw);
+  const baseline =
+    args['ours-only'] || missing.length === 0
+      ? Promise.resolve(kept.map((row) => row?.fw))
+      : fasterWhisper(
+          english,
+          missing.map(({ file }) => file),
+        ).then((fresh) => kept.map((row) => row?.fw ?? fresh.shift()));
   const ours: Array<Record<string, string>> = [];
+  const oursSegments: Array<Record<string, unknown>> = [];
   const { transcriber } = await loadTranscriber({ modelId, options: { threads } });
   try {
     for (const { audio } of files) {
       const texts: Record<string, string> = {};
+      const segments: Record<string, unknown> = {};
       for (const [side, options] of Object.entries(OURS).filter(([side]) => args['ours-sides']!.split(',').includes(side))) {
-        texts[side] = (await transcriber.transcribe({ samples: audio.samples.slice(), sampleRate: audio.sampleRate }, options)).text;
+        const transcript = await transcriber.transcribe({ samples: audio.samples.slice(), sampleRate: audio.sampleRate }, { ...options, segments: true });
+        texts[side] = transcript.text;
+        segments[side] = transcript.segments?.map(({ start, end, text }) => ({ start, end, text }));
       }
       ours.push(texts);
+      oursSegments.push(segments);
     }
   } finally {
     await transcriber.dispose();
   }
   const fw = await baseline;
+  if (args.keep) {
+    await mkdir(args.keep, { recursive: true });
+    for (const [index, { seed, audio }] of files.entries()) {
+      const clips = audio.clips.map(({ file, reference, start, end }) => ({ file, start, end, reference }));
+      const row = { language, seed, minutes: args.minutes, clips, ours: ours[index], oursSegments: oursSegments[index], fw: fw[index] };
+      await writeFile(keptPath(language, seed), JSON.stringify(row, null, 1));
+    }
+  }
   const normalize = english ? normalizeTranscript : multilingualWords;
   const counts: Record<Side, WerCounts[]> = { default: [], 'vad off': [], 'vad on': [], 'fw vad off': [], 'fw vad on': [] };
   console.log(`\n${language}, ${modelId} (faster-whisper: the same weights, fp32)`);
@@ -178,6 +198,19 @@ async function benchShortClips(language: string): Promise<boolean> {
       .join(', ')}`,
   );
   return true;
+}
+
+function keptPath(language: string, seed: number): string {
+  return join(args.keep!, `${language}-${seed}-${args.minutes}.json`);
+}
+
+async function readKept(language: string, seed: number): Promise<{ fw?: { novad: string; vad: string } } | undefined> {
+  if (!args.keep) return undefined;
+  try {
+    return JSON.parse(await readFile(keptPath(language, seed), 'utf8')) as { fw?: { novad: string; vad: string } };
+  } catch {
+    return undefined;
+  }
 }
 
 async function fasterWhisper(english: boolean, files: string[]): Promise<Array<{ novad: string; vad: string } | undefined>> {
