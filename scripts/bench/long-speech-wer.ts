@@ -4,6 +4,7 @@
  *
  *   tsx scripts/bench/long-speech-wer.ts [--languages en,es,fr,de] [--seeds 1,2,3] [--minutes 2] [--threads 1]
  *                                        [--vad '{"threshold":0.35}'] [--ours-only] [--ours-sides default,vad off,vad on] [--short]
+ *                                        [--clip-rms -26] [--alone] [--keep DIR]
  *
  * Each file: the language's clips of the shared speech set (EVAL_SPEECH_DIR), shuffled by the seed,
  * repeated until the length, with 3–6 s of silence between clips and a quarter of the clips 20–30 dB
@@ -18,6 +19,10 @@
  * with vad_filter off and on (is the filter worth it below 30 s?).
  * Prints WER per file and per language (errors over all files' reference words), and the goals of
  * issue 26: ours default ≤ ours without VAD, and ≤ 0.8× faster-whisper's better mode.
+ * `--clip-rms DB`: every clip brought to DB dBFS RMS before a quarter are made quieter (some
+ * shared clips are recorded near −63 dBFS, and 20–30 dB below that is under 16-bit resolution).
+ * `--alone`: one more column, ours with each placed clip decoded alone at its level, vad_filter
+ * off: the model's own errors on the clips, which no way of cutting a long file removes.
  * `--keep DIR`: write each file's clips (times, references) and every side's text (ours with
  * segments) to DIR/<language>-<seed>-<minutes>.json for a per-clip diff, and reuse
  * faster-whisper's texts found there (its side does not change between runs of ours).
@@ -51,6 +56,8 @@ const { values: args } = parseArgs({
     'ours-sides': { type: 'string', default: 'default,vad off,vad on' },
     short: { type: 'boolean', default: false },
     keep: { type: 'string' },
+    'clip-rms': { type: 'string' },
+    alone: { type: 'boolean', default: false },
   },
 });
 const vad = args.vad ? (JSON.parse(args.vad) as VadOptions) : undefined;
@@ -59,17 +66,18 @@ const OURS = {
   'vad off': { vadFilter: false },
   'vad on': { vadFilter: true, ...(vad ? { vad } : {}) },
 } satisfies Record<string, TranscribeOptions>;
-type Side = keyof typeof OURS | 'fw vad off' | 'fw vad on';
-const SIDES: Side[] = ['default', 'vad off', 'vad on', 'fw vad off', 'fw vad on'];
+type Side = keyof typeof OURS | 'fw vad off' | 'fw vad on' | 'alone';
+const SIDES: Side[] = ['default', 'vad off', 'vad on', 'fw vad off', 'fw vad on', 'alone'];
 const GOAL_FW_RATIO = 0.8;
 
 const seeds = args.seeds!.split(',').map(Number);
 const threads = Number(args.threads);
 const targetSeconds = Number(args.minutes) * 60;
+const clipRms = args['clip-rms'] === undefined ? undefined : 10 ** (Number(args['clip-rms']) / 20);
 
 await ensureFasterWhisper(python, tinyEnWheelPath(root));
 console.log(
-  `long-file WER: ${args.minutes} min per file from ${speechDir()}, pauses 3–6 s, a quarter of the clips 20–30 dB quieter, seeds ${seeds.join(',')}, ` +
+  `long-file WER: ${args.minutes} min per file from ${speechDir()}, ${clipRms ? `clips at ${args['clip-rms']} dBFS RMS, ` : ''}pauses 3–6 s, a quarter of the clips 20–30 dB quieter, seeds ${seeds.join(',')}, ` +
     `threads ${threads} per side${vad ? `, ours' VAD options ${JSON.stringify(vad)}` : ''}; load average ${loadavg()
       .map((v) => v.toFixed(2))
       .join(' ')}`,
@@ -94,7 +102,7 @@ async function benchLanguage(language: string): Promise<boolean> {
   const decoded = await decodeClipsOnce(await readSpeechClips(undefined, language));
   const files: Array<{ seed: number; file: string; audio: LongSpeech }> = [];
   for (const seed of seeds) {
-    const audio = variedSpeech(decoded, { targetSeconds, gapSeconds: [3, 6], quietShare: 0.25, quietDb: [20, 30], seed });
+    const audio = variedSpeech(decoded, { targetSeconds, gapSeconds: [3, 6], quietShare: 0.25, quietDb: [20, 30], seed, clipRms });
     const file = join(dir, `${language}-${seed}.f32`);
     await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
     files.push({ seed, file, audio });
@@ -120,6 +128,14 @@ async function benchLanguage(language: string): Promise<boolean> {
         texts[side] = transcript.text;
         segments[side] = transcript.segments?.map(({ start, end, text }) => ({ start, end, text }));
       }
+      if (args.alone) {
+        const alone: string[] = [];
+        for (const clip of audio.clips) {
+          const samples = audio.samples.slice(Math.round(clip.start * audio.sampleRate), Math.round(clip.end * audio.sampleRate));
+          alone.push((await transcriber.transcribe({ samples, sampleRate: audio.sampleRate }, { vadFilter: false })).text);
+        }
+        texts.alone = alone.join(' ');
+      }
       ours.push(texts);
       oursSegments.push(segments);
     }
@@ -136,13 +152,13 @@ async function benchLanguage(language: string): Promise<boolean> {
     }
   }
   const normalize = english ? normalizeTranscript : multilingualWords;
-  const counts: Record<Side, WerCounts[]> = { default: [], 'vad off': [], 'vad on': [], 'fw vad off': [], 'fw vad on': [] };
+  const counts: Record<Side, WerCounts[]> = { default: [], 'vad off': [], 'vad on': [], 'fw vad off': [], 'fw vad on': [], alone: [] };
   console.log(`\n${language}, ${modelId} (faster-whisper: the same weights, fp32)`);
   console.log(`${'seed'.padEnd(6)}${'s'.padStart(6)}${'clips'.padStart(6)}${SIDES.map((side) => side.padStart(12)).join('')}`);
   files.forEach(({ seed, audio }, index) => {
     const reference = normalize(audio.reference);
     const texts: Record<Side, string | undefined> = {
-      ...(ours[index] as Record<keyof typeof OURS, string>),
+      ...(ours[index] as Record<keyof typeof OURS | 'alone', string>),
       'fw vad off': fw[index]?.novad,
       'fw vad on': fw[index]?.vad,
     };
@@ -201,7 +217,7 @@ async function benchShortClips(language: string): Promise<boolean> {
 }
 
 function keptPath(language: string, seed: number): string {
-  return join(args.keep!, `${language}-${seed}-${args.minutes}.json`);
+  return join(args.keep!, `${language}-${seed}-${args.minutes}${args['clip-rms'] === undefined ? '' : `-rms${args['clip-rms']}`}.json`);
 }
 
 async function readKept(language: string, seed: number): Promise<{ fw?: { novad: string; vad: string } } | undefined> {
