@@ -4,7 +4,7 @@
  *
  *   tsx scripts/bench/long-speech-wer.ts [--languages en,es,fr,de] [--seeds 1,2,3] [--minutes 2] [--threads 1]
  *                                        [--vad '{"threshold":0.35}'] [--ours-only] [--ours-sides default,vad off,vad on] [--short]
- *                                        [--clip-rms -26] [--alone] [--keep DIR]
+ *                                        [--clip-rms=-26] [--alone] [--keep DIR]
  *
  * Each file: the language's clips of the shared speech set (EVAL_SPEECH_DIR), shuffled by the seed,
  * repeated until the length, with 3–6 s of silence between clips and a quarter of the clips 20–30 dB
