@@ -9,6 +9,9 @@
  * Each file: the language's clips of the shared speech set (EVAL_SPEECH_DIR), shuffled by the seed,
  * repeated until the length, with 3–6 s of silence between clips and a quarter of the clips 20–30 dB
  * quieter (scripts/eval/lib/long-speech.ts, variedSpeech). Written as float32 PCM to a temp folder.
+ * French and German have one shared clip each, so their files repeat one sentence 6–9 times (a
+ * word spelled differently counts on every copy); a 2-minute file of each, both sides, takes 1.5–2.5
+ * minutes at load 4–6.
  * Sides, none told the language (what a user gets without options):
  * - ours default (no options: VAD on, as the file is over 30 s), ours vad_filter off, ours vad_filter on;
  * - faster-whisper defaults (beam 5) with vad_filter off and on, fp32, in one Python process that
