@@ -4,10 +4,14 @@
  *
  *   tsx scripts/bench/long-speech-wer.ts [--languages en,es,fr,de] [--seeds 1,2,3] [--minutes 2] [--threads 1]
  *                                        [--vad '{"threshold":0.35}'] [--ours-only] [--ours-sides default,vad off,vad on] [--short]
+ *                                        [--clip-rms=-26] [--alone] [--keep DIR]
  *
  * Each file: the language's clips of the shared speech set (EVAL_SPEECH_DIR), shuffled by the seed,
  * repeated until the length, with 3–6 s of silence between clips and a quarter of the clips 20–30 dB
  * quieter (scripts/eval/lib/long-speech.ts, variedSpeech). Written as float32 PCM to a temp folder.
+ * French and German have one shared clip each, so their files repeat one sentence 6–9 times (a
+ * word spelled differently counts on every copy); a 2-minute file of each, both sides, takes 1.5–2.5
+ * minutes at load 4–6.
  * Sides, none told the language (what a user gets without options):
  * - ours default (no options: VAD on, as the file is over 30 s), ours vad_filter off, ours vad_filter on;
  * - faster-whisper defaults (beam 5) with vad_filter off and on, fp32, in one Python process that
@@ -18,9 +22,16 @@
  * with vad_filter off and on (is the filter worth it below 30 s?).
  * Prints WER per file and per language (errors over all files' reference words), and the goals of
  * issue 26: ours default ≤ ours without VAD, and ≤ 0.8× faster-whisper's better mode.
+ * `--clip-rms DB`: every clip brought to DB dBFS RMS before a quarter are made quieter (some
+ * shared clips are recorded near −63 dBFS, and 20–30 dB below that is under 16-bit resolution).
+ * `--alone`: one more column, ours with each placed clip decoded alone at its level, vad_filter
+ * off: the model's own errors on the clips, which no way of cutting a long file removes.
+ * `--keep DIR`: write each file's clips (times, references) and every side's text (ours with
+ * segments) to DIR/<language>-<seed>-<minutes>.json for a per-clip diff, and reuse
+ * faster-whisper's texts found there (its side does not change between runs of ours).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -47,6 +58,9 @@ const { values: args } = parseArgs({
     'ours-only': { type: 'boolean', default: false },
     'ours-sides': { type: 'string', default: 'default,vad off,vad on' },
     short: { type: 'boolean', default: false },
+    keep: { type: 'string' },
+    'clip-rms': { type: 'string' },
+    alone: { type: 'boolean', default: false },
   },
 });
 const vad = args.vad ? (JSON.parse(args.vad) as VadOptions) : undefined;
@@ -55,17 +69,18 @@ const OURS = {
   'vad off': { vadFilter: false },
   'vad on': { vadFilter: true, ...(vad ? { vad } : {}) },
 } satisfies Record<string, TranscribeOptions>;
-type Side = keyof typeof OURS | 'fw vad off' | 'fw vad on';
-const SIDES: Side[] = ['default', 'vad off', 'vad on', 'fw vad off', 'fw vad on'];
+type Side = keyof typeof OURS | 'fw vad off' | 'fw vad on' | 'alone';
+const SIDES: Side[] = ['default', 'vad off', 'vad on', 'fw vad off', 'fw vad on', 'alone'];
 const GOAL_FW_RATIO = 0.8;
 
 const seeds = args.seeds!.split(',').map(Number);
 const threads = Number(args.threads);
 const targetSeconds = Number(args.minutes) * 60;
+const clipRms = args['clip-rms'] === undefined ? undefined : 10 ** (Number(args['clip-rms']) / 20);
 
 await ensureFasterWhisper(python, tinyEnWheelPath(root));
 console.log(
-  `long-file WER: ${args.minutes} min per file from ${speechDir()}, pauses 3–6 s, a quarter of the clips 20–30 dB quieter, seeds ${seeds.join(',')}, ` +
+  `long-file WER: ${args.minutes} min per file from ${speechDir()}, ${clipRms ? `clips at ${args['clip-rms']} dBFS RMS, ` : ''}pauses 3–6 s, a quarter of the clips 20–30 dB quieter, seeds ${seeds.join(',')}, ` +
     `threads ${threads} per side${vad ? `, ours' VAD options ${JSON.stringify(vad)}` : ''}; load average ${loadavg()
       .map((v) => v.toFixed(2))
       .join(' ')}`,
@@ -90,39 +105,63 @@ async function benchLanguage(language: string): Promise<boolean> {
   const decoded = await decodeClipsOnce(await readSpeechClips(undefined, language));
   const files: Array<{ seed: number; file: string; audio: LongSpeech }> = [];
   for (const seed of seeds) {
-    const audio = variedSpeech(decoded, { targetSeconds, gapSeconds: [3, 6], quietShare: 0.25, quietDb: [20, 30], seed });
+    const audio = variedSpeech(decoded, { targetSeconds, gapSeconds: [3, 6], quietShare: 0.25, quietDb: [20, 30], seed, clipRms });
     const file = join(dir, `${language}-${seed}.f32`);
     await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
     files.push({ seed, file, audio });
   }
-  const baseline = args['ours-only']
-    ? Promise.resolve(files.map(() => undefined))
-    : fasterWhisper(
-        english,
-        files.map(({ file }) => file),
-      );
+  const kept = await Promise.all(files.map(({ seed }) => readKept(language, seed)));
+  const missing = files.filter((_, index) => !kept[index]?.fw);
+  const baseline =
+    args['ours-only'] || missing.length === 0
+      ? Promise.resolve(kept.map((row) => row?.fw))
+      : fasterWhisper(
+          english,
+          missing.map(({ file }) => file),
+        ).then((fresh) => kept.map((row) => row?.fw ?? fresh.shift()));
   const ours: Array<Record<string, string>> = [];
+  const oursSegments: Array<Record<string, unknown>> = [];
   const { transcriber } = await loadTranscriber({ modelId, options: { threads } });
   try {
     for (const { audio } of files) {
       const texts: Record<string, string> = {};
+      const segments: Record<string, unknown> = {};
       for (const [side, options] of Object.entries(OURS).filter(([side]) => args['ours-sides']!.split(',').includes(side))) {
-        texts[side] = (await transcriber.transcribe({ samples: audio.samples.slice(), sampleRate: audio.sampleRate }, options)).text;
+        const transcript = await transcriber.transcribe({ samples: audio.samples.slice(), sampleRate: audio.sampleRate }, { ...options, segments: true });
+        texts[side] = transcript.text;
+        segments[side] = transcript.segments?.map(({ start, end, text }) => ({ start, end, text }));
+      }
+      if (args.alone) {
+        const alone: string[] = [];
+        for (const clip of audio.clips) {
+          const samples = audio.samples.slice(Math.round(clip.start * audio.sampleRate), Math.round(clip.end * audio.sampleRate));
+          alone.push((await transcriber.transcribe({ samples, sampleRate: audio.sampleRate }, { vadFilter: false })).text);
+        }
+        texts.alone = alone.join(' ');
       }
       ours.push(texts);
+      oursSegments.push(segments);
     }
   } finally {
     await transcriber.dispose();
   }
   const fw = await baseline;
+  if (args.keep) {
+    await mkdir(args.keep, { recursive: true });
+    for (const [index, { seed, audio }] of files.entries()) {
+      const clips = audio.clips.map(({ file, reference, start, end }) => ({ file, start, end, reference }));
+      const row = { language, seed, minutes: args.minutes, clips, ours: ours[index], oursSegments: oursSegments[index], fw: fw[index] };
+      await writeFile(keptPath(language, seed), JSON.stringify(row, null, 1));
+    }
+  }
   const normalize = english ? normalizeTranscript : multilingualWords;
-  const counts: Record<Side, WerCounts[]> = { default: [], 'vad off': [], 'vad on': [], 'fw vad off': [], 'fw vad on': [] };
+  const counts: Record<Side, WerCounts[]> = { default: [], 'vad off': [], 'vad on': [], 'fw vad off': [], 'fw vad on': [], alone: [] };
   console.log(`\n${language}, ${modelId} (faster-whisper: the same weights, fp32)`);
   console.log(`${'seed'.padEnd(6)}${'s'.padStart(6)}${'clips'.padStart(6)}${SIDES.map((side) => side.padStart(12)).join('')}`);
   files.forEach(({ seed, audio }, index) => {
     const reference = normalize(audio.reference);
     const texts: Record<Side, string | undefined> = {
-      ...(ours[index] as Record<keyof typeof OURS, string>),
+      ...(ours[index] as Record<keyof typeof OURS | 'alone', string>),
       'fw vad off': fw[index]?.novad,
       'fw vad on': fw[index]?.vad,
     };
@@ -178,6 +217,19 @@ async function benchShortClips(language: string): Promise<boolean> {
       .join(', ')}`,
   );
   return true;
+}
+
+function keptPath(language: string, seed: number): string {
+  return join(args.keep!, `${language}-${seed}-${args.minutes}${args['clip-rms'] === undefined ? '' : `-rms${args['clip-rms']}`}.json`);
+}
+
+async function readKept(language: string, seed: number): Promise<{ fw?: { novad: string; vad: string } } | undefined> {
+  if (!args.keep) return undefined;
+  try {
+    return JSON.parse(await readFile(keptPath(language, seed), 'utf8')) as { fw?: { novad: string; vad: string } };
+  } catch {
+    return undefined;
+  }
 }
 
 async function fasterWhisper(english: boolean, files: string[]): Promise<Array<{ novad: string; vad: string } | undefined>> {

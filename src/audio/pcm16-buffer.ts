@@ -50,41 +50,6 @@ export class Pcm16Buffer implements PcmReader {
     }
   }
 
-  /**
-   * Keeps only the given ranges (ascending, not overlapping), moved to the front in order, each
-   * scaled by its gain (default 1), and frees the blocks no longer needed: VAD-filtered speech
-   * takes the place of the whole upload instead of a second buffer beside it.
-   */
-  keepRanges(ranges: readonly { start: number; end: number }[], gains: readonly number[] = []): void {
-    let write = 0;
-    for (const [index, range] of ranges.entries()) {
-      const gain = gains[index] ?? 1;
-      // Overlapping ranges would read what was already moved: start past it.
-      let read = Math.max(range.start, write);
-      const stop = Math.min(range.end, this.#length);
-      while (read < stop) {
-        const source = this.#blocks[read >> BLOCK_SHIFT]!;
-        const target = this.#blocks[write >> BLOCK_SHIFT]!;
-        const from = read & BLOCK_MASK;
-        const to = write & BLOCK_MASK;
-        const count = Math.min(stop - read, BLOCK_SAMPLES - from, BLOCK_SAMPLES - to);
-        // The write position never passes the read position, so copying forwards is safe.
-        if (gain === 1 && source === target) target.copyWithin(to, from, from + count);
-        else if (gain === 1) target.set(source.subarray(from, from + count), to);
-        else {
-          for (let i = 0; i < count; i++) {
-            const scaled = Math.round(source[from + i]! * gain);
-            target[to + i] = scaled > 32767 ? 32767 : Math.max(scaled, -32768);
-          }
-        }
-        read += count;
-        write += count;
-      }
-    }
-    this.#length = write;
-    this.#blocks.length = Math.ceil(write / BLOCK_SAMPLES);
-  }
-
   read(start: number, end: number): Float32Array {
     const from = Math.max(0, Math.min(start, this.#length));
     const out = new Float32Array(Math.max(0, Math.min(end, this.#length) - from));

@@ -40,33 +40,6 @@ describe('Pcm16Buffer', () => {
     expect(pcm.read(20, 30).length).to.equal(0);
   });
 
-  it('keeps only the given ranges in place, moved to the front and scaled, and frees the blocks past them', () => {
-    const samples = ramp(BLOCK * 3);
-    const pcm = new Pcm16Buffer();
-    pcm.append(samples);
-    const ranges = [
-      { start: 5, end: 10 },
-      { start: BLOCK - 2, end: BLOCK + 3 }, // across a block edge
-      { start: 2 * BLOCK + 100, end: 2 * BLOCK + 110 }, // from the third block into the first
-    ];
-    pcm.keepRanges(ranges, [1, 1, 2]);
-    expect(pcm.length).to.equal(5 + 5 + 10);
-    expect(pcm.byteLength).to.equal(2 * BLOCK);
-    const doubled = Array.from(samples.subarray(2 * BLOCK + 100, 2 * BLOCK + 110), (x) => Math.max(-1, Math.min(32767 / 32768, 2 * x)));
-    expect(Array.from(pcm.read(0, pcm.length))).to.deep.equal([...samples.subarray(5, 10), ...samples.subarray(BLOCK - 2, BLOCK + 3), ...doubled]);
-  });
-
-  it('keeps whole blocks at once and nothing for no ranges', () => {
-    const samples = ramp(BLOCK * 2 + 7);
-    const pcm = new Pcm16Buffer();
-    pcm.append(samples);
-    pcm.keepRanges([{ start: BLOCK, end: 2 * BLOCK + 7 }]);
-    expect(Array.from(pcm.read(0, pcm.length))).to.deep.equal(Array.from(samples.subarray(BLOCK)));
-    expect(pcm.byteLength).to.equal(4 * BLOCK);
-    pcm.keepRanges([]);
-    expect([pcm.length, pcm.byteLength]).to.deep.equal([0, 0]);
-  });
-
   it('holds 2 bytes a sample plus at most one partly filled 2 MB block', () => {
     const pcm = new Pcm16Buffer();
     expect(pcm.byteLength).to.equal(0);

@@ -17,6 +17,8 @@ export interface PlacedClip {
   /** Seconds from the start of the long audio. */
   start: number;
   end: number;
+  /** The factor its samples were scaled by (variedSpeech only). */
+  gain?: number;
 }
 
 export interface LongSpeech {
@@ -82,6 +84,12 @@ export interface VariedSpeechOptions {
   quietShare: number;
   quietDb: readonly [number, number];
   seed: number;
+  /**
+   * Bring every clip to this RMS first (absent: as recorded). Some shared clips are recorded
+   * near −63 dBFS, so 20–30 dB below that is under 16-bit resolution (a speaker no recording
+   * has); leveled first, a quiet clip is 20–30 dB below the others, as in a meeting.
+   */
+  clipRms?: number;
 }
 
 /**
@@ -103,7 +111,8 @@ export function variedSpeech(decoded: ReadonlyArray<{ file: string; reference: s
     }
     for (const clip of round) {
       const gap = placed.length > 0 ? Math.round(between(options.gapSeconds) * LONG_SPEECH_RATE) : 0;
-      const gain = random() < options.quietShare ? 10 ** (-between(options.quietDb) / 20) : 1;
+      const quiet = random() < options.quietShare ? 10 ** (-between(options.quietDb) / 20) : 1;
+      const gain = options.clipRms === undefined ? quiet : (quiet * options.clipRms) / rms(clip.samples);
       placed.push({ clip, gap, gain });
       length += gap + clip.samples.length;
     }
@@ -114,8 +123,14 @@ export function variedSpeech(decoded: ReadonlyArray<{ file: string; reference: s
   for (const { clip, gap, gain } of placed) {
     offset += gap;
     for (let i = 0; i < clip.samples.length; i++) samples[offset + i] = clip.samples[i]! * gain;
-    clips.push({ file: clip.file, reference: clip.reference, start: offset / LONG_SPEECH_RATE, end: (offset + clip.samples.length) / LONG_SPEECH_RATE });
+    clips.push({ file: clip.file, reference: clip.reference, start: offset / LONG_SPEECH_RATE, end: (offset + clip.samples.length) / LONG_SPEECH_RATE, gain });
     offset += clip.samples.length;
   }
   return { samples, sampleRate: LONG_SPEECH_RATE, clips, reference: placed.map(({ clip }) => clip.reference).join(' ') };
+}
+
+function rms(samples: Float32Array): number {
+  let sum = 0;
+  for (const x of samples) sum += x * x;
+  return Math.sqrt(sum / Math.max(1, samples.length)) || 1;
 }

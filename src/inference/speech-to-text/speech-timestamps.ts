@@ -1,9 +1,7 @@
 /**
- * From per-frame speech probabilities to speech regions, and back from the time of the
- * speech-only audio to the time of the original: a port of faster-whisper 1.2.1's
- * `get_speech_timestamps` (after the model call), `collect_chunks` and `SpeechTimestampsMap`
- * (faster_whisper/vad.py), kept step for step so the same probabilities give the same regions.
- * Pure: the model part is silero-vad.ts.
+ * From per-frame speech probabilities to speech regions: a port of faster-whisper 1.2.1's
+ * `get_speech_timestamps` after the model call (faster_whisper/vad.py), kept step for step so
+ * the same probabilities give the same regions. Pure: the model part is silero-vad.ts.
  */
 import type { VadOptions } from '../types.js';
 
@@ -118,82 +116,6 @@ function padChunks(speeches: SpeechChunk[], pad: number, audioLength: number): S
     }
   }
   return speeches;
-}
-
-/** The speech regions joined end to end (faster-whisper's collect_chunks without a maximum). */
-export function collectChunks(samples: Float32Array, chunks: readonly SpeechChunk[]): Float32Array {
-  const total = chunks.reduce((sum, chunk) => sum + (chunk.end - chunk.start), 0);
-  const joined = new Float32Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    joined.set(samples.subarray(chunk.start, chunk.end), offset);
-    offset += chunk.end - chunk.start;
-  }
-  return joined;
-}
-
-/**
- * Maps a time in the joined speech-only audio back to the original audio, by adding the
- * silence removed before the region the time falls in (faster-whisper's SpeechTimestampsMap).
- */
-export class SpeechTimestampsMap {
-  readonly #sampleRate: number;
-  readonly #timePrecision: number;
-  /** End of each region, in samples of the joined audio (ascending). */
-  readonly #chunkEndSample: number[] = [];
-  /** Seconds of silence removed before each region. */
-  readonly #silenceBefore: number[] = [];
-
-  constructor(chunks: readonly SpeechChunk[], sampleRate = VAD_SAMPLE_RATE, timePrecision = 2) {
-    this.#sampleRate = sampleRate;
-    this.#timePrecision = timePrecision;
-    let previousEnd = 0;
-    let silentSamples = 0;
-    for (const chunk of chunks) {
-      silentSamples += chunk.start - previousEnd;
-      previousEnd = chunk.end;
-      this.#chunkEndSample.push(chunk.end - silentSamples);
-      this.#silenceBefore.push(silentSamples / sampleRate);
-    }
-  }
-
-  /** `isEnd`: a time exactly at a region's end belongs to that region, not the next. */
-  originalTime(time: number, chunkIndex?: number, isEnd = false): number {
-    const index = chunkIndex ?? this.chunkIndex(time, isEnd);
-    return roundTo((this.#silenceBefore[index] as number) + time, this.#timePrecision);
-  }
-
-  /** Where region `index` starts in the joined audio, in seconds. */
-  joinedStart(index: number): number {
-    return index === 0 ? 0 : (this.#chunkEndSample[index - 1] as number) / this.#sampleRate;
-  }
-
-  chunkIndex(time: number, isEnd = false): number {
-    const sample = Math.trunc(time * this.#sampleRate);
-    if (isEnd) {
-      const exact = this.#chunkEndSample.indexOf(sample);
-      if (exact >= 0) return exact;
-    }
-    return Math.min(bisectRight(this.#chunkEndSample, sample), this.#chunkEndSample.length - 1);
-  }
-}
-
-/** Python's bisect.bisect: the index after the last element ≤ value. */
-function bisectRight(sorted: readonly number[], value: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (value < (sorted[middle] as number)) high = middle;
-    else low = middle + 1;
-  }
-  return low;
-}
-
-/** Python's round(x, n) for the precisions used here (half to even is not needed at 10 ms). */
-function roundTo(value: number, digits: number): number {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

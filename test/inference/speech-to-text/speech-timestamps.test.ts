@@ -2,14 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import {
-  collectChunks,
-  speechChunksFromProbs,
-  SpeechTimestampsMap,
-  VAD_FRAME_SAMPLES,
-  type SpeechChunk,
-  type VadOptions,
-} from '../../../src/inference/speech-to-text/speech-timestamps.js';
+import { speechChunksFromProbs, VAD_FRAME_SAMPLES, type SpeechChunk, type VadOptions } from '../../../src/inference/speech-to-text/speech-timestamps.js';
 import { REPO_ROOT } from '../../audio/audio-test-helpers.js';
 import { fuzzRuns } from '../../helpers/fuzz-runs.js';
 
@@ -83,54 +76,6 @@ describe('speechChunksFromProbs', () => {
         expect(speechChunksFromProbs(Float32Array.from(probs), probs.length * VAD_FRAME_SAMPLES - 1)).to.deep.equal([]);
       }),
       { numRuns: fuzzRuns(100) },
-    );
-  });
-});
-
-describe('collectChunks and SpeechTimestampsMap', () => {
-  const chunks: SpeechChunk[] = [
-    { start: 16_000, end: 48_000 },
-    { start: 80_000, end: 96_000 },
-    { start: 160_000, end: 176_000 },
-  ];
-
-  it('joins the regions end to end', () => {
-    const samples = Float32Array.from({ length: 200_000 }, (_, i) => i);
-    const joined = collectChunks(samples, chunks);
-    expect(joined.length).to.equal(32_000 + 16_000 + 16_000);
-    expect([joined[0], joined[31_999], joined[32_000], joined[48_000], joined.at(-1)]).to.deep.equal([16_000, 47_999, 80_000, 160_000, 175_999]);
-  });
-
-  it('maps joined time back to original time (values from faster-whisper 1.2.1)', () => {
-    const map = new SpeechTimestampsMap(chunks, 16_000);
-    // silence before each region: 1 s, 3 s, 7 s; joined ends at 2 s, 3 s, 4 s
-    expect([0, 1.5, 2.0, 2.5, 3.5, 4.0].map((t) => map.originalTime(t))).to.deep.equal([1, 2.5, 5, 5.5, 10.5, 11]);
-    expect(map.originalTime(2.0, undefined, true)).to.equal(3);
-    expect(map.originalTime(3.0, undefined, true)).to.equal(6);
-  });
-
-  it('maps every sample of the joined audio to the same sample of the original', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 5_000 }), fc.integer({ min: 1, max: 5_000 })), { minLength: 1, maxLength: 8 }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        (gapsAndLengths, where) => {
-          const regions: SpeechChunk[] = [];
-          let at = 0;
-          for (const [gap, length] of gapsAndLengths) {
-            regions.push({ start: at + gap, end: at + gap + length });
-            at += gap + length;
-          }
-          const total = regions.reduce((sum, region) => sum + region.end - region.start, 0);
-          const original = Float32Array.from({ length: at }, (_, i) => i);
-          const joined = collectChunks(original, regions);
-          const sample = Math.min(total - 1, Math.floor(where * total));
-          const map = new SpeechTimestampsMap(regions, 16_000, 6);
-          // A sample's own time (not a region end) maps into its region.
-          expect(Math.round(map.originalTime(sample / 16_000) * 16_000)).to.equal(joined[sample]);
-        },
-      ),
-      { numRuns: fuzzRuns(200) },
     );
   });
 });
