@@ -4,7 +4,8 @@
  * ```json
  * "options": { "dtype": "q8", "multilingual": false, "chunkLengthSeconds": 30, "strideSeconds": 5,
  *              "threads": 1, "fastFeatures": true, "threadNice": 10, "memoryArena": false,
- *              "prepackWeights": false, "maxNewTokens": 224 }
+ *              "prepackWeights": false, "maxNewTokens": 224,
+ *              "batchMemoryMb": 512 }
  * ```
  */
 import { availableParallelism } from 'node:os';
@@ -49,6 +50,12 @@ export const AsrOptions = Type.Object(
     prepackWeights: Type.Optional(Type.Boolean()),
     /** Caps tokens generated per window (Whisper's own limit is 448). */
     maxNewTokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    /**
+     * Memory (MiB) a batch of VAD windows decoded side by side may add (whisper-batch-size.ts
+     * counts each row's caches: ~25 MiB tiny, ~49 base, ~616 large-v3 fp32); 0 decodes the
+     * windows one at a time. The batch is also capped by the threads.
+     */
+    batchMemoryMb: Type.Integer({ minimum: 0, default: 512 }),
   },
   { additionalProperties: false },
 );

@@ -28,6 +28,7 @@ import { TokenLogprobs } from './token-logprobs.js';
 import { decodeWindows } from './decode-windows.js';
 import { leadingSpeech, windowReader, type SpeechWindow } from './speech-windows.js';
 import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
+import { whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
 import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
@@ -36,7 +37,7 @@ interface AsrPipeline extends LanguageIdPipeline {
   model: LanguageIdPipeline['model'] &
     WhisperSeq2Seq & {
       generation_config: (WhisperGenerationConfig & { alignment_heads?: [number, number][] }) | null;
-      config: { median_filter_width?: number };
+      config: WhisperDimensions & { median_filter_width?: number };
     };
   tokenizer: {
     get_vocab(): Map<string, number>;
@@ -111,6 +112,9 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
         onSegments: (fresh: DecodedSegment[]) => progress({ segments: fresh }),
         words: request.words,
         language: language ?? 'en',
+        batchSize: windows
+          ? whisperBatchSize({ windows: windows.length, threads: init.threads, dims: asr.model.config, memoryBudgetBytes: init.batchMemoryBytes })
+          : 1,
         ...decoding,
       };
       const segments = windows ? await decodeWindows(decoded, windows, longForm, options) : await decodeLongForm(decoded, longForm, options);
