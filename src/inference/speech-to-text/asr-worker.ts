@@ -22,28 +22,20 @@ import { silentTranscript, VadFilter } from './vad-filter.js';
 import { needsOwnDecoder, whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
-import { decodeLongForm, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
+import { decodeLongForm, type DecodedSegment } from './long-form-decoder.js';
 import { hasDecodingOptions, longFormDecoding } from './decoding-options.js';
 import { TokenLogprobs } from './token-logprobs.js';
 import { decodeWindows } from './decode-windows.js';
 import { leadingSpeech, windowReader, type SpeechWindow } from './speech-windows.js';
-import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
+import { whisperStartTokens } from './whisper-special-tokens.js';
 import { whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
-import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
+import { whisperLongFormModel, type WhisperPipelineParts } from './whisper-long-form-model.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
-interface AsrPipeline extends LanguageIdPipeline {
+interface AsrPipeline extends LanguageIdPipeline, WhisperPipelineParts {
   (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
-  model: LanguageIdPipeline['model'] &
-    WhisperSeq2Seq & {
-      generation_config: (WhisperGenerationConfig & { alignment_heads?: [number, number][] }) | null;
-      config: WhisperDimensions & { median_filter_width?: number };
-    };
-  tokenizer: {
-    get_vocab(): Map<string, number>;
-    encode(text: string, options: { add_special_tokens: boolean }): number[];
-    decode(ids: number[], options?: { skip_special_tokens?: boolean; clean_up_tokenization_spaces?: boolean }): string;
-  };
+  model: LanguageIdPipeline['model'] & WhisperPipelineParts['model'] & { config: WhisperDimensions };
+  tokenizer: WhisperPipelineParts['tokenizer'] & { encode(text: string, options: { add_special_tokens: boolean }): number[] };
   processor: LanguageIdPipeline['processor'] & {
     feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } };
   };
@@ -70,7 +62,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
-  const longForm = longFormModel(asr);
+  const longForm = whisperLongFormModel(asr);
   const cannotTimeWords = longForm?.aligner
     ? undefined
     : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;
@@ -163,30 +155,6 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     },
   };
 });
-
-/** The long-form decoder over this pipeline's model, or undefined if the model has no timestamp tokens. */
-function longFormModel(asr: AsrPipeline): LongFormModel | undefined {
-  const config = asr.model.generation_config ?? {};
-  const tokens = whisperSpecialTokens(config, asr.tokenizer.get_vocab());
-  if (!tokens) return undefined;
-  const decoder = new WhisperWindowDecoder(asr.model, tokens);
-  const alignmentHeads = config.alignment_heads ?? [];
-  return {
-    features: async (pcm) => (await asr.processor(pcm)).input_features,
-    decoder,
-    tokens,
-    detokenize: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: true }),
-    aligner:
-      decoder.outputsCrossAttention && alignmentHeads.length > 0
-        ? {
-            decoder,
-            alignmentHeads,
-            medianFilterWidth: asr.model.config.median_filter_width ?? 7,
-            decodeRaw: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
-          }
-        : undefined,
-  };
-}
 
 /** Whisper's 30-s window, which language identification listens to. */
 const WINDOW_SECONDS = 30;
