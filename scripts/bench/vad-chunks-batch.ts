@@ -11,6 +11,7 @@
  * and ratios with the load average.
  *
  *   tsx scripts/bench/vad-chunks-batch.ts [--minutes 10] [--threads 2] [--rounds 1] [--batch-memory-mb 512]
+ *                                         [--variant '{"spinning":false}']  (a third side: batched, these manifest options)
  *
  * Env: MODELS_DIR (whisper-tiny.en and silero-vad-v6 from `npm run test-models`), EVAL_SPEECH_DIR,
  * TOOLS_PYTHON.
@@ -37,6 +38,8 @@ const { values: args } = parseArgs({
     threads: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '1' },
     'batch-memory-mb': { type: 'string' },
+    /** Manifest options (JSON) of a third side of ours, batched, e.g. '{"spinning":false}'. */
+    variant: { type: 'string' },
   },
 });
 const threads = Number(args.threads);
@@ -50,8 +53,8 @@ const audio = joinClips(decoded, { targetSeconds: Number(args.minutes) * 60, gap
 const reference = normalizeTranscript(audio.reference);
 await ensureFasterWhisper(process.env.TOOLS_PYTHON ?? resolve('.cache/venv/bin/python'), tinyEnWheelPath(resolve('.')));
 
-const load1 = async (batchMemoryMb: number | undefined): Promise<Transcriber> => {
-  const options = { dtype: 'fp32', threads, threadNice: 0, ...(batchMemoryMb === undefined ? {} : { batchMemoryMb }) };
+const load1 = async (batchMemoryMb: number | undefined, extra: Record<string, unknown> = {}): Promise<Transcriber> => {
+  const options = { dtype: 'fp32', threads, threadNice: 0, ...(batchMemoryMb === undefined ? {} : { batchMemoryMb }), ...extra };
   return (await loadTranscriber({ modelId: 'whisper-tiny.en', options })).transcriber;
 };
 const batchMemory = args['batch-memory-mb'] === undefined ? undefined : Number(args['batch-memory-mb']);
@@ -59,6 +62,7 @@ const ours = new Map<string, Transcriber>([
   ['ours, windows one at a time', await load1(0)],
   [`ours, windows batched (batchMemoryMb ${batchMemory ?? 'default'})`, await load1(batchMemory)],
 ]);
+if (args.variant) ours.set(`ours, batched, ${args.variant}`, await load1(batchMemory, JSON.parse(args.variant) as Record<string, unknown>));
 const warmUp = audio.samples.slice(0, 40 * RATE);
 for (const transcriber of ours.values()) await transcriber.transcribe({ samples: warmUp.slice(), sampleRate: RATE }, { vadFilter: true });
 

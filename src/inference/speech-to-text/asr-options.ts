@@ -51,6 +51,12 @@ export const AsrOptions = Type.Object(
     /** Caps tokens generated per window (Whisper's own limit is 448). */
     maxNewTokens: Type.Optional(Type.Integer({ minimum: 1 })),
     /**
+     * onnxruntime's idle compute threads spin-wait between operators (its default) instead of
+     * sleeping: sooner on an idle machine, but a spinning thread takes a core from busy ones
+     * (ort-threads.ts; docs/benchmarks.md, "Speech to text").
+     */
+    spinning: Type.Boolean({ default: true }),
+    /**
      * Memory (MiB) a batch of VAD windows decoded side by side may add (whisper-batch-size.ts
      * counts each row's caches: ~25 MiB tiny, ~49 base, ~616 large-v3 fp32); 0 decodes the
      * windows one at a time. The batch is also capped by the threads.

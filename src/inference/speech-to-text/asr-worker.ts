@@ -10,6 +10,7 @@ import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { Pcm16Buffer } from '../../audio/pcm16-buffer.js';
 import { resample } from '../../audio/resample.js';
+import { threadSessionOptions } from '../ort-threads.js';
 import { configureRuntime } from '../runtime.js';
 import type { EncodedAudio, Transcript, TranscriptSegment } from '../types.js';
 import { abortStreamer } from '../abort-streamer.js';
@@ -52,12 +53,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const asr = (await pipeline('automatic-speech-recognition', init.modelId, {
     dtype: init.dtype as never,
     device: 'cpu',
-    session_options: {
-      intraOpNumThreads: init.threads,
-      interOpNumThreads: 1,
-      enableCpuMemArena: init.memoryArena ?? false,
-      ...(init.prepackWeights ? {} : { extra: { session: { disable_prepacking: '1' } } }),
-    },
+    session_options: asrSessionOptions(init),
   })) as unknown as AsrPipeline;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
@@ -155,6 +151,16 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     },
   };
 });
+
+/** The onnxruntime options of the model's sessions. */
+function asrSessionOptions(init: AsrWorkerInit) {
+  const threads = threadSessionOptions({ threads: init.threads, spinning: init.spinning });
+  return {
+    ...threads,
+    enableCpuMemArena: init.memoryArena ?? false,
+    extra: { session: { ...threads.extra.session, ...(init.prepackWeights ? {} : { disable_prepacking: '1' }) } },
+  };
+}
 
 /** Whisper's 30-s window, which language identification listens to. */
 const WINDOW_SECONDS = 30;

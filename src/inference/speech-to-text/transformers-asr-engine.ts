@@ -31,6 +31,7 @@ export const transformersAsrEngine = defineEngine({
       nice: options.threadNice,
       memoryArena: options.memoryArena,
       prepackWeights: prepacksWeights(options),
+      spinning: options.spinning,
       batchMemoryBytes: options.batchMemoryMb * 2 ** 20,
       vadModelFile: await vadModelFile(context.modelsDir),
     };
