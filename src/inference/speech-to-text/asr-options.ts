@@ -51,11 +51,13 @@ export const AsrOptions = Type.Object(
     /** Caps tokens generated per window (Whisper's own limit is 448). */
     maxNewTokens: Type.Optional(Type.Integer({ minimum: 1 })),
     /**
-     * onnxruntime's idle compute threads spin-wait between operators (its default) instead of
-     * sleeping: sooner on an idle machine, but a spinning thread takes a core from busy ones
-     * (ort-threads.ts; docs/benchmarks.md, "Speech to text").
+     * onnxruntime's idle compute threads spin-wait between operators (its own default) instead of
+     * sleeping. Off by default: a spinning thread takes a core from the worker's own thread and
+     * from everything else on the machine, and on a shared 2-core machine a 10-min VAD file took
+     * 0.69–0.79× the wall time and ~0.75× the CPU with sleeping threads (docs/benchmarks.md,
+     * "Speech to text"; ort-threads.ts).
      */
-    spinning: Type.Boolean({ default: true }),
+    spinning: Type.Boolean({ default: false }),
     /**
      * Memory (MiB) a batch of VAD windows decoded side by side may add (whisper-batch-size.ts
      * counts each row's caches: ~25 MiB tiny, ~49 base, ~616 large-v3 fp32); 0 decodes the
