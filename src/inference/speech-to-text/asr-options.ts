@@ -5,7 +5,7 @@
  * "options": { "dtype": "q8", "multilingual": false, "chunkLengthSeconds": 30, "strideSeconds": 5,
  *              "threads": 1, "fastFeatures": true, "threadNice": 10, "memoryArena": false,
  *              "prepackWeights": false, "maxNewTokens": 224,
- *              "batchMemoryMb": 512 }
+ *              "batchMemoryMb": 256 }
  * ```
  */
 import { availableParallelism } from 'node:os';
@@ -61,9 +61,10 @@ export const AsrOptions = Type.Object(
     /**
      * Memory (MiB) a batch of VAD windows decoded side by side may add (whisper-batch-size.ts
      * counts each row's caches: ~25 MiB tiny, ~49 base, ~616 large-v3 fp32); 0 decodes the
-     * windows one at a time. The batch is also capped by the threads.
+     * windows one at a time. The batch is also capped by the threads. 256 (tiny: 10 rows) gave
+     * most of 512's speed for ~200 MB less peak (docs/benchmarks.md, "Speech to text").
      */
-    batchMemoryMb: Type.Integer({ minimum: 0, default: 512 }),
+    batchMemoryMb: Type.Integer({ minimum: 0, default: 256 }),
   },
   { additionalProperties: false },
 );
