@@ -1,16 +1,17 @@
 /**
- * What batching gives a whole VAD-chunked file, against faster-whisper with its VAD on: the long
- * file of long-speech.ts (the shared English clips joined with 1.5-s silences), Silero VAD v6
- * regions merged into chunks of at most 30 s (WhisperX's merge), every chunk decoded on its own
- * (no prompt across chunks or windows; inside a chunk, the next window starts at the last
- * segment's end, also after a window that stopped early). The chunk loop
- * here is a stand-in for the product's (branch vad-chunks): each round takes the next window of
- * every unfinished chunk, in batches of B (decodeIndependentWindows; B = 1 is the sequential
- * decode). Ours runs in this process (VAD, features, encoder, decoder all timed, model loaded
- * before); faster-whisper 1.2.1 in its own (beam 5 default, vad_filter=True, same threads, nice 0
- * on both sides). Rounds alternate the sides; prints wall time, WER and ratios with the load.
+ * A long file through the product's VAD path, windows batched vs one at a time, against
+ * faster-whisper with its VAD on: the long file of long-speech.ts (the shared English clips joined
+ * with 1.5-s silences), transcribed by the product's transcriber (manifest → engine → ASR worker:
+ * Silero VAD v6, speech windows of at most 30 s, decodeWindows) with `vad_filter` on, once with
+ * `batchMemoryMb: 0` (windows one at a time) and once with the manifest default (windows side by
+ * side, decoder steps batched; the batch is sized to the threads and memory). Both transcribers
+ * are loaded and warmed up before any timing; faster-whisper 1.2.1 runs in its own process (beam 5
+ * default, vad_filter=True, the same Silero v6 weights). Same threads, nice 0 on every side; rounds
+ * alternate the sides. Prints wall and CPU time, WER, whether the two texts of ours are the same,
+ * and ratios with the load average.
  *
- *   tsx scripts/bench/vad-chunks-batch.ts [--minutes 10] [--threads 2] [--batch 16] [--rounds 1]
+ *   tsx scripts/bench/vad-chunks-batch.ts [--minutes 10] [--threads 2] [--rounds 1] [--batch-memory-mb 512]
+ *                                         [--variant '{"spinning":false}']  (a third side: batched, these manifest options)
  *
  * Env: MODELS_DIR (whisper-tiny.en and silero-vad-v6 from `npm run test-models`), EVAL_SPEECH_DIR,
  * TOOLS_PYTHON.
@@ -19,19 +20,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { pipeline, type Tensor } from '@huggingface/transformers';
-import { Pcm16Buffer } from '../../src/audio/pcm16-buffer.js';
-import { configureRuntime } from '../../src/inference/runtime.js';
-import { isNoSpeech } from '../../src/inference/speech-to-text/decode-quality.js';
-import { useFastWhisperFeatures } from '../../src/inference/speech-to-text/fast-features.js';
-import { decodeIndependentWindows } from '../../src/inference/speech-to-text/independent-windows.js';
-import { SileroVad, TRANSCRIPTION_STATE_RESETS } from '../../src/inference/speech-to-text/silero-vad.js';
-import type { SpeechChunk } from '../../src/inference/speech-to-text/speech-timestamps.js';
-import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from '../../src/inference/speech-to-text/whisper-special-tokens.js';
-import { seededRandom } from '../../src/inference/speech-to-text/whisper-token-choice.js';
-import { WhisperWindowDecoder, type WhisperSeq2Seq } from '../../src/inference/speech-to-text/whisper-window-decoder.js';
-import { splitWindow } from '../../src/inference/speech-to-text/whisper-window-segments.js';
+import type { Transcriber } from '../../src/inference/types.js';
 import { decodeClipsOnce, joinClips } from '../eval/lib/long-speech.js';
+import { loadTranscriber } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips } from '../eval/lib/speech-clips.js';
 import { wordErrors } from '../eval/lib/wer.js';
@@ -39,139 +30,80 @@ import { ensureFasterWhisper, tinyEnWheelPath } from './baselines/faster-whisper
 import { runFasterWhisper } from './long-speech.js';
 
 const RATE = 16_000;
-const WINDOW_SAMPLES = 30 * RATE;
-const SAMPLES_PER_FRAME = 160;
-/** A window is taken up again after its last segment only if that leaves at least 1 s on either side. */
-const MIN_SEEK_FRAMES = 100;
+const GOAL_RATIO = 0.7;
 
 const { values: args } = parseArgs({
   options: {
     minutes: { type: 'string', default: '10' },
     threads: { type: 'string', default: '2' },
-    batch: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '1' },
+    'batch-memory-mb': { type: 'string' },
+    /** Manifest options (JSON) of a third side of ours, batched, e.g. '{"spinning":false}'. */
+    variant: { type: 'string' },
   },
 });
 const threads = Number(args.threads);
-const batch = Number(args.batch);
 const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
 
-/** WhisperX's merge_chunks: consecutive regions joined while the chunk stays within 30 s. */
-function mergeRegions(regions: readonly SpeechChunk[]): SpeechChunk[] {
-  const chunks: SpeechChunk[] = [];
-  for (const region of regions) {
-    const last = chunks.at(-1);
-    if (last && region.end - last.start <= WINDOW_SAMPLES) last.end = region.end;
-    else chunks.push({ start: region.start, end: region.end });
-  }
-  return chunks;
-}
-
-configureRuntime({ modelsDir: process.env.MODELS_DIR ?? resolve('models') });
-const asr = (await pipeline('automatic-speech-recognition', 'whisper-tiny.en', {
-  dtype: 'fp32',
-  device: 'cpu',
-  session_options: { intraOpNumThreads: threads, interOpNumThreads: 1, enableCpuMemArena: false, extra: { session: { disable_prepacking: '1' } } },
-})) as unknown as {
-  model: WhisperSeq2Seq & { generation_config: WhisperGenerationConfig };
-  tokenizer: { get_vocab(): Map<string, number>; decode(ids: number[], options: { skip_special_tokens: boolean }): string };
-  processor: ((pcm: Float32Array) => Promise<{ input_features: Tensor }>) & { feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] };
-};
-useFastWhisperFeatures(asr.processor.feature_extractor);
-const tokens = whisperSpecialTokens(asr.model.generation_config, asr.tokenizer.get_vocab())!;
-const model = {
-  decoder: new WhisperWindowDecoder(asr.model, tokens),
-  tokens,
-  detokenize: (ids: number[]) => asr.tokenizer.decode(ids, { skip_special_tokens: true }),
-};
-const startTokens = whisperStartTokens(asr.model.generation_config, {});
-const vad = await SileroVad.load(join(process.env.MODELS_DIR ?? resolve('models'), 'silero-vad-v6/silero_vad_v6.onnx'));
-
-/** Our side: VAD, chunks, then rounds of windows (the next of every unfinished chunk), `size` at a time. */
-async function transcribeChunked(samples: Float32Array, size: number): Promise<{ text: string; chunks: number; windows: number }> {
-  const signal = new AbortController().signal;
-  const pcm = new Pcm16Buffer();
-  pcm.append(samples);
-  const chunks = mergeRegions(await vad.speechChunks(pcm, {}, signal, TRANSCRIPTION_STATE_RESETS));
-  const state = chunks.map((chunk, index) => ({ ...chunk, seek: chunk.start, texts: [] as string[], round: 0, index }));
-  let windows = 0;
-  for (;;) {
-    const active = state.filter((chunk) => chunk.seek < chunk.end - SAMPLES_PER_FRAME);
-    if (active.length === 0) break;
-    for (let at = 0; at < active.length; at += size) {
-      const group = active.slice(at, at + size);
-      const inputs = [];
-      for (const chunk of group) {
-        const window = samples.subarray(chunk.seek, Math.min(chunk.end, chunk.seek + WINDOW_SAMPLES));
-        inputs.push({ inputFeatures: (await asr.processor(window)).input_features, random: seededRandom(chunk.index * 1000 + chunk.round) });
-      }
-      windows += group.length;
-      const decoded = await decodeIndependentWindows(model, inputs, { startTokens, signal });
-      group.forEach((chunk, position) => {
-        const windowFrames = Math.floor((Math.min(chunk.end, chunk.seek + WINDOW_SAMPLES) - chunk.seek) / SAMPLES_PER_FRAME);
-        const { result } = decoded[position]!;
-        chunk.round++;
-        if (isNoSpeech(result)) {
-          chunk.seek += windowFrames * SAMPLES_PER_FRAME;
-          return;
-        }
-        const split = splitWindow(result.tokens, tokens.timestampBegin, windowFrames);
-        for (const segment of split.segments) chunk.texts.push(model.detokenize(segment.tokens.filter((id) => id < tokens.eot)));
-        // A window that stops at a timestamp before its audio ends is taken up again from there
-        // (openai seeks past the whole window, which loses the rest of a chunk: issue 26).
-        const lastEnd = Math.round((split.segments.at(-1)?.end ?? 0) * 100);
-        const seekFrames = lastEnd >= MIN_SEEK_FRAMES && lastEnd < windowFrames - MIN_SEEK_FRAMES ? lastEnd : split.seekFrames;
-        chunk.seek += Math.max(1, seekFrames) * SAMPLES_PER_FRAME;
-      });
-    }
-  }
-  return {
-    text: state
-      .flatMap((chunk) => chunk.texts)
-      .join('')
-      .trim(),
-    chunks: chunks.length,
-    windows,
-  };
-}
-
 const decoded = await decodeClipsOnce(await readSpeechClips());
 const audio = joinClips(decoded, { targetSeconds: Number(args.minutes) * 60, gapSeconds: 1.5 });
 const reference = normalizeTranscript(audio.reference);
 await ensureFasterWhisper(process.env.TOOLS_PYTHON ?? resolve('.cache/venv/bin/python'), tinyEnWheelPath(resolve('.')));
+
+const load1 = async (batchMemoryMb: number | undefined, extra: Record<string, unknown> = {}): Promise<Transcriber> => {
+  const options = { dtype: 'fp32', threads, threadNice: 0, ...(batchMemoryMb === undefined ? {} : { batchMemoryMb }), ...extra };
+  return (await loadTranscriber({ modelId: 'whisper-tiny.en', options })).transcriber;
+};
+const batchMemory = args['batch-memory-mb'] === undefined ? undefined : Number(args['batch-memory-mb']);
+const ours = new Map<string, Transcriber>([
+  ['ours, windows one at a time', await load1(0)],
+  [`ours, windows batched (batchMemoryMb ${batchMemory ?? 'default'})`, await load1(batchMemory)],
+]);
+if (args.variant) ours.set(`ours, batched, ${args.variant}`, await load1(batchMemory, JSON.parse(args.variant) as Record<string, unknown>));
+const warmUp = audio.samples.slice(0, 40 * RATE);
+for (const transcriber of ours.values()) await transcriber.transcribe({ samples: warmUp.slice(), sampleRate: RATE }, { vadFilter: true });
+
 const dir = await mkdtemp(join(tmpdir(), 'vad-chunks-batch-'));
 const file = join(dir, 'long.f32');
 await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
 console.log(
-  `vad-chunks-batch: whisper-tiny.en fp32, ${threads} threads, ${(audio.samples.length / RATE).toFixed(0)} s file (${audio.clips.length} clips), batch ${batch}, rounds ${args.rounds}; load average ${load()}`,
+  `vad-chunks-batch: whisper-tiny.en fp32, ${threads} threads, nice 0, ${(audio.samples.length / RATE).toFixed(0)} s file (${audio.clips.length} clips), rounds ${args.rounds}; load average ${load()}`,
 );
-await transcribeChunked(audio.samples.subarray(0, 20 * RATE), batch); // warm-up
-const sides = new Map<string, { seconds: number; text: string }>();
-const keep = (name: string, seconds: number, text: string) => {
-  if (seconds < (sides.get(name)?.seconds ?? Infinity)) sides.set(name, { seconds, text });
-  console.log(`  ${name}: ${seconds.toFixed(2)} s (load ${load()})`);
+const sides = new Map<string, { seconds: number; cpuSeconds?: number; text: string }>();
+const keep = (name: string, seconds: number, text: string, cpuSeconds?: number) => {
+  if (seconds < (sides.get(name)?.seconds ?? Number.POSITIVE_INFINITY)) sides.set(name, { seconds, text, cpuSeconds });
+  console.log(`  ${name}: ${seconds.toFixed(2)} s${cpuSeconds === undefined ? '' : `, CPU ${cpuSeconds.toFixed(2)} s`} (load ${load()})`);
 };
+const FASTER_WHISPER = 'faster-whisper, vad_filter on';
 try {
   for (let round = 0; round < Number(args.rounds); round++) {
-    for (const size of [1, batch]) {
+    for (const [name, transcriber] of ours) {
       const started = performance.now();
-      const { text, chunks, windows } = await transcribeChunked(audio.samples, size);
-      keep(size === 1 ? 'ours, chunks one at a time' : `ours, chunks in batches of ${size}`, (performance.now() - started) / 1000, text);
-      if (round === 0 && size === 1) console.log(`  (${chunks} chunks, ${windows} windows)`);
+      const cpu = process.cpuUsage(); // the ASR worker and its onnxruntime threads are in this process
+      const { text } = await transcriber.transcribe({ samples: audio.samples.slice(), sampleRate: RATE }, { vadFilter: true });
+      const used = process.cpuUsage(cpu);
+      keep(name, (performance.now() - started) / 1000, text, (used.user + used.system) / 1e6);
     }
     const fw = await runFasterWhisper(file, { threads, dtype: 'fp32', nice: 0, beamSize: 5, vad: true });
-    keep('faster-whisper, vad_filter on', fw.seconds, fw.text);
+    keep(FASTER_WHISPER, fw.seconds, fw.text, fw.cpuSeconds);
   }
 } finally {
   await rm(dir, { recursive: true, force: true });
+  for (const transcriber of ours.values()) await transcriber.dispose();
 }
-const fw = sides.get('faster-whisper, vad_filter on')!;
+const fw = sides.get(FASTER_WHISPER)!;
+console.log(`best of ${args.rounds} round(s):`);
 for (const [name, side] of sides) {
   const { wer } = wordErrors(reference, normalizeTranscript(side.text));
-  console.log(`${name.padEnd(34)} WER ${wer.toFixed(3)}  wall ${side.seconds.toFixed(2)} s  ${(side.seconds / fw.seconds).toFixed(2)}× faster-whisper`);
+  const cpu = side.cpuSeconds === undefined ? '' : `  CPU ${side.cpuSeconds.toFixed(2)} s`;
+  console.log(`${name.padEnd(48)} WER ${wer.toFixed(3)}  wall ${side.seconds.toFixed(2)} s${cpu}  ${(side.seconds / fw.seconds).toFixed(2)}× faster-whisper`);
 }
-console.log(`load average ${load()}`);
-await vad.dispose();
+const [sequential, batched] = [...ours.keys()].map((name) => sides.get(name)!);
+const ratio = batched!.seconds / fw.seconds;
+console.log(
+  `batched / one at a time ${(batched!.seconds / sequential!.seconds).toFixed(2)}×; texts ${batched!.text === sequential!.text ? 'identical' : 'DIFFER'}; ` +
+    `batched / faster-whisper ${ratio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? 'PASS' : 'FAIL'}); load average ${load()}`,
+);

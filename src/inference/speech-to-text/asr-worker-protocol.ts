@@ -21,6 +21,10 @@ export interface AsrWorkerInit {
   memoryArena?: boolean;
   /** onnxruntime's weight pre-packing (off: one copy of each weight; see AsrOptions). */
   prepackWeights: boolean;
+  /** onnxruntime's compute threads spin between operators (AsrOptions.spinning). */
+  spinning: boolean;
+  /** Bytes a batch of VAD windows may add (AsrOptions.batchMemoryMb); 0: one window at a time. */
+  batchMemoryBytes: number;
 }
 
 export interface AsrRequest {

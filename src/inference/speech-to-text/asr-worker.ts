@@ -10,6 +10,7 @@ import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
 import { Pcm16Buffer } from '../../audio/pcm16-buffer.js';
 import { resample } from '../../audio/resample.js';
+import { threadSessionOptions } from '../ort-threads.js';
 import { configureRuntime } from '../runtime.js';
 import type { EncodedAudio, Transcript, TranscriptSegment } from '../types.js';
 import { abortStreamer } from '../abort-streamer.js';
@@ -22,27 +23,20 @@ import { silentTranscript, VadFilter } from './vad-filter.js';
 import { needsOwnDecoder, whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
-import { decodeLongForm, type DecodedSegment, type LongFormModel } from './long-form-decoder.js';
+import { decodeLongForm, type DecodedSegment } from './long-form-decoder.js';
 import { hasDecodingOptions, longFormDecoding } from './decoding-options.js';
 import { TokenLogprobs } from './token-logprobs.js';
 import { decodeWindows } from './decode-windows.js';
 import { leadingSpeech, windowReader, type SpeechWindow } from './speech-windows.js';
-import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
-import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
+import { whisperStartTokens } from './whisper-special-tokens.js';
+import { whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
+import { whisperLongFormModel, type WhisperPipelineParts } from './whisper-long-form-model.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
-interface AsrPipeline extends LanguageIdPipeline {
+interface AsrPipeline extends LanguageIdPipeline, WhisperPipelineParts {
   (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
-  model: LanguageIdPipeline['model'] &
-    WhisperSeq2Seq & {
-      generation_config: (WhisperGenerationConfig & { alignment_heads?: [number, number][] }) | null;
-      config: { median_filter_width?: number };
-    };
-  tokenizer: {
-    get_vocab(): Map<string, number>;
-    encode(text: string, options: { add_special_tokens: boolean }): number[];
-    decode(ids: number[], options?: { skip_special_tokens?: boolean; clean_up_tokenization_spaces?: boolean }): string;
-  };
+  model: LanguageIdPipeline['model'] & WhisperPipelineParts['model'] & { config: WhisperDimensions };
+  tokenizer: WhisperPipelineParts['tokenizer'] & { encode(text: string, options: { add_special_tokens: boolean }): number[] };
   processor: LanguageIdPipeline['processor'] & {
     feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } };
   };
@@ -59,17 +53,12 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const asr = (await pipeline('automatic-speech-recognition', init.modelId, {
     dtype: init.dtype as never,
     device: 'cpu',
-    session_options: {
-      intraOpNumThreads: init.threads,
-      interOpNumThreads: 1,
-      enableCpuMemArena: init.memoryArena ?? false,
-      ...(init.prepackWeights ? {} : { extra: { session: { disable_prepacking: '1' } } }),
-    },
+    session_options: asrSessionOptions(init),
   })) as unknown as AsrPipeline;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
-  const longForm = longFormModel(asr);
+  const longForm = whisperLongFormModel(asr);
   const cannotTimeWords = longForm?.aligner
     ? undefined
     : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;
@@ -119,6 +108,9 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
           }),
         words: request.words,
         language: language ?? 'en',
+        batchSize: windows
+          ? whisperBatchSize({ windows: windows.length, threads: init.threads, dims: asr.model.config, memoryBudgetBytes: init.batchMemoryBytes })
+          : 1,
         ...decoding,
       };
       const segments = windows ? await decodeWindows(decoded, windows, longForm, options) : await decodeLongForm(decoded, longForm, options);
@@ -168,27 +160,13 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   };
 });
 
-/** The long-form decoder over this pipeline's model, or undefined if the model has no timestamp tokens. */
-function longFormModel(asr: AsrPipeline): LongFormModel | undefined {
-  const config = asr.model.generation_config ?? {};
-  const tokens = whisperSpecialTokens(config, asr.tokenizer.get_vocab());
-  if (!tokens) return undefined;
-  const decoder = new WhisperWindowDecoder(asr.model, tokens);
-  const alignmentHeads = config.alignment_heads ?? [];
+/** The onnxruntime options of the model's sessions. */
+function asrSessionOptions(init: AsrWorkerInit) {
+  const threads = threadSessionOptions({ threads: init.threads, spinning: init.spinning });
   return {
-    features: async (pcm) => (await asr.processor(pcm)).input_features,
-    decoder,
-    tokens,
-    detokenize: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: true }),
-    aligner:
-      decoder.outputsCrossAttention && alignmentHeads.length > 0
-        ? {
-            decoder,
-            alignmentHeads,
-            medianFilterWidth: asr.model.config.median_filter_width ?? 7,
-            decodeRaw: (ids) => asr.tokenizer.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false }),
-          }
-        : undefined,
+    ...threads,
+    enableCpuMemArena: init.memoryArena ?? false,
+    extra: { session: { ...threads.extra.session, ...(init.prepackWeights ? {} : { disable_prepacking: '1' }) } },
   };
 }
 

@@ -3,19 +3,19 @@
  * prompt (none, unless `conditionOnPreviousWindow`), no seek from one window into the next, and
  * every segment and word put back on the original timeline by the window's start.
  *
- * The batching seam: the windows are independent and each is at most 30 s, so this loop is the
- * one place a batched window decoder (several windows through the encoder and decoder at once)
- * replaces. Whatever replaces it must keep what the loop gives: segments reported through
- * `onSegments` in window order as soon as every window before them is final, the abort signal
- * checked between and inside windows, and at most a few windows' audio read at a time. A window's
- * first decode may stop before its end (its last segment closed early, or the model deemed the
- * rest silence): decodeLongForm then goes on with the rest of that window alone, so a batched
- * decoder must give such a window its follow-up decodes too (WhisperX drops that tail). The same
- * holds for a window whose decode ends before a whole region (uncoveredRest).
+ * The windows are independent and each is at most 30 s, so with `batchSize` several are decoded
+ * side by side (windows-together.ts), each running exactly the loop it runs alone (decodeWindow:
+ * its follow-up decodes too, for a decode that stopped before the window's end or left a region
+ * uncovered, which WhisperX drops) while their decoder steps share lockstep batches. Kept from
+ * the one-at-a-time loop: segments reported through `onSegments` in window order as soon as every
+ * window before them is final, the abort signal checked between and inside windows, and at most
+ * `batchSize` windows' audio read at a time.
  */
 import type { PcmReader } from '../../audio/pcm16-buffer.js';
 import { decodeLongForm, type DecodedSegment, type LongFormModel, type LongFormOptions } from './long-form-decoder.js';
 import { originalTime, windowReader, type SpeechWindow } from './speech-windows.js';
+import type { WhisperWindowDecoder } from './whisper-window-decoder.js';
+import { decodeWindowsTogether } from './windows-together.js';
 
 export interface WindowsDecodeOptions extends LongFormOptions {
   /**
@@ -23,39 +23,91 @@ export interface WindowsDecodeOptions extends LongFormOptions {
    * independent, which batching needs; docs/benchmarks.md, "Speech to text", has the measurement).
    */
   conditionOnPreviousWindow?: boolean;
+  /**
+   * Windows decoded side by side, their decoder steps batched (whisperBatchSize; default 1, one
+   * at a time). Windows prompted by the one before (conditionOnPreviousWindow), or sharing one
+   * caller's `random`, are decoded one at a time whatever this says.
+   */
+  batchSize?: number;
 }
+
+/** A model whose decoder can batch (WhisperWindowDecoder) decodes windows side by side. */
+export type WindowsModel = LongFormModel & { decoder: LongFormModel['decoder'] & Partial<Pick<WhisperWindowDecoder, 'decodeBatch'>> };
 
 /** `source`: the original audio (16 kHz); `windows`: ascending, from mergeRegions. */
 export async function decodeWindows(
   source: PcmReader,
   windows: readonly SpeechWindow[],
-  model: LongFormModel,
+  model: WindowsModel,
   options: WindowsDecodeOptions,
 ): Promise<DecodedSegment[]> {
-  const sampleRate = options.sampleRate ?? 16_000;
+  const { decodeBatch } = model.decoder;
+  const batchSize = Math.min(options.batchSize ?? 1, windows.length);
+  // A window prompted by the one before, or one generator drawn from by every window in turn, needs the windows in order.
+  if (decodeBatch && batchSize > 1 && !options.conditionOnPreviousWindow && !options.random) {
+    const encode = model.decoder.encode.bind(model.decoder);
+    const perWindow = await decodeWindowsTogether(
+      windows.length,
+      { decodeBatch: decodeBatch.bind(model.decoder) },
+      async (index, turn) =>
+        (
+          await decodeWindow(
+            source,
+            windows[index]!,
+            { ...model, decoder: { encode, decode: turn.decode } },
+            {
+              ...options,
+              onSegments: options.onSegments && turn.report,
+            },
+          )
+        ).segments,
+      { concurrency: batchSize, onSegments: options.onSegments },
+    );
+    return perWindow.flat();
+  }
   const all: DecodedSegment[] = [];
   let previous: readonly DecodedSegment[] = [];
   for (const whole of windows) {
-    // A window whose decode ended (end of text) with speech left after its last segment is
-    // decoded again from there: the model's end of text means "nothing more in this window",
-    // which the VAD, having found speech there, disproves.
-    let window: SpeechWindow | undefined = whole;
-    while (window) {
-      options.signal.throwIfAborted();
-      const current: SpeechWindow = window;
-      const toOriginal = (segments: DecodedSegment[]) => segments.map((segment) => onOriginalTimeline(segment, current, sampleRate));
-      const segments = await decodeLongForm(windowReader(source, current), model, {
-        ...options,
-        // The user's prompt (names, spelling) reaches every window, as WhisperX gives it to every chunk.
-        initialPrompt: [...(options.initialPrompt ?? []), ...(options.conditionOnPreviousWindow ? previous.flatMap((segment) => segment.details.tokens) : [])],
-        onSegments: options.onSegments && ((fresh) => options.onSegments!(toOriginal(fresh))),
-      });
-      all.push(...toOriginal(segments));
-      if (segments.length > 0) previous = segments;
-      window = uncoveredRest(current, segments.at(-1), sampleRate);
-    }
+    const decoded = await decodeWindow(source, whole, model, options, previous);
+    all.push(...decoded.segments);
+    previous = decoded.previous;
   }
   return all;
+}
+
+/**
+ * One window, and its rest again while its decode leaves speech uncovered. `previous`: the
+ * window before's segments, its prompt with conditionOnPreviousWindow. Returns the segments on
+ * the original timeline and the last decode's that had any (the next window's `previous`).
+ */
+async function decodeWindow(
+  source: PcmReader,
+  whole: SpeechWindow,
+  model: LongFormModel,
+  options: WindowsDecodeOptions,
+  previous: readonly DecodedSegment[] = [],
+): Promise<{ segments: DecodedSegment[]; previous: readonly DecodedSegment[] }> {
+  const sampleRate = options.sampleRate ?? 16_000;
+  const all: DecodedSegment[] = [];
+  // A window whose decode ended (end of text) with speech left after its last segment is
+  // decoded again from there: the model's end of text means "nothing more in this window",
+  // which the VAD, having found speech there, disproves.
+  let window: SpeechWindow | undefined = whole;
+  while (window) {
+    options.signal.throwIfAborted();
+    const current: SpeechWindow = window;
+    const toOriginal = (segments: DecodedSegment[]) => segments.map((segment) => onOriginalTimeline(segment, current, sampleRate));
+    const segments = await decodeLongForm(windowReader(source, current), model, {
+      ...options,
+      // The user's prompt (names, spelling) reaches every window, as WhisperX gives it to every chunk.
+      initialPrompt: [...(options.initialPrompt ?? []), ...(options.conditionOnPreviousWindow ? previous.flatMap((segment) => segment.details.tokens) : [])],
+      onSegments: options.onSegments && ((fresh) => options.onSegments!(toOriginal(fresh))),
+    });
+    all.push(...toOriginal(segments));
+    if (segments.length > 0) previous = segments;
+    window = uncoveredRest(current, segments.at(-1), sampleRate);
+  }
+  return { segments: all, previous };
 }
 
 /** Less than this left of a region after its last segment is its trailing pad (0.4 s) and Whisper's early end stamps, not words. */

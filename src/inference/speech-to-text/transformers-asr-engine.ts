@@ -31,6 +31,8 @@ export const transformersAsrEngine = defineEngine({
       nice: options.threadNice,
       memoryArena: options.memoryArena,
       prepackWeights: prepacksWeights(options),
+      spinning: options.spinning,
+      batchMemoryBytes: options.batchMemoryMb * 2 ** 20,
       vadModelFile: await vadModelFile(context.modelsDir),
     };
     return WhisperTranscriber.start(init, { ...options, modelId: entry.id, multilingual, languages: generation.languages });
