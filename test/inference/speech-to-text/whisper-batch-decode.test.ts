@@ -3,40 +3,19 @@
  * test-models`): windows of different shared clips decoded in one batch give, row by row, the
  * tokens the sequential decode gives, whatever the rows' prompts, and end on their own.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pipeline, type Tensor } from '@huggingface/transformers';
+import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
-import { configureRuntime } from '../../../src/inference/runtime.js';
 import { decodeIndependentWindows } from '../../../src/inference/speech-to-text/independent-windows.js';
-import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import {
-  WhisperWindowDecoder,
-  type WhisperSeq2Seq,
-  type WindowDecodeRequest,
-  type WindowDecodeResult,
-} from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
+import type { WhisperWindowDecoder, WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
-import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
-
-const MODELS_DIR = join(REPO_ROOT, 'models');
-const MODEL_ID = 'whisper-tiny.en';
-
-interface TestPipeline {
-  model: WhisperSeq2Seq & { generation_config: Parameters<typeof whisperSpecialTokens>[0] };
-  tokenizer: {
-    get_vocab(): Map<string, number>;
-    encode(text: string, options: { add_special_tokens: boolean }): number[];
-    decode(ids: number[], options: { skip_special_tokens: boolean }): string;
-  };
-  processor(pcm: Float32Array): Promise<{ input_features: Tensor }>;
-  dispose(): Promise<void>;
-}
+import { SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+import { loadTinyEnWindowDecoder, tinyEnAvailable, type TinyEnPipeline } from './tiny-en-window-decoder.js';
 
 describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', function () {
   this.timeout(300_000);
-  let asr: TestPipeline;
+  let asr: TinyEnPipeline;
   let decoder: WhisperWindowDecoder;
   let tokens: WhisperSpecialTokens;
   let startTokens: number[];
@@ -53,13 +32,8 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   });
 
   before(async function () {
-    if (!existsSync(join(MODELS_DIR, MODEL_ID, '.installed.json'))) this.skip(); // run `npm run test-models` to include it
-    if (!existsSync(join(SPEECH_DIR, 'transcripts.tsv'))) this.skip(); // the shared speech clips are not here
-    configureRuntime({ modelsDir: MODELS_DIR });
-    asr = (await pipeline('automatic-speech-recognition', MODEL_ID, { dtype: 'fp32', device: 'cpu' })) as unknown as TestPipeline;
-    tokens = whisperSpecialTokens(asr.model.generation_config, asr.tokenizer.get_vocab())!;
-    decoder = new WhisperWindowDecoder(asr.model, tokens);
-    startTokens = whisperStartTokens(asr.model.generation_config, {});
+    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
+    ({ asr, tokens, decoder, startTokens } = await loadTinyEnWindowDecoder());
     // Clips of different lengths (the librivox ones, a card game, JFK…): rows end at different steps.
     const clips = await decodeClipsOnce((await readSpeechClips(SPEECH_DIR)).slice(0, 6));
     features = [];

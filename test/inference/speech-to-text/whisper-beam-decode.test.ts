@@ -3,37 +3,22 @@
  * run test-models`): beam_size=1 is the greedy decode to the byte, beam 5 transcribes the shared
  * English clips at least as well as greedy, and best-of sampling is reproducible with a seed.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pipeline, type Tensor } from '@huggingface/transformers';
+import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
-import { configureRuntime } from '../../../src/inference/runtime.js';
 import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
-import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import { WhisperWindowDecoder, type WhisperSeq2Seq, type WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
+import type { WhisperWindowDecoder, WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
 import type { SearchOptions } from '../../../src/inference/speech-to-text/whisper-search-decode.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { normalizeTranscript } from '../../../scripts/eval/lib/normalize-transcript.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
 import { corpusWer, wordErrors } from '../../../scripts/eval/lib/wer.js';
-import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
-
-const MODELS_DIR = join(REPO_ROOT, 'models');
-const MODEL_ID = 'whisper-tiny.en';
-
-interface TestPipeline {
-  model: WhisperSeq2Seq & { generation_config: Parameters<typeof whisperSpecialTokens>[0] };
-  tokenizer: {
-    get_vocab(): Map<string, number>;
-    decode(ids: number[], options: { skip_special_tokens: boolean }): string;
-  };
-  processor(pcm: Float32Array): Promise<{ input_features: Tensor }>;
-  dispose(): Promise<void>;
-}
+import { SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+import { loadTinyEnWindowDecoder, tinyEnAvailable, type TinyEnPipeline } from './tiny-en-window-decoder.js';
 
 describe('beam search and best-of on whisper-tiny.en (real weights)', function () {
   this.timeout(600_000);
-  let asr: TestPipeline;
+  let asr: TinyEnPipeline;
   let decoder: WhisperWindowDecoder;
   let tokens: WhisperSpecialTokens;
   let startTokens: number[];
@@ -57,13 +42,8 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
     );
 
   before(async function () {
-    if (!existsSync(join(MODELS_DIR, MODEL_ID, '.installed.json'))) this.skip(); // run `npm run test-models` to include it
-    if (!existsSync(join(SPEECH_DIR, 'transcripts.tsv'))) this.skip(); // the shared speech clips are not here
-    configureRuntime({ modelsDir: MODELS_DIR });
-    asr = (await pipeline('automatic-speech-recognition', MODEL_ID, { dtype: 'fp32', device: 'cpu' })) as unknown as TestPipeline;
-    tokens = whisperSpecialTokens(asr.model.generation_config, asr.tokenizer.get_vocab())!;
-    decoder = new WhisperWindowDecoder(asr.model, tokens);
-    startTokens = whisperStartTokens(asr.model.generation_config, {});
+    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
+    ({ asr, tokens, decoder, startTokens } = await loadTinyEnWindowDecoder());
     // The English clips of one window each (the shared set's librivox, JFK, cards, LJ Speech, FLEURS).
     const clips = (await decodeClipsOnce(await readSpeechClips(SPEECH_DIR))).filter((clip) => clip.samples.length <= 30 * 16_000);
     audio = [];

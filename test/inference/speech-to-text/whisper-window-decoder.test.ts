@@ -3,40 +3,23 @@
  * test-models`): a long prompt is read a few tokens per pass (so no pass returns logits for
  * hundreds of tokens), which must decode exactly as reading it in one pass.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pipeline } from '@huggingface/transformers';
 import { expect } from 'chai';
-import { configureRuntime } from '../../../src/inference/runtime.js';
-import { MAX_PROMPT_TOKENS, WhisperWindowDecoder, type WhisperSeq2Seq } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
-import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
+import { MAX_PROMPT_TOKENS, type WhisperWindowDecoder } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import { whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
-import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
-
-const MODELS_DIR = join(REPO_ROOT, 'models');
-const MODEL_ID = 'whisper-tiny.en';
-
-interface TestPipeline {
-  model: WhisperSeq2Seq & { generation_config: Parameters<typeof whisperSpecialTokens>[0] };
-  tokenizer: { get_vocab(): Map<string, number>; encode(text: string, options: { add_special_tokens: boolean }): number[] };
-  processor(pcm: Float32Array): Promise<{ input_features: Parameters<WhisperWindowDecoder['encode']>[0] }>;
-  dispose(): Promise<void>;
-}
+import { SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+import { loadTinyEnWindowDecoder, tinyEnAvailable, type TinyEnPipeline } from './tiny-en-window-decoder.js';
 
 describe('WhisperWindowDecoder, whisper-tiny.en (real weights)', function () {
   this.timeout(120_000);
-  let asr: TestPipeline;
+  let asr: TinyEnPipeline;
   let decoder: WhisperWindowDecoder;
   let tokens: WhisperSpecialTokens;
   let clips: Array<{ reference: string; samples: Float32Array }>;
   before(async function () {
-    if (!existsSync(join(MODELS_DIR, MODEL_ID, '.installed.json'))) this.skip(); // run `npm run test-models` to include it
-    if (!existsSync(join(SPEECH_DIR, 'transcripts.tsv'))) this.skip(); // the shared speech clips are not here
-    configureRuntime({ modelsDir: MODELS_DIR });
-    asr = (await pipeline('automatic-speech-recognition', MODEL_ID, { dtype: 'fp32', device: 'cpu' })) as unknown as TestPipeline;
-    tokens = whisperSpecialTokens(asr.model.generation_config, asr.tokenizer.get_vocab())!;
-    decoder = new WhisperWindowDecoder(asr.model, tokens);
+    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
+    ({ asr, tokens, decoder } = await loadTinyEnWindowDecoder());
     clips = await decodeClipsOnce((await readSpeechClips(SPEECH_DIR)).slice(0, 10));
   });
   after(() => asr?.dispose());
