@@ -13,6 +13,7 @@ import { BeamSearch, bestHypothesis, topCandidates, type Hypothesis } from './wh
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import { logSoftmaxAt, sample } from './whisper-token-choice.js';
+import type { WindowDecodeRequest } from './whisper-window-decoder.js';
 
 /** How many hypotheses a window's decode weighs (openai/faster-whisper's beam_size, best_of, patience, length_penalty). */
 export interface SearchOptions {
@@ -26,15 +27,8 @@ export interface SearchOptions {
   lengthPenalty?: number;
 }
 
-/** The request fields a search reads (a WindowDecodeRequest has them all). */
-export interface SearchRequest {
-  temperature: number;
-  maxTokens: number;
-  maxInitialTimestampIndex?: number;
-  signal: AbortSignal;
-  random?: () => number;
-  search?: SearchOptions;
-}
+/** The request fields a search reads. */
+export type SearchRequest = Pick<WindowDecodeRequest, 'temperature' | 'maxTokens' | 'maxInitialTimestampIndex' | 'signal' | 'random' | 'search'>;
 
 export interface SearchResult extends Hypothesis {
   avgLogProb: number;
