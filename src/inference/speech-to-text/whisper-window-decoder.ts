@@ -243,7 +243,6 @@ export class WhisperWindowDecoder {
    * later only viewed.
    */
   #searchSession(request: WindowDecodeRequest): SearchSession {
-    const { sot, noSpeech } = this.#tokens;
     const groupSize = searchRows(request);
     let audio = ortTensorOf(request.audioFeatures);
     /** The cross-attention cache (`.encoder`), one row, then the group's size. */
@@ -259,22 +258,11 @@ export class WhisperWindowDecoder {
     };
     return {
       start: async () => {
-        const prompt = this.#prompt(request);
-        let cache: Cache | undefined;
-        for (let at = 0; at < prompt.length; at += PROMPT_CHUNK_TOKENS) {
-          ({ cache } = await this.#extend(audio, [prompt.slice(at, at + PROMPT_CHUNK_TOKENS)], cache, false));
-        }
-        const start = await this.#extend(audio, [request.startTokens], cache, true);
+        const start = await this.#readStart(audio, [request]);
         keep(start.cache);
-        const logits = start.logits!;
-        const [, steps, vocab] = logits.dims as [number, number, number];
-        const data = logits.data as Float32Array;
-        let noSpeechProb = 0;
-        if (noSpeech !== undefined) {
-          const at = Math.max(0, request.startTokens.indexOf(sot)) * vocab;
-          noSpeechProb = Math.exp(logSoftmaxAt(data.subarray(at, at + vocab), noSpeech));
-        }
-        return { logits: data.subarray((steps - 1) * vocab, steps * vocab), noSpeechProb };
+        const [, steps, vocab] = start.logits.dims as [number, number, number];
+        const data = start.logits.data as Float32Array;
+        return { logits: data.subarray((steps - 1) * vocab, steps * vocab), noSpeechProb: this.#noSpeechProb(start.logits, 0, request) };
       },
       step: async (sources, tokens) => {
         if (!grown) {
@@ -332,14 +320,14 @@ export class WhisperWindowDecoder {
     return sotPrev !== undefined && request.prompt.length > 0 ? [sotPrev, ...request.prompt.slice(-MAX_PROMPT_TOKENS)] : [];
   }
 
-  /** Requests whose prompts and start tokens have the same lengths, decoded one step at a time together. */
-  async #decodeLockstep(requests: readonly WindowDecodeRequest[]): Promise<WindowDecodeResult[]> {
-    const { eot, sot, noSpeech } = this.#tokens;
+  /**
+   * Reads each request's prompt and then its start tokens, one row each (prompts and start tokens of
+   * equal lengths): the cache after them and the start tokens' logits. The prompt is read a chunk at
+   * a time, without its logits: read at once, a full prompt's would be 47 MB per window for the few
+   * rows the start tokens need (same cache, same logits after).
+   */
+  async #readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[]): Promise<{ cache: Cache; logits: OrtTensor }> {
     const prompts = requests.map((request) => this.#prompt(request));
-    let audio = stackRows(requests.map((request) => ortTensorOf(request.audioFeatures)));
-
-    // The prompt is read a chunk at a time, without its logits: read at once, a full prompt's
-    // would be 47 MB per window for the few rows the start tokens need (same cache, same logits after).
     let past: Cache | undefined;
     for (let at = 0; at < prompts[0]!.length; at += PROMPT_CHUNK_TOKENS) {
       ({ cache: past } = await this.#extend(
@@ -355,17 +343,34 @@ export class WhisperWindowDecoder {
       past,
       true,
     );
-    past = start.cache;
-    let logits = start.logits!;
+    return { cache: start.cache, logits: start.logits! };
+  }
+
+  /** Row `row`'s probability of no speech, read at its `<|startoftranscript|>` in the start tokens' logits; 0 for models without the token. */
+  #noSpeechProb(logits: OrtTensor, row: number, request: WindowDecodeRequest): number {
+    const { sot, noSpeech } = this.#tokens;
+    if (noSpeech === undefined) return 0;
     const vocab = logits.dims[2]!;
-    const rows: BatchRow[] = requests.map((request, row) => {
-      let noSpeechProb = 0;
-      if (noSpeech !== undefined) {
-        const at = (row * logits.dims[1]! + Math.max(0, request.startTokens.indexOf(sot))) * vocab;
-        noSpeechProb = Math.exp(logSoftmaxAt((logits.data as Float32Array).subarray(at, at + vocab), noSpeech));
-      }
-      return { request, random: request.random ?? Math.random, sampled: [], tokenLogProbs: [], sumLogProb: 0, noSpeechProb };
-    });
+    const at = (row * logits.dims[1]! + Math.max(0, request.startTokens.indexOf(sot))) * vocab;
+    return Math.exp(logSoftmaxAt((logits.data as Float32Array).subarray(at, at + vocab), noSpeech));
+  }
+
+  /** Requests whose prompts and start tokens have the same lengths, decoded one step at a time together. */
+  async #decodeLockstep(requests: readonly WindowDecodeRequest[]): Promise<WindowDecodeResult[]> {
+    const { eot } = this.#tokens;
+    let audio = stackRows(requests.map((request) => ortTensorOf(request.audioFeatures)));
+    const start = await this.#readStart(audio, requests);
+    let past: Cache = start.cache;
+    let logits = start.logits;
+    const vocab = logits.dims[2]!;
+    const rows: BatchRow[] = requests.map((request, row) => ({
+      request,
+      random: request.random ?? Math.random,
+      sampled: [],
+      tokenLogProbs: [],
+      sumLogProb: 0,
+      noSpeechProb: this.#noSpeechProb(logits, row, request),
+    }));
     let live = rows;
     for (;;) {
       const steps = logits.dims[1]!;
