@@ -18,6 +18,7 @@ import { chunkPhonemeIds, KokoroTokenizer, styleRow } from './kokoro-tokenizer.j
 import { KokoroVoices } from './kokoro-voices.js';
 import type { SentenceSynthesizer } from './sentence-synthesizer.js';
 import { concatSamples } from '../../audio/concat-samples.js';
+import { peakOf } from './piece-join.js';
 
 export const KOKORO_SAMPLE_RATE = 24_000;
 const STYLE_WIDTH = 256;
@@ -127,8 +128,7 @@ export class KokoroModel implements SentenceSynthesizer {
  * levels are kept as kokoro-js plays them), so encoders do not clip.
  */
 function limitPeak(samples: Float32Array): Float32Array {
-  let peak = 0;
-  for (const sample of samples) peak = Math.max(peak, Math.abs(sample));
+  const peak = peakOf(samples);
   if (!(peak > 1)) return samples;
   const gain = 1 / peak;
   for (let i = 0; i < samples.length; i++) samples[i] = (samples[i] as number) * gain;
