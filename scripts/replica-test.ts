@@ -27,7 +27,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
@@ -39,6 +39,7 @@ import { runMixedLoad } from './cluster/mixed-load.js';
 import { report } from './cluster/replica-report.js';
 import { judge, type Burst, type Events } from './cluster/replica-verdict.js';
 import { WriteLedger } from './cluster/write-ledger.js';
+import { loadAverage } from './eval/lib/load-average.js';
 
 const USAGE = 'Usage: npm run test:replicas -- [--replicas 3] [--connections 100] [--duration 60] [--rpm 600]';
 const MODEL = 'bert-sentiment-random';
@@ -92,7 +93,7 @@ async function main(): Promise<number> {
     }),
   );
 
-  const loadBefore = loadavg();
+  const loadBefore = loadAverage();
   log(`starting ${replicas} replicas and HAProxy (logs in ${dir})`);
   const cluster = await Cluster.start({
     replicas,
@@ -123,7 +124,7 @@ async function main(): Promise<number> {
 
 async function run(
   cluster: Cluster,
-  options: { replicas: number; connections: number; durationMs: number; rpm: number; apiKey: string; dir: string; loadBefore: number[] },
+  options: { replicas: number; connections: number; durationMs: number; rpm: number; apiKey: string; dir: string; loadBefore: string },
 ): Promise<number> {
   const base = new URL(cluster.frontUrl);
   const auth = { Authorization: `Bearer ${options.apiKey}` };

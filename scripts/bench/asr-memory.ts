@@ -16,10 +16,10 @@
  * Run under `MALLOC_ARENA_MAX=2` to see glibc's per-thread arenas' share. One process per run:
  * RSS is a process-wide figure, so compare runs side by side, with `uptime` alongside.
  */
-import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { decodeClipsOnce, joinClips } from '../eval/lib/long-speech.js';
 import { loadTranscriber, modelsDir } from '../eval/lib/load-transcriber.js';
 import { readSpeechClips } from '../eval/lib/speech-clips.js';
@@ -119,9 +119,7 @@ if (args.sessions) {
 const base = rows[0]![1];
 const arena = memoryArena === undefined ? 'default' : memoryArena ? 'on' : 'off';
 console.log(
-  `asr-memory: ${MODEL_ID} ${args.dtype}, threads ${threads}, memoryArena ${arena}, MALLOC_ARENA_MAX ${process.env.MALLOC_ARENA_MAX ?? 'unset'}, load average ${loadavg()
-    .map((v) => v.toFixed(2))
-    .join(' ')}`,
+  `asr-memory: ${MODEL_ID} ${args.dtype}, threads ${threads}, memoryArena ${arena}, MALLOC_ARENA_MAX ${process.env.MALLOC_ARENA_MAX ?? 'unset'}, load average ${loadAverage()}`,
 );
 console.log(`${'step'.padEnd(36)} ${'RSS MB'.padStart(8)} ${'+ MB'.padStart(8)} ${'peak MB'.padStart(8)}`);
 for (const [step, rss, peak] of rows)

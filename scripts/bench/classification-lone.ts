@@ -26,7 +26,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +38,7 @@ import type { EmbeddingClassifierOptions } from '../../src/inference/text-classi
 import { sortedLabels } from '../../src/inference/text-classification/label-scores.js';
 import { headConfidences, linearHead } from '../../src/inference/text-classification/linear-head.js';
 import { ModelWorker } from '../../src/inference/worker/model-worker.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { CLASSIFICATION_BASELINE, classificationBaselinePython } from './baselines/classification-venv.js';
 
 const MODEL = 'minilm-sentiment';
@@ -55,10 +55,6 @@ const SETTLE_MS = 200;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const modelsDir = resolve(process.env.MODELS_DIR ?? join(root, 'models'));
 const textsFile = join(process.env.EVAL_DIR ?? resolve(root, '../shared/eval'), 'classification/sst2_validation_300.tsv');
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** Per text, the fastest time seen for each named step. */
@@ -74,7 +70,7 @@ class Fastest {
   }
 }
 
-const loadBefore = load();
+const loadBefore = loadAverage();
 const manifestPath = join(modelsDir, 'models.json');
 const entry = (await readManifest(manifestPath)).models.find((model) => model.id === MODEL);
 if (!entry) throw new Error(`${MODEL} is not in ${manifestPath}`);
@@ -190,7 +186,7 @@ const baselineMs = python_.mean('total');
 
 console.log(
   `${MODEL}, one client: mean over ${TEXTS} texts of each text's fastest of ${RUNS} runs in ${ROUNDS} interleaved rounds; ` +
-    `load average ${loadBefore} before, ${load()} after`,
+    `load average ${loadBefore} before, ${loadAverage()} after`,
 );
 for (const name of Object.keys(sides)) {
   const ms = ours.mean(name);

@@ -35,7 +35,6 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +46,7 @@ import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
 import { createLogger } from '../../src/logger.js';
 import { openDatabase } from '../../src/users/open-database.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { CLASSIFICATION_BASELINE, classificationBaselinePython } from './baselines/classification-venv.js';
 
 const MODEL = 'minilm-sentiment';
@@ -107,12 +107,6 @@ function fastest(current: number[] | undefined, next: number[]): number[] {
 }
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-
-function loadAverage(): string {
-  return loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
-}
 
 function best(current: Measured | undefined, next: Measured): Measured {
   return current && current.textsPerSecond >= next.textsPerSecond ? current : next;

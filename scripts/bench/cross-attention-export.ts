@@ -7,11 +7,11 @@
  *
  *   OLD_MODELS_DIR=/path/to/old/models tsx scripts/bench/cross-attention-export.ts [--dtype fp32|q8]
  */
-import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { resample } from '../../src/audio/resample.js';
 import type { Transcriber } from '../../src/inference/types.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { loadTranscriber } from '../eval/lib/load-transcriber.js';
 import { readSpeechClips } from '../eval/lib/speech-clips.js';
 
@@ -19,10 +19,6 @@ const RATE = 16_000;
 const { values: args } = parseArgs({ options: { dtype: { type: 'string', default: 'fp32' } } });
 const oldDir = process.env.OLD_MODELS_DIR;
 if (!oldDir) throw new Error('set OLD_MODELS_DIR to a models folder with the older whisper-tiny.en install');
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
 
 const clips = await Promise.all(
   (await readSpeechClips()).map(async (clip) => {
@@ -40,7 +36,7 @@ const loadFrom = async (dir: string): Promise<Transcriber> => {
 };
 const sides = { old: await loadFrom(oldDir), new: await loadFrom(newDir) };
 const wall = { old: { clips: [] as number[], long: [] as number[] }, new: { clips: [] as number[], long: [] as number[] } };
-console.log(`cross-attention export cost, whisper-tiny.en ${args.dtype}, 1 thread; load average ${load()}`);
+console.log(`cross-attention export cost, whisper-tiny.en ${args.dtype}, 1 thread; load average ${loadAverage()}`);
 try {
   for (let round = 0; round < 3; round++) {
     for (const side of ['old', 'new'] as const) {
@@ -61,4 +57,4 @@ for (const part of ['clips', 'long'] as const) {
     `  ${part === 'clips' ? '12 clips, json' : '33 s, long-form'}: old ${best(wall.old[part]).toFixed(0)} ms, new ${best(wall.new[part]).toFixed(0)} ms, ratio new/old ${(best(wall.new[part]) / best(wall.old[part])).toFixed(3)}`,
   );
 }
-console.log(`load average ${load()}`);
+console.log(`load average ${loadAverage()}`);

@@ -17,10 +17,11 @@
  */
 import { IncomingMessage, ServerResponse, type RequestListener } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import type { Middleware } from 'koa';
+import { loadAverage } from '../eval/lib/load-average.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5000);
@@ -145,11 +146,7 @@ async function main(): Promise<void> {
         if (status !== 200) throw new Error(`${variant}: GET /users answered ${status}`);
       }
     }
-    console.log(
-      `GET /users (1 user), ${ROUNDS} interleaved rounds of ${REQUESTS} sequential requests per variant, in process; load ${loadavg()
-        .map((n) => n.toFixed(2))
-        .join(' ')}`,
-    );
+    console.log(`GET /users (1 user), ${ROUNDS} interleaved rounds of ${REQUESTS} sequential requests per variant, in process; load ${loadAverage()}`);
     const best = new Map<Variant, number>();
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
@@ -161,11 +158,7 @@ async function main(): Promise<void> {
         best.set(variant, Math.min(best.get(variant) ?? Infinity, (user + system) / REQUESTS));
       }
     }
-    console.log(
-      `load after ${loadavg()
-        .map((n) => n.toFixed(2))
-        .join(' ')}`,
-    );
+    console.log(`load after ${loadAverage()}`);
     const floor = best.get('floor') ?? 0;
     let previous = floor;
     for (const variant of VARIANTS) {

@@ -41,9 +41,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadAverage } from '../eval/lib/load-average.js';
 
 const USERS = 100;
 const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
@@ -318,10 +319,6 @@ async function checkSameAnswers(servers: Record<Side, ServerChild>): Promise<voi
   if (users.length !== USERS) throw new Error(`expected ${USERS} users, got ${users.length}`);
 }
 
-const fmtLoad = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(' ');
 const ratio = (n: number) => `${n.toFixed(2)}×`;
 
 async function main(): Promise<void> {
@@ -351,7 +348,7 @@ async function main(): Promise<void> {
       `GET / and GET /users (${USERS} users), ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per side; ` +
         `client: ${useWrk ? 'wrk -t1' : 'built-in node:http (wrk not found: apt-get install wrk)'}`,
     );
-    console.log(`load average before: ${fmtLoad()}`);
+    console.log(`load average before: ${loadAverage()}`);
     for (const path of PATHS) for (const server of servers) await measure(server, path, WARMUP_SECONDS);
 
     const results: Record<string, Record<Side, Run>[]> = { '/': [], '/users': [] };
@@ -370,13 +367,13 @@ async function main(): Promise<void> {
                 `${side} ${runs[side].rps.toFixed(0).padStart(6)} req/s p99 ${runs[side].p99Ms.toFixed(2)} ms ${runs[side].cpuUsPerRequest.toFixed(0)} µs CPU/req`,
             ).join(' | ') +
             ` | app/bare ${ratio(a.rps / b.rps)} req/s, ${ratio(a.p99Ms / b.p99Ms)} p99, app/koa ${ratio(a.rps / runs.koa.rps)} req/s` +
-            ` | load ${fmtLoad()}` +
+            ` | load ${loadAverage()}` +
             (errors.length > 0 ? ` | ERRORS ${errors.join(', ')}` : ''),
         );
       }
     }
 
-    console.log(`\nload average after: ${fmtLoad()}`);
+    console.log(`\nload average after: ${loadAverage()}`);
     for (const path of PATHS) {
       const rounds = results[path]!;
       const rps = rounds.map((r) => r.app.rps / r.bare.rps);

@@ -32,9 +32,10 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { ensureFasterWhisper, tinyEnWheelPath } from './baselines/faster-whisper-setup.js';
 import { decodeClipsOnce, variedSpeech, type LongSpeech } from '../eval/lib/long-speech.js';
 import { loadTranscriber } from '../eval/lib/load-transcriber.js';
@@ -81,9 +82,7 @@ const clipRms = args['clip-rms'] === undefined ? undefined : 10 ** (Number(args[
 await ensureFasterWhisper(python, tinyEnWheelPath(root));
 console.log(
   `long-file WER: ${args.minutes} min per file from ${speechDir()}, ${clipRms ? `clips at ${args['clip-rms']} dBFS RMS, ` : ''}pauses 3–6 s, a quarter of the clips 20–30 dB quieter, seeds ${seeds.join(',')}, ` +
-    `threads ${threads} per side${vad ? `, ours' VAD options ${JSON.stringify(vad)}` : ''}; load average ${loadavg()
-      .map((v) => v.toFixed(2))
-      .join(' ')}`,
+    `threads ${threads} per side${vad ? `, ours' VAD options ${JSON.stringify(vad)}` : ''}; load average ${loadAverage()}`,
 );
 const dir = await mkdtemp(join(tmpdir(), 'long-speech-wer-'));
 let passed = true;
@@ -92,11 +91,7 @@ try {
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
-console.log(
-  `load average ${loadavg()
-    .map((v) => v.toFixed(2))
-    .join(' ')}`,
-);
+console.log(`load average ${loadAverage()}`);
 if (!passed) process.exitCode = 1;
 
 async function benchLanguage(language: string): Promise<boolean> {

@@ -33,7 +33,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
@@ -41,6 +41,7 @@ import { ensureFasterWhisper, tinyEnWheelPath } from './baselines/faster-whisper
 import { encodeWav } from '../../src/audio/encode-wav.js';
 import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
 import { transformersAsrEngine } from '../../src/inference/speech-to-text/transformers-asr-engine.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { decodeClipsOnce, joinClips, type LongSpeech } from '../eval/lib/long-speech.js';
 import { loadTranscriber } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
@@ -174,9 +175,7 @@ function report(audio: LongSpeech, minutes: number, sides: Sides, beamSize: numb
   const beam = sides.oursBeam.length > 0 ? row(`ours, beam_size ${beamSize} best_of ${beamSize}`, sides.oursBeam) : undefined;
   if (beam) rows.push(beam);
   const [ours, fwDefault] = rows as [ReturnType<typeof row>, ReturnType<typeof row>];
-  const load = loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
+  const load = loadAverage();
   console.log(`\n${minutes} min file (${seconds.toFixed(1)} s, ${audio.clips.length} clips, ${reference.length} reference words), load average ${load}`);
   console.log(`${'side'.padEnd(34)} ${'WER'.padStart(6)} ${'wall s'.padStart(8)} ${'CPU s'.padStart(8)} ${'peak RSS MB'.padStart(12)}`);
   for (const r of rows) {
@@ -241,9 +240,7 @@ function spreadClips(audio: LongSpeech, seconds: number): LongSpeech {
 
 function reportHour(audio: LongSpeech, minutes: number, ours: SideResult, fw: SideResult): void {
   const reference = normalizeTranscript(audio.reference);
-  const load = loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
+  const load = loadAverage();
   const speech = audio.clips.reduce((sum, clip) => sum + clip.end - clip.start, 0);
   console.log(
     `\n${minutes} min WAV (16 kHz 16-bit mono, ${((audio.samples.length * 2) / 1e6).toFixed(0)} MB; ${audio.clips.length} clips, ${speech.toFixed(0)} s of speech), vad_filter on, load average ${load}`,

@@ -15,7 +15,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -26,6 +25,7 @@ import { readManifest } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
 import type { PcmAudio } from '../../src/audio/pcm-audio.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 
 const MODELS = ['whisper-tiny.en', 'whisper-base-pypi', 'piper-en_US-joe-medium', 'minilm-embeddings', 'silero-vad-v6'];
 const modelsDir = resolve(process.env.MODELS_DIR ?? 'models');
@@ -109,11 +109,7 @@ if (process.argv[2] === '--child') {
   process.exit(0);
 } else {
   const chosen = process.env.BENCH_MODELS?.split(',') ?? MODELS;
-  const load = () =>
-    loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ');
-  console.log(`load average at start: ${load()}`);
+  console.log(`load average at start: ${loadAverage()}`);
   const rows: string[] = [];
   for (const [label, env] of VARIANTS.filter(([name]) => !process.env.BENCH_MALLOC || process.env.BENCH_MALLOC.split(',').includes(name))) {
     for (const id of chosen) {
@@ -133,5 +129,5 @@ if (process.argv[2] === '--child') {
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) console.log(row);
-  console.log(`load average at end: ${load()}`);
+  console.log(`load average at end: ${loadAverage()}`);
 }

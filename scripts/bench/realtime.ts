@@ -14,11 +14,11 @@
  *
  * Env: MODELS_DIR (default models), EVAL_SPEECH_DIR. 127.0.0.1 only, bounded in time.
  */
-import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { percentile, startServer } from '../eval/lib/bench-server.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { modelsDir } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips } from '../eval/lib/speech-clips.js';
@@ -48,11 +48,7 @@ const pcm = Buffer.alloc(total * 2);
 let offset = 0;
 for (const part of parts) for (const x of part) pcm.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x * 32767))), offset++ * 2);
 const seconds = total / RATE;
-console.log(
-  `${clips.length} clips joined with ${args['gap-ms']} ms gaps: ${seconds.toFixed(1)} s, sent at ${pace}× real time; load average ${loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ')}`,
-);
+console.log(`${clips.length} clips joined with ${args['gap-ms']} ms gaps: ${seconds.toFixed(1)} s, sent at ${pace}× real time; load average ${loadAverage()}`);
 
 const server = await startServer({ modelsDir: modelsDir() });
 try {
@@ -100,11 +96,7 @@ try {
     `latency, turn end → .completed: median ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms` +
       ` (from the end of speech add the ${SILENCE_DURATION_MS} ms silence duration: median ${(percentile(latencies, 50) + SILENCE_DURATION_MS).toFixed(0)} ms)`,
   );
-  console.log(
-    `load average after: ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`load average after: ${loadAverage()}`);
   if (errors.length) console.log('errors:', JSON.stringify(errors.slice(0, 3)));
 } finally {
   await server.stop();

@@ -29,7 +29,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -39,6 +39,7 @@ import type { TranscribeOptions, Transcriber } from '../../src/inference/types.j
 import { defaultThreads } from '../../src/inference/speech-to-text/asr-options.js';
 import { transformersAsrEngine } from '../../src/inference/speech-to-text/transformers-asr-engine.js';
 import { percentile, startServer } from '../eval/lib/bench-server.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { loadTranscriber, modelsDir } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
@@ -184,12 +185,6 @@ beam search, beam_size ${beamSize} and best_of ${beamSize} both sides (faster-wh
   console.log(`CPU:  ours ${cpu[0].toFixed(2)} s, faster-whisper ${cpu[1].toFixed(2)} s → ratio ${(cpu[0] / cpu[1]).toFixed(2)}×`);
   console.log(`WER: ours ${wer[0].toFixed(4)}, faster-whisper ${wer[1].toFixed(4)} (goal ≤: ${wer[0] <= wer[1] ? 'PASS' : 'FAIL'})`);
   if (ratio > GOAL_RATIO || wer[0] > wer[1]) failed = true;
-}
-
-function loadAverage(): string {
-  return loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
 }
 
 /** Seconds per clip (summed over rounds). */

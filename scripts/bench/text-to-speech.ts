@@ -31,7 +31,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { Mp3Encoder } from '@breezystack/lamejs';
@@ -40,6 +40,7 @@ import { speechBytes } from '../../src/inference/text-to-speech/speech-bytes.js'
 import type { Synthesizer } from '../../src/inference/types.js';
 import { createSpeechEncoder } from '../../src/inference/text-to-speech/speech-encoder.js';
 import { percentile, startServer } from '../eval/lib/bench-server.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { loadSynthesizer } from '../eval/lib/load-synthesizer.js';
 import { modelsDir } from '../eval/lib/load-transcriber.js';
 import { readTtsSentences, ttsDir } from '../eval/lib/tts-sentences.js';
@@ -74,9 +75,7 @@ const sentencesFile = join(work, 'sentences.txt');
 await writeFile(sentencesFile, `${sentences.join('\n')}\n`);
 let failed = false;
 console.log(
-  `TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}${args.spinning ? `, spinning ${args.spinning}` : ''}, load average ${loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ')}\n`,
+  `TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}${args.spinning ? `, spinning ${args.spinning}` : ''}, load average ${loadAverage()}\n`,
 );
 
 try {
@@ -241,7 +240,7 @@ async function measureFirstByte(): Promise<void> {
       firstByte(`${server.baseUrl}/v1/text-to-speech`, server.apiKey, { model: kind.model, input, response_format: kind.format });
     for (const kind of kinds) await post(kind, 'Warm up the voice, then the encoder.');
     const count = Math.max(1, Math.min(200, Number(args['ttfb-requests'])));
-    const loadBefore = loadavg();
+    const loadBefore = loadAverage();
     const times = kinds.map(() => [] as number[]);
     const totals = kinds.map(() => [] as number[]);
     for (let i = 0; i < count; i++) {
@@ -256,12 +255,11 @@ async function measureFirstByte(): Promise<void> {
         totals[index]!.push(totalMs);
       }
     }
-    const loadAfter = loadavg();
+    const loadAfter = loadAverage();
     const paragraph = (sentences.length >= 24 ? sentences.slice(14, 24) : sentences.slice(0, 10)).join(' ');
     const long = await post(kinds[0], paragraph);
-    const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
     console.log(
-      `\ntime to first byte over HTTP, ${count} single-sentence requests per kind, interleaved, ${REQUEST_GAP_MS} ms apart; load average ${load(loadBefore)} before, ${load(loadAfter)} after`,
+      `\ntime to first byte over HTTP, ${count} single-sentence requests per kind, interleaved, ${REQUEST_GAP_MS} ms apart; load average ${loadBefore} before, ${loadAfter} after`,
     );
     const medians = kinds.map((_, index) => percentile(times[index]!, 50));
     for (const [index, kind] of kinds.entries()) {
@@ -277,7 +275,7 @@ async function measureFirstByte(): Promise<void> {
     for (const [index, format] of ['mp3', 'wav'].entries()) {
       const pass = medians[index]! < GOAL_TTFB_MS;
       console.log(
-        `TTFB goal < ${GOAL_TTFB_MS} ms (median, ${format}): ${medians[index]!.toFixed(0)} ms at load average ${load(loadBefore)} → ${load(loadAfter)}: ${pass ? 'PASS' : 'FAIL'}`,
+        `TTFB goal < ${GOAL_TTFB_MS} ms (median, ${format}): ${medians[index]!.toFixed(0)} ms at load average ${loadBefore} → ${loadAfter}: ${pass ? 'PASS' : 'FAIL'}`,
       );
       if (!pass) failed = true;
     }

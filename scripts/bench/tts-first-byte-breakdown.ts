@@ -19,7 +19,7 @@
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findOnnx } from '../../src/inference/text-to-speech/find-onnx.js';
@@ -29,6 +29,7 @@ import { speechBytes } from '../../src/inference/text-to-speech/speech-bytes.js'
 import { createSpeechEncoder } from '../../src/inference/text-to-speech/speech-encoder.js';
 import { FIRST_PIECE_DEFAULTS, splitFirstPiece, splitSentences } from '../../src/inference/text-to-speech/split-sentences.js';
 import { percentile, startServer } from '../eval/lib/bench-server.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { loadSynthesizer } from '../eval/lib/load-synthesizer.js';
 import { modelsDir } from '../eval/lib/load-transcriber.js';
 import { readTtsSentences } from '../eval/lib/tts-sentences.js';
@@ -42,15 +43,11 @@ const { values: args } = parseArgs({
     words: { type: 'string' },
   },
 });
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
 const sentences = await readTtsSentences(Number(args.limit));
 const words = args.words === undefined ? undefined : Number(args.words);
 const firstPieceOf = (text: string) => splitFirstPiece(splitSentences(text)[0]!, words === undefined ? {} : { words })[0]!;
 console.log(
-  `first-byte breakdown: ${args.voice}, ${sentences.length} sentences, firstPieceWords ${words ?? `manifest (default ${FIRST_PIECE_DEFAULTS.words})`}, load average ${load()}\n`,
+  `first-byte breakdown: ${args.voice}, ${sentences.length} sentences, firstPieceWords ${words ?? `manifest (default ${FIRST_PIECE_DEFAULTS.words})`}, load average ${loadAverage()}\n`,
 );
 
 const modelDir = join(modelsDir(), args.voice!);
@@ -90,7 +87,7 @@ const stages: Array<[string, (text: string) => Promise<number>]> = [
 
 try {
   for (const [, stage] of stages) await stage('Warm up the voice, then the encoder.');
-  const loadBefore = load();
+  const loadBefore = loadAverage();
   const times = stages.map(() => [] as number[]);
   for (const [index, text] of sentences.entries()) {
     for (let k = 0; k < stages.length; k++) {
@@ -109,7 +106,7 @@ try {
     'http mp3': 'speak mp3',
     'http wav': 'speak wav',
   };
-  console.log(`median first-byte time per depth (ms), load average ${loadBefore} before, ${load()} after:`);
+  console.log(`median first-byte time per depth (ms), load average ${loadBefore} before, ${loadAverage()} after:`);
   for (const [index, [name]] of stages.entries()) {
     const base = below[name];
     const step = base === undefined ? '' : ` (+${(medians[index]! - medians[stages.findIndex(([other]) => other === base)]!).toFixed(0)} over ${base})`;

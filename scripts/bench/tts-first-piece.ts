@@ -20,7 +20,6 @@
  * Env: MODELS_DIR (default models), EVAL_TTS_DIR (default /work/shared/eval/tts). Run beside the
  * load of a shared machine, it prints the load average; compare lengths within one run.
  */
-import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { compileMp3Codec, createMp3StreamEncoder } from '../../src/audio/encode-mp3.js';
@@ -33,6 +32,7 @@ import { splitFirstPiece, splitSentences } from '../../src/inference/text-to-spe
 import type { SynthesisWorkerInit } from '../../src/inference/text-to-speech/synthesis-worker-init.js';
 import { WorkerSynthesizer } from '../../src/inference/text-to-speech/worker-synthesizer.js';
 import { percentile } from '../eval/lib/bench-server.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { modelsDir } from '../eval/lib/load-transcriber.js';
 import { readTtsSentences } from '../eval/lib/tts-sentences.js';
 
@@ -46,11 +46,7 @@ const { values: args } = parseArgs({
 });
 const rounds = Math.max(1, Math.min(10, Number(args.rounds)));
 const sentences = await readTtsSentences(Number(args.limit));
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
-console.log(`first-piece bench: ${args.voice}, ${sentences.length} sentences, best of ${rounds}, load average ${load()}\n`);
+console.log(`first-piece bench: ${args.voice}, ${sentences.length} sentences, best of ${rounds}, load average ${loadAverage()}\n`);
 
 const modelDir = join(modelsDir(), args.voice!);
 const voice = await PiperVoice.load(modelDir, { phonemize: false });
@@ -141,7 +137,9 @@ try {
       `${key.padStart(6)} ${String(row.cut).padStart(4)} ${percentile(row.ms, 50).toFixed(0).padStart(15)} ${percentile(row.audio, 50).toFixed(2).padStart(12)} ${String(row.stalls).padStart(7)}`,
     );
   }
-  console.log(`\n(cut: sentences cut in two; stalls: of those, the rest took longer to synthesise than the first piece to play.) load average ${load()}`);
+  console.log(
+    `\n(cut: sentences cut in two; stalls: of those, the rest took longer to synthesise than the first piece to play.) load average ${loadAverage()}`,
+  );
 
   // 3. Through the workers, both engines.
   const engines: Array<[string, SynthesisWorkerInit]> = [
@@ -179,7 +177,7 @@ try {
       await Promise.allSettled([cut.dispose(), clauseOnly.dispose()]);
     }
   }
-  console.log(`load average ${load()}`);
+  console.log(`load average ${loadAverage()}`);
 } finally {
   await Promise.allSettled([voice.dispose(), encoder.dispose()]);
 }

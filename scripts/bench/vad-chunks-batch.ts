@@ -17,10 +17,11 @@
  * TOOLS_PYTHON.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Transcriber } from '../../src/inference/types.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { decodeClipsOnce, joinClips } from '../eval/lib/long-speech.js';
 import { loadTranscriber } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
@@ -43,10 +44,6 @@ const { values: args } = parseArgs({
   },
 });
 const threads = Number(args.threads);
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
 
 const decoded = await decodeClipsOnce(await readSpeechClips());
 const audio = joinClips(decoded, { targetSeconds: Number(args.minutes) * 60, gapSeconds: 1.5 });
@@ -70,12 +67,12 @@ const dir = await mkdtemp(join(tmpdir(), 'vad-chunks-batch-'));
 const file = join(dir, 'long.f32');
 await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
 console.log(
-  `vad-chunks-batch: whisper-tiny.en fp32, ${threads} threads, nice 0, ${(audio.samples.length / RATE).toFixed(0)} s file (${audio.clips.length} clips), rounds ${args.rounds}; load average ${load()}`,
+  `vad-chunks-batch: whisper-tiny.en fp32, ${threads} threads, nice 0, ${(audio.samples.length / RATE).toFixed(0)} s file (${audio.clips.length} clips), rounds ${args.rounds}; load average ${loadAverage()}`,
 );
 const sides = new Map<string, { seconds: number; cpuSeconds?: number; text: string }>();
 const keep = (name: string, seconds: number, text: string, cpuSeconds?: number) => {
   if (seconds < (sides.get(name)?.seconds ?? Number.POSITIVE_INFINITY)) sides.set(name, { seconds, text, cpuSeconds });
-  console.log(`  ${name}: ${seconds.toFixed(2)} s${cpuSeconds === undefined ? '' : `, CPU ${cpuSeconds.toFixed(2)} s`} (load ${load()})`);
+  console.log(`  ${name}: ${seconds.toFixed(2)} s${cpuSeconds === undefined ? '' : `, CPU ${cpuSeconds.toFixed(2)} s`} (load ${loadAverage()})`);
 };
 const FASTER_WHISPER = 'faster-whisper, vad_filter on';
 try {
@@ -105,5 +102,5 @@ const [sequential, batched] = [...ours.keys()].map((name) => sides.get(name)!);
 const ratio = batched!.seconds / fw.seconds;
 console.log(
   `batched / one at a time ${(batched!.seconds / sequential!.seconds).toFixed(2)}×; texts ${batched!.text === sequential!.text ? 'identical' : 'DIFFER'}; ` +
-    `batched / faster-whisper ${ratio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? 'PASS' : 'FAIL'}); load average ${load()}`,
+    `batched / faster-whisper ${ratio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? 'PASS' : 'FAIL'}); load average ${loadAverage()}`,
 );

@@ -19,7 +19,6 @@
  * Env: MODELS_DIR (default models; `npm run test-models` installs whisper-tiny.en), EVAL_SPEECH_DIR.
  */
 import { execFile } from 'node:child_process';
-import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
@@ -28,6 +27,7 @@ import { configureRuntime } from '../../src/inference/runtime.js';
 import { useFastWhisperFeatures } from '../../src/inference/speech-to-text/fast-features.js';
 import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from '../../src/inference/speech-to-text/whisper-special-tokens.js';
 import { WhisperWindowDecoder, type WhisperSeq2Seq, type WindowDecodeResult } from '../../src/inference/speech-to-text/whisper-window-decoder.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { decodeClipsOnce } from '../eval/lib/long-speech.js';
 import { readSpeechClips } from '../eval/lib/speech-clips.js';
 
@@ -54,10 +54,6 @@ const batchSizes = args
   .map(Number)
   .filter((size) => size >= 1);
 const threads = Number(args.threads);
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
 
 interface Bench {
   decoder: WhisperWindowDecoder;
@@ -155,7 +151,7 @@ async function speedBench(): Promise<void> {
   const audioSeconds = bench.seconds.reduce((a, b) => a + b, 0);
   console.log(
     `whisper-batch: ${MODEL_ID} ${args.dtype}, ${threads} threads, ${bench.features.length} windows (${audioSeconds.toFixed(0)} s of audio, packed clips), ` +
-      `batches ${batchSizes.join(', ')}, rounds ${args.rounds}; load average ${load()}`,
+      `batches ${batchSizes.join(', ')}, rounds ${args.rounds}; load average ${loadAverage()}`,
   );
   await decodeAll(bench, await encodeAll(bench), 1); // warm-up
   let encoder = Infinity;
@@ -173,7 +169,7 @@ async function speedBench(): Promise<void> {
         const differ = value.filter((result, index) => result.tokens.join() !== reference!.at(index)?.tokens.join()).length;
         mismatches.set(size, Math.max(mismatches.get(size) ?? 0, differ));
       }
-      console.log(`  round ${round + 1}, decode batch ${size}: ${seconds.toFixed(2)} s (load ${load()})`);
+      console.log(`  round ${round + 1}, decode batch ${size}: ${seconds.toFixed(2)} s (load ${loadAverage()})`);
     }
   }
   const tokens = reference!.map((result) => result.tokens.length);
@@ -187,7 +183,7 @@ async function speedBench(): Promise<void> {
         `windows whose tokens differ: ${mismatches.get(size)}/${bench.features.length}`,
     );
   }
-  console.log(`load average ${load()}`);
+  console.log(`load average ${loadAverage()}`);
 }
 
 /** Child: peak RSS over the RSS after the load while decoding in batches of `size`. */
@@ -208,7 +204,7 @@ async function memoryChild(size: number): Promise<void> {
 async function memoryBench(): Promise<void> {
   const run = promisify(execFile);
   const thisFile = fileURLToPath(import.meta.url);
-  console.log(`whisper-batch memory: ${MODEL_ID} ${args.dtype}, ${threads} threads, ${windowCount} windows; load average ${load()}`);
+  console.log(`whisper-batch memory: ${MODEL_ID} ${args.dtype}, ${threads} threads, ${windowCount} windows; load average ${loadAverage()}`);
   for (const size of [1, ...batchSizes]) {
     const { stdout } = await run(process.execPath, [
       '--import',
@@ -226,7 +222,7 @@ async function memoryBench(): Promise<void> {
     const { beforeMb, addedMb } = JSON.parse(stdout.trim().split('\n').pop()!) as { beforeMb: number; addedMb: number };
     console.log(`batch ${size}: RSS after load ${beforeMb.toFixed(0)} MB, peak while decoding +${addedMb.toFixed(0)} MB`);
   }
-  console.log(`load average ${load()}`);
+  console.log(`load average ${loadAverage()}`);
 }
 
 /** The encoder alone: one run over B windows' features vs B runs of one, best of the rounds, per window. */
@@ -253,7 +249,7 @@ async function encoderBench(): Promise<void> {
       best.set(size, Math.min(best.get(size) ?? Infinity, seconds / (runs * size)));
     }
   }
-  console.log(`whisper-batch encoder: ${MODEL_ID} ${args.dtype}, ${threads} threads, best of ${args.rounds} rounds (load ${load()})`);
+  console.log(`whisper-batch encoder: ${MODEL_ID} ${args.dtype}, ${threads} threads, best of ${args.rounds} rounds (load ${loadAverage()})`);
   for (const [size, seconds] of best)
     console.log(`encoder batch ${size}: ${(seconds * 1000).toFixed(0)} ms a window, ${(seconds / best.get(1)!).toFixed(2)}× one at a time`);
 }

@@ -17,12 +17,13 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import type { PcmAudio } from '../../src/audio/pcm-audio.js';
 import { resample } from '../../src/audio/resample.js';
+import { loadAverage } from '../eval/lib/load-average.js';
 import { loadTranscriber } from '../eval/lib/load-transcriber.js';
 import { readSpeechClips } from '../eval/lib/speech-clips.js';
 import { tinyEnWheelPath } from './baselines/faster-whisper-setup.js';
@@ -38,10 +39,6 @@ const threads = Number(args.threads);
 const root = resolve('.');
 const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
 const wheelPath = tinyEnWheelPath(root);
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
 
 interface Word {
   word: string;
@@ -56,7 +53,7 @@ const clips = await Promise.all(
   }),
 );
 console.log(
-  `word timestamps: ${clips.length} English clips, ${MODEL_ID} ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, ${threads} thread(s); load average ${load()}`,
+  `word timestamps: ${clips.length} English clips, ${MODEL_ID} ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, ${threads} thread(s); load average ${loadAverage()}`,
 );
 
 const theirs = await fasterWhisperWords();
@@ -97,7 +94,7 @@ try {
   const best = (values: number[]) => Math.min(...values);
   console.log(
     `\ncost of words on ${(long.length / SAMPLE_RATE).toFixed(1)} s (${clips[0]!.file} × 3), best of 3: segments ${best(wall.segments).toFixed(0)} ms, ` +
-      `segments + words ${best(wall.words).toFixed(0)} ms, ratio ${(best(wall.words) / best(wall.segments)).toFixed(2)}; load average ${load()}`,
+      `segments + words ${best(wall.words).toFixed(0)} ms, ratio ${(best(wall.words) / best(wall.segments)).toFixed(2)}; load average ${loadAverage()}`,
   );
 } finally {
   await transcriber.dispose();
@@ -105,7 +102,7 @@ try {
 const result = median(startDiffs);
 console.log(
   `\nall clips: ${startDiffs.length} paired words (ours ${ourWords}, faster-whisper ${theirWords}); median |Δstart| ${result.toFixed(3)} s (goal ≤ ${GOAL_SECONDS}), ` +
-    `median |Δend| ${median(endDiffs).toFixed(3)} s, share of starts within 0.1 s ${(startDiffs.filter((d) => d <= 0.1).length / Math.max(1, startDiffs.length)).toFixed(2)}; load average ${load()}`,
+    `median |Δend| ${median(endDiffs).toFixed(3)} s, share of starts within 0.1 s ${(startDiffs.filter((d) => d <= 0.1).length / Math.max(1, startDiffs.length)).toFixed(2)}; load average ${loadAverage()}`,
 );
 console.log(result <= GOAL_SECONDS ? 'PASS' : 'FAIL');
 

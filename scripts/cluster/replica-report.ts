@@ -1,5 +1,6 @@
 /** The replica test's figures: phases, operations, failures, HAProxy's counters, then the checks. */
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
+import { loadAverage } from '../eval/lib/load-average.js';
 import type { Sample } from './mixed-load.js';
 import { describeFailure, type Check, type ReplicaRun } from './replica-verdict.js';
 import type { WriteLedger } from './write-ledger.js';
@@ -7,7 +8,7 @@ import type { WriteLedger } from './write-ledger.js';
 export function report(
   input: ReplicaRun & {
     ledger: WriteLedger;
-    options: { replicas: number; connections: number; durationMs: number; loadBefore: number[] };
+    options: { replicas: number; connections: number; durationMs: number; loadBefore: string };
     haproxy502: Map<string, number>;
     checks: Check[];
   },
@@ -25,7 +26,7 @@ export function report(
   const lines = [
     '',
     `Replica test: ${input.options.replicas} replicas behind HAProxy, ${input.options.connections} connections, ${input.options.durationMs / 1000} s, ` +
-      `${cpus().length} CPUs, load average ${fmtLoad(input.options.loadBefore)} before, ${fmtLoad(loadavg())} after`,
+      `${cpus().length} CPUs, load average ${input.options.loadBefore} before, ${loadAverage()} after`,
     `${killed.name}: kill -9 at ${s(events.killCall)} s (gone at ${s(events.killExit)} s), restarted ${s(events.killedReady)} s (ready), up in HAProxy ${s(events.killedUp)} s; ` +
       `${drained.name}: SIGTERM at ${s(events.drainCall)} s, exited ${s(events.drainExit)} s, up again ${s(events.drainedUp)} s`,
     '',
@@ -101,5 +102,3 @@ function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
   return [line(header), `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 2)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
 }
-
-const fmtLoad = (load: number[]) => load.map((n) => n.toFixed(2)).join(' ');

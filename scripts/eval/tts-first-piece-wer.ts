@@ -15,11 +15,11 @@
  *
  * Env: MODELS_DIR, MODELS_MANIFEST, EVAL_TTS_DIR (default /work/shared/eval/tts).
  */
-import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { speechBytes } from '../../src/inference/text-to-speech/speech-bytes.js';
 import { createSpeechEncoder } from '../../src/inference/text-to-speech/speech-encoder.js';
 import { splitFirstPiece, splitSentences } from '../../src/inference/text-to-speech/split-sentences.js';
+import { loadAverage } from './lib/load-average.js';
 import { loadSynthesizer } from './lib/load-synthesizer.js';
 import { loadTranscriber } from './lib/load-transcriber.js';
 import { normalizeTranscript } from './lib/normalize-transcript.js';
@@ -46,12 +46,8 @@ const cutByWords = (sentence: string) => {
   return splitFirstPiece(first, { words: 0 }).length === 1 && variants.some((words) => splitFirstPiece(first, { words }).length > 1);
 };
 const sentences = args['only-cut'] ? allSentences.filter(cutByWords) : allSentences;
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' ');
 console.log(
-  `first-piece round trip: ${args.voice} → MP3 → ${args.stt}, firstPieceWords ${variants.join(' / ')}, ${sentences.length} sentences from ${ttsDir()}, ${rounds} rounds, load average ${load()}\n`,
+  `first-piece round trip: ${args.voice} → MP3 → ${args.stt}, firstPieceWords ${variants.join(' / ')}, ${sentences.length} sentences from ${ttsDir()}, ${rounds} rounds, load average ${loadAverage()}\n`,
 );
 
 const voices = await Promise.all(variants.map((firstPieceWords) => loadSynthesizer(args.voice!, { firstPieceWords })));
@@ -79,7 +75,7 @@ try {
       }
     }
     console.log(
-      `round ${round + 1}: ${variants.map((words, variant) => `${words}: ${corpusWer(results[variant]!.slice(-sentences.length)).toFixed(4)}`).join(', ')} (load ${load()})`,
+      `round ${round + 1}: ${variants.map((words, variant) => `${words}: ${corpusWer(results[variant]!.slice(-sentences.length)).toFixed(4)}`).join(', ')} (load ${loadAverage()})`,
     );
   }
 } finally {
