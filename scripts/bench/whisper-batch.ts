@@ -13,8 +13,8 @@
  * batches of B and prints its peak RSS over its RSS before (after the load, the encoder and one
  * sequential pass; polled every 2 ms): what a batch adds (memory arena off, as the server runs).
  *
- * --encoder: instead, the encoder session alone, one run over B windows vs runs of one (why
- * encodeBatch runs the windows one at a time).
+ * --encoder: instead, the encoder session alone, one run over B windows vs runs of one (why the
+ * product encodes each window on its own).
  *
  * Env: MODELS_DIR (default models; `npm run test-models` installs whisper-tiny.en), EVAL_SPEECH_DIR.
  */
@@ -122,9 +122,11 @@ async function setUp(): Promise<Bench> {
   };
 }
 
-/** Each window's encoder output (one run per window: batching the encoder does not pay, whisper-window-decoder.ts). */
+/** Each window's encoder output, one run per window as the product encodes (batching the encoder does not pay: --encoder). */
 async function encodeAll(bench: Bench): Promise<Tensor[]> {
-  return bench.decoder.encodeBatch(bench.features);
+  const outputs: Tensor[] = [];
+  for (const inputFeatures of bench.features) outputs.push(await bench.decoder.encode(inputFeatures));
+  return outputs;
 }
 
 /** Decodes every window in batches of `size` (1: the sequential path, `decode` one window at a time). */

@@ -140,17 +140,6 @@ export class WhisperWindowDecoder {
     return wrapTensor(output!);
   }
 
-  /**
-   * Encodes several windows' input features, each on its own. The encoder takes a batch, but on
-   * CPU one run over N windows took longer than N runs (its matrices are already large at one
-   * window; docs/benchmarks.md, "Speech to text") and holds N windows' attention scores at once.
-   */
-  async encodeBatch(inputFeatures: readonly Tensor[]): Promise<Tensor[]> {
-    const outputs: Tensor[] = [];
-    for (const features of inputFeatures) outputs.push(await this.encode(features));
-    return outputs;
-  }
-
   /** Whether the decoder outputs its cross-attention (`cross_attentions.N`, see scripts/test-models/lib/whisper-ct2.sh). */
   get outputsCrossAttention(): boolean {
     return this.#model.sessions.decoder_model_merged?.outputNames.includes('cross_attentions.0') ?? false;

@@ -5,7 +5,6 @@
  */
 import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
-import { decodeIndependentWindows } from '../../../src/inference/speech-to-text/independent-windows.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
 import type { WhisperWindowDecoder, WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
@@ -30,6 +29,11 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
     maxTokens: 224,
     signal,
   });
+  const encodeEach = async (inputs: readonly Tensor[]) => {
+    const outputs: Tensor[] = [];
+    for (const inputFeatures of inputs) outputs.push(await decoder.encode(inputFeatures));
+    return outputs;
+  };
 
   before(async function () {
     if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
@@ -42,21 +46,8 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   });
   after(() => asr?.dispose());
 
-  it('encodes a batch as it encodes each window alone', async () => {
-    const batched = await decoder.encodeBatch(features.slice(0, 3));
-    for (const [index, output] of batched.entries()) {
-      const alone = (await decoder.encode(features[index]!)).data as Float32Array;
-      expect(output.dims).to.deep.equal([1, 1500, 384]);
-      let maxDiff = 0;
-      (output.data as Float32Array).forEach((value, at) => {
-        maxDiff = Math.max(maxDiff, Math.abs(value - alone[at]!));
-      });
-      expect(maxDiff).to.be.below(1e-3);
-    }
-  });
-
   it('decodes each row of a batch to the tokens of its sequential decode', async () => {
-    const audio = await decoder.encodeBatch(features);
+    const audio = await encodeEach(features);
     const sequential: WindowDecodeResult[] = [];
     for (const inputFeatures of features) sequential.push(await decoder.decode(request(await decoder.encode(inputFeatures))));
     const batched = await decoder.decodeBatch(audio.map((audioFeatures) => request(audioFeatures)));
@@ -74,7 +65,7 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   });
 
   it('batches rows with prompts of the same length together and others apart, each as decoded alone', async () => {
-    const audio = await decoder.encodeBatch(features.slice(0, 4));
+    const audio = await encodeEach(features.slice(0, 4));
     const encode = (text: string) => asr.tokenizer.encode(text, { add_special_tokens: false });
     const promptA = encode(references[1]!).slice(0, 12);
     const promptB = encode(references[0]!).slice(0, 12);
@@ -85,10 +76,10 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   });
 
   it('stops between steps once a row’s signal aborts', async () => {
-    const [audioFeatures] = await decoder.encodeBatch(features.slice(0, 1));
+    const audioFeatures = await decoder.encode(features[0]!);
     const controller = new AbortController();
     let steps = 0;
-    const counting = { ...request(audioFeatures!), signal: controller.signal };
+    const counting = { ...request(audioFeatures), signal: controller.signal };
     Object.defineProperty(counting, 'signal', {
       get: () => {
         if (++steps === 3) controller.abort(new Error('cancelled'));
@@ -96,21 +87,9 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
       },
     });
     let failure: unknown;
-    await decoder.decodeBatch([request(audioFeatures!), counting]).catch((error: unknown) => {
+    await decoder.decodeBatch([request(audioFeatures), counting]).catch((error: unknown) => {
       failure = error;
     });
     expect((failure as Error | undefined)?.message).to.equal('cancelled');
-  });
-
-  it('decodes independent windows with fallback as the window decoder does each alone', async () => {
-    const detokenize = (ids: number[]) => asr.tokenizer.decode(ids, { skip_special_tokens: true });
-    const windows = features.slice(0, 4).map((inputFeatures) => ({ inputFeatures }));
-    const decoded = await decodeIndependentWindows({ decoder, tokens, detokenize }, windows, { startTokens, signal });
-    for (const [index, window] of decoded.entries()) {
-      const alone = await decoder.decode(request(await decoder.encode(features[index]!)));
-      expect(window.result.tokens).to.deep.equal(alone.tokens);
-      expect(window.temperature).to.equal(0);
-      expect(window.text).to.equal(detokenize(alone.tokens.filter((id) => id < tokens.eot)));
-    }
   });
 });
