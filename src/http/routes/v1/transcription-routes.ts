@@ -68,32 +68,14 @@ export function transcriptionRoutes(router: DocumentedRouter, { models, limits, 
     description: 'The transcript; with `stream=true`, its text as server-sent events.',
     content: { ...(transcript.content as object), ...transcriptEventStream },
   };
-  declareRoute(
-    router,
-    transcriptionOperation(
+  const operations: [path: string, summary: string, description: string][] = [
+    [
       '/transcriptions',
       'Transcribe audio (JavaScript client form)',
       'Send the audio as the raw body (`audio/mpeg`, or WAV, FLAC, Ogg) with the model in `?model=` or `X-Model`, or as multipart/form-data with `file` (or `audio`) and `model`. Without a model, the default speech-to-text model answers and `model` names it. Identical to POST /v1/completions.',
-      TranscriptionForm,
-      ok,
-      limits,
-      specFields,
-    ),
-    admit('speech-to-text'),
-    handler,
-  );
-  declareRoute(
-    router,
-    transcriptionOperation(
-      '/completions',
-      'Transcribe audio (raw request form)',
-      'Identical to POST /v1/transcriptions; SPEC names both paths.',
-      TranscriptionForm,
-      ok,
-      limits,
-      specFields,
-    ),
-    admit('speech-to-text'),
-    handler,
-  );
+    ],
+    ['/completions', 'Transcribe audio (raw request form)', 'Identical to POST /v1/transcriptions; SPEC names both paths.'],
+  ];
+  for (const [path, summary, description] of operations)
+    declareRoute(router, transcriptionOperation(path, summary, description, TranscriptionForm, ok, limits, specFields), admit('speech-to-text'), handler);
 }
