@@ -118,9 +118,7 @@ export function modelRoutes(router: DocumentedRouter, { models }: V1RouteDeps): 
       parameters: [idParameter],
       responses: {
         '200': jsonResponse('The model, now loaded.', ModelInfo),
-        '401': V1_COMMON_ERRORS['401']!,
-        '403': jsonError('The key is not an admin key.', ['admin_required']),
-        '404': jsonError('No model or alias has this id.', ['model_not_found']),
+        ...ADMIN_MODEL_ERRORS,
         '500': V1_COMMON_ERRORS['500']!,
         '503': jsonError('It is not installed, failed to load, or the memory budget has no room (every loaded model is busy).', [
           'model_not_installed',
@@ -146,9 +144,7 @@ export function modelRoutes(router: DocumentedRouter, { models }: V1RouteDeps): 
       parameters: [idParameter],
       responses: {
         '200': jsonResponse('The model, now unloaded.', ModelInfo),
-        '401': V1_COMMON_ERRORS['401']!,
-        '403': jsonError('The key is not an admin key.', ['admin_required']),
-        '404': jsonError('No model or alias has this id.', ['model_not_found']),
+        ...ADMIN_MODEL_ERRORS,
         '409': jsonError('It is answering requests or still loading.', ['conflict']),
         '500': V1_COMMON_ERRORS['500']!,
       },
@@ -161,6 +157,13 @@ export function modelRoutes(router: DocumentedRouter, { models }: V1RouteDeps): 
 }
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+
+/** The errors the load and unload routes share. */
+const ADMIN_MODEL_ERRORS = {
+  '401': V1_COMMON_ERRORS['401']!,
+  '403': jsonError('The key is not an admin key.', ['admin_required']),
+  '404': jsonError('No model or alias has this id.', ['model_not_found']),
+};
 
 /** One model's object, from one listing (each looks at every model's files); unknown: 404 naming the installed ones. */
 async function modelInfo(models: V1RouteDeps['models'], id: string): Promise<unknown> {
