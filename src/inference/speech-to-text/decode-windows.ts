@@ -76,9 +76,11 @@ export async function decodeWindows(
 }
 
 /**
- * One window, and its rest again while its decode leaves speech uncovered. `previous`: the
- * window before's segments, its prompt with conditionOnPreviousWindow. Returns the segments on
- * the original timeline and the last decode's that had any (the next window's `previous`).
+ * One window, and again what its decodes leave uncovered: the rest after the last segment
+ * (uncoveredRest) and speech passed over between segments (uncoveredGaps). `previous`: the window
+ * before's segments, its prompt with conditionOnPreviousWindow. Returns the segments on the
+ * original timeline in time order, and the decode's that ended last (the next window's `previous`).
+ * Segments are reported once no pending decode can put anything before them.
  */
 async function decodeWindow(
   source: PcmReader,
@@ -89,25 +91,65 @@ async function decodeWindow(
 ): Promise<{ segments: DecodedSegment[]; previous: readonly DecodedSegment[] }> {
   const sampleRate = options.sampleRate ?? 16_000;
   const all: DecodedSegment[] = [];
-  // A window whose decode ended (end of text) with speech left after its last segment is
-  // decoded again from there: the model's end of text means "nothing more in this window",
-  // which the VAD, having found speech there, disproves.
-  let window: SpeechWindow | undefined = whole;
-  while (window) {
+  let reported = 0;
+  let lastEnd = Number.NEGATIVE_INFINITY;
+  // Every follow-up holds fewer regions than the decode it came from, or starts later; the cap
+  // keeps a window's cost within one decode per region (and the first).
+  let decodesLeft = whole.regions.length + 1;
+  const pending: SpeechWindow[] = [whole];
+  while (pending.length > 0 && decodesLeft-- > 0) {
     options.signal.throwIfAborted();
-    const current: SpeechWindow = window;
-    const toOriginal = (segments: DecodedSegment[]) => segments.map((segment) => onOriginalTimeline(segment, current, sampleRate));
+    const current = pending.shift()!;
     const segments = await decodeLongForm(windowReader(source, current), model, {
       ...options,
       // The user's prompt (names, spelling) reaches every window, as WhisperX gives it to every chunk.
       initialPrompt: [...(options.initialPrompt ?? []), ...(options.conditionOnPreviousWindow ? previous.flatMap((segment) => segment.details.tokens) : [])],
-      onSegments: options.onSegments && ((fresh) => options.onSegments!(toOriginal(fresh))),
+      onSegments: undefined,
     });
-    all.push(...toOriginal(segments));
-    if (segments.length > 0) previous = segments;
-    window = uncoveredRest(current, segments.at(-1), sampleRate);
+    const placed = segments.map((segment) => onOriginalTimeline(segment, current, sampleRate));
+    all.push(...placed);
+    if (placed.length > 0 && placed.at(-1)!.end >= lastEnd) {
+      lastEnd = placed.at(-1)!.end;
+      previous = segments;
+    }
+    // A decode's end of text means "nothing more in this window"; speech the VAD found after
+    // it, or between its segments, disproves that, so that speech is decoded on its own.
+    const rest = uncoveredRest(current, segments.at(-1), sampleRate);
+    pending.push(...uncoveredGaps(current, segments, sampleRate), ...(rest ? [rest] : []));
+    pending.sort((a, b) => a.start - b.start);
+    all.sort((a, b) => a.start - b.start);
+    const settled = pending.length > 0 && decodesLeft > 0 ? pending[0]!.start / sampleRate : Number.POSITIVE_INFINITY;
+    let ready = reported;
+    while (ready < all.length && all[ready]!.start < settled) ready++;
+    if (ready > reported) options.onSegments?.(all.slice(reported, ready));
+    reported = ready;
   }
   return { segments: all, previous };
+}
+
+/**
+ * Speech of `window` between its segments that none of them covers, as windows: at least
+ * MIN_REST_SECONDS of the VAD's regions in a gap before the last segment (Whisper can pass over
+ * a quiet speaker, or a sentence, and go on after it). Speech after the last segment is
+ * uncoveredRest's.
+ */
+export function uncoveredGaps(window: SpeechWindow, segments: readonly { start: number; end: number }[], sampleRate: number): SpeechWindow[] {
+  const at = (seconds: number) => window.start + Math.round(seconds * sampleRate);
+  const gaps: SpeechWindow[] = [];
+  let covered = window.start;
+  for (const segment of segments) {
+    const [from, to] = [covered, at(segment.start)];
+    const minimum = MIN_REST_SECONDS * sampleRate;
+    // The rest of a region a segment ended in, or the lead of one the next began in, is pad
+    // and stamp slack when short, as in uncoveredRest.
+    const regions = window.regions
+      .map((region) => ({ ...region, start: Math.max(region.start, from), end: Math.min(region.end, to) }))
+      .filter((region) => region.end - region.start >= (region.start === from || region.end === to ? minimum : 1));
+    const speech = regions.reduce((sum, region) => sum + region.end - region.start, 0);
+    if (speech >= minimum) gaps.push({ start: regions[0]!.start, end: regions.at(-1)!.end, regions });
+    covered = Math.max(covered, at(segment.end));
+  }
+  return gaps;
 }
 
 /** Less than this left of a region after its last segment is its trailing pad (0.4 s) and Whisper's early end stamps, not words. */

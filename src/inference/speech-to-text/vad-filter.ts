@@ -4,14 +4,15 @@
  * with the silence between regions muted. Audio with no speech is not transcribed at all
  * (Whisper invents text for silence and noise; docs/benchmarks.md, "Speech to text").
  * faster-whisper instead joins the regions end to end and decodes them as one stream, where a
- * window that stops early seeks past unrelated speech and words are lost. Two more differences
- * from it, both for quiet speakers: the VAD's state restarts every 10 s (silero-vad.ts), and
- * quiet regions are raised (regionGain).
+ * window that stops early seeks past unrelated speech and words are lost. Three more differences
+ * from it, all for quiet speakers: the VAD's state restarts every 10 s (silero-vad.ts), the VAD
+ * hears very quiet audio raised (vad-input-level.ts), and quiet regions are raised (regionGain).
  */
 import type { PcmReader } from '../../audio/pcm16-buffer.js';
 import type { Transcript, VadOptions } from '../types.js';
 import { SileroVad, TRANSCRIPTION_STATE_RESETS } from './silero-vad.js';
 import { VAD_SAMPLE_RATE, type SpeechChunk } from './speech-timestamps.js';
+import { vadLeveledReader } from './vad-input-level.js';
 import { mergeRegions, WINDOW_SAMPLES, type SpeechWindow } from './speech-windows.js';
 
 /** Audio longer than this is filtered unless the request says `vad_filter: false`. */
@@ -36,7 +37,8 @@ export class VadFilter {
   /**
    * The speech windows of 16 kHz `samples` (empty: no speech), or undefined when the request
    * does not filter this audio. The LSTM state restarts every 10 s (TRANSCRIPTION_STATE_RESETS):
-   * quiet speech after loud speech is otherwise lost whole.
+   * quiet speech after loud speech is otherwise lost whole; and the VAD hears very quiet
+   * stretches raised (vad-input-level.ts), which it otherwise does not hear at all.
    */
   async speechWindows(
     samples: PcmReader,
@@ -51,7 +53,8 @@ export class VadFilter {
       this.#vad = undefined;
       throw error;
     });
-    const chunks = await (await this.#vad).speechChunks(samples, windowedVadOptions(request.options), signal, TRANSCRIPTION_STATE_RESETS);
+    const vad = await this.#vad;
+    const chunks = await vad.speechChunks(vadLeveledReader(samples), windowedVadOptions(request.options), signal, TRANSCRIPTION_STATE_RESETS);
     return mergeRegions(
       chunks.map((chunk) => ({ ...chunk, gain: regionGain(samples, chunk) })),
       WINDOW_SAMPLES,

@@ -7,7 +7,7 @@ import { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { floatReader } from '../../../src/audio/pcm16-buffer.js';
-import { decodeWindows, onOriginalTimeline, uncoveredRest } from '../../../src/inference/speech-to-text/decode-windows.js';
+import { decodeWindows, onOriginalTimeline, uncoveredGaps, uncoveredRest } from '../../../src/inference/speech-to-text/decode-windows.js';
 import type { DecodedSegment, LongFormModel } from '../../../src/inference/speech-to-text/long-form-decoder.js';
 import {
   type GainedRegion,
@@ -241,6 +241,54 @@ describe('decodeWindows (scripted windows)', () => {
     expect(uncoveredRest(w, { start: 3, end: 12 }, RATE)?.start).to.equal(s(10));
     // Nothing decoded: from the second region.
     expect(uncoveredRest(w, undefined, RATE)?.start).to.equal(s(10));
+  });
+
+  it('decodes speech its decode passed over on its own, and reports every segment in time order', async () => {
+    const calls: Array<{ at: number; prompt: readonly number[] }> = [];
+    const model = scriptedModel(
+      [
+        ok([TS(0), 1, TS(4), TS(20), 3, TS(24)]), // 0–25 s: "one", then "three" at 20 s: the region at 10 s is passed over
+        ok([TS(0), 2, TS(3)]), // that region alone
+      ],
+      calls,
+    );
+    const window = mergeRegions([region(0, 5), region(10, 14), region(20, 25)]);
+    const reported: string[][] = [];
+    const segments = await decodeWindows(clock, window, model, {
+      startTokens: [TOKENS.sot],
+      signal: new AbortController().signal,
+      onSegments: (fresh) => reported.push(fresh.map((segment) => segment.text)),
+    });
+    expect(calls.map((call) => Math.round(call.at * 100))).to.deep.equal([0, 10]);
+    expect(segments.map((segment) => [segment.start, segment.end, segment.text])).to.deep.equal([
+      [0, 4, ' one'],
+      [10, 13, ' two'],
+      [20, 24, ' three'],
+    ]);
+    // "three" waits for the region before it.
+    expect(reported).to.deep.equal([[' one'], [' two', ' three']]);
+    const [w] = window as [SpeechWindow];
+    /** The gaps' regions (seconds) left by segments [start, end] (seconds from the window's start). */
+    const gaps = (...segments: Array<[number, number]>) =>
+      uncoveredGaps(
+        w,
+        segments.map(([start, end]) => ({ start, end })),
+        RATE,
+      ).map((part) => part.regions.map(({ start, end }) => [start / RATE, end / RATE]));
+    // Covered up to the next segment, or less than 1.5 s of speech left between: nothing.
+    expect(gaps([0, 12.6], [20, 24])).to.deep.equal([]);
+    // A gap's speech, from the end of the segment before: inside a region too (Whisper can pass over a sentence).
+    expect(gaps([0, 11], [20, 24])).to.deep.equal([[[11, 14]]]);
+    expect(gaps([0, 2], [22, 24])).to.deep.equal([
+      [
+        [2, 5],
+        [10, 14],
+        [20, 22],
+      ],
+    ]);
+    // Speech before the first segment is a gap; after the last, uncoveredRest's.
+    expect(gaps([10, 24])).to.deep.equal([[[0, 5]]]);
+    expect(gaps([0, 4])).to.deep.equal([]);
   });
 
   it("prompts a window with the one before it only when asked, and stops when the request's signal aborts", async () => {
