@@ -7,7 +7,7 @@ import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
 import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import type { WhisperWindowDecoder, WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import { WhisperWindowDecoder, type WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
 import type { SearchOptions } from '../../../src/inference/speech-to-text/whisper-search-decode.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { normalizeTranscript } from '../../../scripts/eval/lib/normalize-transcript.js';
@@ -81,6 +81,30 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
     const stamps = sampled.filter((id) => id >= tokens.timestampBegin);
     expect(stamps.length % 2).to.equal(0);
     expect(stamps).to.deep.equal([...stamps].sort((a, b) => a - b));
+  });
+
+  it('a decoder whose graph does not broadcast the cross-attention rows decodes the same, with them repeated', async () => {
+    // The shared rows (one row of audio and cross-attention cache for all beams) are refused, as a
+    // graph that reshapes by the batch size would refuse them.
+    const session = asr.model.sessions.decoder_model_merged!;
+    let refused = 0;
+    const strict = {
+      inputNames: session.inputNames,
+      outputNames: session.outputNames,
+      run: (feeds: Record<string, { dims: readonly number[] }>, fetches?: readonly string[]) => {
+        const cross = feeds['past_key_values.0.encoder.key'];
+        if (cross && cross.dims[0] !== feeds.input_ids!.dims[0]) {
+          refused++;
+          return Promise.reject(new Error('batch sizes differ'));
+        }
+        return session.run(feeds, fetches);
+      },
+    };
+    const repeating = new WhisperWindowDecoder({ ...asr.model, sessions: { ...asr.model.sessions, decoder_model_merged: strict } }, tokens);
+    for (const features of audio.slice(0, 2)) {
+      expect(await repeating.decode(request(features, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(features, { beamSize: 5 })));
+    }
+    expect(refused).to.equal(1); // tried once, then repeated for every later window
   });
 
   it('best_of samples at the temperature, the same text for the same seed; decodeBatch decodes such a window alone', async () => {
