@@ -32,6 +32,9 @@ interface OrtSession {
   run(feeds: Record<string, unknown>, fetches?: readonly string[]): Promise<Record<string, OrtTensor>>;
 }
 
+/** The decoder's ONNX session, as the model holds it. */
+export type WhisperDecoderSession = OrtSession;
+
 /** The parts of a transformers.js WhisperForConditionalGeneration this uses. */
 export interface WhisperSeq2Seq {
   sessions: Record<string, OrtSession>;
@@ -130,10 +133,20 @@ export class WhisperWindowDecoder {
   readonly #tokens: WhisperSpecialTokens;
   /** Whether the decoder's attention broadcasts one row of cross-attention cache over many; unknown until a search step tries. */
   #broadcastsCrossRows: boolean | undefined;
+  readonly #searchDecoder: (() => Promise<OrtSession>) | undefined;
 
-  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens) {
+  /**
+   * `searchDecoder`: the session beam search and best-of rows run on instead of the model's
+   * decoder (the same graph with its weights pre-packed, opened when first asked; asr-worker.ts).
+   */
+  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: { searchDecoder?: () => Promise<OrtSession> } = {}) {
     this.#model = model;
     this.#tokens = tokens;
+    this.#searchDecoder = options.searchDecoder;
+  }
+
+  get #decoder(): OrtSession {
+    return this.#model.sessions.decoder_model_merged!;
   }
 
   /** Runs the encoder on input features [1, mel, 3000]. */
@@ -192,8 +205,8 @@ export class WhisperWindowDecoder {
     tokens: readonly (readonly number[])[],
     past: Cache | undefined,
     fetches: readonly string[],
+    session = this.#decoder,
   ): Promise<Record<string, OrtTensor>> {
-    const session = this.#model.sessions.decoder_model_merged!;
     const OrtTensor = audio.constructor as OrtTensorClass;
     const { decoder_attention_heads: headCount, d_model: width } = this.#model.config;
     const rows = tokens.length;
@@ -224,16 +237,17 @@ export class WhisperWindowDecoder {
     tokens: readonly (readonly number[])[],
     past: Cache | undefined,
     withLogits: boolean,
+    session = this.#decoder,
   ): Promise<{ cache: Cache; logits?: OrtTensor }> {
-    const caches = this.#model.sessions.decoder_model_merged!.outputNames.filter((name) => name.startsWith('present') && !(past && name.includes('encoder')));
-    const outputs = await this.#run(audio, tokens, past, withLogits ? ['logits', ...caches] : caches);
+    const caches = session.outputNames.filter((name) => name.startsWith('present') && !(past && name.includes('encoder')));
+    const outputs = await this.#run(audio, tokens, past, withLogits ? ['logits', ...caches] : caches, session);
     const cache: Cache = { ...past };
     for (const name of caches) cache[name.replace('present', 'past_key_values')] = outputs[name]!;
     return { cache, logits: outputs.logits };
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
-    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request));
+    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request, (await this.#searchDecoder?.()) ?? this.#decoder));
     const [result] = await this.#decodeLockstep([request]);
     return result!;
   }
@@ -247,7 +261,7 @@ export class WhisperWindowDecoder {
    * (docs/benchmarks.md, "Speech to text"). A decoder whose graph does not broadcast gets them
    * repeated to the group's size once.
    */
-  #searchSession(request: WindowDecodeRequest): SearchSession {
+  #searchSession(request: WindowDecodeRequest, session: OrtSession): SearchSession {
     const groupSize = searchRows(request);
     let audio = ortTensorOf(request.audioFeatures);
     /** The cross-attention cache (`.encoder`): one row, or the group's size once repeated. */
@@ -269,6 +283,7 @@ export class WhisperWindowDecoder {
         tokens.map((token) => [token]),
         past,
         true,
+        session,
       );
     };
     const keepDecoder = (cache: Cache) => {
@@ -276,7 +291,7 @@ export class WhisperWindowDecoder {
     };
     return {
       start: async () => {
-        const start = await this.#readStart(audio, [request]);
+        const start = await this.#readStart(audio, [request], session);
         keepDecoder(start.cache);
         for (const [name, tensor] of Object.entries(start.cache)) if (name.includes('encoder')) encoder[name] = tensor;
         const [, steps, vocab] = start.logits.dims as [number, number, number];
@@ -345,7 +360,7 @@ export class WhisperWindowDecoder {
    * a time, without its logits: read at once, a full prompt's would be 47 MB per window for the few
    * rows the start tokens need (same cache, same logits after).
    */
-  async #readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[]): Promise<{ cache: Cache; logits: OrtTensor }> {
+  async #readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[], session = this.#decoder): Promise<{ cache: Cache; logits: OrtTensor }> {
     const prompts = requests.map((request) => this.#prompt(request));
     let past: Cache | undefined;
     for (let at = 0; at < prompts[0]!.length; at += PROMPT_CHUNK_TOKENS) {
@@ -354,6 +369,7 @@ export class WhisperWindowDecoder {
         prompts.map((prompt) => prompt.slice(at, at + PROMPT_CHUNK_TOKENS)),
         past,
         false,
+        session,
       ));
     }
     const start = await this.#extend(
@@ -361,6 +377,7 @@ export class WhisperWindowDecoder {
       requests.map((request) => request.startTokens),
       past,
       true,
+      session,
     );
     return { cache: start.cache, logits: start.logits! };
   }

@@ -3,8 +3,10 @@
  * run test-models`): beam_size=1 is the greedy decode to the byte, beam 5 transcribes the shared
  * English clips at least as well as greedy, and best-of sampling is reproducible with a seed.
  */
+import { join } from 'node:path';
 import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
+import { PrepackedSearchDecoder } from '../../../src/inference/speech-to-text/prepacked-search-decoder.js';
 import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
 import { WhisperWindowDecoder, type WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
@@ -13,7 +15,7 @@ import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { normalizeTranscript } from '../../../scripts/eval/lib/normalize-transcript.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
 import { corpusWer, wordErrors } from '../../../scripts/eval/lib/wer.js';
-import { SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
 import { loadTinyEnWindowDecoder, tinyEnAvailable, type TinyEnPipeline } from './tiny-en-window-decoder.js';
 
 describe('beam search and best-of on whisper-tiny.en (real weights)', function () {
@@ -105,6 +107,18 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
       expect(await repeating.decode(request(features, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(features, { beamSize: 5 })));
     }
     expect(refused).to.equal(1); // tried once, then repeated for every later window
+  });
+
+  it('a pre-packed decoder session for the search rows gives the same beams', async () => {
+    const prepacked = PrepackedSearchDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!;
+    try {
+      const searching = new WhisperWindowDecoder(asr.model, tokens, { searchDecoder: () => prepacked.session() });
+      for (const features of audio.slice(0, 2)) {
+        expect(await searching.decode(request(features, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(features, { beamSize: 5 })));
+      }
+    } finally {
+      await prepacked.dispose();
+    }
   });
 
   it('best_of samples at the temperature, the same text for the same seed; decodeBatch decodes such a window alone', async () => {
