@@ -10,7 +10,8 @@
  *    own transcribe() with its defaults (beam 5, best_of 5, temperature fallback, timestamps), the
  *    same clips: WER and time, goal WER no worse and ratio ≤ 1.0 (--beam 0 skips it). With
  *    --beam-prepack our beam side runs with the manifest option prepackWeights on (off by default
- *    for fp32): a 5-row step's output projection then skips packing its 80 MB weight every step.
+ *    for fp32, whose beam rows run on a pre-packed copy of the decoder anyway): the encoder and the
+ *    greedy decoder pre-pack too.
  * 2. Event-loop health: p99 of GET / (pinged every 10 ms) on a real server while 4 clients POST
  *    en_jfk.mp3 to /v1/transcriptions back to back for --seconds. Goal: p99 < 20 ms.
  *

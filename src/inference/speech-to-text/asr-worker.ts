@@ -3,6 +3,7 @@
  * here: audio decoding and resampling, log-mel feature extraction, the ONNX encoder/decoder
  * and detokenisation, so the HTTP event loop stays free.
  */
+import { join } from 'node:path';
 import { pipeline } from '@huggingface/transformers';
 import { ValidationError } from '../../errors.js';
 import { decodeAudio16, probeAudio } from '../../audio/decode-audio.js';
@@ -31,6 +32,7 @@ import { leadingSpeech, windowReader, type SpeechWindow } from './speech-windows
 import { whisperStartTokens } from './whisper-special-tokens.js';
 import { whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
 import { whisperLongFormModel, type WhisperPipelineParts } from './whisper-long-form-model.js';
+import { PrepackedSearchDecoder } from './prepacked-search-decoder.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
 interface AsrPipeline extends LanguageIdPipeline, WhisperPipelineParts {
@@ -58,7 +60,10 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
-  const longForm = whisperLongFormModel(asr);
+  const searchDecoder = init.prepackWeights
+    ? undefined
+    : PrepackedSearchDecoder.of(join(init.modelsDir, init.modelId), init.dtype, asrSessionOptions({ ...init, prepackWeights: true }));
+  const longForm = whisperLongFormModel(asr, { searchDecoder: searchDecoder && (() => searchDecoder.session()) });
   const cannotTimeWords = longForm?.aligner
     ? undefined
     : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;
@@ -155,6 +160,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     },
     dispose: async () => {
       await vadFilter?.dispose();
+      await searchDecoder?.dispose();
       await asr.dispose();
     },
   };

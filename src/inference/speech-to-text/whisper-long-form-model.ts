@@ -6,7 +6,7 @@
 import type { Tensor } from '@huggingface/transformers';
 import type { WindowsModel } from './decode-windows.js';
 import { whisperSpecialTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
-import { WhisperWindowDecoder, type WhisperSeq2Seq } from './whisper-window-decoder.js';
+import { WhisperWindowDecoder, type WhisperDecoderSession, type WhisperSeq2Seq } from './whisper-window-decoder.js';
 
 /** The parts of a transformers.js ASR pipeline this uses. */
 export interface WhisperPipelineParts {
@@ -21,12 +21,18 @@ export interface WhisperPipelineParts {
   processor: (audio: Float32Array) => Promise<{ input_features: Tensor }>;
 }
 
-/** The long-form decoder over this pipeline's model, or undefined if the model has no timestamp tokens. */
-export function whisperLongFormModel(asr: WhisperPipelineParts): WindowsModel | undefined {
+/**
+ * The long-form decoder over this pipeline's model, or undefined if the model has no timestamp
+ * tokens. `searchDecoder`: the decoder session for beam search and best-of rows (WhisperWindowDecoder).
+ */
+export function whisperLongFormModel(
+  asr: WhisperPipelineParts,
+  options: { searchDecoder?: () => Promise<WhisperDecoderSession> } = {},
+): WindowsModel | undefined {
   const config = asr.model.generation_config ?? {};
   const tokens = whisperSpecialTokens(config, asr.tokenizer.get_vocab());
   if (!tokens) return undefined;
-  const decoder = new WhisperWindowDecoder(asr.model, tokens);
+  const decoder = new WhisperWindowDecoder(asr.model, tokens, options);
   const alignmentHeads = config.alignment_heads ?? [];
   return {
     features: async (pcm) => (await asr.processor(pcm)).input_features,

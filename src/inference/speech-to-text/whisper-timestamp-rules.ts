@@ -46,13 +46,14 @@ export function applyTimestampRules(logits: Float32Array, sampled: readonly numb
     if (options.maxInitialTimestampIndex !== undefined) logits.fill(-Infinity, timestampBegin + options.maxInitialTimestampIndex + 1);
   }
 
-  // Compare log-sum-exp of the timestamps with the best text token, on the softmax scale.
-  let max = -Infinity;
-  for (let index = 0; index < logits.length; index++) if (logits[index]! > max) max = logits[index]!;
+  // Compare log-sum-exp of the timestamps with the best text token, on the softmax scale. One
+  // pass over the text tokens: the maximum of all is theirs or a timestamp's.
+  let bestText = -Infinity;
+  for (let index = 0; index < timestampBegin; index++) if (logits[index]! > bestText) bestText = logits[index]!;
+  let max = bestText;
+  for (let index = timestampBegin; index < logits.length; index++) if (logits[index]! > max) max = logits[index]!;
   if (max === -Infinity) return;
   let timestampMass = 0;
   for (let index = timestampBegin; index < logits.length; index++) timestampMass += Math.exp(logits[index]! - max);
-  let bestText = -Infinity;
-  for (let index = 0; index < timestampBegin; index++) if (logits[index]! > bestText) bestText = logits[index]!;
   if (timestampMass > 0 && Math.log(timestampMass) + max > bestText) logits.fill(-Infinity, 0, timestampBegin);
 }

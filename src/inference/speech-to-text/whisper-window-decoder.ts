@@ -32,6 +32,9 @@ interface OrtSession {
   run(feeds: Record<string, unknown>, fetches?: readonly string[]): Promise<Record<string, OrtTensor>>;
 }
 
+/** The decoder's ONNX session, as the model holds it. */
+export type WhisperDecoderSession = OrtSession;
+
 /** The parts of a transformers.js WhisperForConditionalGeneration this uses. */
 export interface WhisperSeq2Seq {
   sessions: Record<string, OrtSession>;
@@ -128,10 +131,22 @@ interface BatchRow {
 export class WhisperWindowDecoder {
   readonly #model: WhisperSeq2Seq;
   readonly #tokens: WhisperSpecialTokens;
+  /** Whether the decoder's attention broadcasts one row of cross-attention cache over many; unknown until a search step tries. */
+  #broadcastsCrossRows: boolean | undefined;
+  readonly #searchDecoder: (() => Promise<OrtSession>) | undefined;
 
-  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens) {
+  /**
+   * `searchDecoder`: the session beam search and best-of rows run on instead of the model's
+   * decoder (the same graph with its weights pre-packed, opened when first asked; asr-worker.ts).
+   */
+  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: { searchDecoder?: () => Promise<OrtSession> } = {}) {
     this.#model = model;
     this.#tokens = tokens;
+    this.#searchDecoder = options.searchDecoder;
+  }
+
+  get #decoder(): OrtSession {
+    return this.#model.sessions.decoder_model_merged!;
   }
 
   /** Runs the encoder on input features [1, mel, 3000]. */
@@ -179,8 +194,8 @@ export class WhisperWindowDecoder {
     tokens: readonly (readonly number[])[],
     past: Cache | undefined,
     fetches: readonly string[],
+    session = this.#decoder,
   ): Promise<Record<string, OrtTensor>> {
-    const session = this.#model.sessions.decoder_model_merged!;
     const OrtTensor = audio.constructor as OrtTensorClass;
     const { decoder_attention_heads: headCount, d_model: width } = this.#model.config;
     const rows = tokens.length;
@@ -211,65 +226,84 @@ export class WhisperWindowDecoder {
     tokens: readonly (readonly number[])[],
     past: Cache | undefined,
     withLogits: boolean,
+    session = this.#decoder,
   ): Promise<{ cache: Cache; logits?: OrtTensor }> {
-    const caches = this.#model.sessions.decoder_model_merged!.outputNames.filter((name) => name.startsWith('present') && !(past && name.includes('encoder')));
-    const outputs = await this.#run(audio, tokens, past, withLogits ? ['logits', ...caches] : caches);
+    const caches = session.outputNames.filter((name) => name.startsWith('present') && !(past && name.includes('encoder')));
+    const outputs = await this.#run(audio, tokens, past, withLogits ? ['logits', ...caches] : caches, session);
     const cache: Cache = { ...past };
     for (const name of caches) cache[name.replace('present', 'past_key_values')] = outputs[name]!;
     return { cache, logits: outputs.logits };
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
-    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request));
+    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request, (await this.#searchDecoder?.()) ?? this.#decoder));
     const [result] = await this.#decodeLockstep([request]);
     return result!;
   }
 
   /**
    * One window's rows for a beam search or best-of sampling: the prompt and start tokens read on
-   * one row, then its cache grown to the group and reordered at every step. The cross-attention
-   * cache and audio are the same on every row, so they are repeated once to the group's size and
-   * later only viewed.
+   * one row, then its cache grown to the group and reordered at every step. The audio and the
+   * cross-attention cache are the same on every row, so each step is given their one row, which
+   * the decoder's attention broadcasts over the group's rows (its MatMuls broadcast the batch
+   * axis): no copy per row, and a step reads a fifth of the cache a 5-row copy would have it read
+   * (docs/benchmarks.md, "Speech to text"). A decoder whose graph does not broadcast gets them
+   * repeated to the group's size once.
    */
-  #searchSession(request: WindowDecodeRequest): SearchSession {
+  #searchSession(request: WindowDecodeRequest, session: OrtSession): SearchSession {
     const groupSize = searchRows(request);
     let audio = ortTensorOf(request.audioFeatures);
-    /** The cross-attention cache (`.encoder`), one row, then the group's size. */
-    const encoder: Cache = {};
+    /** The cross-attention cache (`.encoder`): one row, or the group's size once repeated. */
+    let encoder: Cache = {};
     /** The self-attention cache, one row per live beam or sample. */
     let decoder: Cache = {};
-    let grown = false;
-    const keep = (cache: Cache) => {
-      for (const [name, tensor] of Object.entries(cache)) {
-        if (!name.includes('encoder')) decoder[name] = tensor;
-        else if (!grown) encoder[name] = tensor;
-      }
+    let repeated = false;
+    const repeat = () => {
+      audio = alikeRows(audio, groupSize);
+      encoder = Object.fromEntries(Object.entries(encoder).map(([name, tensor]) => [name, alikeRows(tensor, groupSize)]));
+      repeated = true;
+    };
+    const read = (rows: Cache, tokens: readonly number[]) => {
+      const cross = (tensor: OrtTensor) => (repeated ? alikeRows(tensor, tokens.length) : tensor);
+      const past: Cache = { ...rows };
+      for (const [name, tensor] of Object.entries(encoder)) past[name] = cross(tensor);
+      return this.#extend(
+        cross(audio),
+        tokens.map((token) => [token]),
+        past,
+        true,
+        session,
+      );
+    };
+    const keepDecoder = (cache: Cache) => {
+      for (const [name, tensor] of Object.entries(cache)) if (!name.includes('encoder')) decoder[name] = tensor;
     };
     return {
       start: async () => {
-        const start = await this.#readStart(audio, [request]);
-        keep(start.cache);
+        const start = await this.#readStart(audio, [request], session);
+        keepDecoder(start.cache);
+        for (const [name, tensor] of Object.entries(start.cache)) if (name.includes('encoder')) encoder[name] = tensor;
         const [, steps, vocab] = start.logits.dims as [number, number, number];
         const data = start.logits.data as Float32Array;
         return { logits: data.subarray((steps - 1) * vocab, steps * vocab), noSpeechProb: this.#noSpeechProb(start.logits, 0, request) };
       },
       step: async (sources, tokens) => {
-        if (!grown) {
-          audio = alikeRows(audio, groupSize);
-          for (const [name, tensor] of Object.entries(encoder)) encoder[name] = alikeRows(tensor, groupSize);
-          grown = true;
-        }
         const rows: Cache = {};
-        for (const [name, tensor] of Object.entries(encoder)) rows[name] = alikeRows(tensor, sources.length);
         for (const [name, tensor] of Object.entries(decoder)) rows[name] = gatherRows(tensor, sources);
         decoder = {};
-        const step = await this.#extend(
-          alikeRows(audio, sources.length),
-          tokens.map((token) => [token]),
-          rows,
-          true,
-        );
-        keep(step.cache);
+        if (this.#broadcastsCrossRows === false && !repeated) repeat();
+        let step: Awaited<ReturnType<typeof read>>;
+        try {
+          step = await read(rows, tokens);
+        } catch (error) {
+          // The first search step on a decoder that does not broadcast: repeat the rows from now on.
+          if (repeated || this.#broadcastsCrossRows || sources.length === 1) throw error;
+          this.#broadcastsCrossRows = false;
+          repeat();
+          step = await read(rows, tokens);
+        }
+        if (!repeated && sources.length > 1) this.#broadcastsCrossRows = true;
+        keepDecoder(step.cache);
         const data = step.logits!.data as Float32Array;
         const vocab = step.logits!.dims[2]!;
         return tokens.map((_, row) => data.subarray(row * vocab, (row + 1) * vocab));
@@ -315,7 +349,7 @@ export class WhisperWindowDecoder {
    * a time, without its logits: read at once, a full prompt's would be 47 MB per window for the few
    * rows the start tokens need (same cache, same logits after).
    */
-  async #readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[]): Promise<{ cache: Cache; logits: OrtTensor }> {
+  async #readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[], session = this.#decoder): Promise<{ cache: Cache; logits: OrtTensor }> {
     const prompts = requests.map((request) => this.#prompt(request));
     let past: Cache | undefined;
     for (let at = 0; at < prompts[0]!.length; at += PROMPT_CHUNK_TOKENS) {
@@ -324,6 +358,7 @@ export class WhisperWindowDecoder {
         prompts.map((prompt) => prompt.slice(at, at + PROMPT_CHUNK_TOKENS)),
         past,
         false,
+        session,
       ));
     }
     const start = await this.#extend(
@@ -331,6 +366,7 @@ export class WhisperWindowDecoder {
       requests.map((request) => request.startTokens),
       past,
       true,
+      session,
     );
     return { cache: start.cache, logits: start.logits! };
   }

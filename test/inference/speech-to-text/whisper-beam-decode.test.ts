@@ -3,17 +3,19 @@
  * run test-models`): beam_size=1 is the greedy decode to the byte, beam 5 transcribes the shared
  * English clips at least as well as greedy, and best-of sampling is reproducible with a seed.
  */
+import { join } from 'node:path';
 import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
+import { PrepackedSearchDecoder } from '../../../src/inference/speech-to-text/prepacked-search-decoder.js';
 import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import type { WhisperWindowDecoder, WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import { WhisperWindowDecoder, type WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
 import type { SearchOptions } from '../../../src/inference/speech-to-text/whisper-search-decode.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { normalizeTranscript } from '../../../scripts/eval/lib/normalize-transcript.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
 import { corpusWer, wordErrors } from '../../../scripts/eval/lib/wer.js';
-import { SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
 import { loadTinyEnWindowDecoder, tinyEnAvailable, type TinyEnPipeline } from './tiny-en-window-decoder.js';
 
 describe('beam search and best-of on whisper-tiny.en (real weights)', function () {
@@ -81,6 +83,42 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
     const stamps = sampled.filter((id) => id >= tokens.timestampBegin);
     expect(stamps.length % 2).to.equal(0);
     expect(stamps).to.deep.equal([...stamps].sort((a, b) => a - b));
+  });
+
+  it('a decoder whose graph does not broadcast the cross-attention rows decodes the same, with them repeated', async () => {
+    // The shared rows (one row of audio and cross-attention cache for all beams) are refused, as a
+    // graph that reshapes by the batch size would refuse them.
+    const session = asr.model.sessions.decoder_model_merged!;
+    let refused = 0;
+    const strict = {
+      inputNames: session.inputNames,
+      outputNames: session.outputNames,
+      run: (feeds: Record<string, { dims: readonly number[] }>, fetches?: readonly string[]) => {
+        const cross = feeds['past_key_values.0.encoder.key'];
+        if (cross && cross.dims[0] !== feeds.input_ids!.dims[0]) {
+          refused++;
+          return Promise.reject(new Error('batch sizes differ'));
+        }
+        return session.run(feeds, fetches);
+      },
+    };
+    const repeating = new WhisperWindowDecoder({ ...asr.model, sessions: { ...asr.model.sessions, decoder_model_merged: strict } }, tokens);
+    for (const features of audio.slice(0, 2)) {
+      expect(await repeating.decode(request(features, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(features, { beamSize: 5 })));
+    }
+    expect(refused).to.equal(1); // tried once, then repeated for every later window
+  });
+
+  it('a pre-packed decoder session for the search rows gives the same beams', async () => {
+    const prepacked = PrepackedSearchDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!;
+    try {
+      const searching = new WhisperWindowDecoder(asr.model, tokens, { searchDecoder: () => prepacked.session() });
+      for (const features of audio.slice(0, 2)) {
+        expect(await searching.decode(request(features, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(features, { beamSize: 5 })));
+      }
+    } finally {
+      await prepacked.dispose();
+    }
   });
 
   it('best_of samples at the temperature, the same text for the same seed; decodeBatch decodes such a window alone', async () => {

@@ -1,0 +1,46 @@
+/**
+ * The Whisper decoder opened a second time with onnxruntime's weight pre-packing, for the rows of
+ * beam search and best-of sampling only, when the model's own sessions run without it (fp32,
+ * AsrOptions.prepackWeights). Unpacked, a MatMul of more than one row packs its weight on every
+ * call: for a 5-row step that is the output projection's whole tied embedding (80 MB for
+ * tiny.en), which made it cost ~3× a 1-row step; pre-packed ~1.2× (docs/benchmarks.md, "Speech to
+ * text"). Opened on the first such decode, so a server that never searches holds no packed copy;
+ * greedy decodes keep the unpacked session, their tokens and memory unchanged.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import type { Dtype } from './asr-options.js';
+import type { WhisperDecoderSession } from './whisper-window-decoder.js';
+
+export class PrepackedSearchDecoder {
+  readonly #file: string;
+  readonly #options: ort.InferenceSession.SessionOptions;
+  #session: Promise<ort.InferenceSession> | undefined;
+
+  /**
+   * The fp32 decoder of `modelDir` with `sessionOptions` (the model's own, pre-packing on), or
+   * undefined for another dtype (its sessions pre-pack already unless told not to) or a model
+   * without that file.
+   */
+  static of(modelDir: string, dtype: Dtype, sessionOptions: ort.InferenceSession.SessionOptions): PrepackedSearchDecoder | undefined {
+    const decoderDtype = typeof dtype === 'string' ? dtype : dtype.decoder_model_merged;
+    const file = join(modelDir, 'onnx', 'decoder_model_merged.onnx');
+    return decoderDtype === 'fp32' && existsSync(file) ? new PrepackedSearchDecoder(file, sessionOptions) : undefined;
+  }
+
+  private constructor(file: string, options: ort.InferenceSession.SessionOptions) {
+    this.#file = file;
+    this.#options = options;
+  }
+
+  /** The session, opened on the first call. */
+  session(): Promise<WhisperDecoderSession> {
+    this.#session ??= ort.InferenceSession.create(this.#file, this.#options);
+    return this.#session as unknown as Promise<WhisperDecoderSession>;
+  }
+
+  async dispose(): Promise<void> {
+    await (await this.#session?.catch(() => undefined))?.release();
+  }
+}
