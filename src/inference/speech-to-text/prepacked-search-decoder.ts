@@ -5,13 +5,18 @@
  * call: for a 5-row step that is the output projection's whole tied embedding (80 MB for
  * tiny.en), which made it cost ~3× a 1-row step; pre-packed ~1.2× (docs/benchmarks.md, "Speech to
  * text"). Opened on the first such decode, so a server that never searches holds no packed copy;
- * greedy decodes keep the unpacked session, their tokens and memory unchanged.
+ * greedy decodes keep the unpacked session, their tokens and memory unchanged. The copy costs
+ * about the decoder's weights again, so a decoder above MAX_PREPACKED_DECODER_BYTES (small and up)
+ * is not copied: its beams run unpacked, slower, within the memory the model declares.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Dtype } from './asr-options.js';
 import type { WhisperDecoderSession } from './whisper-window-decoder.js';
+
+/** 512 MiB: tiny and base fp32 (their decoders: 208 and 118 MB here); small (~600 MB) and up are not copied. */
+export const MAX_PREPACKED_DECODER_BYTES = 512 * 1024 * 1024;
 
 export class PrepackedSearchDecoder {
   readonly #file: string;
@@ -20,13 +25,14 @@ export class PrepackedSearchDecoder {
 
   /**
    * The fp32 decoder of `modelDir` with `sessionOptions` (the model's own, pre-packing on), or
-   * undefined for another dtype (its sessions pre-pack already unless told not to) or a model
-   * without that file.
+   * undefined for another dtype (its sessions pre-pack already unless told not to), a model
+   * without that file, or a decoder too large to hold twice (MAX_PREPACKED_DECODER_BYTES).
    */
   static of(modelDir: string, dtype: Dtype, sessionOptions: ort.InferenceSession.SessionOptions): PrepackedSearchDecoder | undefined {
     const decoderDtype = typeof dtype === 'string' ? dtype : dtype.decoder_model_merged;
     const file = join(modelDir, 'onnx', 'decoder_model_merged.onnx');
-    return decoderDtype === 'fp32' && existsSync(file) ? new PrepackedSearchDecoder(file, sessionOptions) : undefined;
+    if (decoderDtype !== 'fp32' || !existsSync(file)) return undefined;
+    return weightBytes(file) <= MAX_PREPACKED_DECODER_BYTES ? new PrepackedSearchDecoder(file, sessionOptions) : undefined;
   }
 
   private constructor(file: string, options: ort.InferenceSession.SessionOptions) {
@@ -43,4 +49,10 @@ export class PrepackedSearchDecoder {
   async dispose(): Promise<void> {
     await (await this.#session?.catch(() => undefined))?.release();
   }
+}
+
+/** The graph file and its external data, when the weights are kept beside it. */
+function weightBytes(file: string): number {
+  const data = `${file}_data`;
+  return statSync(file).size + (existsSync(data) ? statSync(data).size : 0);
 }
