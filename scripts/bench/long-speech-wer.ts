@@ -4,7 +4,7 @@
  *
  *   tsx scripts/bench/long-speech-wer.ts [--languages en,es,fr,de] [--seeds 1,2,3] [--minutes 2] [--threads 1]
  *                                        [--vad '{"threshold":0.35}'] [--ours-only] [--ours-sides default,vad off,vad on] [--short]
- *                                        [--clip-rms=-26] [--alone] [--keep DIR]
+ *                                        [--clip-rms=-26] [--alone] [--keep DIR] [--decoding '{"beamSize":5}']
  *
  * Each file: the language's clips of the shared speech set (EVAL_SPEECH_DIR), shuffled by the seed,
  * repeated until the length, with 3–6 s of silence between clips and a quarter of the clips 20–30 dB
@@ -26,6 +26,7 @@
  * shared clips are recorded near −63 dBFS, and 20–30 dB below that is under 16-bit resolution).
  * `--alone`: one more column, ours with each placed clip decoded alone at its level, vad_filter
  * off: the model's own errors on the clips, which no way of cutting a long file removes.
+ * `--decoding`: decoding options (DecodingOptions, camelCase) for every side of ours, e.g. beam search.
  * `--keep DIR`: write each file's clips (times, references) and every side's text (ours with
  * segments) to DIR/<language>-<seed>-<minutes>.json for a per-clip diff, and reuse
  * faster-whisper's texts found there (its side does not change between runs of ours).
@@ -42,7 +43,7 @@ import { loadTranscriber } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
 import { corpusWer, wordErrors, type WerCounts } from '../eval/lib/wer.js';
-import type { TranscribeOptions, VadOptions } from '../../src/inference/types.js';
+import type { DecodingOptions, TranscribeOptions, VadOptions } from '../../src/inference/types.js';
 
 const root = resolve('.');
 const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
@@ -62,13 +63,15 @@ const { values: args } = parseArgs({
     keep: { type: 'string' },
     'clip-rms': { type: 'string' },
     alone: { type: 'boolean', default: false },
+    decoding: { type: 'string' },
   },
 });
 const vad = args.vad ? (JSON.parse(args.vad) as VadOptions) : undefined;
+const decoding: TranscribeOptions = args.decoding ? { decoding: JSON.parse(args.decoding) as DecodingOptions } : {};
 const OURS = {
-  default: vad ? { vad } : {},
-  'vad off': { vadFilter: false },
-  'vad on': { vadFilter: true, ...(vad ? { vad } : {}) },
+  default: { ...decoding, ...(vad ? { vad } : {}) },
+  'vad off': { ...decoding, vadFilter: false },
+  'vad on': { ...decoding, vadFilter: true, ...(vad ? { vad } : {}) },
 } satisfies Record<string, TranscribeOptions>;
 type Side = keyof typeof OURS | 'fw vad off' | 'fw vad on' | 'alone';
 const SIDES: Side[] = ['default', 'vad off', 'vad on', 'fw vad off', 'fw vad on', 'alone'];
