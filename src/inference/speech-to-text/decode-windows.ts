@@ -93,8 +93,8 @@ async function decodeWindow(
   const all: DecodedSegment[] = [];
   let reported = 0;
   let lastEnd = Number.NEGATIVE_INFINITY;
-  // Every follow-up holds fewer regions than the decode it came from, or starts later; the cap
-  // keeps a window's cost within one decode per region (and the first).
+  // Every follow-up is a strictly shorter part of the decode it came from; the cap keeps a
+  // window's cost within one decode per region, and the first.
   let decodesLeft = whole.regions.length + 1;
   const pending: SpeechWindow[] = [whole];
   while (pending.length > 0 && decodesLeft-- > 0) {
@@ -136,10 +136,10 @@ async function decodeWindow(
 export function uncoveredGaps(window: SpeechWindow, segments: readonly { start: number; end: number }[], sampleRate: number): SpeechWindow[] {
   const at = (seconds: number) => window.start + Math.round(seconds * sampleRate);
   const gaps: SpeechWindow[] = [];
+  const minimum = MIN_REST_SECONDS * sampleRate;
   let covered = window.start;
   for (const segment of segments) {
     const [from, to] = [covered, at(segment.start)];
-    const minimum = MIN_REST_SECONDS * sampleRate;
     // The rest of a region a segment ended in, or the lead of one the next began in, is pad
     // and stamp slack when short, as in uncoveredRest.
     const regions = window.regions
