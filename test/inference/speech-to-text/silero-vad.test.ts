@@ -12,6 +12,7 @@ import { SileroVad, TRANSCRIPTION_STATE_RESETS } from '../../../src/inference/sp
 import { sileroVadEngine } from '../../../src/inference/speech-to-text/silero-vad-engine.js';
 import type { VoiceActivityDetector } from '../../../src/inference/types.js';
 import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+import { concatSamples } from '../../../src/audio/concat-samples.js';
 
 const MODELS_DIR = join(REPO_ROOT, 'models');
 const MODEL_DIR = join(MODELS_DIR, 'silero-vad-v6');
@@ -30,14 +31,9 @@ function whiteNoise(seconds: number, amplitude: number, seed = 1): Float32Array 
   return samples;
 }
 
+/** The parts one after another. */
 function joined(...parts: Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concatSamples(parts);
 }
 
 describe('Silero VAD v6 (real weights)', () => {

@@ -8,6 +8,7 @@ import { SileroVad, TRANSCRIPTION_STATE_RESETS } from '../../../src/inference/sp
 import { frameGain, VAD_FLOOR_PEAK, VAD_MAX_GAIN, vadLeveledReader } from '../../../src/inference/speech-to-text/vad-input-level.js';
 import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
 import { fuzzRuns } from '../../helpers/fuzz-runs.js';
+import { concatSamples } from '../../../src/audio/concat-samples.js';
 
 const RATE = 16_000;
 
@@ -15,14 +16,9 @@ function sine(seconds: number, amplitude: number): Float32Array {
   return Float32Array.from({ length: seconds * RATE }, (_, i) => amplitude * Math.sin(i / 5));
 }
 
+/** The parts one after another. */
 function joined(...parts: Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concatSamples(parts);
 }
 
 function peak(samples: Float32Array): number {
