@@ -118,7 +118,7 @@ const CLINGING_WORDS = new Set(
 );
 
 /** Defaults of splitFirstPiece (docs/benchmarks.md, "Text to speech", has the measurements). */
-export const FIRST_PIECE_DEFAULTS = Object.freeze({ words: 4, maxClauseWords: 8, minRestWords: 3 });
+export const FIRST_PIECE_DEFAULTS = Object.freeze({ words: 3, maxClauseWords: 8, minRestWords: 3 });
 
 export interface FirstPieceOptions {
   /** About how many words a first piece cut at a word boundary has (0: cut only at a clause mark). */

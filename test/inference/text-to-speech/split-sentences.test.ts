@@ -59,7 +59,8 @@ describe('splitFirstPiece', () => {
 
   it('without an early clause, cuts near the word count where a phrase begins, the first piece spoken as a clause', () => {
     expect(splitFirstPiece('The birch canoe slid on the smooth planks.')).to.deep.equal(['The birch canoe slid,', 'on the smooth planks.']);
-    expect(splitFirstPiece('These days a chicken leg is a rare dish.')).to.deep.equal(['These days a chicken leg,', 'is a rare dish.']);
+    expect(splitFirstPiece('These days a chicken leg is a rare dish.')).to.deep.equal(['These days,', 'a chicken leg is a rare dish.']);
+    expect(splitFirstPiece('These days a chicken leg is a rare dish.', { words: 4 })).to.deep.equal(['These days a chicken leg,', 'is a rare dish.']);
     expect(splitFirstPiece('What part of the United States is your home.', { words: 5 })).to.deep.equal(['What part of the United States,', 'is your home.']);
   });
 
