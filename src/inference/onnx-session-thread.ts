@@ -7,6 +7,7 @@
  * current ones. Runs queue in the thread one at a time; inputs are copied there, outputs moved
  * back as onnxruntime-node tensors, as a session of this thread gives them.
  */
+import { setMaxListeners } from 'node:events';
 import { Tensor } from 'onnxruntime-node';
 import type { OnnxSessionApi, OnnxSessionWorkerInit, WireTensor } from './onnx-session-thread-protocol.js';
 import { WorkerClient } from './worker/worker-client.js';
@@ -23,6 +24,8 @@ interface OrtTensor {
 
 export class OnnxSessionThread {
   readonly #client: WorkerClient<OnnxSessionApi>;
+  /** A signal of ours for each caller's signal (see #queued). */
+  readonly #linked = new WeakMap<AbortSignal, AbortSignal>();
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
 
@@ -47,10 +50,26 @@ export class OnnxSessionThread {
   async run(feeds: Record<string, OrtTensor>, fetches?: readonly string[], options?: { signal?: AbortSignal }): Promise<Record<string, Tensor>> {
     const wire: Record<string, WireTensor> = {};
     for (const [name, tensor] of Object.entries(feeds)) wire[name] = { type: tensor.type, data: tensor.data as ArrayBufferView, dims: tensor.dims };
-    const outputs = await this.#client.call('run', { feeds: wire, ...(fetches ? { fetches } : {}) }, { signal: options?.signal });
+    const signal = options?.signal && this.#queued(options.signal);
+    const outputs = await this.#client.call('run', { feeds: wire, ...(fetches ? { fetches } : {}) }, { signal });
     return Object.fromEntries(
       Object.entries(outputs).map(([name, tensor]) => [name, new Tensor(tensor.type as 'float32', tensor.data as Float32Array, tensor.dims)]),
     );
+  }
+
+  /**
+   * A signal following `signal`, for the runs it cancels: each queued run listens to its signal
+   * until it ends, and one request's windows may queue more runs than Node's listener warning
+   * allows, so they listen to ours, the caller's signal to one listener.
+   */
+  #queued(signal: AbortSignal): AbortSignal {
+    let linked = this.#linked.get(signal);
+    if (!linked) {
+      linked = AbortSignal.any([signal]);
+      setMaxListeners(0, linked);
+      this.#linked.set(signal, linked);
+    }
+    return linked;
   }
 
   /** Frees the session and ends the thread. */

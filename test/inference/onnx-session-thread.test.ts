@@ -57,6 +57,20 @@ describe('OnnxSessionThread', function () {
       .with.property('message', 'cancelled');
   });
 
+  it('queues more runs on one signal than Node warns about without a warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const { signal } = new AbortController();
+      await Promise.all(Array.from({ length: 16 }, () => remote.run(feeds([2, 3]), undefined, { signal })));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).to.deep.equal([]);
+  });
+
   it('fails to start on a file that is not a model', async () => {
     const error = await OnnxSessionThread.start({ onnxFile: join(REPO_ROOT, 'package.json'), sessionOptions: OPTIONS, nice: 0 }).then(
       () => undefined,
