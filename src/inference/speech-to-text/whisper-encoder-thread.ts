@@ -6,7 +6,7 @@
  * the batch's decoder steps go on in the worker's thread, which alone kept neither of 2 cores
  * busy (docs/benchmarks.md, "Speech to text").
  */
-import { access } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DTYPE_SUFFIX, DTYPES, type Dtype } from '../dtype.js';
 import { OnnxSessionThread } from '../onnx-session-thread.js';
@@ -29,17 +29,8 @@ export async function moveEncoderToThread(
   init: Omit<OnnxSessionWorkerInit, 'onnxFile'>,
 ): Promise<boolean> {
   const original = model.sessions.model as { release?(): Promise<void> } | undefined;
-  if (!file || !original || !(await exists(file))) return false;
+  if (!file || !original || !existsSync(file)) return false;
   model.sessions.model = await OnnxSessionThread.start({ ...init, onnxFile: file }, 'whisper-encoder');
   await original.release?.();
   return true;
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await access(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
