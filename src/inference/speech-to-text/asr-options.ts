@@ -66,6 +66,12 @@ export const AsrOptions = Type.Object(
      * most of 512's speed for ~200 MB less peak (docs/benchmarks.md, "Speech to text").
      */
     batchMemoryMb: Type.Integer({ minimum: 0, default: 256 }),
+    /**
+     * Intra-op threads of the encoder, which then runs in a thread of its own
+     * (whisper-encoder-thread.ts): the next windows' encoder runs while the decoder steps through
+     * the current ones. 0 keeps it in the worker's thread. Default: `threads`.
+     */
+    encoderThreads: Type.Optional(Type.Integer({ minimum: 0, maximum: 256 })),
   },
   { additionalProperties: false },
 );

@@ -25,6 +25,8 @@ export interface AsrWorkerInit {
   spinning: boolean;
   /** Bytes a batch of VAD windows may add (AsrOptions.batchMemoryMb); 0: one window at a time. */
   batchMemoryBytes: number;
+  /** Intra-op threads of the encoder in a thread of its own (AsrOptions.encoderThreads); 0: in the worker's thread. */
+  encoderThreads: number;
 }
 
 export interface AsrRequest {

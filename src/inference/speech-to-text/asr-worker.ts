@@ -33,6 +33,7 @@ import { whisperStartTokens } from './whisper-special-tokens.js';
 import { whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
 import { whisperLongFormModel, type WhisperPipelineParts } from './whisper-long-form-model.js';
 import { PrepackedSearchDecoder } from './prepacked-search-decoder.js';
+import { encoderFile, moveEncoderToThread } from './whisper-encoder-thread.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
 interface AsrPipeline extends LanguageIdPipeline, WhisperPipelineParts {
@@ -57,6 +58,12 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     device: 'cpu',
     session_options: asrSessionOptions(init),
   })) as unknown as AsrPipeline;
+  if (init.encoderThreads > 0) {
+    await moveEncoderToThread(asr.model, encoderFile(join(init.modelsDir, init.modelId), init.dtype), {
+      sessionOptions: asrSessionOptions({ ...init, threads: init.encoderThreads }),
+      nice: init.nice,
+    });
+  }
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;

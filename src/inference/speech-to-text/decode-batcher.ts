@@ -53,7 +53,12 @@ export class DecodeBatcher {
     this.#waiting = [];
     this.#running = true;
     this.#decoder
-      .decodeBatch(batch.map((waiting) => waiting.request))
+      // Each decode is answered as soon as its row ends, so its window goes on (its next
+      // window's features and encoder run) while the batch finishes the others.
+      .decodeBatch(
+        batch.map((waiting) => waiting.request),
+        (index, result) => batch[index]!.resolve(result),
+      )
       .then(
         (results) => batch.forEach((waiting, index) => waiting.resolve(results[index]!)),
         (error: unknown) => {

@@ -128,7 +128,7 @@ export async function decodeLongForm(audio: Float32Array | PcmReader, model: Lon
     const windowFrames = Math.min(WINDOW_FRAMES, totalFrames - seek);
     const offset = seek / FRAMES_PER_SECOND;
     const pcm = source.read(seek * samplesPerFrame, (seek + windowFrames) * samplesPerFrame);
-    const audioFeatures = await decoder.encode(await model.features(pcm));
+    const audioFeatures = await decoder.encode(await model.features(pcm), options.signal);
     options.signal.throwIfAborted();
     const prompt = windowPrompt(options.hotwords ?? [], history.slice(promptStart));
     const { result, temperature, text: windowText } = await decodeWithFallback(model, { ...options, random }, { audioFeatures, prompt });

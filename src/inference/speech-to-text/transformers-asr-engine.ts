@@ -22,17 +22,19 @@ export const transformersAsrEngine = defineEngine({
   async load(entry: ManifestEntry, context: EngineContext, options: AsrOptions): Promise<Transcriber> {
     const generation = await readGenerationConfig(context.modelDir);
     const multilingual = options.multilingual ?? generation.multilingual;
+    const threads = options.threads ?? defaultThreads();
     const init: AsrWorkerInit = {
       modelsDir: context.modelsDir,
       modelId: entry.id,
       dtype: options.dtype,
-      threads: options.threads ?? defaultThreads(),
+      threads,
       fastFeatures: options.fastFeatures,
       nice: options.threadNice,
       memoryArena: options.memoryArena,
       prepackWeights: prepacksWeights(options),
       spinning: options.spinning,
       batchMemoryBytes: options.batchMemoryMb * 2 ** 20,
+      encoderThreads: options.encoderThreads ?? threads,
       vadModelFile: await vadModelFile(context.modelsDir),
     };
     return WhisperTranscriber.start(init, { ...options, modelId: entry.id, multilingual, languages: generation.languages });

@@ -29,7 +29,8 @@ type OrtTensorClass = new (type: string, data: unknown, dims: readonly number[])
 interface OrtSession {
   inputNames: readonly string[];
   outputNames: readonly string[];
-  run(feeds: Record<string, unknown>, fetches?: readonly string[]): Promise<Record<string, OrtTensor>>;
+  /** `options.signal`: honoured by a session in a thread of its own (onnx-session-thread.ts), whose run may wait its turn. */
+  run(feeds: Record<string, unknown>, fetches?: readonly string[], options?: { signal?: AbortSignal }): Promise<Record<string, OrtTensor>>;
 }
 
 /** The decoder's ONNX session, as the model holds it. */
@@ -119,6 +120,8 @@ function keepRows(tensor: OrtTensor, keep: readonly number[]): OrtTensor {
 
 /** One window of a lockstep batch and what its decode has produced so far. */
 interface BatchRow {
+  /** Its place in the batch's requests. */
+  position: number;
   request: WindowDecodeRequest;
   random: () => number;
   sampled: number[];
@@ -149,9 +152,12 @@ export class WhisperWindowDecoder {
     return this.#model.sessions.decoder_model_merged!;
   }
 
-  /** Runs the encoder on input features [1, mel, 3000]. */
-  async encode(inputFeatures: Tensor): Promise<Tensor> {
-    const { last_hidden_state: output } = await this.#model.sessions.model!.run({ input_features: ortTensorOf(inputFeatures) });
+  /** Runs the encoder on input features [1, mel, 3000]; `signal` stops a run that has yet to start. */
+  async encode(inputFeatures: Tensor, signal?: AbortSignal): Promise<Tensor> {
+    const feeds = { input_features: ortTensorOf(inputFeatures) };
+    const { last_hidden_state: output } = await (signal
+      ? this.#model.sessions.model!.run(feeds, undefined, { signal })
+      : this.#model.sessions.model!.run(feeds));
     return wrapTensor(output!);
   }
 
@@ -315,9 +321,10 @@ export class WhisperWindowDecoder {
    * Decodes independent windows, each as `decode` would alone (same tokens for the same
    * request), in lockstep batches: one per length of prompt and start tokens, in the order
    * given. Every request's signal is checked at every step; the caller picks how many windows
-   * to pass at once (whisperBatchSize).
+   * to pass at once (whisperBatchSize). `onDecoded(index, result)` hears of each request as soon
+   * as its row ends, while the batch goes on with the others.
    */
-  async decodeBatch(requests: readonly WindowDecodeRequest[]): Promise<WindowDecodeResult[]> {
+  async decodeBatch(requests: readonly WindowDecodeRequest[], onDecoded?: (index: number, result: WindowDecodeResult) => void): Promise<WindowDecodeResult[]> {
     const groups = new Map<string, number[]>();
     const searched: number[] = [];
     requests.forEach((request, index) => {
@@ -327,13 +334,17 @@ export class WhisperWindowDecoder {
       groups.set(key, [...(groups.get(key) ?? []), index]);
     });
     const results: WindowDecodeResult[] = new Array(requests.length);
+    const decoded = (index: number, result: WindowDecodeResult) => {
+      results[index] = result;
+      onDecoded?.(index, result);
+    };
     for (const indices of groups.values()) {
-      const decoded = await this.#decodeLockstep(indices.map((index) => requests[index]!));
-      indices.forEach((index, position) => {
-        results[index] = decoded[position]!;
-      });
+      await this.#decodeLockstep(
+        indices.map((index) => requests[index]!),
+        (position, result) => decoded(indices[position]!, result),
+      );
     }
-    for (const index of searched) results[index] = await this.decode(requests[index]!);
+    for (const index of searched) decoded(index, await this.decode(requests[index]!));
     return results;
   }
 
@@ -380,8 +391,14 @@ export class WhisperWindowDecoder {
     return Math.exp(logSoftmaxAt((logits.data as Float32Array).subarray(at, at + vocab), noSpeech));
   }
 
-  /** Requests whose prompts and start tokens have the same lengths, decoded one step at a time together. */
-  async #decodeLockstep(requests: readonly WindowDecodeRequest[]): Promise<WindowDecodeResult[]> {
+  /**
+   * Requests whose prompts and start tokens have the same lengths, decoded one step at a time
+   * together; `onDecoded(position, result)` as each row ends.
+   */
+  async #decodeLockstep(
+    requests: readonly WindowDecodeRequest[],
+    onDecoded?: (position: number, result: WindowDecodeResult) => void,
+  ): Promise<WindowDecodeResult[]> {
     const { eot } = this.#tokens;
     let audio = stackRows(requests.map((request) => ortTensorOf(request.audioFeatures)));
     const start = await this.#readStart(audio, requests);
@@ -389,6 +406,7 @@ export class WhisperWindowDecoder {
     let logits = start.logits;
     const vocab = logits.dims[2]!;
     const rows: BatchRow[] = requests.map((request, row) => ({
+      position: row,
       request,
       random: request.random ?? Math.random,
       sampled: [],
@@ -412,10 +430,10 @@ export class WhisperWindowDecoder {
         const token = temperature > 0 ? sample(rowLogits, temperature, row.random) : argmax(rowLogits);
         const logProb = logSoftmaxAt(rowLogits, token);
         row.sumLogProb += logProb;
-        if (token === eot) return;
+        if (token === eot) return void onDecoded?.(row.position, resultOf(row));
         row.sampled.push(token);
         row.tokenLogProbs.push(logProb);
-        if (row.sampled.length >= row.request.maxTokens) return;
+        if (row.sampled.length >= row.request.maxTokens) return void onDecoded?.(row.position, resultOf(row));
         keep.push(position);
         next.push([token]);
       });
@@ -434,11 +452,15 @@ export class WhisperWindowDecoder {
       past = step.cache;
       logits = step.logits!;
     }
-    return rows.map((row) => ({
-      tokens: row.sampled,
-      tokenLogProbs: row.tokenLogProbs,
-      avgLogProb: row.sumLogProb / (row.sampled.length + 1),
-      noSpeechProb: row.noSpeechProb,
-    }));
+    return rows.map(resultOf);
   }
+}
+
+function resultOf(row: BatchRow): WindowDecodeResult {
+  return {
+    tokens: row.sampled,
+    tokenLogProbs: row.tokenLogProbs,
+    avgLogProb: row.sumLogProb / (row.sampled.length + 1),
+    noSpeechProb: row.noSpeechProb,
+  };
 }

@@ -1,8 +1,8 @@
 /**
  * decodeWindows with `batchSize` over a scripted window decoder that can batch: each window gets
  * the decodes (and follow-up decodes) it gets alone, their decoder calls share batches, segments
- * are reported in window order, at most `batchSize` windows are in flight, and an abort inside a
- * batch stops every window. (The real model: decode-windows-batched.test.ts.)
+ * are reported in window order, at most `batchSize` windows are in flight, a window goes on as
+ * soon as its row of a batch ends, and an abort inside a batch stops every window. (The real model: decode-windows-batched.test.ts.)
  */
 import { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
@@ -117,6 +117,26 @@ describe('decodeWindows in batches (scripted windows)', () => {
       [14, 48],
       [80, 120],
     ]);
+  });
+
+  it('lets a window go on (its next decode’s features and encoder run) as soon as its row ends, while its batch goes on', async () => {
+    const log = newLog();
+    const model = scriptedModel(log, true);
+    const batching = model.decoder.decodeBatch!;
+    let readDuringFirstBatch: number[] = [];
+    model.decoder.decodeBatch = async (requests, onDecoded) => {
+      const results = await batching(requests);
+      if (log.batches.length === 1) {
+        // The row of 40–60 s ends first: its window reads the rest from 48 s while the row of 5–15 s decodes on.
+        onDecoded?.(1, results[1]!);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        readDuringFirstBatch = [...log.features];
+      }
+      return results;
+    };
+    const segments = await decodeWindows(clock, windows, model, { startTokens: [TOKENS.sot], signal: new AbortController().signal, batchSize: 2 });
+    expect(readDuringFirstBatch).to.deep.equal([5, 40, 48]);
+    expect(timed(segments).map(([start]) => start)).to.deep.equal([5, 9, 40, 48, 80, 120]);
   });
 
   it('decodes one window at a time when windows are prompted by the one before', async () => {
