@@ -5,6 +5,7 @@
  * finished until `round(beamSize × patience)` have been. The ranker then picks among the finished
  * (and, when too few finished, the best unfinished) by sum log probability over a length penalty.
  */
+import { argmax } from './whisper-token-choice.js';
 
 /** A sequence a beam holds, or one that finished. */
 export interface Hypothesis {
@@ -143,12 +144,6 @@ export function topCandidates(logits: Float32Array, k: number): Candidate[] {
   return best;
 }
 
-function maxOf(values: Float32Array): number {
-  let max = -Infinity;
-  for (let index = 0; index < values.length; index++) if (values[index]! > max) max = values[index]!;
-  return max;
-}
-
 /** 2^i for the integer part of a scaled exponent, i from -1074 (the smallest double) to 0. */
 const POWERS_OF_TWO = Float64Array.from({ length: 1075 }, (_, index) => 2 ** (index - 1074));
 
@@ -158,7 +153,7 @@ const POWERS_OF_TWO = Float64Array.from({ length: 1075 }, (_, index) => 2 ** (in
  * whose call was the larger part of a beam's step outside the model (every beam sums 51,865).
  * `max`: the values' maximum, when the caller knows it.
  */
-export function logSumExp(values: Float32Array, max = maxOf(values)): number {
+export function logSumExp(values: Float32Array, max = values[argmax(values)] ?? -Infinity): number {
   if (max === -Infinity) return max;
   let sum = 0;
   for (let index = 0; index < values.length; index++) {
