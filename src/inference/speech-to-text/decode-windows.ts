@@ -13,7 +13,7 @@
  */
 import type { PcmReader } from '../../audio/pcm16-buffer.js';
 import { decodeLongForm, type DecodedSegment, type LongFormModel, type LongFormOptions } from './long-form-decoder.js';
-import { originalTime, windowReader, type SpeechWindow } from './speech-windows.js';
+import { originalTime, utterancesWithin, windowReader, type SpeechWindow } from './speech-windows.js';
 import type { WhisperWindowDecoder } from './whisper-window-decoder.js';
 import { decodeWindowsTogether } from './windows-together.js';
 
@@ -129,7 +129,7 @@ async function decodeWindow(
 
 /**
  * Speech of `window` between its segments that none of them covers, as windows: at least
- * MIN_REST_SECONDS of the VAD's regions in a gap before the last segment (Whisper can pass over
+ * MIN_REST_SECONDS of the VAD's utterances in a gap before the last segment (Whisper can pass over
  * a quiet speaker, or a sentence, and go on after it). Speech after the last segment is
  * uncoveredRest's.
  */
@@ -140,13 +140,19 @@ export function uncoveredGaps(window: SpeechWindow, segments: readonly { start: 
   let covered = window.start;
   for (const segment of segments) {
     const [from, to] = [covered, at(segment.start)];
-    // The rest of a region a segment ended in, or the lead of one the next began in, is pad
-    // and stamp slack when short, as in uncoveredRest.
-    const regions = window.regions
-      .map((region) => ({ ...region, start: Math.max(region.start, from), end: Math.min(region.end, to) }))
-      .filter((region) => region.end - region.start >= (region.start === from || region.end === to ? minimum : 1));
-    const speech = regions.reduce((sum, region) => sum + region.end - region.start, 0);
-    if (speech >= minimum) gaps.push({ start: regions[0]!.start, end: regions.at(-1)!.end, regions });
+    // Utterances, not regions: a region also holds the pauses (< 2 s) between them. The rest of
+    // one a segment ended in, or the lead of one the next began in, is pad and stamp slack when
+    // short, as in uncoveredRest.
+    const speech = window.regions
+      .flatMap((region) => utterancesWithin(region, from, to))
+      .filter((piece) => piece.end - piece.start >= (piece.start === from || piece.end === to ? minimum : 1));
+    if (speech.reduce((sum, piece) => sum + piece.end - piece.start, 0) >= minimum) {
+      const [start, end] = [speech[0]!.start, speech.at(-1)!.end];
+      const regions = window.regions
+        .map((region) => ({ ...region, start: Math.max(region.start, start), end: Math.min(region.end, end) }))
+        .filter((region) => region.end > region.start);
+      gaps.push({ start, end, regions });
+    }
     covered = Math.max(covered, at(segment.end));
   }
   return gaps;

@@ -13,6 +13,19 @@ import type { SpeechChunk } from './speech-timestamps.js';
 export interface GainedRegion extends SpeechChunk {
   /** ≥ 1: quiet speakers are raised (vad-filter.ts, regionGain). */
   gain: number;
+  /**
+   * The utterances the region holds (ascending; only their parts inside the region count): what
+   * the VAD hears as speech when short pauses end it too. Each is read at its own gain, so a quiet
+   * speaker after a loud one in the same region is raised (vad-filter.ts, speechIslands), and
+   * only they count as speech a decode left uncovered (decode-windows.ts). Absent: the whole
+   * region is one utterance.
+   */
+  islands?: readonly GainedChunk[];
+}
+
+/** Samples [start, end) and the gain they are read with. */
+export interface GainedChunk extends SpeechChunk {
+  gain: number;
 }
 
 /** One window: samples [start, end) of the original audio, of which only `regions` are heard. */
@@ -104,11 +117,29 @@ export function windowReader(source: PcmReader, window: SpeechWindow): PcmReader
         if (a >= b) continue;
         const pcm = source.read(a, b);
         if (region.gain === 1) out.set(pcm, a - from);
-        else for (let i = 0; i < pcm.length; i++) out[a - from + i] = Math.max(-1, Math.min(1, pcm[i]! * region.gain));
+        else amplify(pcm, region.gain, out, a - from);
+        for (const island of region.islands ?? []) {
+          const c = Math.max(a, island.start);
+          const d = Math.min(b, island.end);
+          if (c < d && island.gain !== region.gain) amplify(pcm.subarray(c - a, d - a), island.gain, out, c - from);
+        }
       }
       return out;
     },
   };
+}
+
+function amplify(pcm: Float32Array, gain: number, out: Float32Array, at: number): void {
+  for (let i = 0; i < pcm.length; i++) out[at + i] = Math.max(-1, Math.min(1, pcm[i]! * gain));
+}
+
+/** The samples of `region`'s utterances (its islands, or the whole region) within [from, to), as pieces of it. */
+export function utterancesWithin(region: GainedRegion, from: number, to: number): SpeechChunk[] {
+  const start = Math.max(region.start, from);
+  const end = Math.min(region.end, to);
+  return (region.islands ?? [region])
+    .map((island) => ({ start: Math.max(start, island.start), end: Math.min(end, island.end) }))
+    .filter((piece) => piece.end > piece.start);
 }
 
 /** The first `maxSamples` of speech, regions joined end to end (what language identification listens to). */

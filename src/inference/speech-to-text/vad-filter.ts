@@ -11,9 +11,9 @@
 import type { PcmReader } from '../../audio/pcm16-buffer.js';
 import type { Transcript, VadOptions } from '../types.js';
 import { SileroVad, TRANSCRIPTION_STATE_RESETS } from './silero-vad.js';
-import { VAD_SAMPLE_RATE, type SpeechChunk } from './speech-timestamps.js';
+import { speechChunksFromProbs, VAD_SAMPLE_RATE, type SpeechChunk } from './speech-timestamps.js';
 import { vadLeveledReader } from './vad-input-level.js';
-import { mergeRegions, WINDOW_SAMPLES, type SpeechWindow } from './speech-windows.js';
+import { mergeRegions, WINDOW_SAMPLES, type GainedRegion, type SpeechWindow } from './speech-windows.js';
 
 /** Audio longer than this is filtered unless the request says `vad_filter: false`. */
 const VAD_DEFAULT_ABOVE_SECONDS = 30;
@@ -54,9 +54,11 @@ export class VadFilter {
       throw error;
     });
     const vad = await this.#vad;
-    const chunks = await vad.speechChunks(vadLeveledReader(samples), windowedVadOptions(request.options), signal, TRANSCRIPTION_STATE_RESETS);
+    const probs = await vad.speechProbs(vadLeveledReader(samples), signal, undefined, TRANSCRIPTION_STATE_RESETS);
+    const options = windowedVadOptions(request.options);
+    const islands = speechChunksFromProbs(probs, samples.length, islandVadOptions(options));
     return mergeRegions(
-      chunks.map((chunk) => ({ ...chunk, gain: regionGain(samples, chunk) })),
+      speechChunksFromProbs(probs, samples.length, options).map((chunk) => gainedRegion(samples, chunk, islands)),
       WINDOW_SAMPLES,
       samples,
     );
@@ -78,6 +80,38 @@ export class VadFilter {
 export function windowedVadOptions(options: VadOptions): VadOptions {
   const maxSpeechDurationS = Math.min(options.maxSpeechDurationS ?? Number.POSITIVE_INFINITY, WINDOW_SAMPLES / VAD_SAMPLE_RATE);
   return { ...options, maxSpeechDurationS };
+}
+
+/**
+ * The VAD's regions also span pauses of up to `minSilenceDurationMs` (2 s by default), so one can
+ * hold a loud speaker and then a quiet one. The same probabilities read with short pauses ending
+ * speech, and a shorter pad, give its utterances (islands), which are leveled on their own.
+ */
+const ISLAND_SILENCE_MS = 500;
+const ISLAND_PAD_MS = 200;
+/** An island is raised past its region's gain only when it needs more than this much more (6 dB). */
+const ISLAND_RAISE_MARGIN = 2;
+
+export function islandVadOptions(options: VadOptions): VadOptions {
+  return {
+    ...options,
+    minSilenceDurationMs: Math.min(options.minSilenceDurationMs ?? ISLAND_SILENCE_MS, ISLAND_SILENCE_MS),
+    speechPadMs: Math.min(options.speechPadMs ?? ISLAND_PAD_MS, ISLAND_PAD_MS),
+  };
+}
+
+/** `chunk` at its gain, with the islands inside it, each raised on its own when notably quieter than the region. */
+export function gainedRegion(samples: PcmReader, chunk: SpeechChunk, islands: readonly SpeechChunk[]): GainedRegion {
+  const gain = regionGain(samples, chunk);
+  const inside = islands.filter((island) => island.end > chunk.start && island.start < chunk.end);
+  return {
+    ...chunk,
+    gain,
+    islands: inside.map((island) => {
+      const own = regionGain(samples, island);
+      return { ...island, gain: own > ISLAND_RAISE_MARGIN * gain ? own : gain };
+    }),
+  };
 }
 
 /**

@@ -9,13 +9,39 @@ export function argmax(values: Float32Array): number {
   return best;
 }
 
-/** log softmax(values)[index]. */
-export function logSoftmaxAt(values: Float32Array, index: number): number {
-  let max = -Infinity;
-  for (const value of values) if (value > max) max = value;
+/** log softmax(values)[index]; `max`: the values' maximum, when the caller knows it. */
+export function logSoftmaxAt(values: Float32Array, index: number, max?: number): number {
+  return values[index]! - logSumExp(values, max);
+}
+
+/** exp(x) = 2^(k/64) · exp(r) with k = ⌈x · 64/ln 2⌉ for x ≤ 0, so r is in (-ln 2/64, 0]. */
+const STEPS_PER_OCTAVE = 64;
+const STEPS_PER_UNIT = STEPS_PER_OCTAVE / Math.LN2;
+const STEP = Math.LN2 / STEPS_PER_OCTAVE;
+/** 2^(j/64), j in [0, 64). */
+const OCTAVE_STEPS = Float64Array.from({ length: STEPS_PER_OCTAVE }, (_, j) => 2 ** (j / STEPS_PER_OCTAVE));
+/** 2^i, i from -1075 (index 0) to 0: whole octaves below the maximum. */
+const OCTAVES = Float64Array.from({ length: 1076 }, (_, index) => 2 ** (index - 1075));
+/** Below this, exp underflows a double: -Infinity (a suppressed token) too. */
+const LOWEST_EXPONENT = -745;
+
+/**
+ * log Σ exp(values), with each exp from a table of 2^(j/64) and a degree-4 polynomial over
+ * |r| < ln 2/64 (relative error below 1e-12, finer than the float32 logits it sums). About five
+ * times as fast as Math.exp, whose call was most of a decoder step's time outside the model:
+ * every row of every step sums the whole vocabulary (51,865) for its token's log probability.
+ */
+export function logSumExp(values: Float32Array, max = values[argmax(values)] ?? -Infinity): number {
+  if (max === -Infinity) return max;
   let sum = 0;
-  for (const value of values) sum += Math.exp(value - max);
-  return values[index]! - max - Math.log(sum);
+  for (let index = 0; index < values.length; index++) {
+    const x = values[index]! - max;
+    if (x < LOWEST_EXPONENT) continue;
+    const k = (x * STEPS_PER_UNIT) | 0;
+    const r = x - k * STEP;
+    sum += OCTAVE_STEPS[k & (STEPS_PER_OCTAVE - 1)]! * OCTAVES[(k >> 6) + 1075]! * (1 + r * (1 + r * (1 / 2 + r * (1 / 6 + r / 24))));
+  }
+  return max + Math.log(sum);
 }
 
 /** A token drawn from softmax(values / temperature). */

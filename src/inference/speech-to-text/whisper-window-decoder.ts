@@ -424,11 +424,12 @@ export class WhisperWindowDecoder {
       live.forEach((row, position) => {
         row.request.signal.throwIfAborted();
         const at = (position * steps + steps - 1) * vocab;
-        const rowLogits = data.slice(at, at + vocab);
+        // In place: this step's logits are read once, here.
+        const rowLogits = data.subarray(at, at + vocab);
         applyTimestampRules(rowLogits, row.sampled, this.#tokens, { maxInitialTimestampIndex: row.request.maxInitialTimestampIndex });
         const { temperature } = row.request;
         const token = temperature > 0 ? sample(rowLogits, temperature, row.random) : argmax(rowLogits);
-        const logProb = logSoftmaxAt(rowLogits, token);
+        const logProb = logSoftmaxAt(rowLogits, token, temperature > 0 ? undefined : rowLogits[token]);
         row.sumLogProb += logProb;
         if (token === eot) return void onDecoded?.(row.position, resultOf(row));
         row.sampled.push(token);

@@ -291,6 +291,24 @@ describe('decodeWindows (scripted windows)', () => {
     expect(gaps([0, 4])).to.deep.equal([]);
   });
 
+  it("counts only a region's utterances (its islands) as speech passed over, not the pauses between them", () => {
+    const withIslands = (from: number, to: number, islands: Array<[number, number]>): GainedRegion => ({
+      ...region(from, to),
+      islands: islands.map(([start, end]) => ({ start: s(start), end: s(end), gain: 1 })),
+    });
+    const gaps = (r: GainedRegion, ...segments: Array<[number, number]>) =>
+      uncoveredGaps(
+        mergeRegions([r])[0]!,
+        segments.map(([start, end]) => ({ start, end })),
+        RATE,
+      ).map((part) => part.regions.map(({ start, end }) => [start / RATE, end / RATE]));
+    // A 1.6-s pause inside a region between two decoded sentences is no speech left over.
+    expect(gaps(region(0, 9), [0, 4], [6, 9])).to.deep.equal([[[4, 6]]]);
+    expect(gaps(withIslands(0, 9, [[0, 4.2], [5.8, 9]]), [0, 4], [6, 9])).to.deep.equal([]);
+    // A sentence between two decoded ones is, and its gap holds just that sentence.
+    expect(gaps(withIslands(0, 12, [[0, 3], [4.5, 7], [8.5, 12]]), [0, 3], [8.5, 12])).to.deep.equal([[[4.5, 7]]]);
+  });
+
   it("prompts a window with the one before it only when asked, and stops when the request's signal aborts", async () => {
     const calls: Array<{ at: number; prompt: readonly number[] }> = [];
     const model = scriptedModel([ok([TS(0), 1, TS(10)]), ok([TS(0), 2, TS(20)]), ok([TS(0), 3, TS(6)])], calls);

@@ -4,7 +4,8 @@
  * and how the length penalty ranks.
  */
 import { expect } from 'chai';
-import { BeamSearch, bestHypothesis, logSumExp, topCandidates, type Hypothesis } from '../../../src/inference/speech-to-text/whisper-beam-search.js';
+import { BeamSearch, bestHypothesis, topCandidates, type Hypothesis } from '../../../src/inference/speech-to-text/whisper-beam-search.js';
+import { logSumExp } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
 
 const EOT = 9;
 const beam = (tokens: number[], sumLogProb: number): Hypothesis => ({
