@@ -46,7 +46,7 @@ export const AsrOptions = Type.Object(
      * decoder's tied embedding, which the token lookup also reads, is not copied a second time.
      * The q8 kernels need it (much slower decoder steps without) and save nothing. Off, beam
      * search and best-of rows still run on a pre-packed decoder, opened at the first such decode
-     * (prepacked-search-decoder.ts). Figures in docs/benchmarks.md, "Memory".
+     * (prepacked-batch-decoder.ts). Figures in docs/benchmarks.md, "Memory".
      */
     prepackWeights: Type.Optional(Type.Boolean()),
     /** Caps tokens generated per window (Whisper's own limit is 448). */

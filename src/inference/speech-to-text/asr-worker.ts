@@ -32,7 +32,7 @@ import { leadingSpeech, windowReader, type SpeechWindow } from './speech-windows
 import { whisperStartTokens } from './whisper-special-tokens.js';
 import { whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
 import { whisperLongFormModel, type WhisperPipelineParts } from './whisper-long-form-model.js';
-import { PrepackedSearchDecoder } from './prepacked-search-decoder.js';
+import { PrepackedBatchDecoder } from './prepacked-batch-decoder.js';
 import { encoderFile, moveEncoderToThread } from './whisper-encoder-thread.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
@@ -67,10 +67,10 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
-  const searchDecoder = init.prepackWeights
+  const batchDecoder = init.prepackWeights
     ? undefined
-    : PrepackedSearchDecoder.of(join(init.modelsDir, init.modelId), init.dtype, asrSessionOptions({ ...init, prepackWeights: true }));
-  const longForm = whisperLongFormModel(asr, { searchDecoder: searchDecoder && (() => searchDecoder.session()) });
+    : PrepackedBatchDecoder.of(join(init.modelsDir, init.modelId), init.dtype, asrSessionOptions({ ...init, prepackWeights: true }));
+  const longForm = whisperLongFormModel(asr, { batchDecoder: batchDecoder && (() => batchDecoder.session()) });
   const cannotTimeWords = longForm?.aligner
     ? undefined
     : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;
@@ -167,7 +167,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     },
     dispose: async () => {
       await vadFilter?.dispose();
-      await searchDecoder?.dispose();
+      await batchDecoder?.dispose();
       await asr.dispose();
     },
   };

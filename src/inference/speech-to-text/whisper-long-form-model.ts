@@ -23,11 +23,11 @@ export interface WhisperPipelineParts {
 
 /**
  * The long-form decoder over this pipeline's model, or undefined if the model has no timestamp
- * tokens. `searchDecoder`: the decoder session for beam search and best-of rows (WhisperWindowDecoder).
+ * tokens. `batchDecoder`: the decoder session for decodes of several rows (WhisperWindowDecoder).
  */
 export function whisperLongFormModel(
   asr: WhisperPipelineParts,
-  options: { searchDecoder?: () => Promise<WhisperDecoderSession> } = {},
+  options: { batchDecoder?: () => Promise<WhisperDecoderSession> } = {},
 ): WindowsModel | undefined {
   const config = asr.model.generation_config ?? {};
   const tokens = whisperSpecialTokens(config, asr.tokenizer.get_vocab());

@@ -136,16 +136,16 @@ export class WhisperWindowDecoder {
   readonly #tokens: WhisperSpecialTokens;
   /** Whether the decoder's attention broadcasts one row of cross-attention cache over many; unknown until a search step tries. */
   #broadcastsCrossRows: boolean | undefined;
-  readonly #searchDecoder: (() => Promise<OrtSession>) | undefined;
+  readonly #batchDecoder: (() => Promise<OrtSession>) | undefined;
 
   /**
-   * `searchDecoder`: the session beam search and best-of rows run on instead of the model's
+   * `batchDecoder`: the session decodes of several rows (beam search, best-of, a batch of windows) run on instead of the model's
    * decoder (the same graph with its weights pre-packed, opened when first asked; asr-worker.ts).
    */
-  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: { searchDecoder?: () => Promise<OrtSession> } = {}) {
+  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: { batchDecoder?: () => Promise<OrtSession> } = {}) {
     this.#model = model;
     this.#tokens = tokens;
-    this.#searchDecoder = options.searchDecoder;
+    this.#batchDecoder = options.batchDecoder;
   }
 
   get #decoder(): OrtSession {
@@ -242,7 +242,7 @@ export class WhisperWindowDecoder {
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
-    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request, (await this.#searchDecoder?.()) ?? this.#decoder));
+    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request, (await this.#batchDecoder?.()) ?? this.#decoder));
     const [result] = await this.#decodeLockstep([request]);
     return result!;
   }
@@ -401,7 +401,10 @@ export class WhisperWindowDecoder {
   ): Promise<WindowDecodeResult[]> {
     const { eot } = this.#tokens;
     let audio = stackRows(requests.map((request) => ortTensorOf(request.audioFeatures)));
-    const start = await this.#readStart(audio, requests);
+    // Unpacked, every step of several rows packs the output projection's weight again (80 MB for
+    // tiny.en): a batch runs on the pre-packed decoder, as beam search does.
+    const session = requests.length > 1 ? ((await this.#batchDecoder?.()) ?? this.#decoder) : this.#decoder;
+    const start = await this.#readStart(audio, requests, session);
     let past: Cache = start.cache;
     let logits = start.logits;
     const vocab = logits.dims[2]!;
@@ -449,7 +452,7 @@ export class WhisperWindowDecoder {
         past = kept;
         live = keep.map((position) => live[position]!);
       }
-      const step = await this.#extend(audio, next, past, true);
+      const step = await this.#extend(audio, next, past, true, session);
       past = step.cache;
       logits = step.logits!;
     }

@@ -304,9 +304,28 @@ describe('decodeWindows (scripted windows)', () => {
       ).map((part) => part.regions.map(({ start, end }) => [start / RATE, end / RATE]));
     // A 1.6-s pause inside a region between two decoded sentences is no speech left over.
     expect(gaps(region(0, 9), [0, 4], [6, 9])).to.deep.equal([[[4, 6]]]);
-    expect(gaps(withIslands(0, 9, [[0, 4.2], [5.8, 9]]), [0, 4], [6, 9])).to.deep.equal([]);
+    expect(
+      gaps(
+        withIslands(0, 9, [
+          [0, 4.2],
+          [5.8, 9],
+        ]),
+        [0, 4],
+        [6, 9],
+      ),
+    ).to.deep.equal([]);
     // A sentence between two decoded ones is, and its gap holds just that sentence.
-    expect(gaps(withIslands(0, 12, [[0, 3], [4.5, 7], [8.5, 12]]), [0, 3], [8.5, 12])).to.deep.equal([[[4.5, 7]]]);
+    expect(
+      gaps(
+        withIslands(0, 12, [
+          [0, 3],
+          [4.5, 7],
+          [8.5, 12],
+        ]),
+        [0, 3],
+        [8.5, 12],
+      ),
+    ).to.deep.equal([[[4.5, 7]]]);
   });
 
   it("prompts a window with the one before it only when asked, and stops when the request's signal aborts", async () => {

@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import { ModelNotInstalledError } from '../../../src/errors.js';
 import { Pcm16Buffer } from '../../../src/audio/pcm16-buffer.js';
 import { windowReader } from '../../../src/inference/speech-to-text/speech-windows.js';
-import { gainedRegion, islandVadOptions, REGION_MAX_GAIN, REGION_TARGET_RMS, regionGain, silentTranscript, windowedVadOptions } from '../../../src/inference/speech-to-text/vad-filter.js';
+import {
+  gainedRegion,
+  islandVadOptions,
+  REGION_MAX_GAIN,
+  REGION_TARGET_RMS,
+  regionGain,
+  silentTranscript,
+  windowedVadOptions,
+} from '../../../src/inference/speech-to-text/vad-filter.js';
 import { vadFilterRequest } from '../../../src/inference/speech-to-text/vad-request.js';
 
 describe('vad filter pieces', () => {
@@ -49,7 +57,12 @@ describe('vad filter pieces', () => {
     const second = 16_000;
     const sine = (amplitude: number, seconds: number) => Float32Array.from({ length: seconds * second }, (_, i) => amplitude * Math.sin(i / 3));
     const pcm = new Pcm16Buffer();
-    for (const [amplitude, seconds] of [[0.5, 2], [0.001, 1], [0.002, 2]] as const) pcm.append(sine(amplitude, seconds));
+    for (const [amplitude, seconds] of [
+      [0.5, 2],
+      [0.001, 1],
+      [0.002, 2],
+    ] as const)
+      pcm.append(sine(amplitude, seconds));
     const rms = (samples: Float32Array) => Math.sqrt(samples.reduce((sum, x) => sum + x * x, 0) / samples.length);
     const loud = { start: 0, end: 2 * second };
     const quiet = { start: 3 * second, end: 5 * second };
@@ -61,6 +74,10 @@ describe('vad filter pieces', () => {
     expect(rms(read.read(3 * second, 5 * second))).to.be.closeTo(REGION_TARGET_RMS, 0.001);
     // Islands end at shorter pauses, with shorter pads, than the request's regions; never longer ones.
     expect(islandVadOptions({})).to.deep.equal({ minSilenceDurationMs: 500, speechPadMs: 200 });
-    expect(islandVadOptions({ minSilenceDurationMs: 100, speechPadMs: 600, threshold: 0.4 })).to.deep.equal({ minSilenceDurationMs: 100, speechPadMs: 200, threshold: 0.4 });
+    expect(islandVadOptions({ minSilenceDurationMs: 100, speechPadMs: 600, threshold: 0.4 })).to.deep.equal({
+      minSilenceDurationMs: 100,
+      speechPadMs: 200,
+      threshold: 0.4,
+    });
   });
 });

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
-import { PrepackedSearchDecoder } from '../../../src/inference/speech-to-text/prepacked-search-decoder.js';
+import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/prepacked-batch-decoder.js';
 import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
 import { WhisperWindowDecoder, type WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
@@ -110,9 +110,9 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
   });
 
   it('a pre-packed decoder session for the search rows gives the same beams', async () => {
-    const prepacked = PrepackedSearchDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!;
+    const prepacked = PrepackedBatchDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!;
     try {
-      const searching = new WhisperWindowDecoder(asr.model, tokens, { searchDecoder: () => prepacked.session() });
+      const searching = new WhisperWindowDecoder(asr.model, tokens, { batchDecoder: () => prepacked.session() });
       for (const features of audio.slice(0, 2)) {
         expect(await searching.decode(request(features, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(features, { beamSize: 5 })));
       }

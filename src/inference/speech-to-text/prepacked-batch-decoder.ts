@@ -1,13 +1,14 @@
 /**
- * The Whisper decoder opened a second time with onnxruntime's weight pre-packing, for the rows of
- * beam search and best-of sampling only, when the model's own sessions run without it (fp32,
- * AsrOptions.prepackWeights). Unpacked, a MatMul of more than one row packs its weight on every
- * call: for a 5-row step that is the output projection's whole tied embedding (80 MB for
- * tiny.en), which made it cost ~3× a 1-row step; pre-packed ~1.2× (docs/benchmarks.md, "Speech to
- * text"). Opened on the first such decode, so a server that never searches holds no packed copy;
- * greedy decodes keep the unpacked session, their tokens and memory unchanged. The copy costs
+ * The Whisper decoder opened a second time with onnxruntime's weight pre-packing, for decodes of
+ * several rows only (beam search, best-of sampling, a batch of VAD windows), when the model's own
+ * sessions run without it (fp32, AsrOptions.prepackWeights). Unpacked, a MatMul of more than one
+ * row packs its weight on every call: for a 5-row step that is the output projection's whole tied
+ * embedding (80 MB for tiny.en), which made it cost ~3× a 1-row step; pre-packed ~1.2×
+ * (docs/benchmarks.md, "Speech to text"). Opened on the first such decode, so a server that only
+ * transcribes short clips greedily holds no packed copy; 1-row decodes keep the unpacked session,
+ * their tokens and memory unchanged. The copy costs
  * about the decoder's weights again, so a decoder above MAX_PREPACKED_DECODER_BYTES (small and up)
- * is not copied: its beams run unpacked, slower, within the memory the model declares.
+ * is not copied: its rows run unpacked, slower, within the memory the model declares.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import type { WhisperDecoderSession } from './whisper-window-decoder.js';
 /** 512 MiB: tiny and base fp32 (their decoders: 208 and 118 MB here); small (~600 MB) and up are not copied. */
 export const MAX_PREPACKED_DECODER_BYTES = 512 * 1024 * 1024;
 
-export class PrepackedSearchDecoder {
+export class PrepackedBatchDecoder {
   readonly #file: string;
   readonly #options: ort.InferenceSession.SessionOptions;
   #session: Promise<ort.InferenceSession> | undefined;
@@ -28,11 +29,11 @@ export class PrepackedSearchDecoder {
    * undefined for another dtype (its sessions pre-pack already unless told not to), a model
    * without that file, or a decoder too large to hold twice (MAX_PREPACKED_DECODER_BYTES).
    */
-  static of(modelDir: string, dtype: Dtype, sessionOptions: ort.InferenceSession.SessionOptions): PrepackedSearchDecoder | undefined {
+  static of(modelDir: string, dtype: Dtype, sessionOptions: ort.InferenceSession.SessionOptions): PrepackedBatchDecoder | undefined {
     const decoderDtype = typeof dtype === 'string' ? dtype : dtype.decoder_model_merged;
     const file = join(modelDir, 'onnx', 'decoder_model_merged.onnx');
     if (decoderDtype !== 'fp32' || !existsSync(file)) return undefined;
-    return weightBytes(file) <= MAX_PREPACKED_DECODER_BYTES ? new PrepackedSearchDecoder(file, sessionOptions) : undefined;
+    return weightBytes(file) <= MAX_PREPACKED_DECODER_BYTES ? new PrepackedBatchDecoder(file, sessionOptions) : undefined;
   }
 
   private constructor(file: string, options: ort.InferenceSession.SessionOptions) {
