@@ -25,7 +25,8 @@
  * - with --beam N (npm run bench:speech: 5), also ours with beam_size=N and best_of=N, against
  *   faster-whisper default (goal: WER no worse, wall ≤ 1.0×);
  * - with --vad, also ours with vad_filter on (Silero VAD v6, needs silero-vad-v6 installed) and
- *   faster-whisper default with vad_filter=True (the same Silero v6 weights, its own defaults).
+ *   faster-whisper default with vad_filter=True (the same Silero v6 weights, its own defaults);
+ *   with --beam too, ours with vad_filter on and beam_size=N, best_of=N against that (its decode is beam 5).
  * Rounds alternate the sides. Prints WER, wall and CPU seconds, peak RSS and ratios, with the
  * load average. Goals: WER ≤ faster-whisper default's, wall ≤ 1.0× it, and the model's RSS (our
  * peak − our RSS just before the load) ≤ faster-whisper default's whole process.
@@ -130,7 +131,7 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
       const audio = joinClips(decoded, { targetSeconds: minutes * 60, gapSeconds: GAP_SECONDS });
       const file = join(dir, `${minutes}min.f32`);
       await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
-      const sides: Sides = { ours: [], fwDefault: [], fwGreedy: [], oursVad: [], fwVad: [], oursBeam: [] };
+      const sides: Sides = { ours: [], fwDefault: [], fwGreedy: [], oursVad: [], fwVad: [], oursBeam: [], oursBeamVad: [] };
       for (let round = 0; round < rounds; round++) {
         sides.ours.push(await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: false }));
         if (beamSize > 1) sides.oursBeam.push(await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: false, beamSize, prepack: beamPrepack }));
@@ -139,6 +140,7 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
         if (vad) {
           sides.oursVad.push(await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: true }));
           sides.fwVad.push(await runFasterWhisper(file, { threads, dtype, nice, beamSize: 5, vad: true }));
+          if (beamSize > 1) sides.oursBeamVad.push(await runOurs(file, { threads, dtype: ourDtype, memoryArena, vad: true, beamSize, prepack: beamPrepack }));
         }
       }
       passed = report(audio, minutes, sides, beamSize) && passed;
@@ -157,7 +159,7 @@ export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promi
   return passed;
 }
 
-type Sides = Record<'ours' | 'fwDefault' | 'fwGreedy' | 'oursVad' | 'fwVad' | 'oursBeam', SideResult[]>;
+type Sides = Record<'ours' | 'fwDefault' | 'fwGreedy' | 'oursVad' | 'fwVad' | 'oursBeam' | 'oursBeamVad', SideResult[]>;
 
 function report(audio: LongSpeech, minutes: number, sides: Sides, beamSize: number): boolean {
   const seconds = audio.samples.length / audio.sampleRate;
@@ -174,6 +176,8 @@ function report(audio: LongSpeech, minutes: number, sides: Sides, beamSize: numb
   if (sides.oursVad.length > 0) rows.push(row('ours, vad_filter on', sides.oursVad), row('faster-whisper default, vad_filter on', sides.fwVad));
   const beam = sides.oursBeam.length > 0 ? row(`ours, beam_size ${beamSize} best_of ${beamSize}`, sides.oursBeam) : undefined;
   if (beam) rows.push(beam);
+  const beamVad = sides.oursBeamVad.length > 0 ? row(`ours, beam ${beamSize}, vad_filter on`, sides.oursBeamVad) : undefined;
+  if (beamVad) rows.push(beamVad);
   const [ours, fwDefault] = rows as [ReturnType<typeof row>, ReturnType<typeof row>];
   const load = loadAverage();
   console.log(`\n${minutes} min file (${seconds.toFixed(1)} s, ${audio.clips.length} clips, ${reference.length} reference words), load average ${load}`);
@@ -212,6 +216,15 @@ function report(audio: LongSpeech, minutes: number, sides: Sides, beamSize: numb
     const [oursVad, fwVad] = [rows[3]!, rows[4]!];
     const vadWall = oursVad.wall / fwVad.wall;
     const vadOk = vadWall <= GOAL_RATIO && oursVad.wer <= fwVad.wer;
+    if (beamVad) {
+      // faster-whisper's default decode is beam 5: with the VAD on both sides, the same decode as ours.
+      const beamVadWall = beamVad.wall / fwVad.wall;
+      beamOk &&= beamVadWall <= GOAL_RATIO && beamVad.wer <= fwVad.wer;
+      console.log(
+        `beam ${beamSize} with VAD both sides, ours / faster-whisper: wall ${beamVadWall.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×: ${beamVadWall <= GOAL_RATIO ? 'PASS' : 'FAIL'}), ` +
+          `CPU ${(beamVad.cpu / fwVad.cpu).toFixed(2)}×, WER ${beamVad.wer.toFixed(3)} vs ${fwVad.wer.toFixed(3)} (goal ≤: ${beamVad.wer <= fwVad.wer ? 'PASS' : 'FAIL'})`,
+      );
+    }
     console.log(
       `with VAD, ours / faster-whisper: wall ${vadWall.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×: ${vadWall <= GOAL_RATIO ? 'PASS' : 'FAIL'}), ` +
         `CPU ${(oursVad.cpu / fwVad.cpu).toFixed(2)}×, peak RSS ${(oursVad.rss / fwVad.rss).toFixed(2)}×, ` +
