@@ -42,7 +42,10 @@ describe('LoneRunChooser', () => {
     const chooser = new LoneRunChooser();
     run(chooser, 4, { solo: 6, 'single-thread': 9 });
     const choices = run(chooser, 3000, { solo: 6, 'single-thread': 9 });
-    const stretches = choices.join(' ').split('single-thread single-thread').map((part) => part.trim().split(' ').filter(Boolean).length);
+    const stretches = choices
+      .join(' ')
+      .split('single-thread single-thread')
+      .map((part) => part.trim().split(' ').filter(Boolean).length);
     expect(stretches.slice(0, 6)).to.deep.equal([EXPLORE_EVERY - 1, 63, 127, 255, MAX_EXPLORE_EVERY - 1, MAX_EXPLORE_EVERY - 1]);
   });
 
