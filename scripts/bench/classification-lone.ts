@@ -27,7 +27,7 @@
  * runs, the spread of all its runs (mean, p50, p90, p99, max), and so does Python.
  *
  * Run: npx tsx scripts/bench/classification-lone.ts [--breakdown] [--spin-kept[=µs]] [--engine]. Env: BENCH_THREADS (default 2),
- * BENCH_TEXTS, BENCH_RUNS, BENCH_ROUNDS, MODELS_DIR, EVAL_DIR, BASELINE_PYTHON (skips the venv).
+ * BENCH_TEXTS, BENCH_RUNS, BENCH_ROUNDS, BENCH_GAP_MS (idle time before each classification, both sides), MODELS_DIR, EVAL_DIR, BASELINE_PYTHON (skips the venv).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -52,6 +52,8 @@ const TEXTS = Number(process.env.BENCH_TEXTS ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 /** The runs are split into this many interleaved rounds (ours, then Python), so both sides see the same spells of load. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Idle time before each classification (both sides): what a request after a quiet spell pays. */
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 0);
 const BREAKDOWN = process.argv.includes('--breakdown');
 /** --spin-kept, or --spin-kept=<µs> to bound the spin after a run (onnxruntime's intra_op.spin_duration_us). */
 const SPIN_KEPT_ARG = process.argv.find((arg) => arg === '--spin-kept' || arg.startsWith('--spin-kept='));
@@ -186,6 +188,7 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const [name, { classify }] of Object.entries(sides)) {
     for (let run = -1; run < RUNS / ROUNDS; run++) {
       for (const [index, text] of texts.entries()) {
+        if (GAP_MS > 0) await setTimeout(GAP_MS);
         const sent = performance.now();
         await classify(text);
         if (run >= 0) ours.record(name, index, performance.now() - sent);
@@ -193,11 +196,16 @@ for (let round = 0; round < ROUNDS; round++) {
     }
     if (name === SPIN_KEPT) await setTimeout(SETTLE_MS);
   }
-  if (parts) for (let run = 0; run < RUNS / ROUNDS; run++) for (const [index, text] of texts.entries()) await parts.measure(index, text);
+  for (let run = 0; parts && run < RUNS / ROUNDS; run++) {
+    for (const [index, text] of texts.entries()) {
+      if (GAP_MS > 0) await setTimeout(GAP_MS);
+      await parts.measure(index, text);
+    }
+  }
   const baseline = spawnSync(python, [script, dir, manifestPath, MODEL, textsFile, String(THREADS), '1', '1'], {
     encoding: 'utf8',
     timeout: 600_000,
-    env: { ...process.env, FASTEST_TEXTS: String(TEXTS), FASTEST_RUNS: String(Math.ceil(RUNS / ROUNDS)) },
+    env: { ...process.env, FASTEST_TEXTS: String(TEXTS), FASTEST_RUNS: String(Math.ceil(RUNS / ROUNDS)), FASTEST_GAP_MS: String(GAP_MS) },
   });
   if (baseline.status !== 0) throw new Error(`Python baseline failed: ${baseline.stderr || baseline.error}`);
   const output = JSON.parse(baseline.stdout.trim().split('\n').pop() as string) as { runs_ms: number[]; stages_ms: Record<string, number[]> };
@@ -209,7 +217,8 @@ await parts?.dispose();
 const baselineMs = python_.mean('total');
 
 console.log(
-  `${MODEL}, one client: mean over ${TEXTS} texts of each text's fastest of ${RUNS} runs in ${ROUNDS} interleaved rounds; ` +
+  `${MODEL}, one client: mean over ${TEXTS} texts of each text's fastest of ${RUNS} runs in ${ROUNDS} interleaved rounds` +
+    `${GAP_MS > 0 ? `, each after ${GAP_MS} ms idle` : ''}; ` +
     `load average ${loadBefore} before, ${loadAverage()} after`,
 );
 for (const name of Object.keys(sides)) {
