@@ -1,7 +1,8 @@
 /**
  * One client on a quiet machine, estimated on a busy one: for each of the first BENCH_TEXTS SST-2
  * texts (default 10), its fastest of BENCH_RUNS one-at-a-time classifications (default 60, in
- * BENCH_ROUNDS interleaved rounds of ours then Python, default 3), on the two sessions BatchModel
+ * BENCH_ROUNDS interleaved rounds of ours then Python, default 3; in a round each side runs all its
+ * classifications back to back after one unrecorded pass over the texts), on the two sessions BatchModel
  * chooses between for a lone request (the solo session: all threads, spinning; a one-thread
  * session), against the same for the Python baseline: one session with the same thread total,
  * scripts/bench/baselines/classification_ort.py, on the onnxruntime and tokenizers a user gets
@@ -19,10 +20,14 @@
  *
  * With --spin-kept it also measures a solo session whose onnxruntime spin is not stopped after each
  * run (Python's default), measured last in each run and followed by a pause, since its spinning
- * threads slow whatever runs right after it.
+ * threads slow whatever runs right after it; --spin-kept=<µs> bounds that spin.
  *
- * Run: npx tsx scripts/bench/classification-lone.ts [--breakdown] [--spin-kept]. Env: BENCH_THREADS (default 2),
- * BENCH_TEXTS, BENCH_RUNS, BENCH_ROUNDS, MODELS_DIR, EVAL_DIR, BASELINE_PYTHON (skips the venv).
+ * With --engine it also measures the engine's own layout: two one-thread workers and the solo
+ * session, LoneRunChooser picking between them. Each side prints, besides the mean of the fastest
+ * runs, the spread of all its runs (mean, p50, p90, p99, max), and so does Python.
+ *
+ * Run: npx tsx scripts/bench/classification-lone.ts [--breakdown] [--spin-kept[=µs]] [--engine]. Env: BENCH_THREADS (default 2),
+ * BENCH_TEXTS, BENCH_RUNS, BENCH_ROUNDS, BENCH_GAP_MS (idle time before each classification, both sides), MODELS_DIR, EVAL_DIR, BASELINE_PYTHON (skips the venv).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -47,8 +52,13 @@ const TEXTS = Number(process.env.BENCH_TEXTS ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 60);
 /** The runs are split into this many interleaved rounds (ours, then Python), so both sides see the same spells of load. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Idle time before each classification (both sides): what a request after a quiet spell pays. */
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 0);
 const BREAKDOWN = process.argv.includes('--breakdown');
-const SPIN_KEPT_SIDE = process.argv.includes('--spin-kept');
+/** --spin-kept, or --spin-kept=<µs> to bound the spin after a run (onnxruntime's intra_op.spin_duration_us). */
+const SPIN_KEPT_ARG = process.argv.find((arg) => arg === '--spin-kept' || arg.startsWith('--spin-kept='));
+const SPIN_KEPT_US = SPIN_KEPT_ARG?.includes('=') ? Number(SPIN_KEPT_ARG.split('=')[1]) : undefined;
+const ENGINE_SIDE = process.argv.includes('--engine');
 /** Pause after the spin-kept side's runs, longer than onnxruntime's spin after a run. */
 const SETTLE_MS = 200;
 
@@ -57,16 +67,26 @@ const modelsDir = resolve(process.env.MODELS_DIR ?? join(root, 'models'));
 const textsFile = join(process.env.EVAL_DIR ?? resolve(root, '../shared/eval'), 'classification/sst2_validation_300.tsv');
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
-/** Per text, the fastest time seen for each named step. */
-class Fastest {
+/** Per text, the fastest time seen for each named step; and every time, for the spread. */
+class Timings {
   readonly #ms = new Map<string, number[]>();
+  readonly #all = new Map<string, number[]>();
   record(step: string, text: number, ms: number): void {
     const times = this.#ms.get(step) ?? Array.from({ length: TEXTS }, () => Infinity);
     times[text] = Math.min(times[text] as number, ms);
     this.#ms.set(step, times);
+    const all = this.#all.get(step) ?? [];
+    all.push(ms);
+    this.#all.set(step, all);
   }
   mean(step: string): number {
     return mean(this.#ms.get(step) ?? [Number.NaN]);
+  }
+  /** p50 / p90 / p99 / max over every run of `step`, and the mean of all runs. */
+  spread(step: string): string {
+    const sorted = [...(this.#all.get(step) ?? [Number.NaN])].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+    return `mean ${mean(sorted).toFixed(2)}, p50 ${at(0.5).toFixed(2)}, p90 ${at(0.9).toFixed(2)}, p99 ${at(0.99).toFixed(2)}, max ${(sorted.at(-1) as number).toFixed(2)}`;
   }
 }
 
@@ -88,7 +108,7 @@ const texts = readFileSync(textsFile, 'utf8')
 const dir = join(modelsDir, options.baseModel);
 const python = classificationBaselinePython(root);
 
-const init = (threads: number, spinning: boolean, stopSpinningAfterRun = true): BatchModelInit => ({
+const init = (threads: number, spinning: boolean | number, stopSpinningAfterRun = true): BatchModelInit => ({
   modelsDir,
   dir,
   head: 'feature-extraction',
@@ -100,26 +120,30 @@ const init = (threads: number, spinning: boolean, stopSpinningAfterRun = true): 
   pooling: 'mean',
 });
 
-/** A one-worker model with the given session, behind the same micro-batcher and head as the engine. */
-async function side(threads: number, spinning: boolean, stopSpinningAfterRun = true) {
-  const embedder = new SentenceEmbedder(await BatchModel.start(init(threads, spinning, stopSpinningAfterRun), MODEL), {
-    maxBatchSize: 32,
-    maxWaitMs: 0,
-    maxInFlight: 1,
-  });
+/** A model behind the same micro-batcher and head as the engine. */
+function sideOn(model: BatchModel, maxInFlight: number) {
+  const embedder = new SentenceEmbedder(model, { maxBatchSize: 32, maxWaitMs: 0, maxInFlight });
   const classify = async (text: string) => scoreWithHead(await embedder.embed(text));
   return { embedder, classify };
 }
 
+/** A one-worker model with the given session. */
+async function side(threads: number, spinning: boolean | number, stopSpinningAfterRun = true) {
+  return sideOn(await BatchModel.start(init(threads, spinning, stopSpinningAfterRun), MODEL), 1);
+}
+
 const SOLO = `solo (${THREADS} threads, spinning)`;
-const SPIN_KEPT = `${SOLO}, spin not stopped after runs`;
+const SPIN_KEPT = `${SOLO}, spin not stopped after runs${SPIN_KEPT_US ? ` (at most ${SPIN_KEPT_US} µs)` : ''}`;
+const ENGINE = `engine layout (2x${THREADS / 2} + solo${THREADS}, chooser)`;
 const sides: Record<string, Awaited<ReturnType<typeof side>>> = { [SOLO]: await side(THREADS, true), 'one thread': await side(1, false) };
+// What the engine runs: two one-thread workers and the solo session, LoneRunChooser picking between them.
+if (ENGINE_SIDE) sides[ENGINE] = sideOn(await BatchModel.start(init(THREADS / 2, false), MODEL, { workers: 2, soloThreads: THREADS }), 2);
 // onnxruntime's own spin-then-sleep after each run, as Python's session does (see BatchModelInit).
 // Its threads go on spinning for tens of ms after a run and slow whatever runs next (a first try
 // measured the solo side after it ~1.5x slower), so it is opt-in and measured last, then left to settle.
-if (SPIN_KEPT_SIDE) sides[SPIN_KEPT] = await side(THREADS, true, false);
-const ours = new Fastest();
-const python_ = new Fastest();
+if (SPIN_KEPT_ARG) sides[SPIN_KEPT] = await side(THREADS, SPIN_KEPT_US ?? true, false);
+const ours = new Timings();
+const python_ = new Timings();
 
 /** The steps of one lone request, each timed on its own (see the header). */
 async function breakdownParts() {
@@ -159,25 +183,33 @@ const parts = BREAKDOWN ? await breakdownParts() : undefined;
 for (const { classify } of Object.values(sides)) for (const text of texts) await classify(text); // warm-up
 const script = join(root, 'scripts/bench/baselines/classification_ort.py');
 for (let round = 0; round < ROUNDS; round++) {
-  for (let run = 0; run < RUNS / ROUNDS; run++) {
-    for (const [name, { classify }] of Object.entries(sides)) {
+  // Each side's runs back to back, after one unrecorded pass, as Python's are in its process: a
+  // side measured right after another reads weights the other pushed out of the CPU cache.
+  for (const [name, { classify }] of Object.entries(sides)) {
+    for (let run = -1; run < RUNS / ROUNDS; run++) {
       for (const [index, text] of texts.entries()) {
+        if (GAP_MS > 0) await setTimeout(GAP_MS);
         const sent = performance.now();
         await classify(text);
-        ours.record(name, index, performance.now() - sent);
+        if (run >= 0) ours.record(name, index, performance.now() - sent);
       }
-      if (name === SPIN_KEPT) await setTimeout(SETTLE_MS);
     }
-    if (parts) for (const [index, text] of texts.entries()) await parts.measure(index, text);
+    if (name === SPIN_KEPT) await setTimeout(SETTLE_MS);
+  }
+  for (let run = 0; parts && run < RUNS / ROUNDS; run++) {
+    for (const [index, text] of texts.entries()) {
+      if (GAP_MS > 0) await setTimeout(GAP_MS);
+      await parts.measure(index, text);
+    }
   }
   const baseline = spawnSync(python, [script, dir, manifestPath, MODEL, textsFile, String(THREADS), '1', '1'], {
     encoding: 'utf8',
     timeout: 600_000,
-    env: { ...process.env, FASTEST_TEXTS: String(TEXTS), FASTEST_RUNS: String(Math.ceil(RUNS / ROUNDS)) },
+    env: { ...process.env, FASTEST_TEXTS: String(TEXTS), FASTEST_RUNS: String(Math.ceil(RUNS / ROUNDS)), FASTEST_GAP_MS: String(GAP_MS) },
   });
   if (baseline.status !== 0) throw new Error(`Python baseline failed: ${baseline.stderr || baseline.error}`);
-  const output = JSON.parse(baseline.stdout.trim().split('\n').pop() as string) as { fastest_ms: number[]; stages_ms: Record<string, number[]> };
-  output.fastest_ms.forEach((ms, index) => python_.record('total', index, ms));
+  const output = JSON.parse(baseline.stdout.trim().split('\n').pop() as string) as { runs_ms: number[]; stages_ms: Record<string, number[]> };
+  output.runs_ms.forEach((ms, run) => python_.record('total', run % TEXTS, ms));
   for (const [step, times] of Object.entries(output.stages_ms)) times.forEach((ms, index) => python_.record(step, index, ms));
 }
 for (const { embedder } of Object.values(sides)) await embedder.dispose();
@@ -185,14 +217,15 @@ await parts?.dispose();
 const baselineMs = python_.mean('total');
 
 console.log(
-  `${MODEL}, one client: mean over ${TEXTS} texts of each text's fastest of ${RUNS} runs in ${ROUNDS} interleaved rounds; ` +
+  `${MODEL}, one client: mean over ${TEXTS} texts of each text's fastest of ${RUNS} runs in ${ROUNDS} interleaved rounds` +
+    `${GAP_MS > 0 ? `, each after ${GAP_MS} ms idle` : ''}; ` +
     `load average ${loadBefore} before, ${loadAverage()} after`,
 );
 for (const name of Object.keys(sides)) {
   const ms = ours.mean(name);
-  console.log(`ours ${name}: ${ms.toFixed(2)} ms (${(baselineMs / ms).toFixed(2)}x)`);
+  console.log(`ours ${name}: ${ms.toFixed(2)} ms (${(baselineMs / ms).toFixed(2)}x); every run: ${ours.spread(name)}`);
 }
-console.log(`Python ${CLASSIFICATION_BASELINE.join(' ')}, 1x${THREADS} threads: ${baselineMs.toFixed(2)} ms`);
+console.log(`Python ${CLASSIFICATION_BASELINE.join(' ')}, 1x${THREADS} threads: ${baselineMs.toFixed(2)} ms; every run: ${python_.spread('total')}`);
 if (parts) {
   const steps = [
     'micro-batcher wait',
@@ -204,7 +237,7 @@ if (parts) {
     'head + sort (main thread)',
   ];
   console.log(`where the time goes (each step's fastest per text, mean ms), ours on the solo session:`);
-  for (const step of steps) console.log(`  ${step}: ${ours.mean(step).toFixed(3)}`);
+  for (const step of steps) console.log(`  ${step}: ${ours.mean(step).toFixed(3)} (every run: ${ours.spread(step)})`);
   console.log(`  sum ${steps.reduce((sum, step) => sum + ours.mean(step), 0).toFixed(3)} vs whole ${ours.mean(SOLO).toFixed(3)}`);
   const pySteps = ['tokenize', 'run', 'pool_head'];
   console.log(

@@ -22,7 +22,8 @@
  * machine changes what both sides can reach.
  *
  * At one client the bench also prints, per side, the mean over the texts of each text's fastest
- * round: the least disturbed time per text, nearer to a quiet machine than a round's throughput.
+ * round: the least disturbed time per text, nearer to a quiet machine than a round's throughput;
+ * and the spread of every request (p50 / p90 / p99 / max) of the default layout and the baseline.
  *
  * Each level is measured in BENCH_ROUNDS (default 3) interleaved rounds (ours, then the baseline)
  * and each side keeps its best round: other work on a shared machine only ever slows a side down,
@@ -108,6 +109,13 @@ function fastest(current: number[] | undefined, next: number[]): number[] {
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
+/** Mean, p50, p90, p99 and max of request times, ms. */
+function spread(values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number).toFixed(2);
+  return `mean ${mean(sorted).toFixed(2)}, p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)}, max ${(sorted.at(-1) as number).toFixed(2)} ms`;
+}
+
 function best(current: Measured | undefined, next: Measured): Measured {
   return current && current.textsPerSecond >= next.textsPerSecond ? current : next;
 }
@@ -180,6 +188,9 @@ async function main(): Promise<void> {
   const quietOurs: Array<number[] | undefined> = [];
   let quietBaseline: number[] | undefined;
   let quietHttp: number[] | undefined;
+  /** One client only: every request's time over all rounds, default layout and baseline (the spread). */
+  const everyOurs: number[] = [];
+  const everyBaseline: number[] = [];
   try {
     for (const level of LEVELS) {
       const ours: Measured[] = [];
@@ -195,11 +206,13 @@ async function main(): Promise<void> {
           const measured = await drive(level, (text) => classifiers[index]!.classify(text), texts);
           ours[index] = best(ours[index], measured);
           if (level === 1) quietOurs[index] = fastest(quietOurs[index], measured.latenciesMs);
+          if (level === 1 && index === 0) everyOurs.push(...measured.latenciesMs);
         }
         progress(`${level} clients, round ${round}: Python baseline`);
         const run = pythonBaseline(python, modelDir, resolve(config.manifestPath), level);
         if (!baseline || run.textsPerSecond > baseline.textsPerSecond) baseline = run;
         if (level === 1) quietBaseline = fastest(quietBaseline, run.latenciesMs);
+        if (level === 1) everyBaseline.push(...run.latenciesMs);
         progress(`${level} clients, round ${round}: HTTP`);
         const overHttpMeasured = await drive(level, overHttp, texts);
         http = best(http, overHttpMeasured);
@@ -253,6 +266,9 @@ async function main(): Promise<void> {
       `1 client, each text's fastest of ${ROUNDS} rounds, mean ms per text: ${parts.join(', ')}, ` +
         `HTTP ${main} ${httpMs.toFixed(2)} ms (${(baseMs / httpMs).toFixed(2)}x), Python ${baseMs.toFixed(2)} ms`,
     );
+  }
+  if (everyOurs.length > 0) {
+    console.log(`1 client, every request of all rounds: ours ${main} ${spread(everyOurs)}; Python ${spread(everyBaseline)}`);
   }
   const pythonTop = rows.at(-1)?.baseline.top ?? [];
   console.log(`top label agreement with the Python baseline on 20 texts: ${pythonTop.filter((label, i) => label === jsTop[i]).length}/20`);

@@ -10,8 +10,8 @@ Usage: python classification_ort.py <model_dir> <manifest> <model_id> <texts_fil
 Prints one JSON line: {"results": [{"concurrency": c, "requests": n, "seconds": s, "texts_per_s": r, "latencies_ms": [...]}],
 "top": [...]}, latencies_ms holding each request's time by request index (request i classifies text i mod the text count).
 With FASTEST_TEXTS=k and FASTEST_RUNS=n in the environment it also prints "fastest_ms": for each of the first
-k texts, its fastest of n one-at-a-time classifications, and "stages_ms": the same for each step of one
-(tokenize, run, pool_head), timed in separate runs.
+k texts, its fastest of n one-at-a-time classifications (each after FASTEST_GAP_MS of idleness, if set),
+"runs_ms": every one of those runs in order (the spread), and "stages_ms": the fastest for each step of one (tokenize, run, pool_head), timed in separate runs.
 """
 
 from __future__ import annotations
@@ -123,12 +123,18 @@ def main() -> None:
     fastest_texts, fastest_runs = int(os.environ.get("FASTEST_TEXTS", 0)), int(os.environ.get("FASTEST_RUNS", 0))
     if fastest_texts and fastest_runs:  # see scripts/bench/classification-lone.ts
         fastest = [float("inf")] * fastest_texts
+        runs = []
+        gap = float(os.environ.get("FASTEST_GAP_MS", 0)) / 1000
         for _ in range(fastest_runs):
             for index, text in enumerate(texts[:fastest_texts]):
+                if gap:
+                    time.sleep(gap)
                 sent = time.perf_counter()
                 classify(text)
-                fastest[index] = min(fastest[index], (time.perf_counter() - sent) * 1000)
+                runs.append((time.perf_counter() - sent) * 1000)
+                fastest[index] = min(fastest[index], runs[-1])
         output["fastest_ms"] = fastest
+        output["runs_ms"] = runs
         output["stages_ms"] = fastest_stages(texts[:fastest_texts], fastest_runs)
     print(json.dumps(output))
 

@@ -18,13 +18,14 @@ export interface BatchModelInit {
    * Let the intra-op threads spin between the parallel parts of a run (ONNX Runtime's default)
    * instead of sleeping. Only the solo session spins (see BatchModel): spinning makes a lone run
    * fastest on free cores, and steals them from other sessions running at the same time (see
-   * LoneRunChooser).
+   * LoneRunChooser). A number bounds each spell of spinning to that many microseconds.
    */
-  spinning?: boolean;
+  spinning?: boolean | number;
   /**
    * Stop the spin when a run ends (default), so an idle session holds no core; false leaves
-   * ONNX Runtime's own spin-then-sleep after each run (what Python's onnxruntime does), which
-   * the lone-request bench compares.
+   * ONNX Runtime's own spin-then-sleep after each run (what Python's onnxruntime does), for as
+   * long as `spinning` allows: the solo session's, bounded so the next lone request finds its
+   * threads awake (BatchModel).
    */
   stopSpinningAfterRun?: boolean;
   maxBatchSize: number;

@@ -40,7 +40,7 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
   const Model = init.head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
-  // A spinning pool (the solo session for lone requests) stops when its run ends: idle, it holds no core.
+  // A spinning pool stops when its run ends unless told otherwise (the solo session, whose spin is bounded).
   const sessionOptions = init.threads
     ? {
         session_options: threadSessionOptions({

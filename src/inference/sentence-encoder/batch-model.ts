@@ -16,6 +16,15 @@ import type { WorkerModule } from '../worker/worker-api.js';
 import { BATCH_MODEL_WORKER, type BatchModelApi, type BatchModelInit, type ForwardRequest, type ModelFacts } from './batch-model-protocol.js';
 import { LoneRunChooser } from './lone-run-chooser.js';
 
+/**
+ * How long the solo session's idle threads spin before they sleep, within a run and after it. A
+ * client sending its next text as soon as the last is answered comes back within a fraction of a
+ * millisecond, and finds the threads still awake, as it does with onnxruntime's default spin (what
+ * Python's session keeps); but that spin outlasts a run by far and would hold a core after every lone
+ * request, so it is bounded to this. Figures in docs/benchmarks.md.
+ */
+const SOLO_SPIN_US = 1000;
+
 interface Slot {
   worker: ModelWorker<BatchModelApi>;
   /** Calls sent to this slot and not answered yet. */
@@ -52,7 +61,8 @@ export class BatchModel {
     const options = { init, modelId: name, name: `classification:${name}` };
     const inits = Array.from({ length: layout.workers }, () => options);
     if (layout.soloThreads) {
-      inits.push({ ...options, init: { ...init, threads: layout.soloThreads, spinning: true }, name: `classification:${name}:solo` });
+      const solo = { ...init, threads: layout.soloThreads, spinning: SOLO_SPIN_US, stopSpinningAfterRun: false };
+      inits.push({ ...options, init: solo, name: `classification:${name}:solo` });
     }
     const started = await Promise.allSettled(inits.map((workerOptions) => ModelWorker.start(module, workerOptions)));
     const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
