@@ -152,6 +152,11 @@ export class WhisperWindowDecoder {
     return this.#model.sessions.decoder_model_merged!;
   }
 
+  /** The pre-packed copy for decodes of several rows, or the model's decoder when there is none or it cannot be opened (then slower). */
+  async #severalRowsSession(): Promise<OrtSession> {
+    return (await this.#batchDecoder?.().catch(() => undefined)) ?? this.#decoder;
+  }
+
   /** Runs the encoder on input features [1, mel, 3000]; `signal` stops a run that has yet to start. */
   async encode(inputFeatures: Tensor, signal?: AbortSignal): Promise<Tensor> {
     const feeds = { input_features: ortTensorOf(inputFeatures) };
@@ -242,7 +247,7 @@ export class WhisperWindowDecoder {
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
-    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request, (await this.#batchDecoder?.()) ?? this.#decoder));
+    if (searchRows(request) > 1) return decodeSearch(request, this.#tokens, this.#searchSession(request, await this.#severalRowsSession()));
     const [result] = await this.#decodeLockstep([request]);
     return result!;
   }
@@ -403,7 +408,7 @@ export class WhisperWindowDecoder {
     let audio = stackRows(requests.map((request) => ortTensorOf(request.audioFeatures)));
     // Unpacked, every step of several rows packs the output projection's weight again (80 MB for
     // tiny.en): a batch runs on the pre-packed decoder, as beam search does.
-    const session = requests.length > 1 ? ((await this.#batchDecoder?.()) ?? this.#decoder) : this.#decoder;
+    const session = requests.length > 1 ? await this.#severalRowsSession() : this.#decoder;
     const start = await this.#readStart(audio, requests, session);
     let past: Cache = start.cache;
     let logits = start.logits;

@@ -109,16 +109,25 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
     expect(refused).to.equal(1); // tried once, then repeated for every later window
   });
 
-  it('a pre-packed decoder session for the search rows gives the same beams', async () => {
+  it('a pre-packed decoder session for decodes of several rows gives the same beams, and the same batch of windows', async () => {
     const prepacked = PrepackedBatchDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!;
     try {
-      const searching = new WhisperWindowDecoder(asr.model, tokens, { batchDecoder: () => prepacked.session() });
+      const packed = new WhisperWindowDecoder(asr.model, tokens, { batchDecoder: () => prepacked.session() });
       for (const features of audio.slice(0, 2)) {
-        expect(await searching.decode(request(features, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(features, { beamSize: 5 })));
+        expect(await packed.decode(request(features, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(features, { beamSize: 5 })));
       }
+      const windows = () => audio.slice(0, 3).map((features) => request(features));
+      expect(await packed.decodeBatch(windows())).to.deep.equal(await decoder.decodeBatch(windows()));
     } finally {
       await prepacked.dispose();
     }
+  });
+
+  it('decodes on the model decoder when the pre-packed copy cannot be opened', async () => {
+    const unopened = new WhisperWindowDecoder(asr.model, tokens, { batchDecoder: () => Promise.reject(new Error('cannot allocate memory')) });
+    expect(await unopened.decode(request(audio[0]!, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(audio[0]!, { beamSize: 5 })));
+    const windows = () => audio.slice(0, 2).map((features) => request(features));
+    expect(await unopened.decodeBatch(windows())).to.deep.equal(await decoder.decodeBatch(windows()));
   });
 
   it('best_of samples at the temperature, the same text for the same seed; decodeBatch decodes such a window alone', async () => {
