@@ -16,8 +16,9 @@
  * EXPLORE_EVERY up to one in MAX_EXPLORE_EVERY; a change of the faster side brings them back to
  * EXPLORE_EVERY.
  * A change of load is still seen at once on the side in use, whose average every request updates.
- * One run counts at most SPIKE_CAP times its side's average, so a single stall (a GC pause, another
- * process taking the core) does not flip the choice; a few in a row, a real change, do.
+ * On the side in use, one run counts at most SPIKE_CAP times its side's average, so a single stall (a
+ * GC pause, another process taking the core) does not flip the choice; a few in a row, a real change,
+ * do. An exploration's counted run replaces the explored side's average, which is stale.
  */
 
 export type LoneRunSide = 'solo' | 'single-thread';
@@ -72,7 +73,11 @@ export class LoneRunChooser {
       return;
     }
     const average = this.#averageMs[side];
-    this.#averageMs[side] = average === undefined ? ms : average + SMOOTHING * (Math.min(ms, SPIKE_CAP * average) - average);
+    // An explored side's average is as old as its last exploration: its run now replaces it. Smoothed
+    // instead, one slow early run kept the solo session unused for ~1,000 lone requests while the
+    // explorations backed off (docs/benchmarks.md, "Text classification").
+    const fresh = average === undefined || side === this.#explored;
+    this.#averageMs[side] = fresh ? ms : average + SMOOTHING * (Math.min(ms, SPIKE_CAP * average) - average);
     if (side === this.#explored) {
       // Explore less often while the explored side stays clearly slower (a flip resets in choose).
       const otherMs = this.#averageMs[other(side)] as number;

@@ -70,6 +70,16 @@ describe('LoneRunChooser', () => {
     expect(choices.slice(EXPLORE_EVERY * 2 + 2, EXPLORE_EVERY * 3 + 1)).to.not.include('single-thread');
   });
 
+  it('lets one exploration put back a side whose only counted run was slow', () => {
+    const chooser = new LoneRunChooser();
+    run(chooser, 1, { solo: 1000, 'single-thread': 9 });
+    // Solo's first counted run was cold: single-thread looks faster.
+    run(chooser, 3, { solo: 30, 'single-thread': 9 });
+    const choices = run(chooser, EXPLORE_EVERY + 10, { solo: 6, 'single-thread': 9 });
+    expect(choices.slice(0, EXPLORE_EVERY - 1)).to.not.include('solo');
+    expect(choices.slice(EXPLORE_EVERY + 1)).to.not.include('single-thread');
+  });
+
   it('follows a change of the faster side (other load on the machine)', () => {
     const chooser = new LoneRunChooser();
     run(chooser, EXPLORE_EVERY, { solo: 6, 'single-thread': 9 });
