@@ -16,7 +16,7 @@ export interface GainedRegion extends SpeechChunk {
   /**
    * The utterances the region holds (ascending; only their parts inside the region count): what
    * the VAD hears as speech when short pauses end it too. Each is read at its own gain, so a quiet
-   * speaker after a loud one in the same region is raised (vad-filter.ts, speechIslands), and
+   * speaker after a loud one in the same region is raised (vad-filter.ts, gainedRegion), and
    * only they count as speech a decode left uncovered (decode-windows.ts). Absent: the whole
    * region is one utterance.
    */
