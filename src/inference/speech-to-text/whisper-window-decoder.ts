@@ -139,8 +139,9 @@ export class WhisperWindowDecoder {
   readonly #batchDecoder: (() => Promise<OrtSession>) | undefined;
 
   /**
-   * `batchDecoder`: the session decodes of several rows (beam search, best-of, a batch of windows) run on instead of the model's
-   * decoder (the same graph with its weights pre-packed, opened when first asked; asr-worker.ts).
+   * `batchDecoder`: the session decodes of several rows (beam search, best-of, a batch of windows)
+   * run on instead of the model's decoder (the same graph with its weights pre-packed, opened when
+   * first asked; asr-worker.ts).
    */
   constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: { batchDecoder?: () => Promise<OrtSession> } = {}) {
     this.#model = model;
@@ -152,7 +153,10 @@ export class WhisperWindowDecoder {
     return this.#model.sessions.decoder_model_merged!;
   }
 
-  /** The pre-packed copy for decodes of several rows, or the model's decoder when there is none or it cannot be opened (then slower). */
+  /**
+   * The pre-packed copy for decodes of several rows, or the model's decoder when there is none or
+   * it cannot be opened (then slower).
+   */
   async #severalRowsSession(): Promise<OrtSession> {
     return (await this.#batchDecoder?.().catch(() => undefined)) ?? this.#decoder;
   }
