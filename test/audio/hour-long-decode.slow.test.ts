@@ -16,8 +16,8 @@ import { IsolatedAudio } from './isolated-audio.js';
 const MB = 1024 * 1024;
 const RATE = 16_000;
 const HOUR = 3600;
-/** The 16-bit PCM of an hour, plus the one partly filled 2 MB block Pcm16Buffer may hold. */
-const PCM16_HOUR_BYTES = 2 * RATE * HOUR + 2 * MB;
+/** The 16-bit PCM of an hour and its exponents (1 byte a 256 samples), plus the one partly filled block Pcm16Buffer may hold. */
+const PCM16_HOUR_BYTES = (2 + 1 / 256) * (RATE * HOUR + MB);
 
 describe('hour-long decode (decodeAudio16, default limits)', function () {
   this.timeout(180_000);

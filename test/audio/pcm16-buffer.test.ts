@@ -9,7 +9,7 @@ function ramp(length: number): Float32Array {
 }
 
 describe('Pcm16Buffer', () => {
-  it('reads back what was appended, in pieces of any size and across blocks, to 16-bit precision', () => {
+  it('reads back what was appended, in pieces of any size and across blocks', () => {
     const samples = ramp(BLOCK * 2 + 12_345);
     const pcm = new Pcm16Buffer();
     for (let from = 0; from < samples.length; from += 700_001) pcm.append(samples.subarray(from, from + 700_001));
@@ -40,13 +40,48 @@ describe('Pcm16Buffer', () => {
     expect(pcm.read(20, 30).length).to.equal(0);
   });
 
-  it('holds 2 bytes a sample plus at most one partly filled 2 MB block', () => {
+  it('holds 2 bytes a sample and 1 byte an exponent, plus at most one partly filled 2 MB block', () => {
     const pcm = new Pcm16Buffer();
+    const blockBytes = 2 * BLOCK + BLOCK / 256;
     expect(pcm.byteLength).to.equal(0);
     pcm.append(new Float32Array(1));
-    expect(pcm.byteLength).to.equal(2 * BLOCK);
+    expect(pcm.byteLength).to.equal(blockBytes);
     pcm.append(new Float32Array(BLOCK));
-    expect(pcm.byteLength).to.equal(4 * BLOCK);
+    expect(pcm.byteLength).to.equal(2 * blockBytes);
+  });
+
+  it('keeps 16 bits of a passage 90 dB under full scale, where s16 would keep one step', () => {
+    const quiet = Float32Array.from({ length: 4096 }, (_, i) => 3e-5 * Math.sin(i / 7));
+    const pcm = new Pcm16Buffer();
+    pcm.append(Float32Array.of(0.9));
+    pcm.append(new Float32Array(255));
+    pcm.append(quiet);
+    const read = pcm.read(256, 256 + quiet.length);
+    let worst = 0;
+    for (let i = 0; i < quiet.length; i++) worst = Math.max(worst, Math.abs(read[i]! - quiet[i]!));
+    // Half a step of 16 bits below the passage's own peak (3e-5), not of full scale (1.5e-5).
+    expect(worst).to.be.at.most(3e-5 / 32768);
+    // The loud group before it is read at full-scale steps.
+    expect(Math.round(pcm.read(0, 1)[0]! * 32768)).to.equal(Math.round(0.9 * 32768));
+  });
+
+  it("a group filled by two appends takes the louder part's exponent, the first part shifted to match", () => {
+    const pcm = new Pcm16Buffer();
+    pcm.append(new Float32Array(100).fill(1e-4));
+    pcm.append(new Float32Array(100).fill(0.5));
+    const read = pcm.read(0, 200);
+    expect(Math.round(read[0]! * 32768)).to.equal(Math.round(1e-4 * 32768));
+    expect(read[0]).to.be.closeTo(1e-4, 2 / 65536);
+    expect(read[199]).to.equal(0.5);
+  });
+
+  it('gives 16-bit input back exactly, whatever the pieces it came in', () => {
+    const steps = Float32Array.from({ length: 3000 }, (_, i) => (((i * 7919) % 201) - 100) / 32768);
+    for (const piece of [1, 37, 256, 1000]) {
+      const pcm = new Pcm16Buffer();
+      for (let from = 0; from < steps.length; from += piece) pcm.append(steps.subarray(from, from + piece));
+      expect(Array.from(pcm.read(0, steps.length))).to.deep.equal(Array.from(steps));
+    }
   });
 
   it('floatReader reads views of a Float32Array', () => {
