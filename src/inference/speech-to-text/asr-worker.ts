@@ -25,7 +25,7 @@ import { needsOwnDecoder, whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
 import { decodeLongForm, type DecodedSegment } from './long-form-decoder.js';
-import { hasDecodingOptions, longFormDecoding } from './decoding-options.js';
+import { hasDecodingOptions, longFormDecoding, windowsDecoding } from './decoding-options.js';
 import { TokenLogprobs } from './token-logprobs.js';
 import { decodeWindows } from './decode-windows.js';
 import { leadingSpeech, windowReader, type SpeechWindow } from './speech-windows.js';
@@ -86,7 +86,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     }
     // Checked before the audio is decoded: a bad option costs nothing.
     const decoding = longFormDecoding(request.decoding, encode);
-    // The audio is held once, as 16-bit PCM (an hour at 16 kHz: 115 MB), and each step reads
+    // The audio is held once, as 16-bit PCM with an exponent per 16 ms (an hour at 16 kHz: 115 MB), and each step reads
     // the window it needs as Float32; the upload's bytes are let go as soon as they are decoded.
     const decoded = await toModelInput(takeAudio(request), sampleRate);
     signal.throwIfAborted();
@@ -123,7 +123,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
         batchSize: windows
           ? whisperBatchSize({ windows: windows.length, threads: init.threads, dims: asr.model.config, memoryBudgetBytes: init.batchMemoryBytes })
           : 1,
-        ...decoding,
+        ...(windows ? windowsDecoding(decoding, request.decoding) : decoding),
       };
       const segments = windows ? await decodeWindows(decoded, windows, longForm, options) : await decodeLongForm(decoded, longForm, options);
       const transcript = decodedTranscript(segments, { duration, language, segments: request.segments, words: request.words === true });

@@ -5,13 +5,14 @@
  */
 import { expect } from 'chai';
 import { Tensor } from '@huggingface/transformers';
-import { longFormDecoding } from '../../../src/inference/speech-to-text/decoding-options.js';
+import { longFormDecoding, WINDOWS_BEAM_SIZE, windowsDecoding } from '../../../src/inference/speech-to-text/decoding-options.js';
 import { decodeLongForm, type LongFormModel } from '../../../src/inference/speech-to-text/long-form-decoder.js';
 import { TokenLogprobs } from '../../../src/inference/speech-to-text/token-logprobs.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
 import { windowPrompt } from '../../../src/inference/speech-to-text/whisper-prompt.js';
 import { MAX_PROMPT_TOKENS, type WindowDecodeRequest, type WindowDecodeResult } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
 import { ValidationError } from '../../../src/errors.js';
+import type { DecodingOptions } from '../../../src/inference/types.js';
 
 const TOKENS: WhisperSpecialTokens = { eot: 100, sot: 101, noTimestamps: 102, timestampBegin: 103, suppress: [], beginSuppress: [] };
 const TS = (seconds: number) => TOKENS.timestampBegin + Math.round(seconds / 0.02);
@@ -155,6 +156,16 @@ describe('longFormDecoding', () => {
     expect(() => longFormDecoding({ beamSize: 10, bestOf: 3 }, encode)).to.throw(ValidationError, /"beam_size" × "best_of" must be at most 25/);
     expect(() => longFormDecoding({ beamSize: 11 }, encode)).to.throw(ValidationError, /"beam_size" must be an integer from 1 to 10/);
     expect(() => longFormDecoding({ beamSize: 2, patience: 0.2 }, encode)).to.throw(ValidationError, /"patience" must be a number between 0.5 and 5/);
+  });
+
+  it('VAD windows take a beam search of WINDOWS_BEAM_SIZE unless the request names beam_size or best_of', () => {
+    const windows = (options: DecodingOptions) => windowsDecoding(longFormDecoding(options, encode), options).search;
+    expect(windows({})).to.deep.equal({ beamSize: WINDOWS_BEAM_SIZE, bestOf: 1, patience: undefined, lengthPenalty: undefined });
+    expect(windows({ patience: 2 })).to.deep.equal({ beamSize: WINDOWS_BEAM_SIZE, bestOf: 1, patience: 2, lengthPenalty: undefined });
+    // beam_size=1 is the request's own choice: the greedy decode.
+    expect(windows({ beamSize: 1 })).to.equal(undefined);
+    expect(windows({ bestOf: 1 })).to.equal(undefined);
+    expect(windows({ beamSize: 5 })).to.deep.include({ beamSize: 5 });
   });
 
   it('refuses more than 6 temperatures (the cost cap) or none', () => {
