@@ -70,7 +70,16 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const batchDecoder = init.prepackWeights
     ? undefined
     : PrepackedBatchDecoder.of(join(init.modelsDir, init.modelId), init.dtype, asrSessionOptions({ ...init, prepackWeights: true }));
-  const longForm = whisperLongFormModel(asr, { batchDecoder: batchDecoder && (() => batchDecoder.session()) });
+  const longForm = whisperLongFormModel(asr, {
+    batchDecoder: batchDecoder && (() => batchDecoder.session()),
+    // Several windows' beams or samples in one run: as many rows as a batch of windows may hold.
+    maxSearchRows: whisperBatchSize({
+      windows: Number.POSITIVE_INFINITY,
+      threads: init.threads,
+      dims: asr.model.config,
+      memoryBudgetBytes: init.batchMemoryBytes,
+    }),
+  });
   const cannotTimeWords = longForm?.aligner
     ? undefined
     : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;

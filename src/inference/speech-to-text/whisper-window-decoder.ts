@@ -15,7 +15,9 @@ import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import { argmax, logSoftmaxAt, sample } from './whisper-token-choice.js';
 import { alikeRows, gatherRows } from './cache-rows.js';
-import { decodeSearch, searchRows, type SearchOptions, type SearchSession } from './whisper-search-decode.js';
+import { decodeSearch, searchRows, type SearchOptions, type SearchResult, type SearchSession } from './whisper-search-decode.js';
+import { SearchBatchRows } from './search-batch-rows.js';
+import { SearchStepsTogether } from './search-steps-together.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 import type { HeadAttention } from './word-timing.js';
 
@@ -131,22 +133,31 @@ interface BatchRow {
   noSpeechProb: number;
 }
 
+export interface WhisperWindowDecoderOptions {
+  batchDecoder?: () => Promise<OrtSession>;
+  maxSearchRows?: number;
+}
+
 export class WhisperWindowDecoder {
   readonly #model: WhisperSeq2Seq;
   readonly #tokens: WhisperSpecialTokens;
   /** Whether the decoder's attention broadcasts one row of cross-attention cache over many; unknown until a search step tries. */
   #broadcastsCrossRows: boolean | undefined;
   readonly #batchDecoder: (() => Promise<OrtSession>) | undefined;
+  readonly #maxSearchRows: number;
 
   /**
    * `batchDecoder`: the session decodes of several rows (beam search, best-of, a batch of windows)
    * run on instead of the model's decoder (the same graph with its weights pre-packed, opened when
-   * first asked; asr-worker.ts).
+   * first asked; asr-worker.ts). `maxSearchRows`: the rows one run of several windows' searches
+   * may hold (decodeBatch; whisperBatchSize's bound by threads and memory); by default each
+   * window's search runs alone.
    */
-  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: { batchDecoder?: () => Promise<OrtSession> } = {}) {
+  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: WhisperWindowDecoderOptions = {}) {
     this.#model = model;
     this.#tokens = tokens;
     this.#batchDecoder = options.batchDecoder;
+    this.#maxSearchRows = options.maxSearchRows ?? 1;
   }
 
   get #decoder(): OrtSession {
@@ -329,16 +340,17 @@ export class WhisperWindowDecoder {
   /**
    * Decodes independent windows, each as `decode` would alone (same tokens for the same
    * request), in lockstep batches: one per length of prompt and start tokens, in the order
-   * given. Every request's signal is checked at every step; the caller picks how many windows
-   * to pass at once (whisperBatchSize). `onDecoded(index, result)` hears of each request as soon
-   * as its row ends, while the batch goes on with the others.
+   * given, greedy windows first, then those searched (beam search, best-of), whose beams or
+   * samples step together (#searchTogether). Every request's signal is checked at every step; the
+   * caller picks how many windows to pass at once (whisperBatchSize); a run of searches holds at
+   * most maxSearchRows rows (#searchBatches). `onDecoded(index, result)`
+   * hears of each request as soon as its decode ends, while the batch goes on with the others.
    */
   async decodeBatch(requests: readonly WindowDecodeRequest[], onDecoded?: (index: number, result: WindowDecodeResult) => void): Promise<WindowDecodeResult[]> {
-    const groups = new Map<string, number[]>();
-    const searched: number[] = [];
+    const plain = new Map<string, number[]>();
+    const searched = new Map<string, number[]>();
     requests.forEach((request, index) => {
-      // A beam search or best-of sample is a batch of its own rows: decoded alone.
-      if (searchRows(request) > 1) return void searched.push(index);
+      const groups = searchRows(request) > 1 ? searched : plain;
       const key = `${this.#prompt(request).length}/${request.startTokens.length}`;
       groups.set(key, [...(groups.get(key) ?? []), index]);
     });
@@ -347,14 +359,92 @@ export class WhisperWindowDecoder {
       results[index] = result;
       onDecoded?.(index, result);
     };
-    for (const indices of groups.values()) {
+    for (const indices of plain.values()) {
       await this.#decodeLockstep(
         indices.map((index) => requests[index]!),
         (position, result) => decoded(indices[position]!, result),
       );
     }
-    for (const index of searched) decoded(index, await this.decode(requests[index]!));
+    for (const sameLengths of searched.values()) {
+      for (const indices of this.#searchBatches(sameLengths.map((index) => [index, searchRows(requests[index]!)]))) {
+        if (indices.length === 1) decoded(indices[0]!, await this.decode(requests[indices[0]!]!));
+        else
+          await this.#searchTogether(
+            indices.map((index) => requests[index]!),
+            (position, result) => decoded(indices[position]!, result),
+          );
+      }
+    }
     return results;
+  }
+
+  /**
+   * Searched windows (`[index, rows]`, in order) in batches of at most maxSearchRows rows, so that
+   * a run of searches together never holds more (the rows of a window bigger than that: alone).
+   */
+  #searchBatches(windows: readonly (readonly [number, number])[]): number[][] {
+    const batches: number[][] = [];
+    let rows = Number.POSITIVE_INFINITY;
+    for (const [index, windowRows] of windows) {
+      if (rows + windowRows > this.#maxSearchRows) {
+        batches.push([]);
+        rows = 0;
+      }
+      batches.at(-1)!.push(index);
+      rows += windowRows;
+    }
+    return batches;
+  }
+
+  /**
+   * Searches of several windows (prompts and start tokens of equal lengths), each with its own
+   * search state (decodeSearch) and results as alone, their rows read by one decoder run per
+   * step: the windows' start tokens on one row each, then every window's beams or samples in one
+   * batch (SearchBatchRows). A lone window's search reads less (its audio and cross-attention
+   * once for all beams), but the step's fixed cost, paid once for all windows, outweighs that.
+   */
+  async #searchTogether(requests: readonly WindowDecodeRequest[], onDecoded: (position: number, result: SearchResult) => void): Promise<void> {
+    const session = await this.#severalRowsSession();
+    let rows: SearchBatchRows | undefined;
+    const together = new SearchStepsTogether(requests.length, async (steps) => {
+      const input = rows!.next(steps);
+      const step = await this.#extend(
+        input.audio,
+        input.tokens.map((token) => [token]),
+        input.past,
+        true,
+        session,
+      );
+      rows!.keep(step.cache);
+      return rows!.split(step.logits!);
+    });
+    const started = (async () => {
+      const audio = stackRows(requests.map((request) => ortTensorOf(request.audioFeatures)));
+      const start = await this.#readStart(audio, requests, session);
+      rows = new SearchBatchRows(start.cache, audio);
+      return start.logits;
+    })();
+    const searches = requests.map(async (request, group) => {
+      try {
+        const result = await decodeSearch(request, this.#tokens, {
+          start: async () => {
+            const logits = await started;
+            const [, steps, vocab] = logits.dims as [number, number, number];
+            const at = (group * steps + steps - 1) * vocab;
+            return { logits: (logits.data as Float32Array).subarray(at, at + vocab), noSpeechProb: this.#noSpeechProb(logits, group, request) };
+          },
+          step: (sources, tokens) => together.step(group, sources, tokens),
+        });
+        together.leave(group);
+        onDecoded(group, result);
+      } catch (error) {
+        together.fail(error);
+        throw error;
+      }
+    });
+    const settled = await Promise.allSettled(searches);
+    const failure = settled.find((one) => one.status === 'rejected');
+    if (failure) throw failure.reason;
   }
 
   /** `sotPrev` and the last of the request's prompt, or nothing. */
