@@ -1,14 +1,14 @@
 /**
- * The key/value cache of several windows' searches stepping together (search-steps-together.ts):
- * one batch whose rows are the windows' beams or samples, window after window. Between steps each
- * window's rows are reordered, grown or shrunk to its search's sources, and a window that has
- * ended loses its rows.
+ * The key/value cache of several windows' searches stepping together (search-steps-together.ts),
+ * on a decoder whose cross-attention is grouped by window (grouped-cross-attention.ts): the
+ * self-attention rows are the windows' beams or samples, window after window, and the audio and
+ * cross-attention cache hold one row per window, which the decoder shares among that window's
+ * rows as a lone search's beams share theirs. The grouping asks for the same number of rows in
+ * every window, so a window with fewer (a best-of whose samples ended, a beam search short of
+ * candidates) is padded with copies of its first row, whose logits nobody reads.
  *
- * A lone window's search gives the decoder one row of audio and cross-attention cache for all its
- * beams (the attention broadcasts it); rows of several windows cannot share a row that way, so
- * here every row holds a copy of its window's. That copy is made only when a window's row count
- * changes (its first step grows one row to the beams; a window leaving shifts the later ones),
- * not at every step.
+ * Between steps each window's rows are reordered, grown or shrunk to its search's sources, and a
+ * window that has ended loses its rows, cross-attention row included.
  */
 import { gatherRows } from './cache-rows.js';
 import type { GroupStep } from './search-steps-together.js';
@@ -32,50 +32,53 @@ export interface BatchStepInput {
 }
 
 export class SearchBatchRows {
-  /** Rows per window in the current cache, window after window. */
-  #counts: number[];
-  /** The self-attention cache (`.decoder`), one row per live beam or sample. */
+  /** Rows each window holds in the self-attention cache (padding included), window after window; 0 once it has left. */
+  #held: number[];
+  /** Of those, the rows its search asked for (the rest is padding). */
+  #asked: number[];
+  /** The windows that still hold a row of audio and cross-attention cache, in order. */
+  #crossWindows: number[];
+  /** The self-attention cache (`.decoder`). */
   #decoder: Cache = {};
-  /** The cross-attention cache (`.encoder`), each row a copy of its window's. */
+  /** The cross-attention cache (`.encoder`), one row per window in #crossWindows. */
   #encoder: Cache = {};
-  /** The windows' audio, rows as the cross-attention cache's. */
   #audio: OrtTensor;
 
   /** `cache` and `audio`: after the windows' start tokens, one row per window (taken over: not to be read afterwards). */
   constructor(cache: Cache, audio: OrtTensor) {
+    const windows = audio.dims[0]!;
     this.#audio = audio;
-    this.#counts = new Array(audio.dims[0]!).fill(1);
-    this.#keep(cache, true);
-  }
-
-  /** Rows each window has now. */
-  get counts(): readonly number[] {
-    return this.#counts;
+    this.#held = new Array(windows).fill(1);
+    this.#asked = this.#held.slice();
+    this.#crossWindows = Array.from({ length: windows }, (_, window) => window);
+    for (const [name, tensor] of Object.entries(cache)) (name.includes('encoder') ? this.#encoder : this.#decoder)[name] = tensor;
   }
 
   /** Moves the rows to `steps` (undefined: that window has left) and gives the run's input. */
   next(steps: readonly (GroupStep | undefined)[]): BatchStepInput {
-    const selfSources: number[] = [];
-    const crossSources: number[] = [];
+    const rowsPerWindow = Math.max(...steps.map((step) => step?.sources.length ?? 0));
+    const sources: number[] = [];
     const tokens: number[] = [];
-    const counts: number[] = [];
     let offset = 0;
-    steps.forEach((step, group) => {
-      const had = this.#counts[group]!;
-      const rows = step?.sources.length ?? 0;
-      for (const source of step?.sources ?? []) selfSources.push(offset + source);
-      // Any row of the window will do: the nearest keeps most rows where they are.
-      for (let row = 0; row < rows; row++) crossSources.push(offset + Math.min(row, had - 1));
-      tokens.push(...(step?.tokens ?? []));
-      counts.push(rows);
-      offset += had;
+    steps.forEach((step, window) => {
+      const rows = step ? rowsPerWindow : 0;
+      for (let row = 0; row < rows; row++) {
+        // Padding reads the window's first row again.
+        const at = row < step!.sources.length ? row : 0;
+        sources.push(offset + step!.sources[at]!);
+        tokens.push(step!.tokens[at]!);
+      }
+      offset += this.#held[window]!;
+      this.#held[window] = rows;
+      this.#asked[window] = step?.sources.length ?? 0;
     });
-    const layoutChanged = counts.some((count, group) => count !== this.#counts[group]);
-    this.#counts = counts;
-    for (const [name, tensor] of Object.entries(this.#decoder)) this.#decoder[name] = gatherRows(tensor, selfSources);
-    if (layoutChanged) {
-      for (const [name, tensor] of Object.entries(this.#encoder)) this.#encoder[name] = gatherRows(tensor, crossSources);
-      this.#audio = gatherRows(this.#audio, crossSources);
+    for (const [name, tensor] of Object.entries(this.#decoder)) this.#decoder[name] = gatherRows(tensor, sources);
+    const stepping = this.#crossWindows.filter((window) => steps[window] !== undefined);
+    if (stepping.length < this.#crossWindows.length) {
+      const kept = stepping.map((window) => this.#crossWindows.indexOf(window));
+      for (const [name, tensor] of Object.entries(this.#encoder)) this.#encoder[name] = gatherRows(tensor, kept);
+      this.#audio = gatherRows(this.#audio, kept);
+      this.#crossWindows = stepping;
     }
     // The decoder's outputs replace these rows (keep): the batch holds them once.
     const past = { ...this.#decoder, ...this.#encoder };
@@ -85,26 +88,19 @@ export class SearchBatchRows {
 
   /** The cache a run returned: its grown self-attention rows replace the old ones. */
   keep(cache: Cache): void {
-    this.#keep(cache, false);
+    for (const [name, tensor] of Object.entries(cache)) if (!name.includes('encoder')) this.#decoder[name] = tensor;
   }
 
-  /** Each window's rows of a run's logits [rows, 1, vocab] (undefined for a window without rows). */
+  /** Each window's asked rows of a run's logits [rows, 1, vocab] (undefined for a window without rows). */
   split(logits: OrtTensor): (Float32Array[] | undefined)[] {
     const data = logits.data as Float32Array;
     const vocab = logits.dims[2]!;
     let row = 0;
-    return this.#counts.map((count) => {
-      if (count === 0) return undefined;
-      const rows = Array.from({ length: count }, (_, index) => data.subarray((row + index) * vocab, (row + index + 1) * vocab));
-      row += count;
-      return rows;
+    return this.#held.map((held, window) => {
+      const first = row;
+      row += held;
+      if (held === 0) return undefined;
+      return Array.from({ length: this.#asked[window]! }, (_, index) => data.subarray((first + index) * vocab, (first + index + 1) * vocab));
     });
-  }
-
-  #keep(cache: Cache, withEncoder: boolean): void {
-    for (const [name, tensor] of Object.entries(cache)) {
-      if (!name.includes('encoder')) this.#decoder[name] = tensor;
-      else if (withEncoder) this.#encoder[name] = tensor;
-    }
   }
 }

@@ -50,3 +50,29 @@ export function whisperBatchSize({ windows, threads, dims, memoryBudgetBytes }: 
   const byMemory = memoryBudgetBytes === undefined ? Number.POSITIVE_INFINITY : Math.floor(memoryBudgetBytes / batchRowBytes(dims));
   return Math.max(1, Math.min(windows, byThreads, byMemory));
 }
+
+/**
+ * Rows per onnxruntime thread of several windows' searches in one run (WhisperWindowDecoder's
+ * maxSearchRows): tiny.en on 1 thread still gained at 25 rows (5 windows × 5 beams, the most
+ * measured), where a greedy row costs more (its own cross-attention) and gains less.
+ */
+const SEARCH_ROWS_PER_THREAD = 25;
+
+/**
+ * Bytes one row of several windows' searches holds at most (float32): its self-attention cache
+ * grown to the full context and one step's logits, and its share of its window's cross-attention
+ * cache and encoder output, which the window's rows share (a search has at least 2 rows).
+ */
+export function searchRowBytes(dims: WhisperDimensions): number {
+  const frames = dims.max_source_positions ?? 1500;
+  const positions = dims.max_target_positions ?? 448;
+  const perWindow = dims.decoder_layers * 2 * frames * dims.d_model + frames * dims.d_model;
+  return 4 * (dims.decoder_layers * 2 * positions * dims.d_model + dims.vocab_size + perWindow / 2);
+}
+
+/** The rows a run of several windows' searches may hold; at least 1 (then each window's search runs alone). */
+export function whisperSearchRows({ threads, dims, memoryBudgetBytes }: Omit<BatchSizeInput, 'windows'>): number {
+  const byThreads = SEARCH_ROWS_PER_THREAD * Math.max(1, threads);
+  const byMemory = memoryBudgetBytes === undefined ? Number.POSITIVE_INFINITY : Math.floor(memoryBudgetBytes / searchRowBytes(dims));
+  return Math.max(1, Math.min(byThreads, byMemory));
+}

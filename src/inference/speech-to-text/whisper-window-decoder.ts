@@ -31,6 +31,11 @@ type OrtTensorClass = new (type: string, data: unknown, dims: readonly number[])
 interface OrtSession {
   inputNames: readonly string[];
   outputNames: readonly string[];
+  /**
+   * Whether its cached cross-attention takes one row per window for all that window's rows, each
+   * window's rows together (grouped-cross-attention.ts): several windows' searches can step in one run.
+   */
+  readonly groupsCrossRows?: boolean;
   /** `options.signal`: honoured by a session in a thread of its own (onnx-session-thread.ts), whose run may wait its turn. */
   run(feeds: Record<string, unknown>, fetches?: readonly string[], options?: { signal?: AbortSignal }): Promise<Record<string, OrtTensor>>;
 }
@@ -366,11 +371,17 @@ export class WhisperWindowDecoder {
       );
     }
     for (const sameLengths of searched.values()) {
-      for (const indices of this.#searchBatches(sameLengths.map((index) => [index, searchRows(requests[index]!)]))) {
+      const session = await this.#severalRowsSession();
+      // Without grouped cross-attention each row would read a copy of its window's cache, which costs what the batch saves.
+      const batches = session.groupsCrossRows
+        ? this.#searchBatches(sameLengths.map((index) => [index, searchRows(requests[index]!)]))
+        : sameLengths.map((index) => [index]);
+      for (const indices of batches) {
         if (indices.length === 1) decoded(indices[0]!, await this.decode(requests[indices[0]!]!));
         else
           await this.#searchTogether(
             indices.map((index) => requests[index]!),
+            session,
             (position, result) => decoded(indices[position]!, result),
           );
       }
@@ -380,18 +391,23 @@ export class WhisperWindowDecoder {
 
   /**
    * Searched windows (`[index, rows]`, in order) in batches of at most maxSearchRows rows, so that
-   * a run of searches together never holds more (the rows of a window bigger than that: alone).
+   * a run of searches together never holds more: every window of a batch holds as many rows as
+   * its largest (SearchBatchRows pads), so a batch's rows are its windows times that. A window
+   * bigger than the bound is decoded alone.
    */
   #searchBatches(windows: readonly (readonly [number, number])[]): number[][] {
     const batches: number[][] = [];
-    let rows = Number.POSITIVE_INFINITY;
+    let widest = 0;
     for (const [index, windowRows] of windows) {
-      if (rows + windowRows > this.#maxSearchRows) {
-        batches.push([]);
-        rows = 0;
+      const batch = batches.at(-1);
+      const wider = Math.max(widest, windowRows);
+      if (batch && (batch.length + 1) * wider <= this.#maxSearchRows) {
+        batch.push(index);
+        widest = wider;
+      } else {
+        batches.push([index]);
+        widest = windowRows;
       }
-      batches.at(-1)!.push(index);
-      rows += windowRows;
     }
     return batches;
   }
@@ -399,12 +415,17 @@ export class WhisperWindowDecoder {
   /**
    * Searches of several windows (prompts and start tokens of equal lengths), each with its own
    * search state (decodeSearch) and results as alone, their rows read by one decoder run per
-   * step: the windows' start tokens on one row each, then every window's beams or samples in one
-   * batch (SearchBatchRows). A lone window's search reads less (its audio and cross-attention
-   * once for all beams), but the step's fixed cost, paid once for all windows, outweighs that.
+   * step on `session` (its cross-attention grouped by window): the windows' start tokens on one
+   * row each, then every window's beams or samples in one batch (SearchBatchRows). What a step
+   * costs besides the cross-attention (the weights, the 51,864-wide output projection) is then
+   * paid once for all the windows: on tiny.en, 1 thread, 4 windows × 5 beams in ~41 ms against
+   * ~17 ms for one window's 5 (docs/benchmarks.md, "Speech to text").
    */
-  async #searchTogether(requests: readonly WindowDecodeRequest[], onDecoded: (position: number, result: SearchResult) => void): Promise<void> {
-    const session = await this.#severalRowsSession();
+  async #searchTogether(
+    requests: readonly WindowDecodeRequest[],
+    session: OrtSession,
+    onDecoded: (position: number, result: SearchResult) => void,
+  ): Promise<void> {
     let rows: SearchBatchRows | undefined;
     const together = new SearchStepsTogether(requests.length, async (steps) => {
       const input = rows!.next(steps);

@@ -4,20 +4,25 @@
  * the tokens its search gives alone, a run never holds more rows than maxSearchRows, and one
  * window's abort stops the batch.
  */
+import { join } from 'node:path';
 import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
 import type { SearchOptions } from '../../../src/inference/speech-to-text/whisper-search-decode.js';
+import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/prepacked-batch-decoder.js';
 import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
 import { WhisperWindowDecoder, type WindowDecodeRequest, type WindowDecodeResult } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
-import { SPEECH_DIR } from '../../audio/audio-test-helpers.js';
+import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
 import { loadTinyEnWindowDecoder, tinyEnAvailable, type TinyEnWindowDecoder } from './tiny-en-window-decoder.js';
 
 describe('beam searches of several windows batched, whisper-tiny.en (real weights)', function () {
   this.timeout(600_000);
   let tiny: TinyEnWindowDecoder;
   let audio: Tensor[];
+  let prepacked: PrepackedBatchDecoder;
+  /** Lone searches on the same sessions (the grouped decoder for several rows). */
+  let loneDecoder: WhisperWindowDecoder;
   const signal = new AbortController().signal;
   const request = (audioFeatures: Tensor, search: SearchOptions, temperature = 0): WindowDecodeRequest => ({
     audioFeatures,
@@ -29,22 +34,20 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
     signal,
     search,
   });
-  /** The model's decoder with every run's rows recorded. */
+  /** A decoder whose several-row session (the pre-packed, grouped one) records every run's rows. */
   const recording = (maxSearchRows: number) => {
-    const session = tiny.asr.model.sessions.decoder_model_merged!;
     const rows: number[] = [];
-    const spy = {
-      inputNames: session.inputNames,
-      outputNames: session.outputNames,
-      run: (feeds: Record<string, { dims: readonly number[] }>, fetches?: readonly string[]) => {
-        rows.push(feeds.input_ids!.dims[0]!);
-        return session.run(feeds, fetches);
-      },
+    const batchDecoder = async () => {
+      const session = await prepacked.session();
+      return {
+        ...session,
+        run: (feeds: Record<string, unknown>, fetches?: readonly string[]) => {
+          rows.push((feeds.input_ids as { dims: readonly number[] }).dims[0]!);
+          return session.run(feeds, fetches);
+        },
+      };
     };
-    const decoder = new WhisperWindowDecoder({ ...tiny.asr.model, sessions: { ...tiny.asr.model.sessions, decoder_model_merged: spy } }, tiny.tokens, {
-      maxSearchRows,
-    });
-    return { decoder, rows };
+    return { decoder: new WhisperWindowDecoder(tiny.asr.model, tiny.tokens, { batchDecoder, maxSearchRows }), rows };
   };
   const expectSame = (batched: readonly WindowDecodeResult[], alone: readonly WindowDecodeResult[]) => {
     batched.forEach((result, index) => {
@@ -58,18 +61,24 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
   before(async function () {
     if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
     tiny = await loadTinyEnWindowDecoder();
+    prepacked = PrepackedBatchDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!;
+    loneDecoder = new WhisperWindowDecoder(tiny.asr.model, tiny.tokens, { batchDecoder: () => prepacked.session() });
     // Clips of different lengths: the windows' searches end at different steps.
     const clips = (await decodeClipsOnce(await readSpeechClips(SPEECH_DIR))).filter((clip) => clip.samples.length <= 30 * 16_000).slice(0, 5);
     audio = [];
     for (const clip of clips) audio.push(await tiny.decoder.encode((await tiny.asr.processor(clip.samples)).input_features));
   });
-  after(() => tiny?.asr.dispose());
+  after(async () => {
+    await prepacked?.dispose();
+    await tiny?.asr.dispose();
+  });
 
   it('gives each window the beams it gets alone, token for token, several windows to a run', async () => {
     const requests = audio.map((features) => request(features, { beamSize: 5 }));
     const alone: WindowDecodeResult[] = [];
-    for (const one of requests) alone.push(await tiny.decoder.decode(one));
+    for (const one of requests) alone.push(await loneDecoder.decode(one));
     expect(new Set(alone.map((result) => result.tokens.length)).size).to.be.greaterThan(2); // windows leave at different steps
+    expect((await prepacked.session()).groupsCrossRows).to.equal(true); // the graph rewrite took
     const { decoder, rows } = recording(25);
     const heard: number[] = [];
     expectSame(await decoder.decodeBatch(requests, (index) => heard.push(index)), alone);
@@ -80,7 +89,7 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
   it('keeps a run within maxSearchRows: windows beyond it wait for the next batch', async () => {
     const requests = audio.slice(0, 4).map((features) => request(features, { beamSize: 5, patience: 2 }));
     const alone: WindowDecodeResult[] = [];
-    for (const one of requests) alone.push(await tiny.decoder.decode(one));
+    for (const one of requests) alone.push(await loneDecoder.decode(one));
     const { decoder, rows } = recording(12);
     expectSame(await decoder.decodeBatch(requests), alone);
     expect(Math.max(...rows)).to.equal(10);
@@ -89,7 +98,7 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
   it('steps best-of samples together too, each window drawing from its own generator', async () => {
     const sampled = (features: Tensor, seed: number) => ({ ...request(features, { bestOf: 5 }, 0.4), maxTokens: 120, random: seededRandom(seed) });
     const alone: WindowDecodeResult[] = [];
-    for (const [index, features] of audio.slice(0, 3).entries()) alone.push(await tiny.decoder.decode(sampled(features, index + 1)));
+    for (const [index, features] of audio.slice(0, 3).entries()) alone.push(await loneDecoder.decode(sampled(features, index + 1)));
     const { decoder } = recording(25);
     expectSame(await decoder.decodeBatch(audio.slice(0, 3).map((features, index) => sampled(features, index + 1))), alone);
   });
