@@ -128,7 +128,7 @@ function groupBranch(graph: ProtoField[]): { graph: ProtoField[]; layers: number
   const replaced = new Map<number, ProtoField>();
   for (const node of nodes) {
     // The scores of layer N's cross-attention: MatMul(Transpose(query), Transpose(past encoder key)).
-    if (!node || node.opType !== 'MatMul' || !/encoder_attn\/MatMul$/.test(node.name)) continue;
+    if (node?.opType !== 'MatMul' || !/encoder_attn\/MatMul$/.test(node.name)) continue;
     const queryAt = producer.get(node.inputs[0] ?? '');
     const keyAt = producer.get(node.inputs[1] ?? '');
     const queryTranspose = queryAt === undefined ? undefined : nodes[queryAt];
