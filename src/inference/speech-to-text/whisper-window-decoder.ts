@@ -9,7 +9,10 @@
  * still decoding (a lockstep decode, each row with its own timestamp rules, temperature and end). The exported decoder has no attention mask or
  * position ids: a row's positions are the cache length, the same for every row. So rows are
  * batched only with rows whose prompt and start tokens have the same lengths (no padding), and
- * a row that ends leaves the batch (its cache rows are dropped) rather than being masked.
+ * a row that ends leaves the batch (its cache rows are dropped) rather than being masked. Windows
+ * decoded with beam search or best-of sampling are batched the same way, each window's search its
+ * own, their rows stepping together (#searchTogether) on the batch decoder whose cross-attention
+ * is grouped by window (grouped-cross-attention.ts).
  */
 import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
