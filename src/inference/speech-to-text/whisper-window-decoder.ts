@@ -21,6 +21,7 @@ import { alikeRows, gatherRows } from './cache-rows.js';
 import { decodeSearch, searchRows, type SearchOptions, type SearchResult, type SearchSession } from './whisper-search-decode.js';
 import { SearchBatchRows } from './search-batch-rows.js';
 import { SearchStepsTogether } from './search-steps-together.js';
+import type { SearchBatchFits } from './whisper-batch-size.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 import type { HeadAttention } from './word-timing.js';
 
@@ -143,7 +144,7 @@ interface BatchRow {
 
 export interface WhisperWindowDecoderOptions {
   batchDecoder?: () => Promise<OrtSession>;
-  maxSearchRows?: number;
+  fitsSearchBatch?: SearchBatchFits;
 }
 
 export class WhisperWindowDecoder {
@@ -152,20 +153,20 @@ export class WhisperWindowDecoder {
   /** Whether the decoder's attention broadcasts one row of cross-attention cache over many; unknown until a search step tries. */
   #broadcastsCrossRows: boolean | undefined;
   readonly #batchDecoder: (() => Promise<OrtSession>) | undefined;
-  readonly #maxSearchRows: number;
+  readonly #fitsSearchBatch: SearchBatchFits;
 
   /**
    * `batchDecoder`: the session decodes of several rows (beam search, best-of, a batch of windows)
    * run on instead of the model's decoder (the same graph with its weights pre-packed, opened when
-   * first asked; asr-worker.ts). `maxSearchRows`: the rows one run of several windows' searches
-   * may hold (decodeBatch; whisperBatchSize's bound by threads and memory); by default each
-   * window's search runs alone.
+   * first asked; asr-worker.ts). `fitsSearchBatch`: whether a number of windows' searches, each
+   * of so many rows, may step in one run (decodeBatch; searchBatchFits, by threads and memory); by
+   * default each window's search runs alone.
    */
   constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: WhisperWindowDecoderOptions = {}) {
     this.#model = model;
     this.#tokens = tokens;
     this.#batchDecoder = options.batchDecoder;
-    this.#maxSearchRows = options.maxSearchRows ?? 1;
+    this.#fitsSearchBatch = options.fitsSearchBatch ?? (() => false);
   }
 
   get #decoder(): OrtSession {
@@ -350,8 +351,8 @@ export class WhisperWindowDecoder {
    * request), in lockstep batches: one per length of prompt and start tokens, in the order
    * given, greedy windows first, then those searched (beam search, best-of), whose beams or
    * samples step together (#searchTogether). Every request's signal is checked at every step; the
-   * caller picks how many windows to pass at once (whisperBatchSize); a run of searches holds at
-   * most maxSearchRows rows (#searchBatches). `onDecoded(index, result)`
+   * caller picks how many windows to pass at once (whisperBatchSize); a run of searches holds
+   * what fitsSearchBatch allows (#searchBatches). `onDecoded(index, result)`
    * hears of each request as soon as its decode ends, while the batch goes on with the others.
    */
   async decodeBatch(requests: readonly WindowDecodeRequest[], onDecoded?: (index: number, result: WindowDecodeResult) => void): Promise<WindowDecodeResult[]> {
@@ -393,10 +394,10 @@ export class WhisperWindowDecoder {
   }
 
   /**
-   * Searched windows (`[index, rows]`, in order) in batches of at most maxSearchRows rows, so that
-   * a run of searches together never holds more: every window of a batch holds as many rows as
-   * its largest (SearchBatchRows pads), so a batch's rows are its windows times that. A window
-   * bigger than the bound is decoded alone.
+   * Searched windows (`[index, rows]`, in order) in batches fitsSearchBatch allows, so that a run
+   * of searches together never holds more: every window of a batch holds as many rows as its
+   * largest (SearchBatchRows pads), so a batch is its windows times that. A window alone is
+   * decoded alone, whatever the bound.
    */
   #searchBatches(windows: readonly (readonly [number, number])[]): number[][] {
     const batches: number[][] = [];
@@ -404,7 +405,7 @@ export class WhisperWindowDecoder {
     for (const [index, windowRows] of windows) {
       const batch = batches.at(-1);
       const wider = Math.max(widest, windowRows);
-      if (batch && (batch.length + 1) * wider <= this.#maxSearchRows) {
+      if (batch && this.#fitsSearchBatch(batch.length + 1, wider)) {
         batch.push(index);
         widest = wider;
       } else {

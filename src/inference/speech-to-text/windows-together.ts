@@ -14,7 +14,7 @@ import type { WhisperWindowDecoder, WindowDecodeRequest, WindowDecodeResult } fr
 export interface WindowsTogetherOptions {
   /**
    * Windows in flight at once (whisperBatchSize); a greedy batch holds at most this many rows, and
-   * beam searches or best-of samples the decoder's own bound (WhisperWindowDecoder's maxSearchRows).
+   * beam searches or best-of samples the decoder's own bound (WhisperWindowDecoder's fitsSearchBatch).
    */
   concurrency: number;
   onSegments?: (segments: DecodedSegment[]) => void;

@@ -1,7 +1,7 @@
 /**
  * Several windows' beam searches (and best-of samples) stepping together in one decoder run, on
  * the real Whisper tiny.en (skipped when not installed: `npm run test-models`): every window gets
- * the tokens its search gives alone, a run never holds more rows than maxSearchRows, and one
+ * the tokens its search gives alone, a run never holds more rows than its bound allows, and one
  * window's abort stops the batch.
  */
 import { join } from 'node:path';
@@ -35,7 +35,7 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
     search,
   });
   /** A decoder whose several-row session (the pre-packed, grouped one) records every run's rows. */
-  const recording = (maxSearchRows: number) => {
+  const recording = (maxRows: number) => {
     const rows: number[] = [];
     const batchDecoder = async () => {
       const session = await prepacked.session();
@@ -47,7 +47,10 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
         },
       };
     };
-    return { decoder: new WhisperWindowDecoder(tiny.asr.model, tiny.tokens, { batchDecoder, maxSearchRows }), rows };
+    return {
+      decoder: new WhisperWindowDecoder(tiny.asr.model, tiny.tokens, { batchDecoder, fitsSearchBatch: (windows, perWindow) => windows * perWindow <= maxRows }),
+      rows,
+    };
   };
   const expectSame = (batched: readonly WindowDecodeResult[], alone: readonly WindowDecodeResult[]) => {
     batched.forEach((result, index) => {
@@ -86,7 +89,7 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
     expect([...heard].sort((a, b) => a - b)).to.deep.equal([0, 1, 2, 3, 4]);
   });
 
-  it('keeps a run within maxSearchRows: windows beyond it wait for the next batch', async () => {
+  it('keeps a run within its bound: windows beyond it wait for the next batch', async () => {
     const requests = audio.slice(0, 4).map((features) => request(features, { beamSize: 5, patience: 2 }));
     const alone: WindowDecodeResult[] = [];
     for (const one of requests) alone.push(await loneDecoder.decode(one));
