@@ -8,10 +8,13 @@
  * are loaded and warmed up before any timing; faster-whisper 1.2.1 runs in its own process (beam 5
  * default, vad_filter=True, the same Silero v6 weights). Same threads, nice 0 on every side; rounds
  * alternate the sides. Prints wall and CPU time, WER, whether the two texts of ours are the same,
- * and ratios with the load average.
+ * and ratios with the load average. With `--beam N` ours decodes with beam_size=N, best_of=N
+ * (faster-whisper's default decode) on both sides, and a side of ours greedy, batched, is added:
+ * how much beam search costs over the default decode on the same file.
  *
  *   tsx scripts/bench/vad-chunks-batch.ts [--minutes 10] [--threads 2] [--rounds 1] [--batch-memory-mb 512]
  *                                         [--variant '{"spinning":false}']  (a third side: batched, these manifest options)
+ *                                         [--beam 5]
  *
  * Env: MODELS_DIR (whisper-tiny.en and silero-vad-v6 from `npm run test-models`), EVAL_SPEECH_DIR,
  * TOOLS_PYTHON.
@@ -41,9 +44,14 @@ const { values: args } = parseArgs({
     'batch-memory-mb': { type: 'string' },
     /** Manifest options (JSON) of a third side of ours, batched, e.g. '{"spinning":false}'. */
     variant: { type: 'string' },
+    beam: { type: 'string', default: '0' },
   },
 });
 const threads = Number(args.threads);
+const beamSize = Number(args.beam);
+/** The decoding of every side of ours but the greedy one (--beam). */
+const decoding = beamSize > 1 ? { beamSize, bestOf: beamSize } : undefined;
+const beamLabel = decoding ? `, beam ${beamSize}` : '';
 
 const decoded = await decodeClipsOnce(await readSpeechClips());
 const audio = joinClips(decoded, { targetSeconds: Number(args.minutes) * 60, gapSeconds: 1.5 });
@@ -55,13 +63,25 @@ const load1 = async (batchMemoryMb: number | undefined, extra: Record<string, un
   return (await loadTranscriber({ modelId: 'whisper-tiny.en', options })).transcriber;
 };
 const batchMemory = args['batch-memory-mb'] === undefined ? undefined : Number(args['batch-memory-mb']);
-const ours = new Map<string, Transcriber>([
-  ['ours, windows one at a time', await load1(0)],
-  [`ours, windows batched (batchMemoryMb ${batchMemory ?? 'default'})`, await load1(batchMemory)],
+interface OurSide {
+  transcriber: Transcriber;
+  decoding?: { beamSize: number; bestOf: number };
+}
+const batchedTranscriber = await load1(batchMemory);
+const ours = new Map<string, OurSide>([
+  [`ours${beamLabel}, windows one at a time`, { transcriber: await load1(0), decoding }],
+  [`ours${beamLabel}, windows batched (batchMemoryMb ${batchMemory ?? 'default'})`, { transcriber: batchedTranscriber, decoding }],
 ]);
-if (args.variant) ours.set(`ours, batched, ${args.variant}`, await load1(batchMemory, JSON.parse(args.variant) as Record<string, unknown>));
+if (args.variant)
+  ours.set(`ours${beamLabel}, batched, ${args.variant}`, {
+    transcriber: await load1(batchMemory, JSON.parse(args.variant) as Record<string, unknown>),
+    decoding,
+  });
+const GREEDY_BATCHED = 'ours greedy, windows batched';
+if (decoding) ours.set(GREEDY_BATCHED, { transcriber: batchedTranscriber });
 const warmUp = audio.samples.slice(0, 40 * RATE);
-for (const transcriber of ours.values()) await transcriber.transcribe({ samples: warmUp.slice(), sampleRate: RATE }, { vadFilter: true });
+for (const { transcriber, decoding } of ours.values())
+  await transcriber.transcribe({ samples: warmUp.slice(), sampleRate: RATE }, { vadFilter: true, decoding });
 
 const dir = await mkdtemp(join(tmpdir(), 'vad-chunks-batch-'));
 const file = join(dir, 'long.f32');
@@ -77,10 +97,10 @@ const keep = (name: string, seconds: number, text: string, cpuSeconds?: number) 
 const FASTER_WHISPER = 'faster-whisper, vad_filter on';
 try {
   for (let round = 0; round < Number(args.rounds); round++) {
-    for (const [name, transcriber] of ours) {
+    for (const [name, { transcriber, decoding }] of ours) {
       const started = performance.now();
       const cpu = process.cpuUsage(); // the ASR worker and its onnxruntime threads are in this process
-      const { text } = await transcriber.transcribe({ samples: audio.samples.slice(), sampleRate: RATE }, { vadFilter: true });
+      const { text } = await transcriber.transcribe({ samples: audio.samples.slice(), sampleRate: RATE }, { vadFilter: true, decoding });
       const used = process.cpuUsage(cpu);
       keep(name, (performance.now() - started) / 1000, text, (used.user + used.system) / 1e6);
     }
@@ -89,7 +109,7 @@ try {
   }
 } finally {
   await rm(dir, { recursive: true, force: true });
-  for (const transcriber of ours.values()) await transcriber.dispose();
+  for (const transcriber of new Set([...ours.values()].map((side) => side.transcriber))) await transcriber.dispose();
 }
 const fw = sides.get(FASTER_WHISPER)!;
 console.log(`best of ${args.rounds} round(s):`);
@@ -104,3 +124,8 @@ console.log(
   `batched / one at a time ${(batched!.seconds / sequential!.seconds).toFixed(2)}×; texts ${batched!.text === sequential!.text ? 'identical' : 'DIFFER'}; ` +
     `batched / faster-whisper ${ratio.toFixed(2)}× (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? 'PASS' : 'FAIL'}); load average ${loadAverage()}`,
 );
+const greedy = sides.get(GREEDY_BATCHED);
+if (greedy)
+  console.log(
+    `beam ${beamSize} batched / greedy batched ${(batched!.seconds / greedy.seconds).toFixed(2)}× wall, ${((batched!.cpuSeconds ?? 0) / (greedy.cpuSeconds ?? 1)).toFixed(2)}× CPU`,
+  );

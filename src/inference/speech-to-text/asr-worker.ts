@@ -30,7 +30,7 @@ import { TokenLogprobs } from './token-logprobs.js';
 import { decodeWindows } from './decode-windows.js';
 import { leadingSpeech, windowReader, type SpeechWindow } from './speech-windows.js';
 import { whisperStartTokens } from './whisper-special-tokens.js';
-import { whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
+import { searchBatchFits, whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
 import { whisperLongFormModel, type WhisperPipelineParts } from './whisper-long-form-model.js';
 import { PrepackedBatchDecoder } from './prepacked-batch-decoder.js';
 import { encoderFile, moveEncoderToThread } from './whisper-encoder-thread.js';
@@ -70,7 +70,10 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const batchDecoder = init.prepackWeights
     ? undefined
     : PrepackedBatchDecoder.of(join(init.modelsDir, init.modelId), init.dtype, asrSessionOptions({ ...init, prepackWeights: true }));
-  const longForm = whisperLongFormModel(asr, { batchDecoder: batchDecoder && (() => batchDecoder.session()) });
+  const longForm = whisperLongFormModel(asr, {
+    batchDecoder: batchDecoder && (() => batchDecoder.session()),
+    fitsSearchBatch: searchBatchFits({ threads: init.threads, dims: asr.model.config, memoryBudgetBytes: init.batchMemoryBytes }),
+  });
   const cannotTimeWords = longForm?.aligner
     ? undefined
     : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;

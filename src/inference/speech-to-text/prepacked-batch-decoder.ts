@@ -9,11 +9,17 @@
  * their tokens and memory unchanged. The copy costs
  * about the decoder's weights again, so a decoder above MAX_PREPACKED_DECODER_BYTES (small and up)
  * is not copied: its rows run unpacked, slower, within the memory the model declares.
+ *
+ * The copy's graph has its cached cross-attention grouped by window (grouped-cross-attention.ts),
+ * so that several windows' beams can step in one run (search-batch-rows.ts); a graph that cannot
+ * be rewritten, or whose rewrite onnxruntime refuses, is opened as it is (`groupsCrossRows` false).
  */
 import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Dtype } from './asr-options.js';
+import { groupCrossAttention } from './grouped-cross-attention.js';
 import type { WhisperDecoderSession } from './whisper-window-decoder.js';
 
 /** 512 MiB: tiny and base fp32 (their decoders: 208 and 118 MB here); small (~600 MB) and up are not copied. */
@@ -22,7 +28,7 @@ export const MAX_PREPACKED_DECODER_BYTES = 512 * 1024 * 1024;
 export class PrepackedBatchDecoder {
   readonly #file: string;
   readonly #options: ort.InferenceSession.SessionOptions;
-  #session: Promise<ort.InferenceSession> | undefined;
+  #session: Promise<{ session: ort.InferenceSession; groupsCrossRows: boolean }> | undefined;
 
   /**
    * The fp32 decoder of `modelDir` with `sessionOptions` (the model's own, pre-packing on), or
@@ -42,14 +48,40 @@ export class PrepackedBatchDecoder {
   }
 
   /** The session, opened on the first call. */
-  session(): Promise<WhisperDecoderSession> {
-    this.#session ??= ort.InferenceSession.create(this.#file, this.#options);
-    return this.#session as unknown as Promise<WhisperDecoderSession>;
+  async session(): Promise<WhisperDecoderSession> {
+    this.#session ??= this.#open();
+    const { session, groupsCrossRows } = await this.#session;
+    return {
+      inputNames: session.inputNames,
+      outputNames: session.outputNames,
+      groupsCrossRows,
+      run: (feeds, fetches) => session.run(feeds as ort.InferenceSession.FeedsType, fetches as string[]) as never,
+    };
+  }
+
+  async #open(): Promise<{ session: ort.InferenceSession; groupsCrossRows: boolean }> {
+    const grouped = groupCrossAttention(await readFile(this.#file));
+    if (grouped.layers > 0) {
+      // From memory, the graph's external data is found through this folder rather than the file's.
+      const options = {
+        ...this.#options,
+        extra: withSessionConfig(this.#options.extra, { model_external_initializers_file_folder_path: dirname(this.#file) }),
+      };
+      const session = await ort.InferenceSession.create(grouped.model, options).catch(() => undefined);
+      if (session) return { session, groupsCrossRows: true };
+    }
+    return { session: await ort.InferenceSession.create(this.#file, this.#options), groupsCrossRows: false };
   }
 
   async dispose(): Promise<void> {
-    await (await this.#session?.catch(() => undefined))?.release();
+    await (await this.#session?.catch(() => undefined))?.session.release();
   }
+}
+
+/** Session options' `extra` with more `session.*` config entries. */
+function withSessionConfig(extra: unknown, entries: Record<string, string>): Record<string, unknown> {
+  const base = (extra ?? {}) as Record<string, unknown>;
+  return { ...base, session: { ...(base.session as Record<string, unknown> | undefined), ...entries } };
 }
 
 /** The graph file and its external data, when the weights are kept beside it. */

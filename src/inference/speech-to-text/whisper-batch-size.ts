@@ -50,3 +50,31 @@ export function whisperBatchSize({ windows, threads, dims, memoryBudgetBytes }: 
   const byMemory = memoryBudgetBytes === undefined ? Number.POSITIVE_INFINITY : Math.floor(memoryBudgetBytes / batchRowBytes(dims));
   return Math.max(1, Math.min(windows, byThreads, byMemory));
 }
+
+/**
+ * Rows per onnxruntime thread of several windows' searches in one run: tiny.en on 1 thread still
+ * gained at 25 rows (5 windows × 5 beams, the most measured), where a greedy row costs more (its
+ * own cross-attention) and gains less.
+ */
+const SEARCH_ROWS_PER_THREAD = 25;
+
+/**
+ * Bytes one window of several windows' searches holds at most (float32) with `rows` beams or
+ * samples: its cross-attention cache and encoder output once (its rows share them on the grouped
+ * decoder), and per row a self-attention cache grown to the full context and one step's logits.
+ */
+export function searchWindowBytes(dims: WhisperDimensions, rows: number): number {
+  const frames = dims.max_source_positions ?? 1500;
+  const positions = dims.max_target_positions ?? 448;
+  const shared = dims.decoder_layers * 2 * frames * dims.d_model + frames * dims.d_model;
+  return 4 * (shared + rows * (dims.decoder_layers * 2 * positions * dims.d_model + dims.vocab_size));
+}
+
+/** Whether `windows` searches of `rows` rows each may step in one run (WhisperWindowDecoder's fitsSearchBatch). */
+export type SearchBatchFits = (windows: number, rows: number) => boolean;
+
+/** The bound on several windows' searches in one run: rows by the threads, bytes by the budget (undefined: no bound but the threads). */
+export function searchBatchFits({ threads, dims, memoryBudgetBytes }: Omit<BatchSizeInput, 'windows'>): SearchBatchFits {
+  const maxRows = SEARCH_ROWS_PER_THREAD * Math.max(1, threads);
+  return (windows, rows) => windows * rows <= maxRows && (memoryBudgetBytes === undefined || windows * searchWindowBytes(dims, rows) <= memoryBudgetBytes);
+}

@@ -6,7 +6,7 @@
 import type { Tensor } from '@huggingface/transformers';
 import type { WindowsModel } from './decode-windows.js';
 import { whisperSpecialTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
-import { WhisperWindowDecoder, type WhisperDecoderSession, type WhisperSeq2Seq } from './whisper-window-decoder.js';
+import { WhisperWindowDecoder, type WhisperSeq2Seq, type WhisperWindowDecoderOptions } from './whisper-window-decoder.js';
 
 /** The parts of a transformers.js ASR pipeline this uses. */
 export interface WhisperPipelineParts {
@@ -23,12 +23,10 @@ export interface WhisperPipelineParts {
 
 /**
  * The long-form decoder over this pipeline's model, or undefined if the model has no timestamp
- * tokens. `batchDecoder`: the decoder session for decodes of several rows (WhisperWindowDecoder).
+ * tokens. `options`: the window decoder's (its session for decodes of several rows, and the rows
+ * several windows' searches may step together in; WhisperWindowDecoder).
  */
-export function whisperLongFormModel(
-  asr: WhisperPipelineParts,
-  options: { batchDecoder?: () => Promise<WhisperDecoderSession> } = {},
-): WindowsModel | undefined {
+export function whisperLongFormModel(asr: WhisperPipelineParts, options: WhisperWindowDecoderOptions = {}): WindowsModel | undefined {
   const config = asr.model.generation_config ?? {};
   const tokens = whisperSpecialTokens(config, asr.tokenizer.get_vocab());
   if (!tokens) return undefined;

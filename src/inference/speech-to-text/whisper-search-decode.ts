@@ -106,6 +106,8 @@ async function sampleBestOf(
   const shared = filter(firstLogits, [], tokens, request);
   let live = samples.map((_, index) => index);
   let logits = live.map(() => shared);
+  // The cache row each live sample reads on: at first the one row of the start tokens for all.
+  let cacheRows = live.map(() => 0);
   for (;;) {
     request.signal.throwIfAborted();
     const sources: number[] = [];
@@ -126,7 +128,11 @@ async function sampleBestOf(
     });
     if (sources.length === 0) break;
     live = sources.map((row) => live[row]!);
-    logits = await session.step(sources, next);
+    logits = await session.step(
+      sources.map((row) => cacheRows[row]!),
+      next,
+    );
+    cacheRows = sources.map((_, row) => row);
   }
   return bestHypothesis(samples, request.search?.lengthPenalty);
 }

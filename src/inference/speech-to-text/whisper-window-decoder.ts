@@ -9,13 +9,19 @@
  * still decoding (a lockstep decode, each row with its own timestamp rules, temperature and end). The exported decoder has no attention mask or
  * position ids: a row's positions are the cache length, the same for every row. So rows are
  * batched only with rows whose prompt and start tokens have the same lengths (no padding), and
- * a row that ends leaves the batch (its cache rows are dropped) rather than being masked.
+ * a row that ends leaves the batch (its cache rows are dropped) rather than being masked. Windows
+ * decoded with beam search or best-of sampling are batched the same way, each window's search its
+ * own, their rows stepping together (#searchTogether) on the batch decoder whose cross-attention
+ * is grouped by window (grouped-cross-attention.ts).
  */
 import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import { argmax, logSoftmaxAt, sample } from './whisper-token-choice.js';
 import { alikeRows, gatherRows } from './cache-rows.js';
-import { decodeSearch, searchRows, type SearchOptions, type SearchSession } from './whisper-search-decode.js';
+import { decodeSearch, searchRows, type SearchOptions, type SearchResult, type SearchSession } from './whisper-search-decode.js';
+import { SearchBatchRows } from './search-batch-rows.js';
+import { SearchStepsTogether } from './search-steps-together.js';
+import type { SearchBatchFits } from './whisper-batch-size.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 import type { HeadAttention } from './word-timing.js';
 
@@ -29,6 +35,11 @@ type OrtTensorClass = new (type: string, data: unknown, dims: readonly number[])
 interface OrtSession {
   inputNames: readonly string[];
   outputNames: readonly string[];
+  /**
+   * Whether its cached cross-attention takes one row per window for all that window's rows, each
+   * window's rows together (grouped-cross-attention.ts): several windows' searches can step in one run.
+   */
+  readonly groupsCrossRows?: boolean;
   /** `options.signal`: honoured by a session in a thread of its own (onnx-session-thread.ts), whose run may wait its turn. */
   run(feeds: Record<string, unknown>, fetches?: readonly string[], options?: { signal?: AbortSignal }): Promise<Record<string, OrtTensor>>;
 }
@@ -131,22 +142,31 @@ interface BatchRow {
   noSpeechProb: number;
 }
 
+export interface WhisperWindowDecoderOptions {
+  batchDecoder?: () => Promise<OrtSession>;
+  fitsSearchBatch?: SearchBatchFits;
+}
+
 export class WhisperWindowDecoder {
   readonly #model: WhisperSeq2Seq;
   readonly #tokens: WhisperSpecialTokens;
   /** Whether the decoder's attention broadcasts one row of cross-attention cache over many; unknown until a search step tries. */
   #broadcastsCrossRows: boolean | undefined;
   readonly #batchDecoder: (() => Promise<OrtSession>) | undefined;
+  readonly #fitsSearchBatch: SearchBatchFits;
 
   /**
    * `batchDecoder`: the session decodes of several rows (beam search, best-of, a batch of windows)
    * run on instead of the model's decoder (the same graph with its weights pre-packed, opened when
-   * first asked; asr-worker.ts).
+   * first asked; asr-worker.ts). `fitsSearchBatch`: whether a number of windows' searches, each
+   * of so many rows, may step in one run (decodeBatch; searchBatchFits, by threads and memory); by
+   * default each window's search runs alone.
    */
-  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: { batchDecoder?: () => Promise<OrtSession> } = {}) {
+  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: WhisperWindowDecoderOptions = {}) {
     this.#model = model;
     this.#tokens = tokens;
     this.#batchDecoder = options.batchDecoder;
+    this.#fitsSearchBatch = options.fitsSearchBatch ?? (() => false);
   }
 
   get #decoder(): OrtSession {
@@ -329,16 +349,17 @@ export class WhisperWindowDecoder {
   /**
    * Decodes independent windows, each as `decode` would alone (same tokens for the same
    * request), in lockstep batches: one per length of prompt and start tokens, in the order
-   * given. Every request's signal is checked at every step; the caller picks how many windows
-   * to pass at once (whisperBatchSize). `onDecoded(index, result)` hears of each request as soon
-   * as its row ends, while the batch goes on with the others.
+   * given, greedy windows first, then those searched (beam search, best-of), whose beams or
+   * samples step together (#searchTogether). Every request's signal is checked at every step; the
+   * caller picks how many windows to pass at once (whisperBatchSize); a run of searches holds
+   * what fitsSearchBatch allows (#searchBatches). `onDecoded(index, result)`
+   * hears of each request as soon as its decode ends, while the batch goes on with the others.
    */
   async decodeBatch(requests: readonly WindowDecodeRequest[], onDecoded?: (index: number, result: WindowDecodeResult) => void): Promise<WindowDecodeResult[]> {
-    const groups = new Map<string, number[]>();
-    const searched: number[] = [];
+    const plain = new Map<string, number[]>();
+    const searched = new Map<string, number[]>();
     requests.forEach((request, index) => {
-      // A beam search or best-of sample is a batch of its own rows: decoded alone.
-      if (searchRows(request) > 1) return void searched.push(index);
+      const groups = searchRows(request) > 1 ? searched : plain;
       const key = `${this.#prompt(request).length}/${request.startTokens.length}`;
       groups.set(key, [...(groups.get(key) ?? []), index]);
     });
@@ -347,14 +368,108 @@ export class WhisperWindowDecoder {
       results[index] = result;
       onDecoded?.(index, result);
     };
-    for (const indices of groups.values()) {
+    for (const indices of plain.values()) {
       await this.#decodeLockstep(
         indices.map((index) => requests[index]!),
         (position, result) => decoded(indices[position]!, result),
       );
     }
-    for (const index of searched) decoded(index, await this.decode(requests[index]!));
+    for (const sameLengths of searched.values()) {
+      const session = await this.#severalRowsSession();
+      // Without grouped cross-attention each row would read a copy of its window's cache, which costs what the batch saves.
+      const batches = session.groupsCrossRows
+        ? this.#searchBatches(sameLengths.map((index) => [index, searchRows(requests[index]!)]))
+        : sameLengths.map((index) => [index]);
+      for (const indices of batches) {
+        if (indices.length === 1) decoded(indices[0]!, await this.decode(requests[indices[0]!]!));
+        else
+          await this.#searchTogether(
+            indices.map((index) => requests[index]!),
+            session,
+            (position, result) => decoded(indices[position]!, result),
+          );
+      }
+    }
     return results;
+  }
+
+  /**
+   * Searched windows (`[index, rows]`, in order) in batches fitsSearchBatch allows, so that a run
+   * of searches together never holds more: every window of a batch holds as many rows as its
+   * largest (SearchBatchRows pads), so a batch is its windows times that. A window alone is
+   * decoded alone, whatever the bound.
+   */
+  #searchBatches(windows: readonly (readonly [number, number])[]): number[][] {
+    const batches: number[][] = [];
+    let widest = 0;
+    for (const [index, windowRows] of windows) {
+      const batch = batches.at(-1);
+      const wider = Math.max(widest, windowRows);
+      if (batch && this.#fitsSearchBatch(batch.length + 1, wider)) {
+        batch.push(index);
+        widest = wider;
+      } else {
+        batches.push([index]);
+        widest = windowRows;
+      }
+    }
+    return batches;
+  }
+
+  /**
+   * Searches of several windows (prompts and start tokens of equal lengths), each with its own
+   * search state (decodeSearch) and results as alone, their rows read by one decoder run per
+   * step on `session` (its cross-attention grouped by window): the windows' start tokens on one
+   * row each, then every window's beams or samples in one batch (SearchBatchRows). What a step
+   * costs besides the cross-attention (the weights, the 51,864-wide output projection) is then
+   * paid once for all the windows: on tiny.en, 1 thread, 4 windows × 5 beams in ~41 ms against
+   * ~17 ms for one window's 5 (docs/benchmarks.md, "Speech to text").
+   */
+  async #searchTogether(
+    requests: readonly WindowDecodeRequest[],
+    session: OrtSession,
+    onDecoded: (position: number, result: SearchResult) => void,
+  ): Promise<void> {
+    let rows: SearchBatchRows | undefined;
+    const together = new SearchStepsTogether(requests.length, async (steps) => {
+      const input = rows!.next(steps);
+      const step = await this.#extend(
+        input.audio,
+        input.tokens.map((token) => [token]),
+        input.past,
+        true,
+        session,
+      );
+      rows!.keep(step.cache);
+      return rows!.split(step.logits!);
+    });
+    const started = (async () => {
+      const audio = stackRows(requests.map((request) => ortTensorOf(request.audioFeatures)));
+      const start = await this.#readStart(audio, requests, session);
+      rows = new SearchBatchRows(start.cache, audio);
+      return start.logits;
+    })();
+    const searches = requests.map(async (request, group) => {
+      try {
+        const result = await decodeSearch(request, this.#tokens, {
+          start: async () => {
+            const logits = await started;
+            const [, steps, vocab] = logits.dims as [number, number, number];
+            const at = (group * steps + steps - 1) * vocab;
+            return { logits: (logits.data as Float32Array).subarray(at, at + vocab), noSpeechProb: this.#noSpeechProb(logits, group, request) };
+          },
+          step: (sources, tokens) => together.step(group, sources, tokens),
+        });
+        together.leave(group);
+        onDecoded(group, result);
+      } catch (error) {
+        together.fail(error);
+        throw error;
+      }
+    });
+    const settled = await Promise.allSettled(searches);
+    const failure = settled.find((one) => one.status === 'rejected');
+    if (failure) throw failure.reason;
   }
 
   /** `sotPrev` and the last of the request's prompt, or nothing. */

@@ -12,7 +12,10 @@ import type { DecodedSegment } from './long-form-decoder.js';
 import type { WhisperWindowDecoder, WindowDecodeRequest, WindowDecodeResult } from './whisper-window-decoder.js';
 
 export interface WindowsTogetherOptions {
-  /** Windows in flight at once (whisperBatchSize); a batch holds at most this many rows. */
+  /**
+   * Windows in flight at once (whisperBatchSize); a greedy batch holds at most this many rows, and
+   * beam searches or best-of samples the decoder's own bound (WhisperWindowDecoder's fitsSearchBatch).
+   */
   concurrency: number;
   onSegments?: (segments: DecodedSegment[]) => void;
 }

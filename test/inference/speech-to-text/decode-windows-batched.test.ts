@@ -4,7 +4,8 @@
  * pauses and two speakers 25 dB quieter (the fixture of test/http/transcriptions-vad-windows.test.ts,
  * its clips twice over),
  * windows decoded in batches give the segments, words and log probabilities of windows decoded
- * one at a time, with the user's prompt and hotwords too; an abort in the middle of a batch stops
+ * one at a time, with the user's prompt and hotwords too, and with beam search (several windows'
+ * beams in one run); an abort in the middle of a batch stops
  * the decode, and nothing runs on after it.
  */
 import { existsSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { Pcm16Buffer } from '../../../src/audio/pcm16-buffer.js';
 import { configureRuntime } from '../../../src/inference/runtime.js';
 import { decodeWindows, type WindowsDecodeOptions, type WindowsModel } from '../../../src/inference/speech-to-text/decode-windows.js';
 import { useFastWhisperFeatures } from '../../../src/inference/speech-to-text/fast-features.js';
+import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/prepacked-batch-decoder.js';
 import type { DecodedSegment } from '../../../src/inference/speech-to-text/long-form-decoder.js';
 import type { SpeechWindow } from '../../../src/inference/speech-to-text/speech-windows.js';
 import { VadFilter } from '../../../src/inference/speech-to-text/vad-filter.js';
@@ -114,6 +116,35 @@ describe('decodeWindows in batches, whisper-tiny.en and Silero VAD v6 on the sha
     const alone = await decodeWindows(audio, few, model, options);
     const batched = await decodeWindows(audio, few, model, { ...options, batchSize: 5 });
     expect(shape(batched)).to.deep.equal(shape(alone));
+  });
+
+  it('gives the one-at-a-time segments with beam search, several windows’ beams stepping together', async () => {
+    const prepacked = PrepackedBatchDecoder.of(join(MODELS_DIR, 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 2, interOpNumThreads: 1 })!;
+    try {
+      let widest = 0;
+      const searching = whisperLongFormModel(asr, {
+        batchDecoder: async () => {
+          const session = await prepacked.session();
+          return {
+            ...session,
+            run: (feeds: Record<string, unknown>, fetches?: readonly string[]) => {
+              widest = Math.max(widest, (feeds.input_ids as { dims: readonly number[] }).dims[0]!);
+              return session.run(feeds, fetches);
+            },
+          };
+        },
+        fitsSearchBatch: (count, rows) => count * rows <= 15,
+      })!;
+      // Temperature 0 only: a fallback's samples come from Math.random, different in each decode.
+      const options: WindowsDecodeOptions = { ...base, temperatures: [0], search: { beamSize: 5 } };
+      const few = windows.slice(0, 6);
+      const alone = await decodeWindows(audio, few, searching, options);
+      const batched = await decodeWindows(audio, few, searching, { ...options, batchSize: 4 });
+      expect(shape(batched)).to.deep.equal(shape(alone));
+      expect(widest).to.equal(15); // three windows of 5 beams in a run
+    } finally {
+      await prepacked.dispose();
+    }
   });
 
   it('stops in the middle of a batch once the signal aborts, and runs nothing after', async () => {

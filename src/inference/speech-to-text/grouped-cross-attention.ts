@@ -1,0 +1,165 @@
+/**
+ * Rewrites a Whisper decoder graph (optimum's decoder_model_merged) so that, in its cached branch,
+ * the cross-attention reads one row of cross-attention cache per window for all of that window's
+ * rows: with the cache's batch axis W and the input's R = W × B rows (each window's B rows
+ * together), each layer's query [R, T, heads, size] is reshaped to [W, B·T, heads, size] before its
+ * transpose, so one product per window and head takes all B rows at once, and the rest of the
+ * layer reads the result back as [R, T, …] unchanged. With W = R (a row of cache per row: the
+ * greedy batch) the graph computes exactly what it did; with W = 1 it is the lone beam search's
+ * broadcast row, as one product instead of B.
+ *
+ * Why: several windows' beams stepping together (search-batch-rows.ts) cannot share their windows'
+ * cross-attention rows through the original graph, whose MatMul broadcasts one row over all or
+ * none; each row then read a copy of its window's 18-MB cache (tiny.en), and a 20-row step cost as
+ * much as four 5-row steps (docs/benchmarks.md, "Speech to text"). Only the graph's structure is
+ * edited (a few added nodes per layer, found by the names optimum gives them); the weights stay in
+ * their external data file.
+ */
+import { messageField, readFields, texts, textField, varintField, writeFields, type ProtoField } from '../protobuf-fields.js';
+
+// onnx.proto field numbers.
+const MODEL_GRAPH = 7;
+const GRAPH_NODE = 1;
+const NODE_INPUT = 1;
+const NODE_OUTPUT = 2;
+const NODE_NAME = 3;
+const NODE_OP_TYPE = 4;
+const NODE_ATTRIBUTE = 5;
+const ATTRIBUTE_NAME = 1;
+const ATTRIBUTE_INT = 3;
+const ATTRIBUTE_TENSOR = 5;
+const ATTRIBUTE_GRAPH = 6;
+const ATTRIBUTE_TYPE = 20;
+const ATTRIBUTE_TYPE_INT = 2;
+const ATTRIBUTE_TYPE_TENSOR = 4;
+const TENSOR_DIMS = 1;
+const TENSOR_DATA_TYPE = 2;
+const TENSOR_RAW_DATA = 9;
+const TENSOR_INT64 = 7;
+
+interface GraphNode {
+  fields: ProtoField[];
+  name: string;
+  opType: string;
+  inputs: string[];
+  outputs: string[];
+}
+
+function graphNode(bytes: Uint8Array): GraphNode {
+  const fields = readFields(bytes);
+  return {
+    fields,
+    name: texts(fields, NODE_NAME)[0] ?? '',
+    opType: texts(fields, NODE_OP_TYPE)[0] ?? '',
+    inputs: texts(fields, NODE_INPUT),
+    outputs: texts(fields, NODE_OUTPUT),
+  };
+}
+
+function newNode(opType: string, name: string, inputs: readonly string[], outputs: readonly string[], attributes: ProtoField[][] = []): ProtoField {
+  return messageField(GRAPH_NODE, [
+    ...inputs.map((input) => textField(NODE_INPUT, input)),
+    ...outputs.map((output) => textField(NODE_OUTPUT, output)),
+    textField(NODE_NAME, name),
+    textField(NODE_OP_TYPE, opType),
+    ...attributes.map((attribute) => messageField(NODE_ATTRIBUTE, attribute)),
+  ]);
+}
+
+function intAttribute(name: string, value: number): ProtoField[] {
+  return [textField(ATTRIBUTE_NAME, name), varintField(ATTRIBUTE_INT, value), varintField(ATTRIBUTE_TYPE, ATTRIBUTE_TYPE_INT)];
+}
+
+function int64TensorAttribute(name: string, values: readonly number[]): ProtoField[] {
+  const raw = new Uint8Array(BigInt64Array.from(values, (value) => BigInt(value)).buffer);
+  const tensor = [
+    varintField(TENSOR_DIMS, values.length),
+    varintField(TENSOR_DATA_TYPE, TENSOR_INT64),
+    { field: TENSOR_RAW_DATA, wire: 2 as const, value: raw },
+  ];
+  return [textField(ATTRIBUTE_NAME, name), messageField(ATTRIBUTE_TENSOR, tensor), varintField(ATTRIBUTE_TYPE, ATTRIBUTE_TYPE_TENSOR)];
+}
+
+/**
+ * The model with its cached cross-attention grouped by window, and how many layers were
+ * rewritten; `layers` 0 (the model unchanged) when its graph is not the shape this knows.
+ */
+export function groupCrossAttention(model: Uint8Array): { model: Uint8Array; layers: number } {
+  let layers = 0;
+  const modelFields = readFields(model);
+  const rewritten = modelFields.map((field) => {
+    if (field.field !== MODEL_GRAPH || field.wire !== 2) return field;
+    const graph = readFields(field.value).map((graphField) => {
+      if (graphField.field !== GRAPH_NODE || graphField.wire !== 2) return graphField;
+      const node = graphNode(graphField.value);
+      if (node.opType !== 'If') return graphField;
+      const fields = node.fields.map((nodeField) => {
+        if (nodeField.field !== NODE_ATTRIBUTE || nodeField.wire !== 2) return nodeField;
+        const attribute = readFields(nodeField.value);
+        // then_branch: use_cache_branch true, the cross-attention read from past_key_values.
+        if (texts(attribute, ATTRIBUTE_NAME)[0] !== 'then_branch') return nodeField;
+        return messageField(
+          NODE_ATTRIBUTE,
+          attribute.map((attributeField) => {
+            if (attributeField.field !== ATTRIBUTE_GRAPH || attributeField.wire !== 2) return attributeField;
+            const branch = groupBranch(readFields(attributeField.value));
+            layers += branch.layers;
+            return messageField(ATTRIBUTE_GRAPH, branch.graph);
+          }),
+        );
+      });
+      return messageField(GRAPH_NODE, fields);
+    });
+    return messageField(MODEL_GRAPH, graph);
+  });
+  return layers === 0 ? { model, layers } : { model: writeFields(rewritten), layers };
+}
+
+/** The cached branch's graph with each cross-attention's query reshaped by window. */
+function groupBranch(graph: ProtoField[]): { graph: ProtoField[]; layers: number } {
+  const nodes = graph.map((field) => (field.field === GRAPH_NODE && field.wire === 2 ? graphNode(field.value) : undefined));
+  const producer = new Map<string, number>();
+  nodes.forEach((node, index) => {
+    for (const output of node?.outputs ?? []) producer.set(output, index);
+  });
+  const minusOne = 'grouped_cross_attention/minus_one';
+  /** Nodes to insert before a graph field, and the query transposes' replacements, by field index. */
+  const before = new Map<number, ProtoField[]>();
+  const replaced = new Map<number, ProtoField>();
+  for (const node of nodes) {
+    // The scores of layer N's cross-attention: MatMul(Transpose(query), Transpose(past encoder key)).
+    if (node?.opType !== 'MatMul' || !/encoder_attn\/MatMul$/.test(node.name)) continue;
+    const queryAt = producer.get(node.inputs[0] ?? '');
+    const keyAt = producer.get(node.inputs[1] ?? '');
+    const queryTranspose = queryAt === undefined ? undefined : nodes[queryAt];
+    const keyTranspose = keyAt === undefined ? undefined : nodes[keyAt];
+    if (queryAt === undefined || queryTranspose?.opType !== 'Transpose' || keyTranspose?.opType !== 'Transpose') continue;
+    const pastKey = keyTranspose.inputs[0]!;
+    if (!pastKey.startsWith('past_key_values.')) continue;
+    const query = queryTranspose.inputs[0]!;
+    const prefix = node.name.replace(/MatMul$/, 'GroupedByWindow');
+    const added: ProtoField[] = [];
+    if (before.size === 0) added.push(newNode('Constant', minusOne, [], [minusOne], [int64TensorAttribute('value', [-1])]));
+    added.push(
+      newNode('Shape', `${prefix}/windows`, [pastKey], [`${prefix}/windows`], [intAttribute('start', 0), intAttribute('end', 1)]),
+      newNode('Shape', `${prefix}/heads`, [query], [`${prefix}/heads`], [intAttribute('start', 2)]),
+      newNode('Concat', `${prefix}/shape`, [`${prefix}/windows`, minusOne, `${prefix}/heads`], [`${prefix}/shape`], [intAttribute('axis', 0)]),
+      newNode('Reshape', `${prefix}/query`, [query, `${prefix}/shape`], [`${prefix}/query`]),
+    );
+    before.set(queryAt, added);
+    replaced.set(
+      queryAt,
+      messageField(
+        GRAPH_NODE,
+        queryTranspose.fields.map((field) =>
+          field.field === NODE_INPUT && field.wire === 2 && new TextDecoder().decode(field.value) === query ? textField(NODE_INPUT, `${prefix}/query`) : field,
+        ),
+      ),
+    );
+  }
+  const out: ProtoField[] = [];
+  graph.forEach((field, index) => {
+    out.push(...(before.get(index) ?? []), replaced.get(index) ?? field);
+  });
+  return { graph: out, layers: before.size };
+}
