@@ -9,7 +9,7 @@
  * default, vad_filter=True, the same Silero v6 weights). Same threads, nice 0 on every side; rounds
  * alternate the sides. Prints wall and CPU time, WER, whether the two texts of ours are the same,
  * and ratios with the load average. Ours decode as a request with no options does (VAD windows:
- * beam 3); with `--beam N`, with beam_size=N, best_of=N (faster-whisper's default decode). A side
+ * beam 2); with `--beam N`, with beam_size=N, best_of=N (faster-whisper's default decode). A side
  * of ours greedy (`beam_size=1`), batched, shows what that decode costs over greedy on the file.
  *
  *   tsx scripts/bench/vad-chunks-batch.ts [--minutes 10] [--threads 2] [--rounds 1] [--batch-memory-mb 512]

@@ -148,7 +148,7 @@ export interface TranscribeInput {
   noSpeechThreshold?: number;
   /** Each window prompted with the text before it (default true). */
   conditionOnPreviousText?: boolean;
-  /** Beam search with this many beams at temperature 0 (1–10; default 1, greedy, and 3 on VAD windows unless `bestOf` is set); `beamSize` × `bestOf` ≤ 25. */
+  /** Beam search with this many beams at temperature 0 (1–10; default 1, greedy, and 2 on VAD windows unless `bestOf` is set); `beamSize` × `bestOf` ≤ 25. */
   beamSize?: number;
   /** Samples drawn at a temperature above 0, the likeliest kept (1–10, default 1). */
   bestOf?: number;

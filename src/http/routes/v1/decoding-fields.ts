@@ -63,7 +63,7 @@ export const decodingFields = {
     Type.Integer({
       minimum: 1,
       maximum: MAX_SEARCH_ROWS,
-      description: `Beam search with this many beams at temperature 0, ranked as openai/whisper ranks them (sum log probability over the length, or \`length_penalty\`). Default 1 (greedy), and 3 for a file decoded in VAD windows (over 30 s by default, or \`vad_filter=true\`) unless \`best_of\` is given. faster-whisper's default is 5. \`beam_size\` × \`best_of\` ≤ ${MAX_SEARCH_PRODUCT}.`,
+      description: `Beam search with this many beams at temperature 0, ranked as openai/whisper ranks them (sum log probability over the length, or \`length_penalty\`). Default 1 (greedy), and 2 for a file decoded in VAD windows (over 30 s by default, or \`vad_filter=true\`) unless \`best_of\` is given. faster-whisper's default is 5. \`beam_size\` × \`best_of\` ≤ ${MAX_SEARCH_PRODUCT}.`,
     }),
   ),
   best_of: Type.Optional(
