@@ -28,8 +28,13 @@ import {
 /** The durations of ForwardStages, summed over a call's length buckets. */
 type StepTimes = Pick<ForwardStages, 'tokenizeMs' | 'runMs' | 'poolMs'>;
 
-/** Up to 25 % of a bucket's tokens may be padding. */
-const MAX_PADDING_RATIO = 1.25;
+/**
+ * A run's fixed cost in padded tokens, for lengthBuckets: fitted on all-MiniLM-L6-v2 at one thread
+ * (a 1-text run costs about as much as 10 more padded tokens in a bigger one); on SST-2 batches of
+ * 16 this split ran ~3 % faster than the former rule of at most 25 % padding per bucket
+ * (docs/benchmarks.md, "Text classification and translation", 2026-12-01).
+ */
+const RUN_TOKENS = 10;
 
 /** Rows (which may be views into model output buffers) copied into one transferable buffer. */
 function pack(rows: Float32Array[]): ForwardResult {
@@ -101,15 +106,9 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
 
   /** Runs `ids` in length buckets, each padded to its own longest text. */
   const forwardIds = async (ids: number[][], stages: StepTimes | undefined): Promise<Float32Array[]> => {
-    const buckets =
-      ids.length === 1
-        ? [[0]]
-        : lengthBuckets(
-            ids.map((row) => row.length),
-            { maxPaddingRatio: MAX_PADDING_RATIO, maxBucketSize: init.maxBatchSize },
-          );
     const rows: Float32Array[] = new Array(ids.length);
-    for (const bucket of buckets) {
+    const lengths = ids.map((row) => row.length);
+    for (const bucket of lengthBuckets(lengths, { runTokens: RUN_TOKENS, maxBucketSize: init.maxBatchSize })) {
       const started = stages && performance.now();
       const inputs = paddedInputs(ids, bucket, padding);
       if (stages) stages.tokenizeMs += performance.now() - (started as number);
@@ -135,7 +134,7 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
     if (texts.length === 1) return forwardInputs(inputs, stages);
     const lengths = tokenCounts(inputs.attention_mask as TensorLike);
     const rows: Float32Array[] = new Array(texts.length);
-    for (const bucket of lengthBuckets(lengths, { maxPaddingRatio: MAX_PADDING_RATIO, maxBucketSize: init.maxBatchSize })) {
+    for (const bucket of lengthBuckets(lengths, { runTokens: RUN_TOKENS, maxBucketSize: init.maxBatchSize })) {
       const width = Math.max(...bucket.map((index) => lengths[index] as number));
       const out = await forwardInputs(selectRows(inputs, bucket, width, paddingSide), stages);
       bucket.forEach((index, position) => (rows[index] = out[position] as Float32Array));
