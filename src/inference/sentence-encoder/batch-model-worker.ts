@@ -9,7 +9,7 @@ import { configureRuntime } from '../runtime.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 import type { BatchModelApi, BatchModelInit, ForwardResult, ForwardStages, ModelFacts } from './batch-model-protocol.js';
-import { lengthBuckets } from './length-buckets.js';
+import { lengthBuckets, RUN_TOKENS } from './length-buckets.js';
 import { AutoModel, AutoModelForSequenceClassification, AutoTokenizer } from '@huggingface/transformers';
 import {
   clsPooledRows,
@@ -27,14 +27,6 @@ import {
 
 /** The durations of ForwardStages, summed over a call's length buckets. */
 type StepTimes = Pick<ForwardStages, 'tokenizeMs' | 'runMs' | 'poolMs'>;
-
-/**
- * A run's fixed cost in padded tokens, for lengthBuckets: fitted on all-MiniLM-L6-v2 at one thread
- * (a 1-text run costs about as much as 10 more padded tokens in a bigger one); on SST-2 batches of
- * 16 this split ran ~3 % faster than the former rule of at most 25 % padding per bucket
- * (docs/benchmarks.md, "Text classification and translation", 2026-12-01).
- */
-const RUN_TOKENS = 10;
 
 /** Rows (which may be views into model output buffers) copied into one transferable buffer. */
 function pack(rows: Float32Array[]): ForwardResult {

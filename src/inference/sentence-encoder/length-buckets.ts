@@ -6,6 +6,14 @@
  * The split taken is the cheapest under that cost, the fixed part given in tokens.
  */
 
+/**
+ * The fixed cost of a run of all-MiniLM-L6-v2 at one thread in padded tokens: a 1-text run costs
+ * about as much as 10 more padded tokens in a bigger one. On SST-2 batches of 16 this split ran
+ * ~3 % faster than the former rule of at most 25 % padding per bucket (docs/benchmarks.md, "Text
+ * classification and translation", 2026-12-01).
+ */
+export const RUN_TOKENS = 10;
+
 interface BucketOptions {
   /**
    * The fixed cost of one run, in padded tokens' worth: a split that saves fewer padding tokens
