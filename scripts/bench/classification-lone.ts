@@ -3,8 +3,8 @@
  * texts (default 10), its fastest of BENCH_RUNS one-at-a-time classifications (default 60, in
  * BENCH_ROUNDS interleaved rounds of ours then Python, default 3; in a round each side runs all its
  * classifications back to back after one unrecorded pass over the texts), on the two sessions BatchModel
- * chooses between for a lone request (the solo session: all threads, spinning; a one-thread
- * session), against the same for the Python baseline: one session with the same thread total,
+ * chooses between for a lone request (the solo session with BatchModel's settings: all threads,
+ * spinning, its spin after a run kept but bounded; a one-thread session), against the same for the Python baseline: one session with the same thread total,
  * scripts/bench/baselines/classification_ort.py, on the onnxruntime and tokenizers a user gets
  * from PyPI today (baselines/classification-venv.ts). Other work on a shared machine only ever
  * slows a run down, so a text's fastest run is its least disturbed one; the mean of those is near
@@ -18,9 +18,9 @@
  * tokenizer, run and pooling + head. The steps are timed in separate calls, so their sum is a
  * little under the whole.
  *
- * With --spin-kept it also measures a solo session whose onnxruntime spin is not stopped after each
- * run (Python's default), measured last in each run and followed by a pause, since its spinning
- * threads slow whatever runs right after it; --spin-kept=<µs> bounds that spin.
+ * With --spin-kept it also measures a solo session whose spin after each run is onnxruntime's own,
+ * unbounded (Python's default), measured last in each run and followed by a pause, since its
+ * spinning threads slow whatever runs right after it; --spin-kept=<µs> bounds that spin instead.
  *
  * With --engine it also measures the engine's own layout: two one-thread workers and the solo
  * session, LoneRunChooser picking between them. Each side prints, besides the mean of the fastest
@@ -36,7 +36,7 @@ import { setTimeout } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { readManifest } from '../../src/inference/manifest.js';
 import { BATCH_MODEL_WORKER, type BatchModelInit, type ForwardStages } from '../../src/inference/sentence-encoder/batch-model-protocol.js';
-import { BatchModel } from '../../src/inference/sentence-encoder/batch-model.js';
+import { BatchModel, soloInit } from '../../src/inference/sentence-encoder/batch-model.js';
 import { MicroBatcher } from '../../src/inference/sentence-encoder/micro-batcher.js';
 import { SentenceEmbedder } from '../../src/inference/sentence-encoder/sentence-embedder.js';
 import type { EmbeddingClassifierOptions } from '../../src/inference/text-classification/classifier-options.js';
@@ -132,10 +132,15 @@ async function side(threads: number, spinning: boolean | number, stopSpinningAft
   return sideOn(await BatchModel.start(init(threads, spinning, stopSpinningAfterRun), MODEL), 1);
 }
 
-const SOLO = `solo (${THREADS} threads, spinning)`;
-const SPIN_KEPT = `${SOLO}, spin not stopped after runs${SPIN_KEPT_US ? ` (at most ${SPIN_KEPT_US} µs)` : ''}`;
+/** The engine's solo session (BatchModel's settings), alone in its model. */
+const SOLO_INIT = soloInit(init(THREADS, false), THREADS);
+const SOLO = `solo (${THREADS} threads, spinning, bounded spin kept after runs)`;
+const SPIN_KEPT = `solo (${THREADS} threads), spin kept after runs${SPIN_KEPT_US ? `, at most ${SPIN_KEPT_US} µs` : ', unbounded'}`;
 const ENGINE = `engine layout (2x${THREADS / 2} + solo${THREADS}, chooser)`;
-const sides: Record<string, Awaited<ReturnType<typeof side>>> = { [SOLO]: await side(THREADS, true), 'one thread': await side(1, false) };
+const sides: Record<string, Awaited<ReturnType<typeof side>>> = {
+  [SOLO]: sideOn(await BatchModel.start(SOLO_INIT, MODEL), 1),
+  'one thread': await side(1, false),
+};
 // What the engine runs: two one-thread workers and the solo session, LoneRunChooser picking between them.
 if (ENGINE_SIDE) sides[ENGINE] = sideOn(await BatchModel.start(init(THREADS / 2, false), MODEL, { workers: 2, soloThreads: THREADS }), 2);
 // onnxruntime's own spin-then-sleep after each run, as Python's session does (see BatchModelInit).
@@ -147,7 +152,7 @@ const python_ = new Timings();
 
 /** The steps of one lone request, each timed on its own (see the header). */
 async function breakdownParts() {
-  const worker = await ModelWorker.start(BATCH_MODEL_WORKER, { init: init(THREADS, true), modelId: MODEL, name: 'breakdown' });
+  const worker = await ModelWorker.start(BATCH_MODEL_WORKER, { init: SOLO_INIT, modelId: MODEL, name: 'breakdown' });
   let calledAt = 0;
   const batcher = new MicroBatcher<string, number>(
     async (items) => {

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Latest on PyPI on 2026-11-26 (issue 28 was filed at onnxruntime 1.31.1). */
+/** Latest on PyPI on 2026-11-26, and still on 2026-12-01 (issue 28 was filed at onnxruntime 1.31.1). */
 export const CLASSIFICATION_BASELINE = ['onnxruntime==1.32.0', 'tokenizers==0.23.3', 'numpy==2.4.6'];
 
 /** The baseline venv's python, created or updated first if its pins changed (about a minute). */

@@ -9,15 +9,24 @@ import { configureRuntime } from '../runtime.js';
 import { serveWorker } from '../worker/serve-worker.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 import type { BatchModelApi, BatchModelInit, ForwardResult, ForwardStages, ModelFacts } from './batch-model-protocol.js';
-import { lengthBuckets } from './length-buckets.js';
-import { AutoModel, AutoModelForSequenceClassification, AutoTokenizer, type Tensor } from '@huggingface/transformers';
-import { clsPooledRows, logitRows, loneTextInputs, meanPooledRows, runModel, selectRows, tokenCounts, type ModelInputs } from './model-io.js';
+import { lengthBuckets, RUN_TOKENS } from './length-buckets.js';
+import { AutoModel, AutoModelForSequenceClassification, AutoTokenizer } from '@huggingface/transformers';
+import {
+  clsPooledRows,
+  encodeTexts,
+  logitRows,
+  meanPooledRows,
+  paddedInputs,
+  runSession,
+  selectRows,
+  tokenCounts,
+  type ModelInputs,
+  type Padding,
+  type TensorLike,
+} from './model-io.js';
 
 /** The durations of ForwardStages, summed over a call's length buckets. */
 type StepTimes = Pick<ForwardStages, 'tokenizeMs' | 'runMs' | 'poolMs'>;
-
-/** Up to 25 % of a bucket's tokens may be padding. */
-const MAX_PADDING_RATIO = 1.25;
 
 /** Rows (which may be views into model output buffers) copied into one transferable buffer. */
 function pack(rows: Float32Array[]): ForwardResult {
@@ -62,9 +71,11 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
     maxInputTokens: windowTokens((tokenizer as { model_max_length?: number }).model_max_length, config.max_position_embeddings),
   };
 
+  // The session itself, as the Whisper engine runs its own: the model's forward() only wraps it.
+  const session = (model as unknown as { sessions: { model: Parameters<typeof runSession>[0] } }).sessions.model;
   const forwardInputs = async (inputs: ModelInputs, stages: StepTimes | undefined): Promise<Float32Array[]> => {
     const started = stages && performance.now();
-    const outputs = await runModel(model, inputs);
+    const outputs = await runSession(session, inputs);
     const ran = stages && performance.now();
     const rows = readRows(outputs, inputs);
     if (stages) {
@@ -73,43 +84,63 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
     }
     return rows;
   };
-  const readRows = (outputs: Record<string, Tensor>, inputs: ModelInputs): Float32Array[] => {
+  const readRows = (outputs: Record<string, TensorLike>, inputs: ModelInputs): Float32Array[] => {
     if (init.head === 'sequence-classification') return logitRows(outputs, 'logits');
     const hidden = outputs.last_hidden_state;
     if (!hidden) throw new Error('feature-extraction model has no last_hidden_state output');
-    return init.pooling === 'cls' ? clsPooledRows(hidden) : meanPooledRows(hidden, inputs.attention_mask as Tensor);
+    return init.pooling === 'cls' ? clsPooledRows(hidden) : meanPooledRows(hidden, inputs.attention_mask as TensorLike);
   };
 
-  /** What the tokenizer returns for one text (input_ids, attention_mask, maybe token_type_ids). */
-  const inputNames = Object.keys(tokenizer('a'));
+  const paddingSide = tokenizer.padding_side === 'left' ? 'left' : 'right';
+  const padding: Padding = { inputNames: Object.keys(tokenizer('a')), padId: tokenizer.pad_token_id ?? 0, side: paddingSide };
   /** The length `tokenizer(texts, { truncation: true, max_length })` cuts at. */
   const maxTokens = Math.min(init.maxTokens ?? Infinity, (tokenizer as { model_max_length?: number }).model_max_length ?? Infinity);
-  const tokenize = (texts: string[], pairs: string[] | undefined): ModelInputs =>
-    (!pairs && texts.length === 1 ? loneTextInputs(tokenizer, texts[0] as string, inputNames, maxTokens) : undefined) ??
-    (tokenizer(texts, {
+
+  /** Runs `ids` in length buckets, each padded to its own longest text. */
+  const forwardIds = async (ids: number[][], stages: StepTimes | undefined): Promise<Float32Array[]> => {
+    const rows: Float32Array[] = new Array(ids.length);
+    const lengths = ids.map((row) => row.length);
+    for (const bucket of lengthBuckets(lengths, { runTokens: RUN_TOKENS, maxBucketSize: init.maxBatchSize })) {
+      const started = stages && performance.now();
+      const inputs = paddedInputs(ids, bucket, padding);
+      if (stages) stages.tokenizeMs += performance.now() - (started as number);
+      const out = await forwardInputs(inputs, stages);
+      bucket.forEach((index, position) => (rows[index] = out[position] as Float32Array));
+    }
+    return rows;
+  };
+
+  /**
+   * Pairs, and texts to truncate: the tokenizer's own call, padded to the batch's longest, then
+   * cut per length bucket without a second tokenisation.
+   */
+  const forwardTokenized = async (texts: string[], pairs: string[] | undefined, stages: StepTimes | undefined): Promise<Float32Array[]> => {
+    const started = stages && performance.now();
+    const inputs = tokenizer(texts, {
       ...(pairs ? { text_pair: pairs } : {}),
       padding: true,
       truncation: true,
       ...(init.maxTokens === undefined ? {} : { max_length: init.maxTokens }),
-    }) as ModelInputs);
-
-  /**
-   * Tokenises the whole micro-batch once, padded to its longest text, then runs it in length
-   * buckets: each bucket takes its rows, cut to its own longest length.
-   */
-  const forward = async (texts: string[], pairs: string[] | undefined, stages?: StepTimes): Promise<Float32Array[]> => {
-    const started = stages && performance.now();
-    const inputs = tokenize(texts, pairs);
+    }) as ModelInputs;
     if (stages) stages.tokenizeMs += performance.now() - (started as number);
     if (texts.length === 1) return forwardInputs(inputs, stages);
-    const lengths = tokenCounts(inputs.attention_mask as Tensor);
+    const lengths = tokenCounts(inputs.attention_mask as TensorLike);
     const rows: Float32Array[] = new Array(texts.length);
-    for (const bucket of lengthBuckets(lengths, { maxPaddingRatio: MAX_PADDING_RATIO, maxBucketSize: init.maxBatchSize })) {
+    for (const bucket of lengthBuckets(lengths, { runTokens: RUN_TOKENS, maxBucketSize: init.maxBatchSize })) {
       const width = Math.max(...bucket.map((index) => lengths[index] as number));
-      const out = await forwardInputs(selectRows(inputs, bucket, width, tokenizer.padding_side === 'left' ? 'left' : 'right'), stages);
+      const out = await forwardInputs(selectRows(inputs, bucket, width, paddingSide), stages);
       bucket.forEach((index, position) => (rows[index] = out[position] as Float32Array));
     }
     return rows;
+  };
+
+  /** A micro-batch, split into length buckets to keep padding small. */
+  const forward = async (texts: string[], pairs: string[] | undefined, stages?: StepTimes): Promise<Float32Array[]> => {
+    if (texts.length === 0) return [];
+    const started = stages && performance.now();
+    const ids = pairs ? undefined : encodeTexts(tokenizer, texts, maxTokens);
+    if (stages) stages.tokenizeMs += performance.now() - (started as number);
+    return ids ? forwardIds(ids, stages) : forwardTokenized(texts, pairs, stages);
   };
 
   return {

@@ -25,6 +25,11 @@ import { LoneRunChooser } from './lone-run-chooser.js';
  */
 const SOLO_SPIN_US = 1000;
 
+/** The solo session's settings: `threads` intra-op threads, spinning as SOLO_SPIN_US says. */
+export function soloInit(init: BatchModelInit, threads: number): BatchModelInit {
+  return { ...init, threads, spinning: SOLO_SPIN_US, stopSpinningAfterRun: false };
+}
+
 interface Slot {
   worker: ModelWorker<BatchModelApi>;
   /** Calls sent to this slot and not answered yet. */
@@ -61,8 +66,7 @@ export class BatchModel {
     const options = { init, modelId: name, name: `classification:${name}` };
     const inits = Array.from({ length: layout.workers }, () => options);
     if (layout.soloThreads) {
-      const solo = { ...init, threads: layout.soloThreads, spinning: SOLO_SPIN_US, stopSpinningAfterRun: false };
-      inits.push({ ...options, init: solo, name: `classification:${name}:solo` });
+      inits.push({ ...options, init: soloInit(init, layout.soloThreads), name: `classification:${name}:solo` });
     }
     const started = await Promise.allSettled(inits.map((workerOptions) => ModelWorker.start(module, workerOptions)));
     const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { AutoTokenizer, Tensor } from '@huggingface/transformers';
 import { resolve } from 'node:path';
-import { loneTextInputs, selectRows, tokenCounts } from '../../../src/inference/sentence-encoder/model-io.js';
+import { encodeTexts, paddedInputs, selectRows, tokenCounts } from '../../../src/inference/sentence-encoder/model-io.js';
 
 const int64 = (rows: number[][]) => new Tensor('int64', BigInt64Array.from(rows.flat(), BigInt), [rows.length, rows[0]!.length]);
 const values = (tensor: Tensor) => {
@@ -73,7 +73,7 @@ describe('model-io pooling', () => {
   });
 });
 
-describe('model-io inputs of one text', () => {
+describe('model-io inputs built from token ids', () => {
   const texts = [
     'a gorgeous , witty , seductive movie .',
     "it 's a charming and often affecting journey .",
@@ -81,26 +81,62 @@ describe('model-io inputs of one text', () => {
     '',
     'unaffable pseudo-intellectual overwrought melodramatics',
   ];
+  const load = () => AutoTokenizer.from_pretrained(resolve('test/fixtures/models/minilm-random'));
 
-  it('match what the tokenizer call makes for the batch path', async () => {
-    const tokenizer = await AutoTokenizer.from_pretrained(resolve('test/fixtures/models/minilm-random'));
-    const names = Object.keys(tokenizer('a'));
-    for (const text of texts) {
-      const expected = tokenizer([text], { padding: true, truncation: true, max_length: 256 }) as Record<string, Tensor>;
-      const lone = loneTextInputs(tokenizer, text, names, 256);
-      expect(Object.keys(lone!)).to.deep.equal(Object.keys(expected));
-      for (const name of names) {
-        expect(lone![name]!.dims, `${name} of ${JSON.stringify(text)}`).to.deep.equal(expected[name]!.dims);
-        expect([...(lone![name]!.data as BigInt64Array)], `${name} of ${JSON.stringify(text)}`).to.deep.equal([...(expected[name]!.data as BigInt64Array)]);
+  it('match what the tokenizer call makes, one text or a padded batch', async () => {
+    const tokenizer = await load();
+    const padding = { inputNames: Object.keys(tokenizer('a')), padId: tokenizer.pad_token_id, side: 'right' as const };
+    for (const batch of [...texts.map((text) => [text]), texts]) {
+      const expected = tokenizer(batch, { padding: true, truncation: true, max_length: 256 }) as Record<string, Tensor>;
+      const ids = encodeTexts(tokenizer, batch, 256)!;
+      const built = paddedInputs(
+        ids,
+        batch.map((_, row) => row),
+        padding,
+      );
+      expect(Object.keys(built)).to.deep.equal(Object.keys(expected));
+      for (const name of padding.inputNames) {
+        expect(built[name]!.dims, `${name} of ${JSON.stringify(batch)}`).to.deep.equal(expected[name]!.dims);
+        expect(values(built[name]!), `${name} of ${JSON.stringify(batch)}`).to.deep.equal(values(expected[name]!));
       }
     }
   });
 
-  it('leave a text longer than the limit to the tokenizer, which truncates it', async () => {
-    const tokenizer = await AutoTokenizer.from_pretrained(resolve('test/fixtures/models/minilm-random'));
-    const names = Object.keys(tokenizer('a'));
+  it('pad only the chosen rows, to the longest of them, on the padding side', () => {
+    const ids = [
+      [101, 7, 102],
+      [101, 102],
+      [101, 5, 6, 7, 8, 102],
+    ];
+    const inputNames = ['input_ids', 'attention_mask', 'token_type_ids'];
+    const right = paddedInputs(ids, [1, 0], { inputNames, padId: 0, side: 'right' });
+    expect(values(right.input_ids!)).to.deep.equal([
+      [101, 102, 0],
+      [101, 7, 102],
+    ]);
+    expect(values(right.attention_mask!)).to.deep.equal([
+      [1, 1, 0],
+      [1, 1, 1],
+    ]);
+    expect(values(right.token_type_ids!)).to.deep.equal([
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
+    const left = paddedInputs(ids, [0, 1], { inputNames, padId: 9, side: 'left' });
+    expect(values(left.input_ids!)).to.deep.equal([
+      [101, 7, 102],
+      [9, 101, 102],
+    ]);
+    expect(values(left.attention_mask!)).to.deep.equal([
+      [1, 1, 1],
+      [0, 1, 1],
+    ]);
+  });
+
+  it('leave a batch with a text longer than the limit to the tokenizer, which truncates it', async () => {
+    const tokenizer = await load();
     const text = 'word '.repeat(20);
-    expect(loneTextInputs(tokenizer, text, names, 8)).to.equal(undefined);
-    expect(loneTextInputs(tokenizer, text, names, tokenizer.encode(text).length)).to.not.equal(undefined);
+    expect(encodeTexts(tokenizer, ['short', text], 8)).to.equal(undefined);
+    expect(encodeTexts(tokenizer, ['short', text], tokenizer.encode(text).length)).to.have.length(2);
   });
 });
