@@ -49,13 +49,7 @@ export function writeFields(fields: readonly ProtoField[]): Uint8Array {
       parts.push(field.value);
     }
   }
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return Buffer.concat(parts);
 }
 
 function varintBytes(value: bigint): Uint8Array {
