@@ -15,70 +15,20 @@
  * edited (a few added nodes per layer, found by the names optimum gives them); the weights stay in
  * their external data file.
  */
-import { messageField, readFields, texts, textField, varintField, writeFields, type ProtoField } from '../protobuf-fields.js';
-
-// onnx.proto field numbers.
-const MODEL_GRAPH = 7;
-const GRAPH_NODE = 1;
-const NODE_INPUT = 1;
-const NODE_OUTPUT = 2;
-const NODE_NAME = 3;
-const NODE_OP_TYPE = 4;
-const NODE_ATTRIBUTE = 5;
-const ATTRIBUTE_NAME = 1;
-const ATTRIBUTE_INT = 3;
-const ATTRIBUTE_TENSOR = 5;
-const ATTRIBUTE_GRAPH = 6;
-const ATTRIBUTE_TYPE = 20;
-const ATTRIBUTE_TYPE_INT = 2;
-const ATTRIBUTE_TYPE_TENSOR = 4;
-const TENSOR_DIMS = 1;
-const TENSOR_DATA_TYPE = 2;
-const TENSOR_RAW_DATA = 9;
-const TENSOR_INT64 = 7;
-
-interface GraphNode {
-  fields: ProtoField[];
-  name: string;
-  opType: string;
-  inputs: string[];
-  outputs: string[];
-}
-
-function graphNode(bytes: Uint8Array): GraphNode {
-  const fields = readFields(bytes);
-  return {
-    fields,
-    name: texts(fields, NODE_NAME)[0] ?? '',
-    opType: texts(fields, NODE_OP_TYPE)[0] ?? '',
-    inputs: texts(fields, NODE_INPUT),
-    outputs: texts(fields, NODE_OUTPUT),
-  };
-}
-
-function newNode(opType: string, name: string, inputs: readonly string[], outputs: readonly string[], attributes: ProtoField[][] = []): ProtoField {
-  return messageField(GRAPH_NODE, [
-    ...inputs.map((input) => textField(NODE_INPUT, input)),
-    ...outputs.map((output) => textField(NODE_OUTPUT, output)),
-    textField(NODE_NAME, name),
-    textField(NODE_OP_TYPE, opType),
-    ...attributes.map((attribute) => messageField(NODE_ATTRIBUTE, attribute)),
-  ]);
-}
-
-function intAttribute(name: string, value: number): ProtoField[] {
-  return [textField(ATTRIBUTE_NAME, name), varintField(ATTRIBUTE_INT, value), varintField(ATTRIBUTE_TYPE, ATTRIBUTE_TYPE_INT)];
-}
-
-function int64TensorAttribute(name: string, values: readonly number[]): ProtoField[] {
-  const raw = new Uint8Array(BigInt64Array.from(values, (value) => BigInt(value)).buffer);
-  const tensor = [
-    varintField(TENSOR_DIMS, values.length),
-    varintField(TENSOR_DATA_TYPE, TENSOR_INT64),
-    { field: TENSOR_RAW_DATA, wire: 2 as const, value: raw },
-  ];
-  return [textField(ATTRIBUTE_NAME, name), messageField(ATTRIBUTE_TENSOR, tensor), varintField(ATTRIBUTE_TYPE, ATTRIBUTE_TYPE_TENSOR)];
-}
+import {
+  ATTRIBUTE_GRAPH,
+  ATTRIBUTE_NAME,
+  GRAPH_NODE,
+  MODEL_GRAPH,
+  NODE_ATTRIBUTE,
+  NODE_INPUT,
+  graphNode,
+  graphNodes,
+  int64TensorAttribute,
+  intAttribute,
+  newNode,
+} from '../onnx-graph-fields.js';
+import { messageField, readFields, texts, textField, writeFields, type ProtoField } from '../protobuf-fields.js';
 
 /**
  * The model with its cached cross-attention grouped by window, and how many layers were
@@ -117,7 +67,7 @@ export function groupCrossAttention(model: Uint8Array): { model: Uint8Array; lay
 
 /** The cached branch's graph with each cross-attention's query reshaped by window. */
 function groupBranch(graph: ProtoField[]): { graph: ProtoField[]; layers: number } {
-  const nodes = graph.map((field) => (field.field === GRAPH_NODE && field.wire === 2 ? graphNode(field.value) : undefined));
+  const nodes = graphNodes(graph);
   const producer = new Map<string, number>();
   nodes.forEach((node, index) => {
     for (const output of node?.outputs ?? []) producer.set(output, index);

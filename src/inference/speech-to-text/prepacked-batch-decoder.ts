@@ -11,8 +11,10 @@
  * is not copied: its rows run unpacked, slower, within the memory the model declares.
  *
  * The copy's graph has its cached cross-attention grouped by window (grouped-cross-attention.ts),
- * so that several windows' beams can step in one run (search-batch-rows.ts); a graph that cannot
- * be rewritten, or whose rewrite onnxruntime refuses, is opened as it is (`groupsCrossRows` false).
+ * so that several windows' beams can step in one run (search-batch-rows.ts), and outputs the
+ * self-attention positions each run read (self-attention-steps.ts), so that the cache stays on our
+ * side between steps; a graph that cannot be rewritten, or whose rewrite onnxruntime refuses, is
+ * opened as it is (`groupsCrossRows` false, no step outputs).
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -20,6 +22,7 @@ import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Dtype } from './asr-options.js';
 import { groupCrossAttention } from './grouped-cross-attention.js';
+import { addSelfAttentionSteps } from './self-attention-steps.js';
 import type { WhisperDecoderSession } from './whisper-window-decoder.js';
 
 /** 512 MiB: tiny and base fp32 (their decoders: 208 and 118 MB here); small (~600 MB) and up are not copied. */
@@ -61,14 +64,15 @@ export class PrepackedBatchDecoder {
 
   async #open(): Promise<{ session: ort.InferenceSession; groupsCrossRows: boolean }> {
     const grouped = groupCrossAttention(await readFile(this.#file));
-    if (grouped.layers > 0) {
+    const stepped = addSelfAttentionSteps(grouped.model);
+    if (grouped.layers > 0 || stepped.outputs > 0) {
       // From memory, the graph's external data is found through this folder rather than the file's.
       const options = {
         ...this.#options,
         extra: withSessionConfig(this.#options.extra, { model_external_initializers_file_folder_path: dirname(this.#file) }),
       };
-      const session = await ort.InferenceSession.create(grouped.model, options).catch(() => undefined);
-      if (session) return { session, groupsCrossRows: true };
+      const session = await ort.InferenceSession.create(stepped.model, options).catch(() => undefined);
+      if (session) return { session, groupsCrossRows: grouped.layers > 0 };
     }
     return { session: await ort.InferenceSession.create(this.#file, this.#options), groupsCrossRows: false };
   }

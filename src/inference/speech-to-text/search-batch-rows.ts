@@ -12,6 +12,7 @@
  */
 import { gatherRows } from './cache-rows.js';
 import type { GroupStep } from './search-steps-together.js';
+import type { SelfAttentionRows } from './self-attention-rows.js';
 
 /** An onnxruntime-node tensor, as the sessions take and give them. */
 interface OrtTensor {
@@ -27,7 +28,8 @@ type Cache = Record<string, OrtTensor>;
 export interface BatchStepInput {
   /** One token per row. */
   tokens: number[];
-  past: Cache;
+  /** The rows already moved to the steps: the run reads them all, and its outputs update them. */
+  past: { encoder: Cache; selfAttention: SelfAttentionRows };
   audio: OrtTensor;
 }
 
@@ -39,19 +41,20 @@ export class SearchBatchRows {
   /** The windows that still hold a row of audio and cross-attention cache, in order. */
   #crossWindows: number[];
   /** The self-attention cache (`.decoder`). */
-  #decoder: Cache = {};
+  readonly #selfAttention: SelfAttentionRows;
   /** The cross-attention cache (`.encoder`), one row per window in #crossWindows. */
-  #encoder: Cache = {};
+  #encoder: Cache;
   #audio: OrtTensor;
 
   /** `cache` and `audio`: after the windows' start tokens, one row per window (taken over: not to be read afterwards). */
-  constructor(cache: Cache, audio: OrtTensor) {
+  constructor(cache: { encoder: Cache; selfAttention: SelfAttentionRows }, audio: OrtTensor) {
     const windows = audio.dims[0]!;
     this.#audio = audio;
     this.#held = new Array(windows).fill(1);
     this.#asked = this.#held.slice();
     this.#crossWindows = Array.from({ length: windows }, (_, window) => window);
-    for (const [name, tensor] of Object.entries(cache)) (name.includes('encoder') ? this.#encoder : this.#decoder)[name] = tensor;
+    this.#encoder = { ...cache.encoder };
+    this.#selfAttention = cache.selfAttention;
   }
 
   /** Moves the rows to `steps` (undefined: that window has left) and gives the run's input. */
@@ -72,7 +75,7 @@ export class SearchBatchRows {
       this.#held[window] = rows;
       this.#asked[window] = step?.sources.length ?? 0;
     });
-    for (const [name, tensor] of Object.entries(this.#decoder)) this.#decoder[name] = gatherRows(tensor, sources);
+    this.#selfAttention.past(sources);
     const stepping = this.#crossWindows.filter((window) => steps[window] !== undefined);
     if (stepping.length < this.#crossWindows.length) {
       const kept = stepping.map((window) => this.#crossWindows.indexOf(window));
@@ -80,15 +83,7 @@ export class SearchBatchRows {
       this.#audio = gatherRows(this.#audio, kept);
       this.#crossWindows = stepping;
     }
-    // The decoder's outputs replace these rows (keep): the batch holds them once.
-    const past = { ...this.#decoder, ...this.#encoder };
-    this.#decoder = {};
-    return { tokens, past, audio: this.#audio };
-  }
-
-  /** The cache a run returned: its grown self-attention rows replace the old ones. */
-  keep(cache: Cache): void {
-    for (const [name, tensor] of Object.entries(cache)) if (!name.includes('encoder')) this.#decoder[name] = tensor;
+    return { tokens, past: { encoder: this.#encoder, selfAttention: this.#selfAttention }, audio: this.#audio };
   }
 
   /** Each window's asked rows of a run's logits [rows, 1, vocab] (undefined for a window without rows). */

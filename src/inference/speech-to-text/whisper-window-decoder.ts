@@ -17,9 +17,11 @@
 import { Tensor } from '@huggingface/transformers';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import { argmax, logSoftmaxAt, sample } from './whisper-token-choice.js';
-import { alikeRows, gatherRows } from './cache-rows.js';
+import { alikeRows } from './cache-rows.js';
 import { decodeSearch, searchRows, type SearchOptions, type SearchResult, type SearchSession } from './whisper-search-decode.js';
 import { SearchBatchRows } from './search-batch-rows.js';
+import { SelfAttentionRows } from './self-attention-rows.js';
+import { pastInputName } from './self-attention-steps.js';
 import { SearchStepsTogether } from './search-steps-together.js';
 import type { SearchBatchFits } from './whisper-batch-size.js';
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
@@ -89,6 +91,12 @@ const PROMPT_CHUNK_TOKENS = 32;
 
 /** The decoder's `past_key_values.*` inputs, by name. */
 type Cache = Record<string, OrtTensor>;
+
+/** A decode's key/value cache between runs: the cross-attention's (`.encoder`, the same after the first run) and the self-attention's rows. */
+export interface DecoderCache {
+  encoder: Cache;
+  selfAttention: SelfAttentionRows;
+}
 
 function ortTensorOf(tensor: Tensor): OrtTensor {
   return (tensor as unknown as { ort_tensor: OrtTensor }).ort_tensor;
@@ -252,22 +260,29 @@ export class WhisperWindowDecoder {
   }
 
   /**
-   * Reads `tokens` after `past` and returns the grown cache, and the logits of these tokens if
-   * asked. The cross-attention cache (`.encoder`) is the same after the first pass, so later
-   * passes neither fetch nor replace it.
+   * Reads `tokens` after `past` (its self-attention rows `sources`, all when absent) and returns
+   * the grown cache, and the logits of these tokens if asked. The cross-attention cache
+   * (`.encoder`) is the same after the first pass, so later passes neither fetch nor replace it;
+   * of the self-attention, a decoder with step outputs (self-attention-steps.ts) gives only the
+   * positions read, which the rows append (self-attention-rows.ts).
    */
   async #extend(
     audio: OrtTensor,
     tokens: readonly (readonly number[])[],
-    past: Cache | undefined,
+    past: DecoderCache | undefined,
     withLogits: boolean,
     session = this.#decoder,
-  ): Promise<{ cache: Cache; logits?: OrtTensor }> {
-    const caches = session.outputNames.filter((name) => name.startsWith('present') && !(past && name.includes('encoder')));
-    const outputs = await this.#run(audio, tokens, past, withLogits ? ['logits', ...caches] : caches, session);
-    const cache: Cache = { ...past };
-    for (const name of caches) cache[name.replace('present', 'past_key_values')] = outputs[name]!;
-    return { cache, logits: outputs.logits };
+    sources?: readonly number[],
+  ): Promise<{ cache: DecoderCache; logits?: OrtTensor }> {
+    const stepping = session.outputNames.some((name) => name.startsWith('step.'));
+    const selfAttention = session.outputNames.filter((name) => name.startsWith(stepping ? 'step.' : 'present.') && name.includes('.decoder.'));
+    const encoder = past ? [] : session.outputNames.filter((name) => name.startsWith('present.') && name.includes('.encoder.'));
+    const fetches = [...(withLogits ? ['logits'] : []), ...selfAttention, ...encoder];
+    const outputs = await this.#run(audio, tokens, past && { ...past.selfAttention.past(sources), ...past.encoder }, fetches, session);
+    const rows = past?.selfAttention ?? new SelfAttentionRows();
+    rows.update(outputs);
+    const cache = past?.encoder ?? Object.fromEntries(encoder.map((name) => [pastInputName(name), outputs[name]!]));
+    return { cache: { encoder: cache, selfAttention: rows }, logits: outputs.logits };
   }
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
@@ -291,54 +306,47 @@ export class WhisperWindowDecoder {
     /** The cross-attention cache (`.encoder`): one row, or the group's size once repeated. */
     let encoder: Cache = {};
     /** The self-attention cache, one row per live beam or sample. */
-    let decoder: Cache = {};
+    let selfAttention: SelfAttentionRows | undefined;
     let repeated = false;
     const repeat = () => {
       audio = alikeRows(audio, groupSize);
       encoder = Object.fromEntries(Object.entries(encoder).map(([name, tensor]) => [name, alikeRows(tensor, groupSize)]));
       repeated = true;
     };
-    const read = (rows: Cache, tokens: readonly number[]) => {
-      const cross = (tensor: OrtTensor) => (repeated ? alikeRows(tensor, tokens.length) : tensor);
-      const past: Cache = { ...rows };
-      for (const [name, tensor] of Object.entries(encoder)) past[name] = cross(tensor);
-      return this.#extend(
-        cross(audio),
-        tokens.map((token) => [token]),
-        past,
-        true,
-        session,
-      );
-    };
-    const keepDecoder = (cache: Cache) => {
-      for (const [name, tensor] of Object.entries(cache)) if (!name.includes('encoder')) decoder[name] = tensor;
+    const read = (rows: number) => {
+      const cross = (tensor: OrtTensor) => (repeated ? alikeRows(tensor, rows) : tensor);
+      return (tokens: readonly number[]) =>
+        this.#extend(
+          cross(audio),
+          tokens.map((token) => [token]),
+          { encoder: Object.fromEntries(Object.entries(encoder).map(([name, tensor]) => [name, cross(tensor)])), selfAttention: selfAttention! },
+          true,
+          session,
+        );
     };
     return {
       start: async () => {
         const start = await this.#readStart(audio, [request], session);
-        keepDecoder(start.cache);
-        for (const [name, tensor] of Object.entries(start.cache)) if (name.includes('encoder')) encoder[name] = tensor;
+        ({ encoder, selfAttention } = start.cache);
         const [, steps, vocab] = start.logits.dims as [number, number, number];
         const data = start.logits.data as Float32Array;
         return { logits: data.subarray((steps - 1) * vocab, steps * vocab), noSpeechProb: this.#noSpeechProb(start.logits, 0, request) };
       },
       step: async (sources, tokens) => {
-        const rows: Cache = {};
-        for (const [name, tensor] of Object.entries(decoder)) rows[name] = gatherRows(tensor, sources);
-        decoder = {};
+        // The rows move once, before the run (a retried run reads them as they are).
+        selfAttention!.past(sources);
         if (this.#broadcastsCrossRows === false && !repeated) repeat();
-        let step: Awaited<ReturnType<typeof read>>;
+        let step: Awaited<ReturnType<ReturnType<typeof read>>>;
         try {
-          step = await read(rows, tokens);
+          step = await read(tokens.length)(tokens);
         } catch (error) {
           // The first search step on a decoder that does not broadcast: repeat the rows from now on.
           if (repeated || this.#broadcastsCrossRows || sources.length === 1) throw error;
           this.#broadcastsCrossRows = false;
           repeat();
-          step = await read(rows, tokens);
+          step = await read(tokens.length)(tokens);
         }
         if (!repeated && sources.length > 1) this.#broadcastsCrossRows = true;
-        keepDecoder(step.cache);
         const data = step.logits!.data as Float32Array;
         const vocab = step.logits!.dims[2]!;
         return tokens.map((_, row) => data.subarray(row * vocab, (row + 1) * vocab));
@@ -440,7 +448,6 @@ export class WhisperWindowDecoder {
         true,
         session,
       );
-      rows!.keep(step.cache);
       return rows!.split(step.logits!);
     });
     const started = (async () => {
@@ -484,9 +491,9 @@ export class WhisperWindowDecoder {
    * a time, without its logits: read at once, a full prompt's would be 47 MB per window for the few
    * rows the start tokens need (same cache, same logits after).
    */
-  async #readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[], session = this.#decoder): Promise<{ cache: Cache; logits: OrtTensor }> {
+  async #readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[], session = this.#decoder): Promise<{ cache: DecoderCache; logits: OrtTensor }> {
     const prompts = requests.map((request) => this.#prompt(request));
-    let past: Cache | undefined;
+    let past: DecoderCache | undefined;
     for (let at = 0; at < prompts[0]!.length; at += PROMPT_CHUNK_TOKENS) {
       ({ cache: past } = await this.#extend(
         audio,
@@ -529,7 +536,7 @@ export class WhisperWindowDecoder {
     // tiny.en): a batch runs on the pre-packed decoder, as beam search does.
     const session = requests.length > 1 ? await this.#severalRowsSession() : this.#decoder;
     const start = await this.#readStart(audio, requests, session);
-    let past: Cache = start.cache;
+    const past = start.cache;
     let logits = start.logits;
     const vocab = logits.dims[2]!;
     const rows: BatchRow[] = requests.map((request, row) => ({
@@ -571,13 +578,11 @@ export class WhisperWindowDecoder {
         // others' caches up costs less than the steps they would take along. Only a batch of two
         // or more gets here, whose audio was stacked into a buffer of its own.
         audio = keepRows(audio, keep);
-        const kept: Cache = {};
-        for (const [name, tensor] of Object.entries(past)) kept[name] = keepRows(tensor, keep);
-        past = kept;
+        for (const [name, tensor] of Object.entries(past.encoder)) past.encoder[name] = keepRows(tensor, keep);
+        past.selfAttention.past(keep);
         live = keep.map((position) => live[position]!);
       }
       const step = await this.#extend(audio, next, past, true, session);
-      past = step.cache;
       logits = step.logits!;
     }
     return rows.map(resultOf);

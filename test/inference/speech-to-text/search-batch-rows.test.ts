@@ -7,14 +7,20 @@ import { Tensor as OrtTensor } from 'onnxruntime-node';
 import { expect } from 'chai';
 import { SearchBatchRows } from '../../../src/inference/speech-to-text/search-batch-rows.js';
 import { SearchStepsTogether, type GroupStep } from '../../../src/inference/speech-to-text/search-steps-together.js';
+import { SelfAttentionRows } from '../../../src/inference/speech-to-text/self-attention-rows.js';
 
 /** A [rows, 1] tensor whose row i holds values[i]. */
 const column = (values: readonly number[]) => new OrtTensor('float32', Float32Array.from(values), [values.length, 1]);
+/** A self-attention cache [rows, 1 head, positions, 1] whose row i holds rows[i]. */
+const cacheOf = (rows: readonly (readonly number[])[]) => new OrtTensor('float32', Float32Array.from(rows.flat()), [rows.length, 1, rows[0]!.length, 1]);
 const rowsOf = (tensor: { data: unknown }) => [...(tensor.data as Float32Array)];
 
 describe('SearchBatchRows', () => {
-  const start = () =>
-    new SearchBatchRows({ 'past_key_values.0.decoder.key': column([10, 20, 30]), 'past_key_values.0.encoder.key': column([1, 2, 3]) }, column([1, 2, 3]));
+  const start = () => {
+    const selfAttention = new SelfAttentionRows();
+    selfAttention.update({ 'present.0.decoder.key': cacheOf([[10], [20], [30]]) });
+    return new SearchBatchRows({ encoder: { 'past_key_values.0.encoder.key': column([1, 2, 3]) }, selfAttention }, column([1, 2, 3]));
+  };
 
   it('grows each window’s one start row to its beams, padding the narrower window with its first row', () => {
     const rows = start();
@@ -24,9 +30,8 @@ describe('SearchBatchRows', () => {
       { sources: [0, 0, 0], tokens: [1, 2, 3] },
     ]);
     expect(input.tokens).to.deep.equal([5, 6, 7, 8, 9, 8, 1, 2, 3]);
-    expect(rowsOf(input.past['past_key_values.0.decoder.key']!)).to.deep.equal([10, 10, 10, 20, 20, 20, 30, 30, 30]);
-    expect(rowsOf(input.past['past_key_values.0.encoder.key']!)).to.deep.equal([1, 2, 3]);
-    rows.keep({ 'past_key_values.0.decoder.key': column([11, 12, 13, 21, 22, 23, 31, 32, 33]) });
+    expect(rowsOf(input.past.selfAttention.past()['past_key_values.0.decoder.key']!)).to.deep.equal([10, 10, 10, 20, 20, 20, 30, 30, 30]);
+    expect(rowsOf(input.past.encoder['past_key_values.0.encoder.key']!)).to.deep.equal([1, 2, 3]);
     const logits = new OrtTensor(
       'float32',
       Float32Array.from({ length: 9 }, (_, row) => row),
@@ -41,15 +46,16 @@ describe('SearchBatchRows', () => {
 
   it('drops a window that left, its cross-attention and audio rows too', () => {
     const rows = start();
-    rows.next([
+    const first = rows.next([
       { sources: [0, 0], tokens: [1, 1] },
       { sources: [0, 0], tokens: [2, 2] },
       { sources: [0, 0], tokens: [3, 3] },
     ]);
-    rows.keep({ 'past_key_values.0.decoder.key': column([11, 12, 21, 22, 31, 32]) });
+    // The run read one position on each row (a decoder with step outputs).
+    first.past.selfAttention.update({ 'step.0.decoder.key': cacheOf([[11], [12], [21], [22], [31], [32]]) });
     const input = rows.next([{ sources: [1, 0], tokens: [4, 5] }, undefined, { sources: [1, 1], tokens: [6, 7] }]);
-    expect(rowsOf(input.past['past_key_values.0.decoder.key']!)).to.deep.equal([12, 11, 32, 32]);
-    expect(rowsOf(input.past['past_key_values.0.encoder.key']!)).to.deep.equal([1, 3]);
+    expect(rowsOf(input.past.selfAttention.past()['past_key_values.0.decoder.key']!)).to.deep.equal([10, 12, 10, 11, 30, 32, 30, 32]);
+    expect(rowsOf(input.past.encoder['past_key_values.0.encoder.key']!)).to.deep.equal([1, 3]);
     expect(rowsOf(input.audio)).to.deep.equal([1, 3]);
     const split = rows.split(new OrtTensor('float32', Float32Array.from([0, 1, 2, 3]), [4, 1, 1]));
     expect(split[1]).to.equal(undefined);

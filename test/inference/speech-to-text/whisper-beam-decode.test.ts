@@ -123,6 +123,15 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
       }
       const windows = () => audio.slice(0, 3).map((features) => request(features));
       expect(await packed.decodeBatch(windows())).to.deep.equal(await decoder.decodeBatch(windows()));
+      // Its cache is kept on our side, appended from the positions each run read: a prompt read in
+      // several chunks, and best-of samples leaving the group, give the same tokens as the model's own decoder.
+      expect((await prepacked.session()).outputNames).to.include('step.0.decoder.key');
+      const prompt = asr.tokenizer.encode(`${references.join(' ')}`, { add_special_tokens: false }).slice(0, 100);
+      const prompted = { ...request(audio[2]!, { beamSize: 5 }), prompt };
+      const [steppedPrompted, plainPrompted] = [await packed.decode(prompted), await decoder.decode(prompted)];
+      expect(steppedPrompted.tokens).to.deep.equal(plainPrompted.tokens);
+      const sampled = () => ({ ...request(audio[1]!, { bestOf: 5 }, 0.5), prompt: prompt.slice(0, 40), random: seededRandom(7) });
+      expect((await packed.decode(sampled())).tokens).to.deep.equal((await decoder.decode(sampled())).tokens);
     } finally {
       await prepacked.dispose();
     }

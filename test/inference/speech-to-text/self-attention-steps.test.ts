@@ -1,0 +1,93 @@
+/**
+ * addSelfAttentionSteps on the real whisper-tiny.en decoder graph (skipped when not installed: `npm
+ * run test-models`): onnxruntime opens the rewrite, whose step outputs are the positions a run
+ * read, the tail of the present cache the original graph gives (all of it on the first pass); a
+ * graph of another shape is left as it is.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import * as ort from 'onnxruntime-node';
+import { addSelfAttentionSteps } from '../../../src/inference/speech-to-text/self-attention-steps.js';
+import { REPO_ROOT } from '../../audio/audio-test-helpers.js';
+import { tinyEnAvailable } from './tiny-en-window-decoder.js';
+
+const ONNX_DIR = join(REPO_ROOT, 'models', 'whisper-tiny.en', 'onnx');
+const HEADS = 6;
+const SIZE = 64;
+const LAYERS = 4;
+
+describe('addSelfAttentionSteps (whisper-tiny.en graph)', function () {
+  this.timeout(120_000);
+  let original: ort.InferenceSession;
+  let stepped: ort.InferenceSession;
+
+  before(async function () {
+    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` to include it
+    const file = join(ONNX_DIR, 'decoder_model_merged.onnx');
+    const rewrite = addSelfAttentionSteps(readFileSync(file));
+    expect(rewrite.outputs).to.equal(2 * LAYERS);
+    const options = { intraOpNumThreads: 1, extra: { session: { model_external_initializers_file_folder_path: ONNX_DIR } } };
+    [original, stepped] = await Promise.all([ort.InferenceSession.create(file, { intraOpNumThreads: 1 }), ort.InferenceSession.create(rewrite.model, options)]);
+  });
+  after(async () => {
+    await original?.release();
+    await stepped?.release();
+  });
+
+  const float = (dims: number[], seed: number) =>
+    new ort.Tensor(
+      'float32',
+      Float32Array.from({ length: dims.reduce((a, b) => a * b) }, (_, index) => Math.sin(index * 0.37 + seed) * 0.5),
+      dims,
+    );
+  /** Feeds for `rows` rows reading `tokens` each after `past` positions (0: the first pass, no cache). */
+  const feeds = (rows: number, tokens: number, past: number) => {
+    const input: Record<string, ort.Tensor> = {
+      input_ids: new ort.Tensor(
+        'int64',
+        BigInt64Array.from({ length: rows * tokens }, (_, index) => BigInt(100 + index)),
+        [rows, tokens],
+      ),
+      encoder_hidden_states: float([rows, 1500, HEADS * SIZE], 1),
+      use_cache_branch: new ort.Tensor('bool', Uint8Array.of(past > 0 ? 1 : 0), [1]),
+    };
+    for (let layer = 0; layer < LAYERS; layer++) {
+      for (const part of ['key', 'value']) {
+        input[`past_key_values.${layer}.decoder.${part}`] = float([rows, HEADS, past, SIZE], layer + 2);
+        input[`past_key_values.${layer}.encoder.${part}`] = float([rows, HEADS, 1500, SIZE], layer + 7);
+      }
+    }
+    return input;
+  };
+  const names = (prefix: string) => Array.from({ length: LAYERS }, (_, layer) => ['key', 'value'].map((part) => `${prefix}.${layer}.decoder.${part}`)).flat();
+
+  it('gives the whole present cache on the first pass, and the positions read after a past', async () => {
+    for (const [rows, tokens, past] of [
+      [2, 3, 0],
+      [3, 1, 5],
+      [1, 4, 7],
+    ] as const) {
+      const input = feeds(rows, tokens, past);
+      const [before, after] = await Promise.all([original.run(input, ['logits', ...names('present')]), stepped.run(input, ['logits', ...names('step')])]);
+      expect([...(after.logits!.data as Float32Array)]).to.deep.equal([...(before.logits!.data as Float32Array)]);
+      for (const name of names('present')) {
+        const present = before[name]!;
+        const step = after[name.replace('present', 'step')]!;
+        expect(step.dims).to.deep.equal([rows, HEADS, tokens, SIZE]);
+        const full = present.data as Float32Array;
+        const tail: number[] = [];
+        for (let head = 0; head < rows * HEADS; head++)
+          tail.push(...full.subarray((head * (past + tokens) + past) * SIZE, (head + 1) * (past + tokens) * SIZE));
+        expect([...(step.data as Float32Array)]).to.deep.equal(tail);
+      }
+    }
+  });
+
+  it('leaves a graph of another shape as it is', () => {
+    const encoder = readFileSync(join(ONNX_DIR, 'encoder_model.onnx'));
+    const rewrite = addSelfAttentionSteps(encoder);
+    expect(rewrite.outputs).to.equal(0);
+    expect(rewrite.model).to.equal(encoder);
+  });
+});
