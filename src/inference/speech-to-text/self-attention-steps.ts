@@ -1,15 +1,18 @@
 /**
- * Adds to a Whisper decoder graph (optimum's decoder_model_merged) an output `step.N.decoder.key`
- * / `.value` beside each `present.N.decoder.*`: only the keys and values of the tokens this run
- * read, [rows, heads, tokens, size], the second input of the Concat that makes the present cache
- * in the cached branch (the whole present in the first pass, which has no past).
+ * Rewrites a Whisper decoder graph (optimum's decoder_model_merged) so that its self-attention
+ * cache is returned as `step.N.decoder.key` / `.value` in place of `present.N.decoder.*`: only
+ * the keys and values of the positions this run read, [rows, heads, tokens, size] (in the first
+ * pass, which has no past, that is the whole present as before). In the cached branch each
+ * self-attention then reads its past and its new positions apart, with no Concat of the two:
+ * scores = [q·pastᵀ, q·newᵀ], and the weighted values = p[:L]·past + p[L:]·new, which is the
+ * same sum.
  *
  * Why: onnxruntime-node copies every fetched output into a new JavaScript buffer. A search step's
  * present caches are the whole self-attention cache again (14 MB for 5 rows of tiny.en at 230
- * tokens), and fetching them cost ~5.6 ms of a ~19-ms step, before the garbage collector's share
- * (docs/benchmarks.md, "Speech to text"). With the step outputs the cache is kept on our side
- * (self-attention-rows.ts), and only the new positions cross. The present outputs stay, so a
- * caller may fetch either. Only the graph's structure is edited; the weights stay in their file.
+ * tokens): fetching them cost ~5.6 ms of a ~19-ms step, before the garbage collector's share, and
+ * the Concat that made them ~2.3 ms more (docs/benchmarks.md, "Speech to text"). The cache is
+ * kept on our side instead (self-attention-rows.ts), and only the new positions cross. Only the
+ * graph's structure is edited; the weights stay in their file.
  */
 import {
   ATTRIBUTE_GRAPH,
@@ -18,10 +21,13 @@ import {
   GRAPH_OUTPUT,
   MODEL_GRAPH,
   NODE_ATTRIBUTE,
+  NODE_INPUT,
+  NODE_NAME,
+  NODE_OP_TYPE,
   NODE_OUTPUT,
-  type graphNode,
   graphNodes,
-  lastIndexOf,
+  int64TensorAttribute,
+  intAttribute,
   newNode,
   tensorOutput,
   valueInfoElementType,
@@ -30,8 +36,9 @@ import {
 import { messageField, readFields, texts, textField, writeFields, type ProtoField } from '../protobuf-fields.js';
 
 const PRESENT_DECODER = /^present\.(\d+)\.decoder\.(key|value)$/;
+const PAST_DECODER = /^past_key_values\.\d+\.decoder\.(key|value)$/;
 
-/** The step output beside `present.N.decoder.*`. */
+/** The step output in place of `present.N.decoder.*`. */
 export function stepOutputName(present: string): string {
   return present.replace(/^present\./, 'step.');
 }
@@ -42,8 +49,9 @@ export function pastInputName(output: string): string {
 }
 
 /**
- * The model with the step outputs added, and how many; `outputs` 0 (the model unchanged) when
- * its graph is not the shape this knows: one top-level If whose branches make the presents.
+ * The model with its presents made step outputs, and how many; `outputs` 0 (the model
+ * unchanged) when its graph is not the shape this knows: one top-level If whose cached branch
+ * concatenates each past with the new positions, read only by the attention's two products.
  */
 export function addSelfAttentionSteps(model: Uint8Array): { model: Uint8Array; outputs: number } {
   const unchanged = { model, outputs: 0 };
@@ -57,17 +65,19 @@ export function addSelfAttentionSteps(model: Uint8Array): { model: Uint8Array; o
   const ifNode = nodes[ifAt]!;
   /** Positions among the If's outputs of the presents, and their step outputs' names. */
   const presents = ifNode.outputs.flatMap((output, position) => (PRESENT_DECODER.test(output) ? [{ position, step: stepOutputName(output) }] : []));
-  if (presents.some(({ step }) => ifNode.outputs.includes(step))) return unchanged;
   const graphOutputs = new Map(
-    graph.flatMap((field) => (field.field === GRAPH_OUTPUT && field.wire === 2 ? [[valueInfoName(field.value), field.value] as const] : [])),
+    graph.flatMap((field, index) =>
+      field.field === GRAPH_OUTPUT && field.wire === 2 ? [[valueInfoName(field.value), { index, info: field.value }] as const] : [],
+    ),
   );
   const elementTypes = presents.map(({ position }) => {
-    const info = graphOutputs.get(ifNode.outputs[position]!);
-    return info && valueInfoElementType(info);
+    const output = graphOutputs.get(ifNode.outputs[position]!);
+    return output && valueInfoElementType(output.info);
   });
   if (elementTypes.some((type) => type === undefined)) return unchanged;
 
   let failed = false;
+  let cachedBranches = 0;
   const ifFields = ifNode.fields.map((field) => {
     if (field.field !== NODE_ATTRIBUTE || field.wire !== 2) return field;
     const attribute = readFields(field.value);
@@ -76,54 +86,126 @@ export function addSelfAttentionSteps(model: Uint8Array): { model: Uint8Array; o
       NODE_ATTRIBUTE,
       attribute.map((attributeField) => {
         if (attributeField.field !== ATTRIBUTE_GRAPH || attributeField.wire !== 2) return attributeField;
-        const branch = withStepOutputs(readFields(attributeField.value), presents, elementTypes as number[], branchName);
-        if (!branch) failed = true;
-        return branch ? messageField(ATTRIBUTE_GRAPH, branch) : attributeField;
+        const branch = readFields(attributeField.value);
+        const split = splitBranch(branch, presents, elementTypes as number[], branchName);
+        if (split === 'not cached') return attributeField;
+        if (!split) failed = true;
+        else cachedBranches++;
+        return split ? messageField(ATTRIBUTE_GRAPH, split) : attributeField;
       }),
     );
   });
-  if (failed) return unchanged;
-  // The If's new outputs go after its last output, in the branches' order.
-  const lastOutput = lastIndexOf(ifFields, NODE_OUTPUT);
-  ifFields.splice(lastOutput + 1, 0, ...presents.map(({ step }) => textField(NODE_OUTPUT, step)));
-  const newGraph = graph.map((field, index) => (index === ifAt ? messageField(GRAPH_NODE, ifFields) : field));
-  const lastGraphOutput = lastIndexOf(newGraph, GRAPH_OUTPUT);
-  newGraph.splice(lastGraphOutput + 1, 0, ...presents.map(({ step }, index) => tensorOutput(step, elementTypes[index]!)));
+  if (failed || cachedBranches !== 1) return unchanged;
+  // The presents' places keep their order; only their names change.
+  let outputAt = -1;
+  const renamed = ifFields.map((field) => {
+    if (field.field !== NODE_OUTPUT || field.wire !== 2) return field;
+    outputAt++;
+    const present = presents.find(({ position }) => position === outputAt);
+    return present ? textField(NODE_OUTPUT, present.step) : field;
+  });
+  const stepOutputs = new Map(
+    presents.map(({ position, step }, index) => [graphOutputs.get(ifNode.outputs[position]!)!.index, tensorOutput(step, elementTypes[index]!)]),
+  );
+  const newGraph = graph.map((field, index) => (index === ifAt ? messageField(GRAPH_NODE, renamed) : (stepOutputs.get(index) ?? field)));
   const rewritten = modelFields.map((field, index) => (index === graphAt ? messageField(MODEL_GRAPH, newGraph) : field));
   return { model: writeFields(rewritten), outputs: presents.length };
 }
 
 /**
- * A branch with one more output per present, in the same order: the Concat's new part where the
- * branch concatenates a past with new keys, else the present itself (the branch without a past).
- * Undefined when a present is made any other way from a past.
+ * The cached branch with its self-attention split (no Concat of past and new), its presents'
+ * outputs the new positions; 'not cached' for a branch whose presents read no past (they are all
+ * new already); undefined when a past is read any other way than this knows.
  */
-function withStepOutputs(
+function splitBranch(
   branch: ProtoField[],
   presents: readonly { position: number; step: string }[],
   elementTypes: readonly number[],
   branchName: string,
-): ProtoField[] | undefined {
-  const outputs = branch.flatMap((field) => (field.field === GRAPH_OUTPUT && field.wire === 2 ? [valueInfoName(field.value)] : []));
-  const producer = new Map<string, ReturnType<typeof graphNode>>();
-  for (const node of graphNodes(branch)) for (const output of node?.outputs ?? []) producer.set(output, node!);
-  const added: ProtoField[] = [];
-  const addedOutputs: ProtoField[] = [];
-  for (const [index, { position, step }] of presents.entries()) {
-    const present = outputs[position];
-    if (present === undefined) return undefined;
-    const made = producer.get(present);
-    const readsPast = made?.inputs.some((input) => input.startsWith('past_key_values.')) ?? false;
-    let source = present;
-    if (readsPast) {
-      if (made!.opType !== 'Concat' || made!.inputs.length !== 2 || !made!.inputs[0]!.startsWith('past_key_values.')) return undefined;
-      source = made!.inputs[1]!;
+): ProtoField[] | 'not cached' | undefined {
+  const nodes = graphNodes(branch);
+  const outputs = branch.flatMap((field, index) => (field.field === GRAPH_OUTPUT && field.wire === 2 ? [{ name: valueInfoName(field.value), index }] : []));
+  const producer = new Map<string, number>();
+  const consumers = new Map<string, number[]>();
+  nodes.forEach((node, index) => {
+    for (const output of node?.outputs ?? []) producer.set(output, index);
+    for (const input of node?.inputs ?? []) consumers.set(input, [...(consumers.get(input) ?? []), index]);
+  });
+  const concats = presents.map(({ position }) => {
+    const output = outputs[position];
+    const at = output && producer.get(output.name);
+    return at === undefined ? undefined : { output: output!, at, node: nodes[at]! };
+  });
+  if (concats.some((concat) => concat === undefined)) return undefined;
+  const readsPast = concats.map((concat) => concat!.node.inputs.some((input) => PAST_DECODER.test(input)));
+  if (readsPast.every((reads) => !reads)) return 'not cached';
+  if (!readsPast.every(Boolean)) return undefined;
+
+  /** Nodes removed (by field index), and nodes put in their place. */
+  const replaced = new Map<number, ProtoField[]>();
+  const drop = (at: number, added: ProtoField[] = []) => replaced.set(at, [...(replaced.get(at) ?? []), ...added]);
+  /** Branch outputs renamed, by field index. */
+  const renamedOutputs = new Map<number, ProtoField>();
+  for (const [index, concat] of concats.entries()) {
+    const { node, at, output } = concat!;
+    if (node.opType !== 'Concat' || node.inputs.length !== 2 || !PAST_DECODER.test(node.inputs[0]!)) return undefined;
+    const [past, fresh] = node.inputs as [string, string];
+    const present = node.outputs[0]!;
+    const prefix = `${present}/split`;
+    drop(at);
+    for (const consumerAt of consumers.get(present) ?? []) {
+      const consumer = nodes[consumerAt]!;
+      if (consumer.opType === 'Shape') {
+        // The present's shape, from its two parts: [rows, heads, past + new, size].
+        drop(consumerAt, [
+          newNode('Shape', `${prefix}/lead`, [past], [`${prefix}/lead`], [intAttribute('start', 0), intAttribute('end', 2)]),
+          newNode('Shape', `${prefix}/past_length`, [past], [`${prefix}/past_length`], [intAttribute('start', 2), intAttribute('end', 3)]),
+          newNode('Shape', `${prefix}/new_length`, [fresh], [`${prefix}/new_length`], [intAttribute('start', 2), intAttribute('end', 3)]),
+          newNode('Add', `${prefix}/length`, [`${prefix}/past_length`, `${prefix}/new_length`], [`${prefix}/length`]),
+          newNode('Shape', `${prefix}/size`, [past], [`${prefix}/size`], [intAttribute('start', 3)]),
+          newNode('Concat', `${prefix}/shape`, [`${prefix}/lead`, `${prefix}/length`, `${prefix}/size`], consumer.outputs, [intAttribute('axis', 0)]),
+        ]);
+      } else if (consumer.opType === 'Transpose') {
+        // The keys transposed for the scores q·kᵀ: each part transposed, the two products joined.
+        const uses = consumers.get(consumer.outputs[0]!) ?? [];
+        const scores = uses.length === 1 ? nodes[uses[0]!]! : undefined;
+        if (scores?.opType !== 'MatMul' || scores.inputs[1] !== consumer.outputs[0]) return undefined;
+        const permutation = consumer.fields.filter((field) => field.field === NODE_ATTRIBUTE);
+        const transposed = (name: string, input: string) =>
+          messageField(GRAPH_NODE, [
+            textField(NODE_INPUT, input),
+            textField(NODE_OUTPUT, name),
+            textField(NODE_NAME, name),
+            textField(NODE_OP_TYPE, 'Transpose'),
+            ...permutation,
+          ]);
+        drop(consumerAt);
+        drop(uses[0]!, [
+          transposed(`${prefix}/past_transposed`, past),
+          transposed(`${prefix}/new_transposed`, fresh),
+          newNode('MatMul', `${prefix}/past_scores`, [scores.inputs[0]!, `${prefix}/past_transposed`], [`${prefix}/past_scores`]),
+          newNode('MatMul', `${prefix}/new_scores`, [scores.inputs[0]!, `${prefix}/new_transposed`], [`${prefix}/new_scores`]),
+          newNode('Concat', `${prefix}/scores`, [`${prefix}/past_scores`, `${prefix}/new_scores`], scores.outputs, [intAttribute('axis', -1)]),
+        ]);
+      } else if (consumer.opType === 'MatMul' && consumer.inputs[1] === present && consumer.inputs[0] !== present) {
+        // The weighted values p·v: the weights split where the past ends, each part times its values.
+        const weights = consumer.inputs[0]!;
+        drop(consumerAt, [
+          newNode('Constant', `${prefix}/zero`, [], [`${prefix}/zero`], [int64TensorAttribute('value', [0])]),
+          newNode('Constant', `${prefix}/last_axis`, [], [`${prefix}/last_axis`], [int64TensorAttribute('value', [-1])]),
+          newNode('Constant', `${prefix}/end`, [], [`${prefix}/end`], [int64TensorAttribute('value', [Number.MAX_SAFE_INTEGER])]),
+          newNode('Shape', `${prefix}/past_length`, [past], [`${prefix}/past_length`], [intAttribute('start', 2), intAttribute('end', 3)]),
+          newNode('Slice', `${prefix}/past_weights`, [weights, `${prefix}/zero`, `${prefix}/past_length`, `${prefix}/last_axis`], [`${prefix}/past_weights`]),
+          newNode('Slice', `${prefix}/new_weights`, [weights, `${prefix}/past_length`, `${prefix}/end`, `${prefix}/last_axis`], [`${prefix}/new_weights`]),
+          newNode('MatMul', `${prefix}/past_values`, [`${prefix}/past_weights`, past], [`${prefix}/past_values`]),
+          newNode('MatMul', `${prefix}/new_values`, [`${prefix}/new_weights`, fresh], [`${prefix}/new_values`]),
+          newNode('Add', `${prefix}/values`, [`${prefix}/past_values`, `${prefix}/new_values`], consumer.outputs),
+        ]);
+      } else return undefined;
     }
-    const name = `${step}/${branchName}`;
-    added.push(newNode('Identity', name, [source], [name]));
-    addedOutputs.push(tensorOutput(name, elementTypes[index]!));
+    const name = `${presents[index]!.step}/${branchName}`;
+    drop(at, [newNode('Identity', name, [fresh], [name])]);
+    renamedOutputs.set(output.index, tensorOutput(name, elementTypes[index]!));
   }
-  const lastNode = lastIndexOf(branch, GRAPH_NODE);
-  const lastOutput = lastIndexOf(branch, GRAPH_OUTPUT);
-  return branch.flatMap((field, index) => [field, ...(index === lastNode ? added : []), ...(index === lastOutput ? addedOutputs : [])]);
+  return branch.flatMap((field, index) => replaced.get(index) ?? [renamedOutputs.get(index) ?? field]);
 }

@@ -1,8 +1,8 @@
 /**
  * addSelfAttentionSteps on the real whisper-tiny.en decoder graph (skipped when not installed: `npm
- * run test-models`): onnxruntime opens the rewrite, whose step outputs are the positions a run
- * read, the tail of the present cache the original graph gives (all of it on the first pass); a
- * graph of another shape is left as it is.
+ * run test-models`): onnxruntime opens the rewrite, whose logits are the original graph's and
+ * whose step outputs are the positions a run read, the tail of the present cache the original
+ * gives (all of it on the first pass); a graph of another shape is left as it is.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,6 +60,10 @@ describe('addSelfAttentionSteps (whisper-tiny.en graph)', function () {
     }
     return input;
   };
+  const largestDifference = (values: Float32Array, expected: ArrayLike<number>) => {
+    expect(values.length).to.equal(expected.length);
+    return values.reduce((largest, value, index) => Math.max(largest, Math.abs(value - expected[index]!)), 0);
+  };
   const names = (prefix: string) => Array.from({ length: LAYERS }, (_, layer) => ['key', 'value'].map((part) => `${prefix}.${layer}.decoder.${part}`)).flat();
 
   it('gives the whole present cache on the first pass, and the positions read after a past', async () => {
@@ -70,7 +74,9 @@ describe('addSelfAttentionSteps (whisper-tiny.en graph)', function () {
     ] as const) {
       const input = feeds(rows, tokens, past);
       const [before, after] = await Promise.all([original.run(input, ['logits', ...names('present')]), stepped.run(input, ['logits', ...names('step')])]);
-      expect([...(after.logits!.data as Float32Array)]).to.deep.equal([...(before.logits!.data as Float32Array)]);
+      // The attention's sum is split in two (past, new): equal but for float rounding.
+      expect(largestDifference(after.logits!.data as Float32Array, before.logits!.data as Float32Array)).to.be.below(1e-4);
+      expect(stepped.outputNames.some((name) => name.startsWith('present.') && name.includes('.decoder.'))).to.equal(false);
       for (const name of names('present')) {
         const present = before[name]!;
         const step = after[name.replace('present', 'step')]!;
@@ -79,7 +85,8 @@ describe('addSelfAttentionSteps (whisper-tiny.en graph)', function () {
         const tail: number[] = [];
         for (let head = 0; head < rows * HEADS; head++)
           tail.push(...full.subarray((head * (past + tokens) + past) * SIZE, (head + 1) * (past + tokens) * SIZE));
-        expect([...(step.data as Float32Array)]).to.deep.equal(tail);
+        // Layers after the first read hidden states rounded as the split sum rounds them.
+        expect(largestDifference(step.data as Float32Array, tail)).to.be.below(1e-4);
       }
     }
   });

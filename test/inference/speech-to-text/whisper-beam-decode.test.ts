@@ -122,7 +122,12 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
         grouped.tokenLogProbs!.forEach((logProb, index) => expect(logProb).to.be.closeTo(plain.tokenLogProbs![index]!, 1e-4));
       }
       const windows = () => audio.slice(0, 3).map((features) => request(features));
-      expect(await packed.decodeBatch(windows())).to.deep.equal(await decoder.decodeBatch(windows()));
+      const [packedBatch, plainBatch] = [await packed.decodeBatch(windows()), await decoder.decodeBatch(windows())];
+      // Its self-attention sums past and new positions apart (self-attention-steps.ts): rounding again.
+      packedBatch.forEach((result, index) => {
+        expect(result.tokens).to.deep.equal(plainBatch[index]!.tokens);
+        expect(result.avgLogProb).to.be.closeTo(plainBatch[index]!.avgLogProb, 1e-5);
+      });
       // Its cache is kept on our side, appended from the positions each run read: a prompt read in
       // several chunks, and best-of samples leaving the group, give the same tokens as the model's own decoder.
       expect((await prepacked.session()).outputNames).to.include('step.0.decoder.key');
