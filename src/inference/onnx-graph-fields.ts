@@ -8,6 +8,7 @@ import { messageField, readFields, texts, textField, varintField, type ProtoFiel
 // onnx.proto field numbers.
 export const MODEL_GRAPH = 7;
 export const GRAPH_NODE = 1;
+export const GRAPH_INPUT = 11;
 export const GRAPH_OUTPUT = 12;
 export const NODE_INPUT = 1;
 export const NODE_OUTPUT = 2;
@@ -29,6 +30,9 @@ const VALUE_INFO_NAME = 1;
 const VALUE_INFO_TYPE = 2;
 const TYPE_TENSOR = 1;
 const TYPE_TENSOR_ELEM_TYPE = 1;
+const TYPE_TENSOR_SHAPE = 2;
+const SHAPE_DIM = 1;
+const DIM_VALUE = 1;
 
 export interface GraphNode {
   fields: ProtoField[];
@@ -96,6 +100,15 @@ export function tensorOutput(name: string, elementType: number): ProtoField {
   return messageField(GRAPH_OUTPUT, [
     textField(VALUE_INFO_NAME, name),
     messageField(VALUE_INFO_TYPE, [messageField(TYPE_TENSOR, [varintField(TYPE_TENSOR_ELEM_TYPE, elementType)])]),
+  ]);
+}
+
+/** A graph input of a tensor of `elementType` and the fixed shape `dims`. */
+export function tensorInput(name: string, elementType: number, dims: readonly number[]): ProtoField {
+  const shape = dims.map((dim) => messageField(SHAPE_DIM, [varintField(DIM_VALUE, dim)]));
+  return messageField(GRAPH_INPUT, [
+    textField(VALUE_INFO_NAME, name),
+    messageField(VALUE_INFO_TYPE, [messageField(TYPE_TENSOR, [varintField(TYPE_TENSOR_ELEM_TYPE, elementType), messageField(TYPE_TENSOR_SHAPE, shape)])]),
   ]);
 }
 

@@ -13,8 +13,10 @@
  * The copy's graph has its cached cross-attention grouped by window (grouped-cross-attention.ts),
  * so that several windows' beams can step in one run (search-batch-rows.ts), and outputs the
  * self-attention positions each run read (self-attention-steps.ts), so that the cache stays on our
- * side between steps; a graph that cannot be rewritten, or whose rewrite onnxruntime refuses, is
- * opened as it is (`groupsCrossRows` false, no step outputs).
+ * side between steps (self-attention-steps.ts), and computes logits only from `logits_from` on
+ * (logits-from.ts), so that a prompt read into the cache skips the output projection; a graph
+ * that cannot be rewritten, or whose rewrite onnxruntime refuses, is opened as it is
+ * (`groupsCrossRows` false, no step outputs, no `logits_from`).
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -22,6 +24,7 @@ import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Dtype } from './asr-options.js';
 import { groupCrossAttention } from './grouped-cross-attention.js';
+import { addLogitsFrom } from './logits-from.js';
 import { addSelfAttentionSteps } from './self-attention-steps.js';
 import type { WhisperDecoderSession } from './whisper-window-decoder.js';
 
@@ -65,13 +68,14 @@ export class PrepackedBatchDecoder {
   async #open(): Promise<{ session: ort.InferenceSession; groupsCrossRows: boolean }> {
     const grouped = groupCrossAttention(await readFile(this.#file));
     const stepped = addSelfAttentionSteps(grouped.model);
-    if (grouped.layers > 0 || stepped.outputs > 0) {
+    const sliced = addLogitsFrom(stepped.model);
+    if (grouped.layers > 0 || stepped.outputs > 0 || sliced.added) {
       // From memory, the graph's external data is found through this folder rather than the file's.
       const options = {
         ...this.#options,
         extra: withSessionConfig(this.#options.extra, { model_external_initializers_file_folder_path: dirname(this.#file) }),
       };
-      const session = await ort.InferenceSession.create(stepped.model, options).catch(() => undefined);
+      const session = await ort.InferenceSession.create(sliced.model, options).catch(() => undefined);
       if (session) return { session, groupsCrossRows: grouped.layers > 0 };
     }
     return { session: await ort.InferenceSession.create(this.#file, this.#options), groupsCrossRows: false };

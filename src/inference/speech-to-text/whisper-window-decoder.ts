@@ -20,6 +20,7 @@ import { argmax, logSoftmaxAt, sample } from './whisper-token-choice.js';
 import { alikeRows } from './cache-rows.js';
 import { decodeSearch, searchRows, type SearchOptions, type SearchResult, type SearchSession } from './whisper-search-decode.js';
 import { SearchBatchRows } from './search-batch-rows.js';
+import { LOGITS_FROM } from './logits-from.js';
 import { SelfAttentionRows } from './self-attention-rows.js';
 import { pastInputName } from './self-attention-steps.js';
 import { SearchStepsTogether } from './search-steps-together.js';
@@ -253,6 +254,8 @@ export class WhisperWindowDecoder {
         );
       else if (name === 'encoder_hidden_states') feeds[name] = audio;
       else if (name === 'use_cache_branch') feeds[name] = new OrtTensor('bool', Uint8Array.of(past ? 1 : 0), [1]);
+      // A pass without logits asks for none from the tokens read: the output projection is skipped.
+      else if (name === LOGITS_FROM) feeds[name] = new OrtTensor('int64', BigInt64Array.of(BigInt(fetches.includes('logits') ? 0 : tokens[0]!.length)), [1]);
       else if (name.startsWith('past_key_values')) feeds[name] = past ? past[name] : emptyCache;
       else throw new Error(`the decoder takes an input this pass does not know: ${name}`);
     }

@@ -131,6 +131,7 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
       // Its cache is kept on our side, appended from the positions each run read: a prompt read in
       // several chunks, and best-of samples leaving the group, give the same tokens as the model's own decoder.
       expect((await prepacked.session()).outputNames).to.include('step.0.decoder.key');
+      expect((await prepacked.session()).inputNames).to.include('logits_from'); // a prompt read without the output projection
       const prompt = asr.tokenizer.encode(`${references.join(' ')}`, { add_special_tokens: false }).slice(0, 100);
       const prompted = { ...request(audio[2]!, { beamSize: 5 }), prompt };
       const [steppedPrompted, plainPrompted] = [await packed.decode(prompted), await decoder.decode(prompted)];
