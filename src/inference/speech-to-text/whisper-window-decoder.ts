@@ -239,6 +239,7 @@ export class WhisperWindowDecoder {
     past: Cache | undefined,
     fetches: readonly string[],
     session = this.#decoder,
+    logitsFrom = 0,
   ): Promise<Record<string, OrtTensor>> {
     const OrtTensor = audio.constructor as OrtTensorClass;
     const { decoder_attention_heads: headCount, d_model: width } = this.#model.config;
@@ -254,8 +255,9 @@ export class WhisperWindowDecoder {
         );
       else if (name === 'encoder_hidden_states') feeds[name] = audio;
       else if (name === 'use_cache_branch') feeds[name] = new OrtTensor('bool', Uint8Array.of(past ? 1 : 0), [1]);
-      // A pass without logits asks for none from the tokens read: the output projection is skipped.
-      else if (name === LOGITS_FROM) feeds[name] = new OrtTensor('int64', BigInt64Array.of(BigInt(fetches.includes('logits') ? 0 : tokens[0]!.length)), [1]);
+      // A pass without logits asks for none of the tokens read: the output projection is skipped.
+      else if (name === LOGITS_FROM)
+        feeds[name] = new OrtTensor('int64', BigInt64Array.of(BigInt(fetches.includes('logits') ? logitsFrom : tokens[0]!.length)), [1]);
       else if (name.startsWith('past_key_values')) feeds[name] = past ? past[name] : emptyCache;
       else throw new Error(`the decoder takes an input this pass does not know: ${name}`);
     }
@@ -264,7 +266,8 @@ export class WhisperWindowDecoder {
 
   /**
    * Reads `tokens` after `past` (its self-attention rows `sources`, all when absent) and returns
-   * the grown cache, and the logits of these tokens if asked. The cross-attention cache
+   * the grown cache, and the logits of these tokens if asked (from token `logitsFrom` on, on a
+   * session that takes LOGITS_FROM; of all of them on another). The cross-attention cache
    * (`.encoder`) is the same after the first pass, so later passes neither fetch nor replace it;
    * of the self-attention, a decoder with step outputs (self-attention-steps.ts) gives only the
    * positions read, which the rows append (self-attention-rows.ts).
@@ -276,12 +279,13 @@ export class WhisperWindowDecoder {
     withLogits: boolean,
     session = this.#decoder,
     sources?: readonly number[],
+    logitsFrom = 0,
   ): Promise<{ cache: DecoderCache; logits?: OrtTensor }> {
     const stepping = session.outputNames.some((name) => name.startsWith('step.'));
     const selfAttention = session.outputNames.filter((name) => name.startsWith(stepping ? 'step.' : 'present.') && name.includes('.decoder.'));
     const encoder = past ? [] : session.outputNames.filter((name) => name.startsWith('present.') && name.includes('.encoder.'));
     const fetches = [...(withLogits ? ['logits'] : []), ...selfAttention, ...encoder];
-    const outputs = await this.#run(audio, tokens, past && { ...past.selfAttention.past(sources), ...past.encoder }, fetches, session);
+    const outputs = await this.#run(audio, tokens, past && { ...past.selfAttention.past(sources), ...past.encoder }, fetches, session, logitsFrom);
     const rows = past?.selfAttention ?? new SelfAttentionRows();
     rows.update(outputs);
     const cache = past?.encoder ?? Object.fromEntries(encoder.map((name) => [pastInputName(name), outputs[name]!]));
@@ -496,6 +500,19 @@ export class WhisperWindowDecoder {
    */
   async #readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[], session = this.#decoder): Promise<{ cache: DecoderCache; logits: OrtTensor }> {
     const prompts = requests.map((request) => this.#prompt(request));
+    if (session.inputNames.includes(LOGITS_FROM)) {
+      // Its logits start where asked: prompt and start tokens in one pass, logits for the latter only.
+      const start = await this.#extend(
+        audio,
+        requests.map((request, row) => [...prompts[row]!, ...request.startTokens]),
+        undefined,
+        true,
+        session,
+        undefined,
+        prompts[0]!.length,
+      );
+      return { cache: start.cache, logits: start.logits! };
+    }
     let past: DecoderCache | undefined;
     for (let at = 0; at < prompts[0]!.length; at += PROMPT_CHUNK_TOKENS) {
       ({ cache: past } = await this.#extend(
