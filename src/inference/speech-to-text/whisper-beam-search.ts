@@ -123,23 +123,30 @@ export function bestHypothesis<T extends Hypothesis>(hypotheses: readonly T[], l
 
 /**
  * The `k` likeliest tokens of one step's (filtered) logits, as log probabilities, likeliest
- * first; tokens at -Infinity are never offered.
+ * first (ties: the lower token first); tokens at -Infinity are never offered.
  */
 export function topCandidates(logits: Float32Array, k: number): Candidate[] {
-  // A small sorted list: k is at most 11 against a vocabulary of 51,865.
-  const best: Candidate[] = [];
+  // A small sorted list in typed arrays (k is at most 11 against a vocabulary of 51,865): most
+  // tokens cost one comparison with the k-th best so far.
+  const tokens = new Int32Array(k).fill(-1);
+  const values = new Float64Array(k).fill(-Infinity);
   let floor = -Infinity;
   for (let token = 0; token < logits.length; token++) {
     const value = logits[token]!;
-    if (value === -Infinity || (best.length === k && value <= floor)) continue;
-    let at = best.length;
-    while (at > 0 && best[at - 1]!.logProb < value) at--;
-    best.splice(at, 0, { token, logProb: value });
-    if (best.length > k) best.pop();
-    if (best.length === k) floor = best[k - 1]!.logProb;
+    if (value <= floor) continue;
+    let at = k - 1;
+    while (at > 0 && values[at - 1]! < value) {
+      values[at] = values[at - 1]!;
+      tokens[at] = tokens[at - 1]!;
+      at--;
+    }
+    values[at] = value;
+    tokens[at] = token;
+    floor = values[k - 1]!;
   }
   // The likeliest is the maximum: the normaliser needs one more pass, not two.
-  const logNorm = logSumExp(logits, best[0]?.logProb ?? -Infinity);
-  for (const candidate of best) candidate.logProb -= logNorm;
+  const logNorm = logSumExp(logits, values[0]!);
+  const best: Candidate[] = [];
+  for (let at = 0; at < k && tokens[at]! >= 0; at++) best.push({ token: tokens[at]!, logProb: values[at]! - logNorm });
   return best;
 }
