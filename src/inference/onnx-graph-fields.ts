@@ -103,12 +103,19 @@ export function tensorOutput(name: string, elementType: number): ProtoField {
   ]);
 }
 
-/** A graph input of a tensor of `elementType` and the fixed shape `dims`. */
-export function tensorInput(name: string, elementType: number, dims: readonly number[]): ProtoField {
-  const shape = dims.map((dim) => messageField(SHAPE_DIM, [varintField(DIM_VALUE, dim)]));
+/** A graph input of a tensor of `elementType`, of the fixed shape `dims` or (absent) any. */
+export function tensorInput(name: string, elementType: number, dims?: readonly number[]): ProtoField {
+  const shape = dims
+    ? [
+        messageField(
+          TYPE_TENSOR_SHAPE,
+          dims.map((dim) => messageField(SHAPE_DIM, [varintField(DIM_VALUE, dim)])),
+        ),
+      ]
+    : [];
   return messageField(GRAPH_INPUT, [
     textField(VALUE_INFO_NAME, name),
-    messageField(VALUE_INFO_TYPE, [messageField(TYPE_TENSOR, [varintField(TYPE_TENSOR_ELEM_TYPE, elementType), messageField(TYPE_TENSOR_SHAPE, shape)])]),
+    messageField(VALUE_INFO_TYPE, [messageField(TYPE_TENSOR, [varintField(TYPE_TENSOR_ELEM_TYPE, elementType), ...shape])]),
   ]);
 }
 

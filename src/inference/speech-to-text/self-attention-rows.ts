@@ -5,13 +5,15 @@
  * with their new positions appended, each row taken from the row it continues (a beam search's
  * sources, a batch's rows that go on), written in one pass into the other of two buffers that
  * are reused run after run. A decoder without step outputs gives its whole present cache
- * instead, which then simply replaces the rows (the original graph, the unpacked session).
+ * instead, which then simply replaces the rows (the original graph, the unpacked session). A
+ * search's beams all begin with the window's prompt and start tokens: share() makes those one row
+ * the decoder reads for all, so that each step copies only what each beam wrote itself.
  *
  * Why: onnxruntime-node copies every output into a new buffer, so fetching the present caches
  * cost a search step the whole cache in fresh memory, plus the garbage collector's work for it
  * (docs/benchmarks.md, "Speech to text"); a copy into warm buffers costs a fraction of that.
  */
-import { pastInputName } from './self-attention-steps.js';
+import { pastInputName, sharedInputName } from './self-attention-steps.js';
 
 /** An onnxruntime-node tensor, as the sessions take and give them. */
 interface OrtTensor {
@@ -33,6 +35,8 @@ export class SelfAttentionRows {
   #rows: Cache = {};
   /** The positions the last run read on #rows, not yet appended. */
   #steps: Cache | undefined;
+  /** Positions every row holds alike (`shared.N.decoder.*`, one row), read before each row's own; none until share(). */
+  readonly #shared: Cache = {};
   /** Two buffers per name: the next rows are written into the one the current rows are not in. */
   readonly #buffers = new Map<string, [TypedArray | undefined, TypedArray | undefined]>();
 
@@ -51,12 +55,31 @@ export class SelfAttentionRows {
     const steps = this.#steps;
     const rows = this.rows;
     const order = sources ?? Array.from({ length: rows }, (_, row) => row);
-    if (!steps && order.length === rows && order.every((source, row) => source === row)) return this.#rows;
-    const next: Cache = {};
-    for (const [name, tensor] of Object.entries(this.#rows)) next[name] = this.#append(name, tensor, steps?.[name], order);
-    this.#rows = next;
-    this.#steps = undefined;
-    return next;
+    if (steps || order.length !== rows || order.some((source, row) => source !== row)) {
+      const next: Cache = {};
+      for (const [name, tensor] of Object.entries(this.#rows)) next[name] = this.#append(name, tensor, steps?.[name], order);
+      this.#rows = next;
+      this.#steps = undefined;
+    }
+    return { ...this.#rows, ...this.#shared };
+  }
+
+  /**
+   * Makes the one row held now (a window's prompt and start tokens, where a search's beams all
+   * begin) the positions every row shares, for a decoder that reads them from one row
+   * (`shared.N.decoder.*`, self-attention-steps.ts): from then on each row holds, and each
+   * past() copies, only its own positions, and a run reads the shared ones once for all rows.
+   */
+  share(): void {
+    const rows = this.past();
+    if (this.rows !== 1) throw new RangeError(`only one row can be shared, not ${this.rows}`);
+    for (const [name, tensor] of Object.entries(rows)) {
+      if (!name.startsWith('past_key_values.')) continue;
+      this.#shared[sharedInputName(name)] = tensor;
+      const [, heads, , size] = tensor.dims as [number, number, number, number];
+      const empty = new ((tensor.data as TypedArray).constructor as new (length: number) => TypedArray)(0);
+      this.#rows[name] = new (tensor.constructor as OrtTensorClass)(tensor.type, empty, [1, heads, 0, size]);
+    }
   }
 
   /**

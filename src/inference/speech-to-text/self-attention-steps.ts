@@ -5,7 +5,10 @@
  * pass, which has no past, that is the whole present as before). In the cached branch each
  * self-attention then reads its past and its new positions apart, with no Concat of the two:
  * scores = [q·pastᵀ, q·newᵀ], and the weighted values = p[:L]·past + p[L:]·new, which is the
- * same sum.
+ * same sum. It also takes `shared.N.decoder.*`: positions every row holds alike (a search's prompt
+ * and start tokens), given once as one row and read as a third part before each row's own
+ * (scores [q·sharedᵀ, q·pastᵀ, q·newᵀ], the positions counted from the shared ones on); a
+ * decode that shares none gives it no positions.
  *
  * Why: onnxruntime-node copies every fetched output into a new JavaScript buffer. A search step's
  * present caches are the whole self-attention cache again (14 MB for 5 rows of tiny.en at 230
@@ -18,6 +21,7 @@ import {
   ATTRIBUTE_GRAPH,
   ATTRIBUTE_NAME,
   GRAPH_NODE,
+  GRAPH_INPUT,
   GRAPH_OUTPUT,
   MODEL_GRAPH,
   NODE_ATTRIBUTE,
@@ -28,7 +32,9 @@ import {
   graphNodes,
   int64TensorAttribute,
   intAttribute,
+  lastIndexOf,
   newNode,
+  tensorInput,
   tensorOutput,
   valueInfoElementType,
   valueInfoName,
@@ -108,6 +114,11 @@ export function addSelfAttentionSteps(model: Uint8Array): { model: Uint8Array; o
     presents.map(({ position, step }, index) => [graphOutputs.get(ifNode.outputs[position]!)!.index, tensorOutput(step, elementTypes[index]!)]),
   );
   const newGraph = graph.map((field, index) => (index === ifAt ? messageField(GRAPH_NODE, renamed) : (stepOutputs.get(index) ?? field)));
+  // The shared positions' inputs, one per past (read by the cached branch only).
+  const pasts = graph
+    .flatMap((field) => (field.field === GRAPH_INPUT && field.wire === 2 ? [valueInfoName(field.value)] : []))
+    .filter((name) => PAST_DECODER.test(name));
+  newGraph.splice(lastIndexOf(newGraph, GRAPH_INPUT) + 1, 0, ...pasts.map((past) => tensorInput(sharedInputName(past), elementTypes[0]!)));
   const rewritten = modelFields.map((field, index) => (index === graphAt ? messageField(MODEL_GRAPH, newGraph) : field));
   return { model: writeFields(rewritten), outputs: presents.length };
 }
@@ -150,23 +161,18 @@ function splitBranch(
     const { node, at, output } = concat!;
     if (node.opType !== 'Concat' || node.inputs.length !== 2 || !PAST_DECODER.test(node.inputs[0]!)) return undefined;
     const [past, fresh] = node.inputs as [string, string];
+    const shared = sharedInputName(past);
     const present = node.outputs[0]!;
     const prefix = `${present}/split`;
+    const length = (name: string, tensor: string) => newNode('Shape', name, [tensor], [name], [intAttribute('start', 2), intAttribute('end', 3)]);
     drop(at);
     for (const consumerAt of consumers.get(present) ?? []) {
       const consumer = nodes[consumerAt]!;
       if (consumer.opType === 'Shape') {
-        // The present's shape, from its two parts: [rows, heads, past + new, size].
-        drop(consumerAt, [
-          newNode('Shape', `${prefix}/lead`, [past], [`${prefix}/lead`], [intAttribute('start', 0), intAttribute('end', 2)]),
-          newNode('Shape', `${prefix}/past_length`, [past], [`${prefix}/past_length`], [intAttribute('start', 2), intAttribute('end', 3)]),
-          newNode('Shape', `${prefix}/new_length`, [fresh], [`${prefix}/new_length`], [intAttribute('start', 2), intAttribute('end', 3)]),
-          newNode('Add', `${prefix}/length`, [`${prefix}/past_length`, `${prefix}/new_length`], [`${prefix}/length`]),
-          newNode('Shape', `${prefix}/size`, [past], [`${prefix}/size`], [intAttribute('start', 3)]),
-          newNode('Concat', `${prefix}/shape`, [`${prefix}/lead`, `${prefix}/length`, `${prefix}/size`], consumer.outputs, [intAttribute('axis', 0)]),
-        ]);
+        // The present's shape, from its parts: [rows, heads, shared + past + new, size].
+        drop(consumerAt, shapeOf(prefix, [shared, past, fresh], past, consumer.outputs));
       } else if (consumer.opType === 'Transpose') {
-        // The keys transposed for the scores q·kᵀ: each part transposed, the two products joined.
+        // The keys transposed for the scores q·kᵀ: each part transposed, the products joined.
         const uses = consumers.get(consumer.outputs[0]!) ?? [];
         const scores = uses.length === 1 ? nodes[uses[0]!]! : undefined;
         if (scores?.opType !== 'MatMul' || scores.inputs[1] !== consumer.outputs[0]) return undefined;
@@ -179,27 +185,53 @@ function splitBranch(
             textField(NODE_OP_TYPE, 'Transpose'),
             ...permutation,
           ]);
+        const parts = [
+          ['shared', shared],
+          ['past', past],
+          ['new', fresh],
+        ] as const;
         drop(consumerAt);
         drop(uses[0]!, [
-          transposed(`${prefix}/past_transposed`, past),
-          transposed(`${prefix}/new_transposed`, fresh),
-          newNode('MatMul', `${prefix}/past_scores`, [scores.inputs[0]!, `${prefix}/past_transposed`], [`${prefix}/past_scores`]),
-          newNode('MatMul', `${prefix}/new_scores`, [scores.inputs[0]!, `${prefix}/new_transposed`], [`${prefix}/new_scores`]),
-          newNode('Concat', `${prefix}/scores`, [`${prefix}/past_scores`, `${prefix}/new_scores`], scores.outputs, [intAttribute('axis', -1)]),
+          ...parts.flatMap(([part, input]) => [
+            transposed(`${prefix}/${part}_transposed`, input),
+            newNode('MatMul', `${prefix}/${part}_scores`, [scores.inputs[0]!, `${prefix}/${part}_transposed`], [`${prefix}/${part}_scores`]),
+          ]),
+          newNode(
+            'Concat',
+            `${prefix}/scores`,
+            parts.map(([part]) => `${prefix}/${part}_scores`),
+            scores.outputs,
+            [intAttribute('axis', -1)],
+          ),
         ]);
       } else if (consumer.opType === 'MatMul' && consumer.inputs[1] === present && consumer.inputs[0] !== present) {
-        // The weighted values p·v: the weights split where the past ends, each part times its values.
+        // The weighted values p·v: the weights split where each part ends, each part times its values.
         const weights = consumer.inputs[0]!;
         drop(consumerAt, [
           newNode('Constant', `${prefix}/zero`, [], [`${prefix}/zero`], [int64TensorAttribute('value', [0])]),
           newNode('Constant', `${prefix}/last_axis`, [], [`${prefix}/last_axis`], [int64TensorAttribute('value', [-1])]),
           newNode('Constant', `${prefix}/end`, [], [`${prefix}/end`], [int64TensorAttribute('value', [Number.MAX_SAFE_INTEGER])]),
-          newNode('Shape', `${prefix}/past_length`, [past], [`${prefix}/past_length`], [intAttribute('start', 2), intAttribute('end', 3)]),
-          newNode('Slice', `${prefix}/past_weights`, [weights, `${prefix}/zero`, `${prefix}/past_length`, `${prefix}/last_axis`], [`${prefix}/past_weights`]),
-          newNode('Slice', `${prefix}/new_weights`, [weights, `${prefix}/past_length`, `${prefix}/end`, `${prefix}/last_axis`], [`${prefix}/new_weights`]),
+          length(`${prefix}/shared_length`, shared),
+          length(`${prefix}/past_length`, past),
+          newNode('Add', `${prefix}/old_length`, [`${prefix}/shared_length`, `${prefix}/past_length`], [`${prefix}/old_length`]),
+          newNode(
+            'Slice',
+            `${prefix}/shared_weights`,
+            [weights, `${prefix}/zero`, `${prefix}/shared_length`, `${prefix}/last_axis`],
+            [`${prefix}/shared_weights`],
+          ),
+          newNode(
+            'Slice',
+            `${prefix}/past_weights`,
+            [weights, `${prefix}/shared_length`, `${prefix}/old_length`, `${prefix}/last_axis`],
+            [`${prefix}/past_weights`],
+          ),
+          newNode('Slice', `${prefix}/new_weights`, [weights, `${prefix}/old_length`, `${prefix}/end`, `${prefix}/last_axis`], [`${prefix}/new_weights`]),
+          newNode('MatMul', `${prefix}/shared_values`, [`${prefix}/shared_weights`, shared], [`${prefix}/shared_values`]),
           newNode('MatMul', `${prefix}/past_values`, [`${prefix}/past_weights`, past], [`${prefix}/past_values`]),
           newNode('MatMul', `${prefix}/new_values`, [`${prefix}/new_weights`, fresh], [`${prefix}/new_values`]),
-          newNode('Add', `${prefix}/values`, [`${prefix}/past_values`, `${prefix}/new_values`], consumer.outputs),
+          newNode('Add', `${prefix}/old_values`, [`${prefix}/shared_values`, `${prefix}/past_values`], [`${prefix}/old_values`]),
+          newNode('Add', `${prefix}/values`, [`${prefix}/old_values`, `${prefix}/new_values`], consumer.outputs),
         ]);
       } else return undefined;
     }
@@ -207,5 +239,38 @@ function splitBranch(
     drop(at, [newNode('Identity', name, [fresh], [name])]);
     renamedOutputs.set(output.index, tensorOutput(name, elementTypes[index]!));
   }
+  // Where the branch reads how long the past is (the positions of the tokens read), the shared part counts too.
+  for (const [index, node] of nodes.entries()) {
+    if (node?.opType !== 'Shape' || !PAST_DECODER.test(node.inputs[0] ?? '') || node.fields.some((field) => field.field === NODE_ATTRIBUTE)) continue;
+    const past = node.inputs[0]!;
+    drop(index, shapeOf(`${past}/with_shared`, [sharedInputName(past), past], past, node.outputs));
+  }
   return branch.flatMap((field, index) => replaced.get(index) ?? [renamedOutputs.get(index) ?? field]);
+}
+
+/** The input of the positions every row shares beside `past_key_values.N.decoder.*` (shared.N.decoder.*). */
+export function sharedInputName(past: string): string {
+  return past.replace(/^past_key_values\./, 'shared.');
+}
+
+/** Nodes making `outputs` the shape of `like` ([rows, heads, length, size]) with the lengths of `parts` added up. */
+function shapeOf(prefix: string, parts: readonly string[], like: string, outputs: readonly string[]): ProtoField[] {
+  const lengths = parts.map((part, index) => {
+    const name = `${prefix}/length_${index}`;
+    return { name, node: newNode('Shape', name, [part], [name], [intAttribute('start', 2), intAttribute('end', 3)]) };
+  });
+  const sums: ProtoField[] = [];
+  let sum = lengths[0]!.name;
+  for (const [index, { name }] of lengths.slice(1).entries()) {
+    const next = `${prefix}/sum_${index}`;
+    sums.push(newNode('Add', next, [sum, name], [next]));
+    sum = next;
+  }
+  return [
+    newNode('Shape', `${prefix}/lead`, [like], [`${prefix}/lead`], [intAttribute('start', 0), intAttribute('end', 2)]),
+    ...lengths.map(({ node }) => node),
+    ...sums,
+    newNode('Shape', `${prefix}/size`, [like], [`${prefix}/size`], [intAttribute('start', 3)]),
+    newNode('Concat', `${prefix}/shape`, [`${prefix}/lead`, sum, `${prefix}/size`], outputs, [intAttribute('axis', 0)]),
+  ];
 }

@@ -245,6 +245,8 @@ export class WhisperWindowDecoder {
     const { decoder_attention_heads: headCount, d_model: width } = this.#model.config;
     const rows = tokens.length;
     const emptyCache = past ? undefined : new OrtTensor('float32', new Float32Array(0), [rows, headCount, 0, width / headCount]);
+    // No positions shared by every row (self-attention-steps.ts): one empty row, which broadcasts.
+    const noShared = new OrtTensor('float32', new Float32Array(0), [1, headCount, 0, width / headCount]);
     const feeds: Record<string, unknown> = {};
     for (const name of session.inputNames) {
       if (name === 'input_ids')
@@ -259,6 +261,7 @@ export class WhisperWindowDecoder {
       else if (name === LOGITS_FROM)
         feeds[name] = new OrtTensor('int64', BigInt64Array.of(BigInt(fetches.includes('logits') ? logitsFrom : tokens[0]!.length)), [1]);
       else if (name.startsWith('past_key_values')) feeds[name] = past ? past[name] : emptyCache;
+      else if (name.startsWith('shared.')) feeds[name] = past?.[name] ?? noShared;
       else throw new Error(`the decoder takes an input this pass does not know: ${name}`);
     }
     return session.run(feeds, fetches);
@@ -335,6 +338,8 @@ export class WhisperWindowDecoder {
       start: async () => {
         const start = await this.#readStart(audio, [request], session);
         ({ encoder, selfAttention } = start.cache);
+        // Every beam or sample starts from the prompt and start tokens: a decoder that can read them once for all rows does.
+        if (session.inputNames.some((name) => name.startsWith('shared.'))) selfAttention.share();
         const [, steps, vocab] = start.logits.dims as [number, number, number];
         const data = start.logits.data as Float32Array;
         return { logits: data.subarray((steps - 1) * vocab, steps * vocab), noSpeechProb: this.#noSpeechProb(start.logits, 0, request) };

@@ -69,6 +69,21 @@ describe('SelfAttentionRows', () => {
     expect(() => rows.past([2])).to.throw(RangeError);
   });
 
+  it('shares one row’s positions among every row from then on: each row holds and moves only its own', () => {
+    const rows = new SelfAttentionRows();
+    rows.update({ 'step.0.decoder.key': cacheOf([[[1, 2, 3]]]) });
+    rows.share();
+    const first = rows.past([0, 0]);
+    expect([...first['shared.0.decoder.key']!.dims]).to.deep.equal([1, 1, 3, 1]);
+    expect([...(first['shared.0.decoder.key']!.data as Float32Array)]).to.deep.equal([1, 2, 3]);
+    expect([...first[KEY]!.dims]).to.deep.equal([2, 1, 0, 1]);
+    rows.update({ 'step.0.decoder.key': cacheOf([[[7]], [[8]]]) });
+    const next = rows.past([1, 1, 0]);
+    expect(valuesOf(rows, [0, 1, 2])).to.deep.equal({ dims: [3, 1, 1, 1], data: [8, 8, 7] });
+    expect(next['shared.0.decoder.key']).to.equal(first['shared.0.decoder.key']);
+    expect(() => rows.share()).to.throw(RangeError);
+  });
+
   it('writes each run’s rows into the buffer the current rows are not in, the same two run after run', () => {
     const rows = new SelfAttentionRows();
     rows.update({ 'step.0.decoder.key': cacheOf([[[1]], [[2]]]) });

@@ -60,6 +60,38 @@ describe('addSelfAttentionSteps (whisper-tiny.en graph)', function () {
     }
     return input;
   };
+  /** The rewrite's feeds for the same run: no shared positions, or the first `shared` of a past every row holds alike. */
+  const splitFeeds = (input: Record<string, ort.Tensor>, shared = 0) => {
+    const out: Record<string, ort.Tensor> = { ...input };
+    for (const [name, tensor] of Object.entries(input)) {
+      if (!name.includes('.decoder.')) continue;
+      const [rows, heads, length, size] = tensor.dims as [number, number, number, number];
+      const data = tensor.data as Float32Array;
+      const part = (from: number, to: number, rowCount: number) => {
+        const values: number[] = [];
+        for (let row = 0; row < rowCount; row++)
+          for (let head = 0; head < heads; head++)
+            values.push(...data.subarray(((row * heads + head) * length + from) * size, ((row * heads + head) * length + to) * size));
+        return new ort.Tensor('float32', Float32Array.from(values), [rowCount, heads, to - from, size]);
+      };
+      out[name.replace('past_key_values.', 'shared.')] = part(0, shared, 1);
+      out[name] = part(shared, length, rows);
+    }
+    return out;
+  };
+  /** `input` with every row's first `shared` positions of the past made row 0's. */
+  const alike = (input: Record<string, ort.Tensor>, shared: number) => {
+    const out: Record<string, ort.Tensor> = { ...input };
+    for (const [name, tensor] of Object.entries(input)) {
+      if (!name.includes('.decoder.')) continue;
+      const [rows, heads, length, size] = tensor.dims as [number, number, number, number];
+      const data = (tensor.data as Float32Array).slice();
+      for (let row = 1; row < rows; row++)
+        for (let head = 0; head < heads; head++) data.copyWithin((row * heads + head) * length * size, head * length * size, (head * length + shared) * size);
+      out[name] = new ort.Tensor('float32', data, tensor.dims);
+    }
+    return out;
+  };
   const largestDifference = (values: Float32Array, expected: ArrayLike<number>) => {
     expect(values.length).to.equal(expected.length);
     return values.reduce((largest, value, index) => Math.max(largest, Math.abs(value - expected[index]!)), 0);
@@ -73,7 +105,10 @@ describe('addSelfAttentionSteps (whisper-tiny.en graph)', function () {
       [1, 4, 7],
     ] as const) {
       const input = feeds(rows, tokens, past);
-      const [before, after] = await Promise.all([original.run(input, ['logits', ...names('present')]), stepped.run(input, ['logits', ...names('step')])]);
+      const [before, after] = await Promise.all([
+        original.run(input, ['logits', ...names('present')]),
+        stepped.run(splitFeeds(input), ['logits', ...names('step')]),
+      ]);
       // The attention's sum is split in two (past, new): equal but for float rounding.
       expect(largestDifference(after.logits!.data as Float32Array, before.logits!.data as Float32Array)).to.be.below(1e-4);
       expect(stepped.outputNames.some((name) => name.startsWith('present.') && name.includes('.decoder.'))).to.equal(false);
@@ -89,6 +124,13 @@ describe('addSelfAttentionSteps (whisper-tiny.en graph)', function () {
         expect(largestDifference(step.data as Float32Array, tail)).to.be.below(1e-4);
       }
     }
+  });
+
+  it('reads positions every row shares from one row of shared.N.decoder.*, as if each row held them', async () => {
+    const input = alike(feeds(3, 1, 9), 6);
+    const [before, after] = await Promise.all([original.run(input, ['logits']), stepped.run(splitFeeds(input, 6), ['logits', ...names('step')])]);
+    expect(largestDifference(after.logits!.data as Float32Array, before.logits!.data as Float32Array)).to.be.below(1e-4);
+    expect(after['step.0.decoder.key']!.dims).to.deep.equal([3, HEADS, 1, SIZE]);
   });
 
   it('leaves a graph of another shape as it is', () => {
