@@ -323,16 +323,15 @@ export class WhisperWindowDecoder {
       encoder = Object.fromEntries(Object.entries(encoder).map(([name, tensor]) => [name, alikeRows(tensor, groupSize)]));
       repeated = true;
     };
-    const read = (rows: number) => {
-      const cross = (tensor: OrtTensor) => (repeated ? alikeRows(tensor, rows) : tensor);
-      return (tokens: readonly number[]) =>
-        this.#extend(
-          cross(audio),
-          tokens.map((token) => [token]),
-          { encoder: Object.fromEntries(Object.entries(encoder).map(([name, tensor]) => [name, cross(tensor)])), selfAttention: selfAttention! },
-          true,
-          session,
-        );
+    const read = (tokens: readonly number[]) => {
+      const cross = (tensor: OrtTensor) => (repeated ? alikeRows(tensor, tokens.length) : tensor);
+      return this.#extend(
+        cross(audio),
+        tokens.map((token) => [token]),
+        { encoder: Object.fromEntries(Object.entries(encoder).map(([name, tensor]) => [name, cross(tensor)])), selfAttention: selfAttention! },
+        true,
+        session,
+      );
     };
     return {
       start: async () => {
@@ -348,15 +347,15 @@ export class WhisperWindowDecoder {
         // The rows move once, before the run (a retried run reads them as they are).
         selfAttention!.past(sources);
         if (this.#broadcastsCrossRows === false && !repeated) repeat();
-        let step: Awaited<ReturnType<ReturnType<typeof read>>>;
+        let step: Awaited<ReturnType<typeof read>>;
         try {
-          step = await read(tokens.length)(tokens);
+          step = await read(tokens);
         } catch (error) {
           // The first search step on a decoder that does not broadcast: repeat the rows from now on.
           if (repeated || this.#broadcastsCrossRows || sources.length === 1) throw error;
           this.#broadcastsCrossRows = false;
           repeat();
-          step = await read(tokens.length)(tokens);
+          step = await read(tokens);
         }
         if (!repeated && sources.length > 1) this.#broadcastsCrossRows = true;
         const data = step.logits!.data as Float32Array;
@@ -499,9 +498,10 @@ export class WhisperWindowDecoder {
 
   /**
    * Reads each request's prompt and then its start tokens, one row each (prompts and start tokens of
-   * equal lengths): the cache after them and the start tokens' logits. The prompt is read a chunk at
-   * a time, without its logits: read at once, a full prompt's would be 47 MB per window for the few
-   * rows the start tokens need (same cache, same logits after).
+   * equal lengths): the cache after them and the start tokens' logits. A session that takes
+   * LOGITS_FROM reads both in one pass, its logits from the start tokens on. On another the prompt
+   * is read a chunk at a time, without its logits: read at once, a full prompt's would be 47 MB per
+   * window for the few rows the start tokens need (same cache, same logits after).
    */
   async #readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[], session = this.#decoder): Promise<{ cache: DecoderCache; logits: OrtTensor }> {
     const prompts = requests.map((request) => this.#prompt(request));
