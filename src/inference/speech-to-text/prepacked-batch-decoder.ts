@@ -11,12 +11,13 @@
  * is not copied: its rows run unpacked, slower, within the memory the model declares.
  *
  * The copy's graph has its cached cross-attention grouped by window (grouped-cross-attention.ts),
- * so that several windows' beams can step in one run (search-batch-rows.ts), and outputs the
- * self-attention positions each run read (self-attention-steps.ts), so that the cache stays on our
- * side between steps (self-attention-steps.ts), and computes logits only from `logits_from` on
- * (logits-from.ts), so that a prompt read into the cache skips the output projection; a graph
- * that cannot be rewritten, or whose rewrite onnxruntime refuses, is opened as it is
- * (`groupsCrossRows` false, no step outputs, no `logits_from`).
+ * so that several windows' beams can step in one run (search-batch-rows.ts); it returns only the
+ * self-attention positions each run read and takes the positions all rows share from one row
+ * (self-attention-steps.ts), so that the cache stays on our side between steps
+ * (self-attention-rows.ts); and it computes logits only from `logits_from` on (logits-from.ts), so
+ * that a prompt read into the cache skips the output projection. A graph that cannot be rewritten,
+ * or whose rewrite onnxruntime refuses, is opened as it is (`groupsCrossRows` false, no step
+ * outputs, no `logits_from`).
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
