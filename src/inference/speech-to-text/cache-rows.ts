@@ -1,6 +1,8 @@
 /**
- * Rows of the decoder's key/value cache tensors (onnxruntime tensors, first axis the batch) as a
- * beam search moves them between steps (whisper-window-decoder.ts's search session).
+ * Rows of the decoder's per-window tensors (onnxruntime tensors, first axis the batch) as searches
+ * move them: the audio and cross-attention rows a batch of windows' searches drops as windows end
+ * (search-batch-rows.ts), and a window's one row repeated for a decoder that does not broadcast
+ * it (whisper-window-decoder.ts). The self-attention rows move in self-attention-rows.ts.
  */
 
 /** An onnxruntime-node tensor, as the sessions take and give them. */
@@ -13,8 +15,8 @@ type OrtTensorClass = new (type: string, data: unknown, dims: readonly number[])
 type TypedArray = Float32Array | Uint16Array | BigInt64Array | Uint8Array;
 
 /**
- * Row `i` of the result is row `sources[i]` of `tensor` (rows may repeat or be dropped): a beam
- * search's reordered key/value cache. In place when the rows do not grow (the tensor, which the
+ * Row `i` of the result is row `sources[i]` of `tensor` (rows may repeat or be dropped). In
+ * place when the rows do not grow (the tensor, which the
  * search owns, must not be read afterwards): a new buffer per step and cache, faulted in page by
  * page, cost more than the copy.
  */
