@@ -31,7 +31,7 @@ export async function packClient(): Promise<string> {
     description: `Typed client of ${description ?? 'the local inference server'}`,
     ...(license ? { license } : {}),
     type: 'module',
-    engines: { node: '>=20' },
+    engines: { node: '>=22' },
     exports: { './client': { types: './client/index.d.ts', default: './client/index.js' }, './package.json': './package.json' },
     files: ['client/**/*.js', 'client/**/*.d.ts'],
   };

@@ -192,7 +192,7 @@ class ByteCollector {
   }
 }
 
-/** Node 20 has ES2024's resizable ArrayBuffers (grown in place, within a reserved range); the ES2022 lib does not declare them. */
+/** Node ≥ 20 has ES2024's resizable ArrayBuffers (grown in place, within a reserved range); the ES2022 lib does not declare them. */
 interface ResizableArrayBuffer extends ArrayBuffer {
   readonly maxByteLength: number;
   resize(byteLength: number): void;
