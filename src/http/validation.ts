@@ -21,6 +21,11 @@ export interface RequestValidator {
 /** A UTF-16 unit that is half of no pair. JSON can carry one ("\ud800"); UTF-8 cannot store it. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 const CONTROL_CHARACTER = /\p{Cc}/u;
+/**
+ * ES2024's String#isWellFormed (Node ≥ 20; our lib setting is ES2022): native, where the regex
+ * walks a two-byte string unit by unit (1M emoji: ~0.5 ms against ~20 ms). Every string is checked.
+ */
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 /** One per app: Ajv keeps every schema it compiled, and schemas carry the app's limits. */
 export function createRequestValidator(): RequestValidator {
@@ -32,7 +37,7 @@ export function createRequestValidator(): RequestValidator {
     type: 'string',
     schemaType: 'boolean',
     // Stored or encoded, a lone surrogate becomes U+FFFD: what was sent would not be what is kept.
-    validate: (on: boolean, data: string) => !on || !LONE_SURROGATE.test(data),
+    validate: (on: boolean, data: string) => !on || isWellFormed(data),
   });
   ajv.addKeyword({ keyword: KEYWORDS.notBlank, type: 'string', schemaType: 'boolean', validate: (on: boolean, data: string) => !on || data.trim() !== '' });
   ajv.addKeyword({
