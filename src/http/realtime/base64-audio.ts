@@ -12,8 +12,9 @@ const NOT_BASE64 = /[^A-Za-z0-9+/=]/u;
 const DATA_URL = /^data:/i;
 /**
  * Hex digits are base64 characters, so hex of a length that is a multiple of 4 decodes. Base64 of
- * audio is never only `0-9a-f` for long: every 6-bit group would be 26–31 or 52–61, which no
- * 0x00 byte fits (the high byte of every quiet PCM16 sample); for random bytes the odds are 4^-16.
+ * audio is not only `0-9a-f` for long: every 6-bit group would be 26–31 or 52–61, and no 3 bytes
+ * holding a 0x00 (silence, the high byte of a small positive PCM16 sample) encode so (checked over
+ * all of them); for random bytes the odds are 4^-16.
  */
 const LOWERCASE_HEX = /^[0-9a-f]+$/;
 const MIN_HEX_CHARACTERS = 16;
