@@ -56,7 +56,11 @@ export const BEARER_CHALLENGE = 'Bearer realm="v1"';
 
 export class ValidationError extends AppError {
   override name = 'ValidationError';
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The field at fault (`audio`, `session.turn_detection.threshold`): a realtime error event's `param`. */
+    readonly param?: string,
+  ) {
     super(400, 'invalid_request', message);
   }
 }

@@ -163,7 +163,7 @@ export function createApp(deps: AppDeps): InferenceApp {
   app.use(
     errorMiddleware({
       logger,
-      formatFor: (ctx) => (isApi(ctx.path) ? 'json' : LIBRETRANSLATE_PATHS.has(ctx.path) || TEI_PATHS.has(ctx.path) ? 'message' : 'text'),
+      formatFor: (ctx) => (isApi(ctx.path) ? 'json' : TEI_PATHS.has(ctx.path) ? 'tei' : LIBRETRANSLATE_PATHS.has(ctx.path) ? 'message' : 'text'),
     }),
   );
 

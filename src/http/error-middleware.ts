@@ -10,8 +10,11 @@ import { AppError, BEARER_CHALLENGE, ClientClosedError, InferenceFailedError, Mo
 import type { Logger } from '../logger.js';
 import { isCorsHeader } from './cors.js';
 
-/** `text`: area A; `json`: the /v1 error object; `message`: `{"error": "…"}` (the LibreTranslate API). */
-type ErrorFormat = 'text' | 'json' | 'message';
+/**
+ * `text`: area A; `json`: the /v1 error object; `message`: `{"error": "…"}` (the LibreTranslate
+ * API); `tei`: `{"error": "…", "error_type": "…"}` (Text Embeddings Inference's ErrorResponse).
+ */
+type ErrorFormat = 'text' | 'json' | 'message' | 'tei';
 
 interface MappedError {
   status: number;
@@ -96,6 +99,8 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
     ctx.body = { error: { message: error.message, type: errorType(error.status), code: error.code } };
   } else if (format === 'message') {
     ctx.body = { error: error.message };
+  } else if (format === 'tei') {
+    ctx.body = { error: error.message, error_type: teiErrorType(error.status) };
   } else {
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = error.message;
@@ -159,6 +164,13 @@ function httpStatusOf(error: unknown): number | undefined {
 function messageOf(error: unknown, fallback: string): string {
   const message = (error as { message?: unknown })?.message;
   return typeof message === 'string' && message !== '' ? message : fallback;
+}
+
+/** TEI's ErrorType (router/src/lib.rs) for a status: its 429 is `Overloaded`, its 424 `Backend`, a bad request `Validation`. */
+function teiErrorType(status: number): string {
+  if (status === 429 || status === 503) return 'Overloaded';
+  if (status === 424 || status >= 500) return 'Backend';
+  return 'Validation';
 }
 
 /** OpenAI's error types: every 4xx (403 and 429 included) is about the request, never `server_error`. */

@@ -86,9 +86,25 @@ export const jsonRequest = (schema: TSchema, description?: string): Json => ({
 
 export const jsonResponse = (description: string, schema: TSchema | Json): Json => ({ description, content: { 'application/json': { schema } } });
 
-/** Errors of the client APIs at the root (LibreTranslate, TEI), in their shape: `{"error": "…"}`. */
+/** Errors of the LibreTranslate API at the root, in its shape: `{"error": "…"}`. */
 export function messageError(description: string): Json {
   return { description, content: { 'application/json': { schema: { type: 'object', properties: { error: { type: 'string' } }, required: ['error'] } } } };
+}
+
+/** Errors of the TEI API at the root, in TEI's shape: `{"error": "…", "error_type": "Validation"}`. */
+export function teiError(description: string): Json {
+  return {
+    description,
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          properties: { error: { type: 'string' }, error_type: { type: 'string', enum: ['Validation', 'Overloaded', 'Backend'] } },
+          required: ['error', 'error_type'],
+        },
+      },
+    },
+  };
 }
 
 /** Area B errors: `{"error": {"message", "type", "code"}}` with the codes this response can carry. */

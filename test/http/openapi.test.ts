@@ -150,14 +150,15 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents area A errors as plain text, area B errors as the JSON error object, LibreTranslate ones as {"error"}', () => {
+  it('documents area A errors as plain text, area B errors as the JSON error object, LibreTranslate ones as {"error"}, TEI ones with error_type', () => {
     for (const [method, path, op] of operations()) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (Number(status) < 400) continue;
         const types = Object.keys(response.content ?? {});
         const json = path.startsWith('/v1/') || LIBRETRANSLATE_PATHS.has(path) || TEI_PATHS.has(path);
         expect(types, `${method} ${path} ${status}`).to.deep.equal(json ? ['application/json'] : ['text/plain']);
-        if (LIBRETRANSLATE_PATHS.has(path) || TEI_PATHS.has(path)) expect(response.content['application/json'].schema.required).to.deep.equal(['error']);
+        if (LIBRETRANSLATE_PATHS.has(path)) expect(response.content['application/json'].schema.required).to.deep.equal(['error']);
+        if (TEI_PATHS.has(path)) expect(response.content['application/json'].schema.required).to.deep.equal(['error', 'error_type']);
         if (path.startsWith('/v1/')) expect(response.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/Error' });
       }
     }

@@ -182,8 +182,11 @@ describe('realtime transcription sessions: the GA protocol', () => {
       client.send({ ...event, event_id: 'e1' });
       const error = await client.next('error', from);
       expect(Object.keys(error).sort()).to.deep.equal(['error', 'event_id', 'type']);
-      expect(error.error).to.include({ type: 'invalid_request_error', param: null, event_id: 'e1' });
-      return (error.error as { code: string; message: string }).message;
+      expect(error.error).to.include({ type: 'invalid_request_error', event_id: 'e1' });
+      const { message, param } = error.error as { code: string; message: string; param: string | null };
+      // `param` is the field the message names, as OpenAI's error events name it.
+      expect(param).to.equal(/^"([^"]+)"/.exec(message)?.[1] ?? null);
+      return message;
     };
     const update = (session: Record<string, unknown>) => ({ type: 'session.update', session });
     expect(await refusal(update({ audio: { input: { turn_detection: null } } }))).to.equal('"session.type" is required');

@@ -214,7 +214,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       const event = readEvent(data, isBinary);
       if ('error' in event) {
         held.messageHandled(bytes);
-        session.sendError(event.code, event.error, event.eventId);
+        session.sendError(event.code, event.error, event.eventId, event.param);
         return;
       }
       // As this key: its model list and usage apply to every turn the event leads to.
@@ -232,7 +232,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     session.start();
   };
 
-  const readEvent = (data: RawData, isBinary: boolean): ClientEvent | { error: string; code: string; eventId?: string } => {
+  const readEvent = (data: RawData, isBinary: boolean): ClientEvent | { error: string; code: string; eventId?: string; param?: string } => {
     if (isBinary) return { error: 'Send events as JSON text messages', code: 'invalid_json' };
     let value: unknown;
     try {
@@ -249,7 +249,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       return parse[type as ClientEventType](value) as ClientEvent;
     } catch (error) {
       if (error instanceof ValidationError || (error instanceof Error && 'status' in error)) {
-        return { error: (error as Error).message, code: (error as ValidationError).code, eventId: id };
+        return { error: (error as Error).message, code: (error as ValidationError).code, eventId: id, param: (error as ValidationError).param };
       }
       throw error;
     }

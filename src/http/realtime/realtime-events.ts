@@ -101,7 +101,7 @@ export const CLIENT_EVENTS = {
   'input_audio_buffer.append': Type.Object({
     type: Type.String(),
     event_id: EventId,
-    audio: Type.String({ description: 'Base64 audio in the format the session was given.' }),
+    audio: Type.String({ description: 'Audio in the format the session was given, as strict base64 (base64-audio.ts checks it).' }),
   }),
   'input_audio_buffer.commit': Type.Object({ type: Type.String(), event_id: EventId }),
   'input_audio_buffer.clear': Type.Object({ type: Type.String(), event_id: EventId }),

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { RealtimeLimits } from '../../config/load-config.js';
 import { AppError, PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { LiveAudioOptions, LiveAudioStream, Transcriber } from '../../inference/types.js';
+import { decodeBase64Audio } from './base64-audio.js';
 import type { ClientEvent, ClientEventType, RealtimeErrorBody, ServerEvent } from './realtime-events.js';
 import type { SessionBudget } from './session-budget.js';
 import {
@@ -111,8 +112,9 @@ export class TranscriptionSession {
     await this.#closeAudio();
   }
 
-  sendError(code: string, message: string, eventId?: string): void {
-    this.#deps.send({ type: 'error', error: errorBody('invalid_request_error', code, message, eventId) });
+  /** `param`: the event's field at fault, when one is. */
+  sendError(code: string, message: string, eventId?: string, param?: string): void {
+    this.#deps.send({ type: 'error', error: errorBody('invalid_request_error', code, message, eventId, param) });
   }
 
   /** The session's key is no longer valid: says so, stops all work and ends the session. */
@@ -167,10 +169,12 @@ export class TranscriptionSession {
   }
 
   async #append(base64: string): Promise<void> {
-    const bytes = Buffer.from(base64, 'base64');
+    const bytes = decodeBase64Audio(base64);
     const { encoding, sampleRate } = this.#settings.format;
     const bytesPerSample = encoding === 'pcm16' ? 2 : 1;
-    if (bytes.length % bytesPerSample !== 0) throw new ValidationError('"audio" must be whole 16-bit samples (an even number of bytes)');
+    if (bytes.length % bytesPerSample !== 0) {
+      throw new ValidationError(`"audio" must be whole 16-bit samples (an even number of bytes); it decodes to ${bytes.length}`, 'audio');
+    }
     const bufferCap = this.#deps.limits.maxBufferSeconds * SAMPLE_RATE;
     if (this.#settings.turnDetection === null && this.#bufferSamples + (bytes.length / bytesPerSample) * (SAMPLE_RATE / sampleRate) > bufferCap) {
       throw new PayloadTooLargeError(`The input audio buffer holds at most ${this.#deps.limits.maxBufferSeconds} s; commit or clear it`);
@@ -351,7 +355,8 @@ export class TranscriptionSession {
 
   #sendError(error: unknown, eventId: string | undefined): void {
     const { code, message, serverFault } = describeError(error);
-    this.#deps.send({ type: 'error', error: errorBody(serverFault ? 'server_error' : 'invalid_request_error', code, message, eventId) });
+    const param = error instanceof ValidationError ? error.param : undefined;
+    this.#deps.send({ type: 'error', error: errorBody(serverFault ? 'server_error' : 'invalid_request_error', code, message, eventId, param) });
   }
 }
 
@@ -363,8 +368,8 @@ function describeError(error: unknown): { code: string; message: string; serverF
   return { code: 'internal_error', message: 'Internal error', serverFault: true };
 }
 
-function errorBody(type: RealtimeErrorBody['type'], code: string, message: string, eventId?: string): RealtimeErrorBody {
-  return { type, code, message, param: null, event_id: eventId ?? null };
+function errorBody(type: RealtimeErrorBody['type'], code: string, message: string, eventId?: string, param?: string): RealtimeErrorBody {
+  return { type, code, message, param: param ?? null, event_id: eventId ?? null };
 }
 
 function newItemId(): string {

@@ -3,8 +3,8 @@
  * `feature_extraction`, LangChain's HuggingFaceEndpointEmbeddings, plain requests) work pointed
  * at this server: `POST /embed` (sentence embeddings), `POST /predict` (classification),
  * `POST /` (either, by the model served: TEI's own root route), `GET /info` and `POST /rerank`.
- * The key is a Bearer key, as TEI's `--api-key`. Errors are `{"error": "…"}` (TEI adds
- * `error_type`, which clients do not read).
+ * The key is a Bearer key, as TEI's `--api-key`. Errors are TEI's `{"error": "…", "error_type": "…"}`
+ * (error-middleware.ts).
  *
  * TEI serves one model per server. Here `?model=` picks any, and without it: `/` and `/info`
  * serve TEI_MODEL, or else the default embedding model; `/embed` and `/predict` serve TEI_MODEL
@@ -24,7 +24,7 @@ import type { ModelInfo } from '../../inference/model-registry.js';
 import { EMBEDDING_INPUT_TYPES } from '../../inference/types.js';
 import { claimBatch, type Admission } from '../admission.js';
 import { jsonBody } from '../body-parsers.js';
-import { declareRoute, jsonResponse, messageError, type DocumentedRouter, type Json } from '../operation.js';
+import { declareRoute, jsonResponse, teiError, type DocumentedRouter, type Json } from '../operation.js';
 import { requestSignal } from '../request-signal.js';
 import type { Models } from '../scoped-models.js';
 import { StringEnum } from '../schema-types.js';
@@ -161,10 +161,10 @@ export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
     schema: { type: 'string' },
   };
   const errors = {
-    '400': messageError('An invalid body, or an option this server does not support.'),
-    '401': messageError('Missing or invalid Bearer key.'),
-    '404': messageError('`?model=` names no model of the manifest.'),
-    '503': messageError('No model of the task installed, or busy.'),
+    '400': teiError('An invalid body, or an option this server does not support.'),
+    '401': teiError('Missing or invalid Bearer key.'),
+    '404': teiError('`?model=` names no model of the manifest.'),
+    '503': teiError('No model of the task installed, or busy.'),
   };
   const vectors = jsonResponse('One unit-length vector per input.', { type: 'array', items: { type: 'array', items: { type: 'number' } } });
   const scores = jsonResponse('`[{label, score}]` (best first) for one text, an array of those for an array or when `parameters` is sent.', { type: 'array' });
@@ -266,7 +266,7 @@ export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
       tags: ['tei'],
       summary: 'Rerank texts against a query (TEI API): needs a cross-encoder, which this server has none of',
       secured: true,
-      responses: { '424': messageError('No cross-encoder (re-ranker) model is served: TEI answers 424 for a model that is not a re-ranker.'), ...errors },
+      responses: { '424': teiError('No cross-encoder (re-ranker) model is served: TEI answers 424 for a model that is not a re-ranker.'), ...errors },
     },
     requireKey,
     () => {
