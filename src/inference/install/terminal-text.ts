@@ -1,0 +1,34 @@
+/**
+ * Text from a hub, a mirror, an archive or a file name reaches the user's terminal through
+ * `download-models`' messages: terminal escape sequences in it could recolour, rewrite or hide
+ * lines, retitle the window or (on some terminals) answer back as typed input. Every line the
+ * command writes goes through `terminalSafe`, which drops escape sequences and control
+ * characters (keeping newlines and tabs) and the Unicode bidirectional overrides that reorder
+ * what is shown; the progress bar's own in-place redraw (`\r … ESC[K`) is the one exception.
+ */
+import type { ProgressStream } from './progress-bar.js';
+
+// ESC [ … final byte (CSI), ESC ] … BEL or ESC \ (OSC), ESC P/X/^/_ … ESC \ (DCS, SOS, PM, APC), or ESC + one byte.
+const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[PX^_][^\u001b]*(?:\u001b\\)?|[\s\S]?)|\u009b[0-?]*[ -/]*[@-~]?/g;
+// C0 but tab and newline, DEL, C1; bidi embeddings, overrides and isolates.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+export function stripControls(text: string): string {
+  return text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
+}
+
+/** One line for `error: …`: control characters gone and a multi-line message folded. */
+export function oneLine(text: string): string {
+  return stripControls(text).replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** The progress bar's redraw on a terminal: carriage return, the line, erase to its end. */
+const REDRAW = /^\r([^\r]*)\u001b\[K$/;
+
+export function terminalSafe<S extends { write(chunk: string): unknown }>(stream: S & Partial<ProgressStream>): S {
+  const write = (chunk: string) => {
+    const redraw = REDRAW.exec(chunk);
+    return stream.write(redraw ? `\r${stripControls(redraw[1] as string)}\u001b[K` : stripControls(chunk));
+  };
+  return { ...stream, isTTY: stream.isTTY, write } as S;
+}
