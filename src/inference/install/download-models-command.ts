@@ -269,7 +269,9 @@ async function hubEntry(
   const modelId = id ?? defaultId(ref);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(modelId)) throw new InstallError(`${arg}: "${modelId}" is not a valid model id ([A-Za-z0-9._-]+); pass --id`);
   if (manifest.aliases?.[modelId] !== undefined) {
-    throw new InstallError(`${arg}: model id "${modelId}" is an alias of the manifest (it names a ${manifest.aliases[modelId]?.task} model); pass --id <another id>`);
+    throw new InstallError(
+      `${arg}: model id "${modelId}" is an alias of the manifest (it names a ${manifest.aliases[modelId]?.task} model); pass --id <another id>`,
+    );
   }
   // A shared folder (all-MiniLM-L6-v2) is taken as much as an id; folder names compare as a case-insensitive file system does.
   const same = (a: string) => a.toLowerCase() === modelId.toLowerCase();

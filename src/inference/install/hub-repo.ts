@@ -11,14 +11,7 @@ import { ManifestError, parseManifest, type ManifestEntry, type SourceFile } fro
 import type { Task } from '../tasks.js';
 import { publishedFile, readRevision, readTree, refuseUnverifiableWeights, type TreeEntry } from './hub-api.js';
 import type { HubClient } from './hub-client.js';
-import {
-  checkShape,
-  PoolingConfigShape,
-  RepoConfigShape,
-  SentenceTransformersConfigShape,
-  TokenizerConfigShape,
-  type RepoConfig,
-} from './hub-json-shapes.js';
+import { checkShape, PoolingConfigShape, RepoConfigShape, SentenceTransformersConfigShape, TokenizerConfigShape, type RepoConfig } from './hub-json-shapes.js';
 import { InstallError } from './install-errors.js';
 
 export const HUB_PREFIX = 'hf:';
@@ -145,12 +138,7 @@ function sourceFile(item: TreeEntry): SourceFile {
   return file;
 }
 
-async function planFor(
-  repo: string,
-  config: RepoConfig,
-  files: ReadonlyMap<string, TreeEntry>,
-  readJson: ReadJson,
-): Promise<Plan> {
+async function planFor(repo: string, config: RepoConfig, files: ReadonlyMap<string, TreeEntry>, readJson: ReadJson): Promise<Plan> {
   const architecture = config.architectures?.[0] ?? '';
   const type = config.model_type ?? '';
   const seq2seq = ['encoder_model', 'decoder_model_merged'];

@@ -17,7 +17,7 @@ const RESERVED = new Set([CATALOG_DIR, 'models.json', 'readme.md', 'license', 'n
 export function reservedFolderReason(folder: string): string | undefined {
   if (folder === '' || /[/\\]/.test(folder)) return 'a model folder is one name, without path separators';
   if (folder.startsWith('.')) return 'names starting with "." are the installer\'s own (.partial, .installed.json…)';
-  if (/[\u0000-\u001f\u007f]/.test(folder)) return 'it holds control characters';
+  if (/\p{Cc}/u.test(folder)) return 'it holds control characters';
   if (RESERVED.has(folder.toLowerCase())) return `"${folder}" is a file or folder of the models folder itself`;
   return undefined;
 }

@@ -9,9 +9,10 @@
 import type { ProgressStream } from './progress-bar.js';
 
 // ESC [ … final byte (CSI), ESC ] … BEL or ESC \ (OSC), ESC P/X/^/_ … ESC \ (DCS, SOS, PM, APC), or ESC + one byte.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what it removes
 const ESCAPE_SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]?|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[PX^_][^\u001b]*(?:\u001b\\)?|[\s\S]?)|\u009b[0-?]*[ -/]*[@-~]?/g;
-// C0 but tab and newline, DEL, C1; bidi embeddings, overrides and isolates.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// C0 but tab and newline, DEL, C1; the bidi marks, embeddings, overrides and isolates.
+const CONTROL = /(?![\t\n])[\p{Cc}\p{Bidi_Control}]/gu;
 
 export function stripControls(text: string): string {
   return text.replace(ESCAPE_SEQUENCE, '').replace(CONTROL, '');
@@ -19,10 +20,13 @@ export function stripControls(text: string): string {
 
 /** One line for `error: …`: control characters gone and a multi-line message folded. */
 export function oneLine(text: string): string {
-  return stripControls(text).replace(/\s*\n\s*/g, ' ').trim();
+  return stripControls(text)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }
 
 /** The progress bar's redraw on a terminal: carriage return, the line, erase to its end. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it matches the progress bar's own escape
 const REDRAW = /^\r([^\r]*)\u001b\[K$/;
 
 export function terminalSafe<S extends { write(chunk: string): unknown }>(stream: S & Partial<ProgressStream>): S {

@@ -25,7 +25,9 @@ export function transferLimitsFromEnv(env: Record<string, string | undefined>): 
     const value = Number(text);
     const allowZero = option === 'minBytesPerSecond';
     if (!Number.isFinite(value) || value < 0 || (value === 0 && !allowZero)) {
-      throw new InstallError(`${name} must be a ${allowZero ? 'number of bytes per second (0 turns the check off)' : 'positive number of seconds'}, got ${JSON.stringify(text)}`);
+      throw new InstallError(
+        `${name} must be a ${allowZero ? 'number of bytes per second (0 turns the check off)' : 'positive number of seconds'}, got ${JSON.stringify(text)}`,
+      );
     }
     limits[option] = value * scale;
   }
