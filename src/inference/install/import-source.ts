@@ -6,9 +6,11 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { installFolder, targetPath, type ManifestEntry } from '../manifest.js';
+import { externalDataPath, onnxExternalData } from '../model-files-check.js';
+import type { CheckedFile } from './hub-api.js';
 import { InstallError } from './install-errors.js';
 import type { FetchFile } from './install-model.js';
 
@@ -64,6 +66,47 @@ export async function modelRootIn(root: string, entry: ManifestEntry, singleMode
   throw new InstallError(
     `no files for ${entry.id} in ${root}: expected a folder ${join(root, entry.id)}` + (singleModel ? ' or the model files directly inside it' : ''),
   );
+}
+
+/**
+ * The files to copy from `modelRoot`: the manifest's, plus the external data their ONNX graphs
+ * read (`model.onnx_data`: the test models and graphs over 2 GB keep their weights there; the hub's
+ * exports of the catalogue are self-contained, so the manifest does not list it). Everything
+ * missing, or shorter than the graph reads, is named in one error before anything is copied.
+ */
+export async function filesToImport(modelRoot: string, files: readonly CheckedFile[], id: string): Promise<CheckedFile[]> {
+  const lacking: string[] = [];
+  const extra: CheckedFile[] = [];
+  const listed = new Set(files.map(targetPath));
+  for (const file of files) {
+    const target = targetPath(file);
+    const found = await findFile(modelRoot, [target, file.path]);
+    if (!found) {
+      lacking.push(target);
+      continue;
+    }
+    if (!target.endsWith('.onnx')) continue;
+    const needs = await onnxExternalData(found).catch((error: Error) => {
+      throw new InstallError(`${id}: ${found} is not a readable ONNX graph (${error.message})`);
+    });
+    for (const need of needs) {
+      const installed = externalDataPath(target, need.location);
+      if (installed === undefined) throw new InstallError(`${id}: ${found} reads external data outside the model folder (${need.location})`);
+      if (listed.has(installed)) continue;
+      const copy = join(dirname(found), need.location);
+      const size = (await stat(copy).catch(() => undefined))?.size;
+      if (size === undefined) lacking.push(`${installed} (the weights of ${target})`);
+      else if (size < need.minBytes) lacking.push(`${installed} (${size} bytes; ${target} reads ${need.minBytes})`);
+      else {
+        listed.add(installed);
+        extra.push({ path: relative(modelRoot, copy).split(sep).join('/'), target: installed, size });
+      }
+    }
+  }
+  if (lacking.length > 0) {
+    throw new InstallError(`${id}: incomplete model in ${modelRoot}: it lacks ${lacking.join(', ')}; copy the whole model folder`);
+  }
+  return [...files, ...extra];
 }
 
 /** A FetchFile that copies from `modelRoot` instead of downloading. */

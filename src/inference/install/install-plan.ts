@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { installFolder, isCommit, type ManifestEntry, type ModelSource } from '../manifest.js';
 import type { HubClient, HubClientOptions } from './hub-client.js';
 import { entryFromInstallRecord, isCurrentHubRepoInstall, resolveHubRepoEntry } from './hub-repo-entry.js';
-import { copyFrom, modelRootIn, type ImportSource } from './import-source.js';
+import { copyFrom, filesToImport, modelRootIn, type ImportSource } from './import-source.js';
 import { HubUnreachableError, InstallError } from './install-errors.js';
 import { installModel, isCurrentInstall, otherInstaller, readInstallRecord, type FetchFile, type InstallTarget, type RecordedSource } from './install-model.js';
 import { formatBytes, ProgressBar, type ProgressStream } from './progress-bar.js';
@@ -124,9 +124,10 @@ async function planSource(entry: ManifestEntry, source: ModelSource, folder: str
     files.every((file) => file.size !== undefined) ? files.reduce((sum, file) => sum + (file.size ?? 0), 0) : undefined;
   if (context.importSource) {
     const root = await modelRootIn(context.importSource.root, entry, context.singleModel);
+    const files = await filesToImport(root, source.files, entry.id);
     return {
       entry,
-      target: { folder, files: source.files, source: { ...recordedSource(source), imported_from: context.importSource.origin } },
+      target: { folder, files, source: { ...recordedSource(source), imported_from: context.importSource.origin } },
       fetchFile: copyFrom(root),
       bytes: undefined,
       action: `importing from ${context.importSource.origin}`,
