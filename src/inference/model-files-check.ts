@@ -140,7 +140,7 @@ async function graph(reader: FieldReader, start: number, end: number, depth: num
   await reader.message(start, end, async (field, wire, from, to) => {
     if (wire !== 2) return;
     if (field === GRAPH.initializer) await tensor(reader, from, to, needs);
-    else if (field === GRAPH.sparseInitializer) await sparseTensor(reader, from, to, depth, needs);
+    else if (field === GRAPH.sparseInitializer) await sparseTensor(reader, from, to, needs);
     else if (field === GRAPH.node) {
       await reader.message(from, to, async (nodeField, nodeWire, a, b) => {
         if (nodeField === NODE_ATTRIBUTE && nodeWire === 2) await attribute(reader, a, b, depth, needs);
@@ -154,11 +154,11 @@ async function attribute(reader: FieldReader, start: number, end: number, depth:
     if (wire !== 2) return;
     if (field === ATTRIBUTE.t || field === ATTRIBUTE.tensors) await tensor(reader, from, to, needs);
     else if (field === ATTRIBUTE.g || field === ATTRIBUTE.graphs) await graph(reader, from, to, depth + 1, needs);
-    else if (field === ATTRIBUTE.sparseTensor || field === ATTRIBUTE.sparseTensors) await sparseTensor(reader, from, to, depth, needs);
+    else if (field === ATTRIBUTE.sparseTensor || field === ATTRIBUTE.sparseTensors) await sparseTensor(reader, from, to, needs);
   });
 }
 
-async function sparseTensor(reader: FieldReader, start: number, end: number, depth: number, needs: Map<string, number>): Promise<void> {
+async function sparseTensor(reader: FieldReader, start: number, end: number, needs: Map<string, number>): Promise<void> {
   await reader.message(start, end, async (field, wire, from, to) => {
     if (wire === 2 && (field === SPARSE.values || field === SPARSE.indices)) await tensor(reader, from, to, needs);
   });

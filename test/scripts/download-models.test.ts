@@ -406,7 +406,9 @@ describe('npm run download-models', () => {
       rmSync(join(offline, 'voice/model.onnx'));
       const { code, stderr } = await run(['voice', '--from', offline]);
       expect(code).to.equal(1);
-      expect(stderr).to.match(/voice\/model\.onnx: not found in .*looked for model\.onnx and en\/en_US\/x\/medium\/en_US-x-medium\.onnx/);
+      expect(stderr).to.match(
+        /error: voice: incomplete model in .*voice: it lacks model\.onnx \(or en\/en_US\/x\/medium\/en_US-x-medium\.onnx\); copy the whole model folder/,
+      );
     });
 
     it('installs from a .tar.gz of model folders', async () => {

@@ -74,7 +74,7 @@ export async function modelRootIn(root: string, entry: ManifestEntry, singleMode
  * exports of the catalogue are self-contained, so the manifest does not list it). Everything
  * missing, or shorter than the graph reads, is named in one error before anything is copied.
  */
-export async function filesToImport(modelRoot: string, files: readonly CheckedFile[], id: string): Promise<CheckedFile[]> {
+export async function filesToImport(modelRoot: string, files: readonly CheckedFile[]): Promise<CheckedFile[]> {
   const lacking: string[] = [];
   const extra: CheckedFile[] = [];
   const listed = new Set(files.map(targetPath));
@@ -82,16 +82,15 @@ export async function filesToImport(modelRoot: string, files: readonly CheckedFi
     const target = targetPath(file);
     const found = await findFile(modelRoot, [target, file.path]);
     if (!found) {
-      lacking.push(target);
+      lacking.push(target === file.path ? target : `${target} (or ${file.path})`);
       continue;
     }
     if (!target.endsWith('.onnx')) continue;
-    const needs = await onnxExternalData(found).catch((error: Error) => {
-      throw new InstallError(`${id}: ${found} is not a readable ONNX graph (${error.message})`);
-    });
+    // A graph that cannot be read is copied as it is: its pin decides, and the install names it (install-model.ts).
+    const needs = await onnxExternalData(found).catch(() => []);
     for (const need of needs) {
       const installed = externalDataPath(target, need.location);
-      if (installed === undefined) throw new InstallError(`${id}: ${found} reads external data outside the model folder (${need.location})`);
+      if (installed === undefined) throw new InstallError(`${found} reads external data outside the model folder (${need.location})`);
       if (listed.has(installed)) continue;
       const copy = join(dirname(found), need.location);
       const size = (await stat(copy).catch(() => undefined))?.size;
@@ -104,7 +103,7 @@ export async function filesToImport(modelRoot: string, files: readonly CheckedFi
     }
   }
   if (lacking.length > 0) {
-    throw new InstallError(`${id}: incomplete model in ${modelRoot}: it lacks ${lacking.join(', ')}; copy the whole model folder`);
+    throw new InstallError(`incomplete model in ${modelRoot}: it lacks ${lacking.join(', ')}; copy the whole model folder`);
   }
   return [...files, ...extra];
 }

@@ -124,7 +124,7 @@ async function planSource(entry: ManifestEntry, source: ModelSource, folder: str
     files.every((file) => file.size !== undefined) ? files.reduce((sum, file) => sum + (file.size ?? 0), 0) : undefined;
   if (context.importSource) {
     const root = await modelRootIn(context.importSource.root, entry, context.singleModel);
-    const files = await filesToImport(root, source.files, entry.id);
+    const files = await filesToImport(root, source.files);
     return {
       entry,
       target: { folder, files, source: { ...recordedSource(source), imported_from: context.importSource.origin } },
