@@ -187,6 +187,25 @@ describe('download-models against a hostile mirror', () => {
       expectOneErrorLine(await run(['tiny']), /announces 240000000 bytes, but the file is 4096 bytes; nothing was kept/);
     });
 
+    it('whose size the tree overstates is refused by the free-space check before a byte is fetched', async () => {
+      const loose: ManifestEntry = {
+        ...pinned,
+        id: 'loose',
+        source: { type: 'huggingface', repo: 'org/loose', revision: COMMIT, files: [{ path: 'onnx/model.onnx' }] },
+      };
+      writeFileSync(join(dir, 'models.json'), JSON.stringify({ models: [pinned, loose] }));
+      const mirror = await start({}, (path, _req, res) => {
+        if (path !== `/api/models/org/loose/tree/${COMMIT}`) return false;
+        const lfs = { oid: sha(WEIGHTS), size: 5e12, pointerSize: 134 };
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify([{ type: 'file', path: 'onnx/model.onnx', size: 134, oid: 'b'.repeat(40), lfs }]));
+        return true;
+      });
+      expectOneErrorLine(await run(['loose']), /not enough disk space for loose in .*: needs 5000000\.0 MB, [\d.]+ MB free/);
+      expect(mirror.requests.filter((request) => request.path.includes('/resolve/'))).to.deep.equal([]);
+    });
+
     it('trickled a byte at a time fails at the minimum rate, not after an idle time-out each byte resets', async () => {
       const timers = new Set<NodeJS.Timeout>();
       await start({}, (path, _req, res: ServerResponse) => {

