@@ -149,7 +149,7 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
   let importSource: ImportSource | undefined;
   try {
     if (args.values.from !== undefined) {
-      importSource = await openImportSource(args.values.from, join(modelsDir, STAGING_DIR));
+      importSource = await openImportSource(args.values.from, join(modelsDir, STAGING_DIR), io.freeBytes);
     }
     const hub = new HubClient({ ...hubOptions, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
     const hubEntries: ManifestEntry[] = [];

@@ -13,6 +13,7 @@ import { publishedFile, readRevision, readTree, refuseUnverifiableWeights, type 
 import type { HubClient } from './hub-client.js';
 import { checkShape, PoolingConfigShape, RepoConfigShape, SentenceTransformersConfigShape, TokenizerConfigShape, type RepoConfig } from './hub-json-shapes.js';
 import { InstallError } from './install-errors.js';
+import { stripControls } from './terminal-text.js';
 
 export const HUB_PREFIX = 'hf:';
 
@@ -112,12 +113,15 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
     weightFiles.map((path) => sourceFile(files.get(path) as TreeEntry)),
   );
   const paths = [...plan.required, ...plan.optional.filter((path) => files.has(path)), ...weightFiles];
-  const license = info.license ?? 'see the model card of the hub repo';
+  // Kept in the entry and shown by --list and GET /v1/models: no control characters from the hub.
+  const license = info.license === undefined ? 'see the model card of the hub repo' : stripControls(info.license);
   const entry: ManifestEntry = {
     id: options.id,
     task: plan.task,
     engine: plan.engine,
-    description: `${repo} from the hub (${config.architectures?.[0] ?? config.model_type}, ${dtype}), installed by download-models hf:${repo}@${ref.revision}`,
+    description: stripControls(
+      `${repo} from the hub (${config.architectures?.[0] ?? config.model_type}, ${dtype}), installed by download-models hf:${repo}@${ref.revision}`,
+    ),
     license,
     source: { type: 'huggingface', repo, revision: commit, files: paths.map((path) => sourceFile(files.get(path) as TreeEntry)) },
     options: { ...plan.options, dtype },

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { installFolder, targetPath, type ManifestEntry } from '../manifest.js';
 import { externalDataPath, onnxExternalData } from '../model-files-check.js';
 import type { CheckedFile } from './hub-api.js';
+import { checkFreeSpace, freeBytes } from './file-checks.js';
 import { InstallError } from './install-errors.js';
 import type { FetchFile } from './install-model.js';
 
@@ -24,7 +25,7 @@ export interface ImportSource {
   close(): Promise<void>;
 }
 
-export async function openImportSource(from: string, scratchDir: string): Promise<ImportSource> {
+export async function openImportSource(from: string, scratchDir: string, free: (dir: string) => Promise<number> = freeBytes): Promise<ImportSource> {
   const origin = resolve(from);
   const info = await stat(origin).catch(() => undefined);
   if (!info) throw new InstallError(`--from ${from}: no such file or folder`);
@@ -33,6 +34,7 @@ export async function openImportSource(from: string, scratchDir: string): Promis
     throw new InstallError(`--from ${from}: expected a folder or a .tar / .tar.gz / .tgz archive`);
   }
   await mkdir(scratchDir, { recursive: true });
+  await checkArchive(origin, from, scratchDir, free);
   const extracted = await mkdtemp(join(scratchDir, '.import-'));
   const close = () => rm(extracted, { recursive: true, force: true });
   try {
@@ -43,6 +45,32 @@ export async function openImportSource(from: string, scratchDir: string): Promis
     throw new InstallError(`--from ${from}: cannot extract the archive: ${(error as Error).message.trim()}`);
   }
   return { root: await descendSingleFolder(extracted), origin, close };
+}
+
+/**
+ * Lists the archive before extracting it: only files and folders (a link could point the copy at
+ * any file of this machine), and no more bytes than the disk has free (a small .tgz can inflate
+ * to fill it).
+ */
+async function checkArchive(archive: string, from: string, scratchDir: string, free: (dir: string) => Promise<number>): Promise<void> {
+  let listing: string;
+  try {
+    // Numeric owners keep the columns fixed; C locale keeps the date one word.
+    ({ stdout: listing } = await run('tar', ['-tvf', archive, '--numeric-owner'], { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LC_ALL: 'C' } }));
+  } catch (error) {
+    throw new InstallError(`--from ${from}: cannot read the archive: ${(error as Error).message.trim()}`);
+  }
+  let total = 0;
+  for (const line of listing.split('\n').filter((row) => row !== '')) {
+    const type = line[0];
+    if (type !== '-' && type !== 'd') {
+      throw new InstallError(
+        `--from ${from}: the archive holds ${type === 'l' || type === 'h' ? 'a link' : 'a special file'} (${line.split(/\s+/).slice(5).join(' ')}); only files and folders are imported`,
+      );
+    }
+    total += Number(line.split(/\s+/)[2]) || 0;
+  }
+  await checkFreeSpace(scratchDir, total, `the contents of ${from}`, free);
 }
 
 /** Ids from the manifest that have a `<root>/<id>/` (or shared `<root>/<folder>/`) folder, for `--from` without ids. */
@@ -115,6 +143,9 @@ export function copyFrom(modelRoot: string): FetchFile {
     if (!found) {
       throw new InstallError(`${label}: not found in ${modelRoot} (looked for ${[...new Set([targetPath(file), file.path])].join(' and ')})`);
     }
+    // Checked before copying: a wrong file of gigabytes is refused without filling the disk.
+    const { size } = await stat(found);
+    if (file.size !== undefined && size !== file.size) throw new InstallError(`size mismatch for ${label}: expected ${file.size} bytes, ${found} has ${size}`);
     await copyFile(found, dest);
   };
 }
