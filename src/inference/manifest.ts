@@ -381,8 +381,8 @@ function checkFiles(files: SourceFile[], where: string): void {
   }
 }
 
-/** Relative, no `..` segment, no leading slash, no backslash: it cannot escape the model folder. */
+/** Relative, no `..` segment, no leading slash, no backslash, no control character: it cannot escape the model folder or a terminal. */
 function isSafeRelativePath(path: unknown): path is string {
-  if (typeof path !== 'string' || path === '' || path.startsWith('/') || path.includes('\\')) return false;
+  if (typeof path !== 'string' || path === '' || path.startsWith('/') || path.includes('\\') || /\p{Cc}/u.test(path)) return false;
   return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }

@@ -99,8 +99,8 @@ describe('model manifest', () => {
     for (const entry of committed.models) expect(entry.installCommand ?? '', entry.id).not.to.match(/bash scripts\//);
   });
 
-  it('refuses paths and targets that could leave the model folder', () => {
-    for (const path of ['../x', '/etc/passwd', 'a/../../b', 'a\\b', '']) {
+  it('refuses paths and targets that could leave the model folder or hold control characters', () => {
+    for (const path of ['../x', '/etc/passwd', 'a/../../b', 'a\\b', '', 'voices/\u001b[2J.bin', 'a\nb']) {
       expect(() => parseManifest(withSource({ revision: 'a'.repeat(40), files: [{ path }] })), path).to.throw(ManifestError, /invalid path/);
       expect(() => parseManifest(withSource({ revision: 'a'.repeat(40), files: [{ path: 'ok', target: path }] })), path).to.throw(
         ManifestError,
