@@ -281,6 +281,13 @@ describe('download-models against a hostile mirror', () => {
     });
   });
 
+  it('starts an unknown option with error:, then the usage', async () => {
+    const result = await run(['--bogus']);
+    expect(result.code).to.equal(2);
+    expect(result.errors).to.have.length(1);
+    expect(result.errors[0]).to.match(/^error: Unknown option '--bogus'/);
+  });
+
   it('refuses a transfer limit that is not a number, in one line', async () => {
     const result = await run(['tiny'], { DOWNLOAD_IDLE_TIMEOUT: 'soon' });
     expect(result.code).to.equal(2);

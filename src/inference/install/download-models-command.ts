@@ -88,7 +88,7 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
   try {
     args = parse(argv);
   } catch (error) {
-    say(`${(error as Error).message}\n\n${USAGE}`);
+    say(`error: ${oneLine((error as Error).message)}\n\n${USAGE}`);
     return 2;
   }
   if (args.values.help) {
