@@ -192,6 +192,21 @@ describe('download-models through the shipped manifest and catalogue (hub mirror
     });
   });
 
+  it('--from refuses a copied .installed.json whose paths climb out of the model folder, writing nothing outside it', async () => {
+    const hubRepo = shipped.models.find((entry) => entry.id === 'bge-small-en-v1.5')?.hubRepo;
+    const copy = join(dir, 'copy/bge-small-en-v1.5');
+    mkdirSync(copy, { recursive: true });
+    writeFileSync(join(dir, 'copy/escape.txt'), 'x');
+    const files = [{ path: '../escape.txt', sha256: 'b'.repeat(64), size: 1 }];
+    writeFileSync(join(copy, '.installed.json'), JSON.stringify({ id: 'bge-small-en-v1.5', source: { type: 'huggingface', ...hubRepo }, files }));
+    const { code, stderr } = await run(['bge-small-en-v1.5', '--from', join(dir, 'copy')]);
+    expect(code).to.equal(1);
+    expect(stderr).to.match(
+      /error: bge-small-en-v1\.5: the \.installed\.json of the copy of bge-small-en-v1\.5: models\[0\]\.source\.files: invalid path "\.\.\/escape\.txt"/,
+    );
+    expect(readdirSync(dir).sort()).to.deep.equal(['copy']);
+  });
+
   it('--from the real whisper-tiny.en test model installs its external weights, and it transcribes', async function () {
     this.timeout(60_000);
     const real = join(REAL_MODELS_DIR, 'whisper-tiny.en');

@@ -117,7 +117,12 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
 
   if (args.values.list) {
     // Sizes the catalogue lacks come from the hub's file tree, when it answers soon.
-    const hub = new HubClient({ connectTimeoutMs: 5000, apiTimeoutMs: 10_000, ...hubOptions, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
+    const hub = new HubClient({
+      connectTimeoutMs: 5000,
+      apiTimeoutMs: 10_000,
+      ...hubOptions,
+      hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL,
+    });
     await listModels(manifest, modelsDir, io.stdout, new HubSizes(hub));
     return 0;
   }

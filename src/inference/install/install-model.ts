@@ -127,7 +127,10 @@ function stagingIdentity(source: RecordedSource): Record<string, string | undefi
  */
 export async function readInstallRecord(modelDir: string): Promise<InstallRecord | { source: string } | undefined> {
   try {
-    return JSON.parse(await readFile(join(modelDir, INSTALL_MARKER), 'utf8')) as InstallRecord;
+    const record = JSON.parse(await readFile(join(modelDir, INSTALL_MARKER), 'utf8'));
+    // A marker cut short or edited by hand reads as no install: the next run installs again.
+    const valid = typeof record?.source === 'string' || (typeof record?.source === 'object' && record.source !== null && Array.isArray(record.files));
+    return valid ? (record as InstallRecord) : undefined;
   } catch {
     return undefined;
   }
