@@ -217,8 +217,10 @@ export class HubClient {
     const windowMs = this.#rateWindowMs;
     const windowBytes = Math.ceil((this.#minBytesPerSecond * windowMs) / 1000);
     let windowStart = done;
+    let lastWindowBytes = 0;
     const rateCheck = setInterval(() => {
-      if (done - windowStart < windowBytes) controller.abort(new StalledError('slow'));
+      lastWindowBytes = done - windowStart;
+      if (lastWindowBytes < windowBytes) controller.abort(new StalledError('slow'));
       windowStart = done;
     }, windowMs);
     const counter = new Transform({
@@ -246,7 +248,7 @@ export class HubClient {
       if (reason instanceof StalledError && reason.message === 'slow') {
         const rate = this.#minBytesPerSecond;
         throw new TransferInterruptedError(
-          `download of ${url} brought ${done - windowStart} bytes in ${windowMs / 1000}s, under the minimum of ${rate} bytes/s (DOWNLOAD_MIN_RATE)`,
+          `download of ${url} brought ${lastWindowBytes} bytes in ${windowMs / 1000}s, under the minimum of ${rate} bytes/s (DOWNLOAD_MIN_RATE)`,
         );
       }
       if (reason instanceof StalledError) {
