@@ -29,10 +29,13 @@ export function oneLine(text: string): string {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: it matches the progress bar's own escape
 const REDRAW = /^\r([^\r]*)\u001b\[K$/;
 
-export function terminalSafe<S extends { write(chunk: string): unknown }>(stream: S & Partial<ProgressStream>): S {
-  const write = (chunk: string) => {
-    const redraw = REDRAW.exec(chunk);
-    return stream.write(redraw ? `\r${stripControls(redraw[1] as string)}\u001b[K` : stripControls(chunk));
+/** `stream` with every chunk cleaned: all `download-models` writes, to stdout and stderr. */
+export function terminalSafe(stream: ProgressStream): ProgressStream {
+  return {
+    ...(stream.isTTY === undefined ? {} : { isTTY: stream.isTTY }),
+    write: (chunk: string) => {
+      const redraw = REDRAW.exec(chunk);
+      return stream.write(redraw ? `\r${stripControls(redraw[1] as string)}\u001b[K` : stripControls(chunk));
+    },
   };
-  return { ...stream, isTTY: stream.isTTY, write } as S;
 }
