@@ -65,7 +65,11 @@ const NODE_ATTRIBUTE = 5;
 const ATTRIBUTE = { t: 5, g: 6, tensors: 10, graphs: 11, sparseTensor: 22, sparseTensors: 23 } as const;
 const SPARSE = { values: 1, indices: 2 } as const;
 const TENSOR = { dims: 1, dataType: 2, externalData: 13, dataLocation: 14 } as const;
+/** Bounds that no exported graph comes near, so a crafted file cannot make the reader hold much. */
 const MAX_DEPTH = 32;
+const MAX_DIMS_BYTES = 1024;
+const MAX_ENTRIES_PER_TENSOR = 16;
+const MAX_LOCATIONS = 10_000;
 
 /** The external-data files the ONNX graph at `path` reads, with the bytes each must hold; [] for a self-contained graph. */
 export async function onnxExternalData(path: string): Promise<ExternalDataNeed[]> {
@@ -172,12 +176,16 @@ async function tensor(reader: FieldReader, start: number, end: number, needs: Ma
   let external = false;
   await reader.message(start, end, async (field, wire, from, to, varint) => {
     if (field === TENSOR.dims && wire === 0) dims.push(varint as bigint);
-    else if (field === TENSOR.dims && wire === 2) dims.push(...(await reader.packedVarints(from, to)));
+    else if (field === TENSOR.dims && wire === 2) {
+      if (to - from > MAX_DIMS_BYTES) throw new Error('a tensor with implausibly many dimensions');
+      dims.push(...(await reader.packedVarints(from, to)));
+    }
     else if (field === TENSOR.dataType && wire === 0) dataType = Number(varint);
     else if (field === TENSOR.dataLocation && wire === 0) external = varint === 1n;
     else if (field === TENSOR.externalData && wire === 2) {
       const entry = await reader.stringPair(from, to);
       if (entry) entries.set(entry[0], entry[1]);
+      if (entries.size > MAX_ENTRIES_PER_TENSOR) throw new Error('a tensor with implausibly many external_data entries');
     }
   });
   if (!external) return;
@@ -188,6 +196,7 @@ async function tensor(reader: FieldReader, start: number, end: number, needs: Ma
   const length = entries.has('length') ? Number(entries.get('length')) : Math.ceil(elements * (ELEMENT_BYTES[dataType] ?? 0));
   if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0) throw new Error(`bad external data extent in ${location}`);
   needs.set(location, Math.max(needs.get(location) ?? 0, offset + length));
+  if (needs.size > MAX_LOCATIONS) throw new Error('implausibly many external data files');
 }
 
 type FieldVisitor = (field: number, wire: number, start: number, end: number, varint?: bigint) => Promise<void>;
