@@ -164,7 +164,10 @@ export function isFullyPinned(source: ModelSource): boolean {
 }
 
 export async function readManifest(path: string): Promise<Manifest> {
-  const shipped = parseManifest(await readJson(path), path);
+  const raw = await readJson(path);
+  // The starter set may name catalogue models: it is checked once the catalogue is merged.
+  const { starter, ...rest } = (typeof raw === 'object' && raw !== null ? raw : {}) as { starter?: unknown };
+  const shipped = parseManifest(typeof raw === 'object' && raw !== null ? rest : raw, path);
   const catalogDir = join(dirname(path), CATALOG_DIR);
   const names = await readdir(catalogDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
@@ -183,9 +186,12 @@ export async function readManifest(path: string): Promise<Manifest> {
       models.push(entry);
     }
   }
-  if (models.length === shipped.models.length) return shipped;
-  // Aliases may prefer catalogue models: checked again over the merged list.
-  return parseManifest({ models, ...(shipped.aliases ? { aliases: shipped.aliases } : {}) }, `${path} + ${join(catalogDir, '*.json')}`);
+  if (models.length === shipped.models.length && starter === undefined) return shipped;
+  // Aliases and the starter set may name catalogue models: checked again over the merged list.
+  return parseManifest(
+    { models, ...(shipped.aliases ? { aliases: shipped.aliases } : {}), ...(starter !== undefined ? { starter } : {}) },
+    models.length === shipped.models.length ? path : `${path} + ${join(catalogDir, '*.json')}`,
+  );
 }
 
 async function readJson(path: string): Promise<unknown> {
@@ -375,8 +381,8 @@ function checkFiles(files: SourceFile[], where: string): void {
   }
 }
 
-/** Relative, no `..` segment, no leading slash, no backslash: it cannot escape the model folder. */
+/** Relative, no `..` segment, no leading slash, no backslash, no control character: it cannot escape the model folder or a terminal. */
 function isSafeRelativePath(path: unknown): path is string {
-  if (typeof path !== 'string' || path === '' || path.startsWith('/') || path.includes('\\')) return false;
+  if (typeof path !== 'string' || path === '' || path.startsWith('/') || path.includes('\\') || /\p{Cc}/u.test(path)) return false;
   return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
 
@@ -23,8 +23,14 @@ export interface FakeHub {
 /** A JSON answer of the API, or a function of the request URL giving the body and extra headers (pages). */
 type ApiAnswer = unknown | ((url: URL) => { body: unknown; headers?: Record<string, string> });
 
+/**
+ * Answers a request itself instead of the hub (a hostile mirror: a body past its size, a trickle);
+ * returns false to let the hub answer.
+ */
+export type HubOverride = (path: string, req: IncomingMessage, res: ServerResponse) => boolean;
+
 /** `api`: JSON answers by path, as the hub's `/api/…` endpoints give them. */
-export async function startFakeHub(files: Record<string, Buffer>, api: Record<string, ApiAnswer> = {}): Promise<FakeHub> {
+export async function startFakeHub(files: Record<string, Buffer>, api: Record<string, ApiAnswer> = {}, override?: HubOverride): Promise<FakeHub> {
   const requests: FakeHub['requests'] = [];
   const cutOnce = new Set<string>();
   const stallOnce = new Set<string>();
@@ -32,6 +38,7 @@ export async function startFakeHub(files: Record<string, Buffer>, api: Record<st
     const url = new URL(req.url ?? '/', 'http://x');
     const path = decodeURIComponent(url.pathname);
     requests.push({ path, range: req.headers.range });
+    if (override?.(path, req, res)) return;
     if (Object.hasOwn(api, path)) {
       const answer = api[path];
       const { body, headers } = typeof answer === 'function' ? answer(url) : { body: answer, headers: {} };
@@ -139,7 +146,7 @@ export function mirrorCommit(repo: string): string {
  * files `lfs: {oid, size, pointerSize}`), and the files under `/<repo>/resolve/<commit>/<path>`.
  * `extra` serves more files by URL path on the same port (a package index's pages and wheels).
  */
-export async function startHubMirror(repos: Record<string, MirrorRepo>, extra: Record<string, Buffer> = {}): Promise<FakeHub> {
+export async function startHubMirror(repos: Record<string, MirrorRepo>, extra: Record<string, Buffer> = {}, override?: HubOverride): Promise<FakeHub> {
   const files: Record<string, Buffer> = { ...extra };
   const api: Record<string, unknown> = {};
   for (const [repo, spec] of Object.entries(repos)) {
@@ -184,7 +191,7 @@ export async function startHubMirror(repos: Record<string, MirrorRepo>, extra: R
     };
     for (const path of paths) files[`/${repo}/resolve/${commit}/${path}`] = spec.tampered?.[path] ?? (spec.files[path] as Buffer);
   }
-  return startFakeHub(files, api);
+  return startFakeHub(files, api, override);
 }
 
 /** A model folder's files (recursively, dot-files left out) by their path inside it. */

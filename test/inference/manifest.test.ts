@@ -99,8 +99,8 @@ describe('model manifest', () => {
     for (const entry of committed.models) expect(entry.installCommand ?? '', entry.id).not.to.match(/bash scripts\//);
   });
 
-  it('refuses paths and targets that could leave the model folder', () => {
-    for (const path of ['../x', '/etc/passwd', 'a/../../b', 'a\\b', '']) {
+  it('refuses paths and targets that could leave the model folder or hold control characters', () => {
+    for (const path of ['../x', '/etc/passwd', 'a/../../b', 'a\\b', '', 'voices/\u001b[2J.bin', 'a\nb']) {
       expect(() => parseManifest(withSource({ revision: 'a'.repeat(40), files: [{ path }] })), path).to.throw(ManifestError, /invalid path/);
       expect(() => parseManifest(withSource({ revision: 'a'.repeat(40), files: [{ path: 'ok', target: path }] })), path).to.throw(
         ManifestError,
@@ -185,6 +185,16 @@ describe('model manifest', () => {
       expect(manifest.aliases?.['text-embedding-3-small']?.prefer).to.deep.equal(['shipped']);
     });
 
+    it('keeps the starter set when it merges the catalogue, and lets it name a catalogue model', async () => {
+      const raw = JSON.parse(readFileSync(join(dir, 'models.json'), 'utf8'));
+      writeFileSync(join(dir, 'models.json'), JSON.stringify({ ...raw, starter: { embeddings: 'from-a' } }));
+      const source = { type: 'huggingface', repo: 'o/r', revision: 'main', files: [{ path: 'x.onnx' }] };
+      writeFileSync(join(dir, 'catalog', 'a.json'), JSON.stringify({ models: [{ ...entry('from-a'), source }] }));
+      expect((await readManifest(join(dir, 'models.json'))).starter).to.deep.equal({ embeddings: 'from-a' });
+      writeFileSync(join(dir, 'models.json'), JSON.stringify({ ...raw, starter: { embeddings: 'nowhere' } }));
+      expect((await rejection(readManifest(join(dir, 'models.json')))).message).to.match(/starter\["embeddings"\]: "nowhere" is not a model/);
+    });
+
     it('refuses an id the manifest or another catalogue file already defines, naming both files', async () => {
       writeFileSync(join(dir, 'catalog', 'a.json'), JSON.stringify({ models: [entry('shipped')] }));
       const clash = await rejection(readManifest(join(dir, 'models.json')));
@@ -209,6 +219,8 @@ describe('model manifest', () => {
     const ids = files.flatMap((name) => parseManifest(JSON.parse(readFileSync(join('models/catalog', name), 'utf8')), name).models.map((entry) => entry.id));
     const merged = await readManifest('models/models.json');
     expect(merged.models.map((entry) => entry.id)).to.include.members(ids);
+    // The merge keeps the shipped file's starter set (`download-models -- --starter`).
+    expect(merged.starter).to.deep.equal(JSON.parse(readFileSync('models/models.json', 'utf8')).starter);
     // Every entry's engine, task and options pass the checks the server makes at start, and each
     // says (or its engine says) its languages, licence and whether its real weights ran here.
     const { ENGINES } = await import('../../src/inference/engines.js');

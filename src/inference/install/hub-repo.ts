@@ -5,12 +5,15 @@
  * LFS metadata. Small files the hub keeps in git (not LFS) have only a git blob id, so only
  * their size is pinned here; the installer checks their blob id and records the SHA-256 it computed.
  */
+import type { Static, TSchema } from '@sinclair/typebox';
 import { DTYPE_SUFFIX, type Dtype } from '../dtype.js';
 import { ManifestError, parseManifest, type ManifestEntry, type SourceFile } from '../manifest.js';
 import type { Task } from '../tasks.js';
 import { publishedFile, readRevision, readTree, refuseUnverifiableWeights, type TreeEntry } from './hub-api.js';
 import type { HubClient } from './hub-client.js';
+import { checkShape, PoolingConfigShape, RepoConfigShape, SentenceTransformersConfigShape, TokenizerConfigShape, type RepoConfig } from './hub-json-shapes.js';
 import { InstallError } from './install-errors.js';
+import { stripControls } from './terminal-text.js';
 
 export const HUB_PREFIX = 'hf:';
 
@@ -20,11 +23,8 @@ export interface HubRepoRef {
   revision: string;
 }
 
-interface RepoConfig {
-  architectures?: string[];
-  model_type?: string;
-  id2label?: Record<string, string>;
-}
+/** A JSON file of the repo checked against its shape, or undefined when the repo has no such file. */
+type ReadJson = <S extends TSchema>(path: string, schema: S) => Promise<Static<S> | undefined>;
 
 /** What an architecture needs: the engine, its options, and the ONNX parts transformers.js loads. */
 interface Plan {
@@ -83,10 +83,10 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   const info = await readRevision(hub, repo, ref.revision);
   const { commit } = info;
   const files = await readTree(hub, repo, commit);
-  const readJson = async <T>(path: string): Promise<T | undefined> =>
-    files.has(path) ? ((await hub.json(`/${repo}/resolve/${commit}/${path}`)) as T) : undefined;
+  const readJson: ReadJson = async (path, schema) =>
+    files.has(path) ? checkShape(schema, await hub.json(`/${repo}/resolve/${commit}/${path}`), `${repo}: ${path}`) : undefined;
 
-  const config = await readJson<RepoConfig>('config.json');
+  const config = await readJson('config.json', RepoConfigShape);
   if (!config) throw new InstallError(`${repo} has no config.json: not a transformers repo (${SUPPORTED_ARCHITECTURES})`);
   const plan = await planFor(repo, config, files, readJson);
   const onnx = [...files.keys()].filter((path) => /^onnx\/[^/]+\.onnx$/.test(path));
@@ -113,12 +113,15 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
     weightFiles.map((path) => sourceFile(files.get(path) as TreeEntry)),
   );
   const paths = [...plan.required, ...plan.optional.filter((path) => files.has(path)), ...weightFiles];
-  const license = info.license ?? 'see the model card of the hub repo';
+  // Kept in the entry and shown by --list and GET /v1/models: no control characters from the hub.
+  const license = info.license === undefined ? 'see the model card of the hub repo' : stripControls(info.license);
   const entry: ManifestEntry = {
     id: options.id,
     task: plan.task,
     engine: plan.engine,
-    description: `${repo} from the hub (${config.architectures?.[0] ?? config.model_type}, ${dtype}), installed by download-models hf:${repo}@${ref.revision}`,
+    description: stripControls(
+      `${repo} from the hub (${config.architectures?.[0] ?? config.model_type}, ${dtype}), installed by download-models hf:${repo}@${ref.revision}`,
+    ),
     license,
     source: { type: 'huggingface', repo, revision: commit, files: paths.map((path) => sourceFile(files.get(path) as TreeEntry)) },
     options: { ...plan.options, dtype },
@@ -139,12 +142,7 @@ function sourceFile(item: TreeEntry): SourceFile {
   return file;
 }
 
-async function planFor(
-  repo: string,
-  config: RepoConfig,
-  files: ReadonlyMap<string, TreeEntry>,
-  readJson: <T>(path: string) => Promise<T | undefined>,
-): Promise<Plan> {
+async function planFor(repo: string, config: RepoConfig, files: ReadonlyMap<string, TreeEntry>, readJson: ReadJson): Promise<Plan> {
   const architecture = config.architectures?.[0] ?? '';
   const type = config.model_type ?? '';
   const seq2seq = ['encoder_model', 'decoder_model_merged'];
@@ -170,7 +168,7 @@ async function planFor(
     };
   }
   if (architecture === 'M2M100ForConditionalGeneration' || type === 'm2m_100') {
-    const tokenizer = await readJson<{ tokenizer_class?: string }>('tokenizer_config.json');
+    const tokenizer = await readJson('tokenizer_config.json', TokenizerConfigShape);
     const family = /nllb/i.test(tokenizer?.tokenizer_class ?? '') ? 'nllb' : 'm2m100';
     return {
       task: 'translation',
@@ -218,8 +216,8 @@ async function planFor(
 }
 
 /** Mean pooling (the default) or CLS (bge), as the repo's 1_Pooling/config.json says; any other pooling is refused. */
-async function embeddingPooling(repo: string, readJson: <T>(path: string) => Promise<T | undefined>): Promise<{ pooling?: 'cls' }> {
-  const pooling = await readJson<Record<string, unknown>>('1_Pooling/config.json');
+async function embeddingPooling(repo: string, readJson: ReadJson): Promise<{ pooling?: 'cls' }> {
+  const pooling = await readJson('1_Pooling/config.json', PoolingConfigShape);
   if (!pooling || pooling.pooling_mode_mean_tokens === true) return {};
   const modes = Object.keys(pooling).filter((key) => key.startsWith('pooling_mode_') && pooling[key] === true);
   if (modes.length === 1 && modes[0] === 'pooling_mode_cls_token') return { pooling: 'cls' };
@@ -227,16 +225,16 @@ async function embeddingPooling(repo: string, readJson: <T>(path: string) => Pro
 }
 
 /** The query and passage prompts a sentence-transformers repo names in its config (multilingual-e5: "query: ", "passage: "). */
-async function embeddingPrefixes(readJson: <T>(path: string) => Promise<T | undefined>): Promise<{ prefixes?: { query: string; passage: string } }> {
-  const prompts = (await readJson<{ prompts?: Record<string, unknown> }>('config_sentence_transformers.json'))?.prompts;
+async function embeddingPrefixes(readJson: ReadJson): Promise<{ prefixes?: { query: string; passage: string } }> {
+  const prompts = (await readJson('config_sentence_transformers.json', SentenceTransformersConfigShape))?.prompts;
   const { query, passage } = prompts ?? {};
   return typeof query === 'string' && typeof passage === 'string' && (query !== '' || passage !== '') ? { prefixes: { query, passage } } : {};
 }
 
 /** A Marian model is one pair: its tokenizer_config.json names it (source_lang, target_lang), else the opus-mt repo name does. */
-async function marianPair(repo: string, readJson: <T>(path: string) => Promise<T | undefined>): Promise<{ source: string; target: string }> {
+async function marianPair(repo: string, readJson: ReadJson): Promise<{ source: string; target: string }> {
   const code = /^[a-z]{2,3}$/;
-  const tokenizer = await readJson<{ source_lang?: unknown; target_lang?: unknown }>('tokenizer_config.json');
+  const tokenizer = await readJson('tokenizer_config.json', TokenizerConfigShape);
   const { source_lang: source, target_lang: target } = tokenizer ?? {};
   if (typeof source === 'string' && typeof target === 'string' && code.test(source) && code.test(target)) return { source, target };
   const pair = /opus-mt-(?:tc-big-)?([a-z]{2,3})-([a-z]{2,3})$/.exec(repo.split('/')[1] as string);

@@ -6,9 +6,12 @@
  */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { installFolder, targetPath, type ManifestEntry } from '../manifest.js';
+import { externalDataPath, onnxExternalData } from '../model-files-check.js';
+import type { CheckedFile } from './hub-api.js';
+import { checkFreeSpace, freeBytes } from './file-checks.js';
 import { InstallError } from './install-errors.js';
 import type { FetchFile } from './install-model.js';
 
@@ -22,7 +25,7 @@ export interface ImportSource {
   close(): Promise<void>;
 }
 
-export async function openImportSource(from: string, scratchDir: string): Promise<ImportSource> {
+export async function openImportSource(from: string, scratchDir: string, free: (dir: string) => Promise<number> = freeBytes): Promise<ImportSource> {
   const origin = resolve(from);
   const info = await stat(origin).catch(() => undefined);
   if (!info) throw new InstallError(`--from ${from}: no such file or folder`);
@@ -31,6 +34,7 @@ export async function openImportSource(from: string, scratchDir: string): Promis
     throw new InstallError(`--from ${from}: expected a folder or a .tar / .tar.gz / .tgz archive`);
   }
   await mkdir(scratchDir, { recursive: true });
+  await checkArchive(origin, from, scratchDir, free);
   const extracted = await mkdtemp(join(scratchDir, '.import-'));
   const close = () => rm(extracted, { recursive: true, force: true });
   try {
@@ -41,6 +45,32 @@ export async function openImportSource(from: string, scratchDir: string): Promis
     throw new InstallError(`--from ${from}: cannot extract the archive: ${(error as Error).message.trim()}`);
   }
   return { root: await descendSingleFolder(extracted), origin, close };
+}
+
+/**
+ * Lists the archive before extracting it: only files and folders (a link could point the copy at
+ * any file of this machine), and no more bytes than the disk has free (a small .tgz can inflate
+ * to fill it).
+ */
+async function checkArchive(archive: string, from: string, scratchDir: string, free: (dir: string) => Promise<number>): Promise<void> {
+  let listing: string;
+  try {
+    // Numeric owners keep the columns fixed; C locale keeps the date one word.
+    ({ stdout: listing } = await run('tar', ['-tvf', archive, '--numeric-owner'], { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LC_ALL: 'C' } }));
+  } catch (error) {
+    throw new InstallError(`--from ${from}: cannot read the archive: ${(error as Error).message.trim()}`);
+  }
+  let total = 0;
+  for (const line of listing.split('\n').filter((row) => row !== '')) {
+    const type = line[0];
+    if (type !== '-' && type !== 'd') {
+      throw new InstallError(
+        `--from ${from}: the archive holds ${type === 'l' || type === 'h' ? 'a link' : 'a special file'} (${line.split(/\s+/).slice(5).join(' ')}); only files and folders are imported`,
+      );
+    }
+    total += Number(line.split(/\s+/)[2]) || 0;
+  }
+  await checkFreeSpace(scratchDir, total, `the contents of ${from}`, free);
 }
 
 /** Ids from the manifest that have a `<root>/<id>/` (or shared `<root>/<folder>/`) folder, for `--from` without ids. */
@@ -66,6 +96,46 @@ export async function modelRootIn(root: string, entry: ManifestEntry, singleMode
   );
 }
 
+/**
+ * The files to copy from `modelRoot`: the manifest's, plus the external data their ONNX graphs
+ * read (`model.onnx_data`: the test models and graphs over 2 GB keep their weights there; the hub's
+ * exports of the catalogue are self-contained, so the manifest does not list it). Everything
+ * missing, or shorter than the graph reads, is named in one error before anything is copied.
+ */
+export async function filesToImport(modelRoot: string, files: readonly CheckedFile[]): Promise<CheckedFile[]> {
+  const lacking: string[] = [];
+  const extra: CheckedFile[] = [];
+  const listed = new Set(files.map(targetPath));
+  for (const file of files) {
+    const target = targetPath(file);
+    const found = await findFile(modelRoot, [target, file.path]);
+    if (!found) {
+      lacking.push(target === file.path ? target : `${target} (or ${file.path})`);
+      continue;
+    }
+    if (!target.endsWith('.onnx')) continue;
+    // A graph that cannot be read is copied as it is: its pin decides, and the install names it (install-model.ts).
+    const needs = await onnxExternalData(found).catch(() => []);
+    for (const need of needs) {
+      const installed = externalDataPath(target, need.location);
+      if (installed === undefined) throw new InstallError(`${found} reads external data outside the model folder (${need.location})`);
+      if (listed.has(installed)) continue;
+      const copy = join(dirname(found), need.location);
+      const size = (await stat(copy).catch(() => undefined))?.size;
+      if (size === undefined) lacking.push(`${installed} (the weights of ${target})`);
+      else if (size < need.minBytes) lacking.push(`${installed} (${size} bytes; ${target} reads ${need.minBytes})`);
+      else {
+        listed.add(installed);
+        extra.push({ path: relative(modelRoot, copy).split(sep).join('/'), target: installed, size });
+      }
+    }
+  }
+  if (lacking.length > 0) {
+    throw new InstallError(`incomplete model in ${modelRoot}: it lacks ${lacking.join(', ')}; copy the whole model folder`);
+  }
+  return [...files, ...extra];
+}
+
 /** A FetchFile that copies from `modelRoot` instead of downloading. */
 export function copyFrom(modelRoot: string): FetchFile {
   return async (file, dest, label) => {
@@ -73,6 +143,9 @@ export function copyFrom(modelRoot: string): FetchFile {
     if (!found) {
       throw new InstallError(`${label}: not found in ${modelRoot} (looked for ${[...new Set([targetPath(file), file.path])].join(' and ')})`);
     }
+    // Checked before copying: a wrong file of gigabytes is refused without filling the disk.
+    const { size } = await stat(found);
+    if (file.size !== undefined && size !== file.size) throw new InstallError(`size mismatch for ${label}: expected ${file.size} bytes, ${found} has ${size}`);
     await copyFile(found, dest);
   };
 }

