@@ -21,21 +21,28 @@ RUN apt-get update \
       nodejs npm ca-certificates python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
+# Where HTTPS to the npm registry goes through an intercepting proxy, its CA for `npm ci`, mounted
+# for the build only: --build-arg NODE_EXTRA_CA_CERTS=/ca.crt -v /path/to/ca.crt:/ca.crt:ro (podman).
+ARG NODE_EXTRA_CA_CERTS=
 # The lock file first, so source changes do not re-install (.npmrc: onnxruntime-node's install
 # script downloads nothing; its CPU binaries are in the npm package).
 COPY package.json package-lock.json .npmrc ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --no-progress
 COPY tsconfig.json tsconfig.client.json ./
 COPY src src
 COPY scripts scripts
 RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund \
+ && npm prune --omit=dev --no-audit --no-fund --no-progress \
  # onnxruntime-node carries binaries for every OS and CPU (~240 MB); keep this machine's.
  && arch="$(node -p process.arch)" \
  && for dir in node_modules/onnxruntime-node/bin/napi-v*/*/*; do \
       case "$dir" in */linux/"$arch") ;; *) rm -rf "$dir" ;; esac; \
     done \
- && test -e node_modules/onnxruntime-node/bin/napi-v6/linux/"$arch"/onnxruntime_binding.node
+ && test -e node_modules/onnxruntime-node/bin/napi-v6/linux/"$arch"/onnxruntime_binding.node \
+ # Left over from compiling better-sqlite3 (its SQLite sources and objects), and source maps.
+ && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/build/Release/obj* \
+      node_modules/better-sqlite3/build/Release/test_extension.node node_modules/better-sqlite3/build/Release/*.a \
+ && find node_modules -name '*.map' -type f -delete
 
 # ---- run: Node, jemalloc, the built server and its production dependencies ----
 FROM ${BASE_IMAGE}
@@ -47,7 +54,8 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       nodejs libjemalloc2 ca-certificates tar $APT_PACKAGES \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --user-group --home-dir /app --no-create-home --shell /usr/sbin/nologin inference \
+ && groupadd --system --gid 10001 inference \
+ && useradd --system --uid 10001 --gid inference --home-dir /app --no-create-home --shell /usr/sbin/nologin inference \
  && mkdir -p /models /data \
  && chown inference:inference /models /data
 WORKDIR /app
