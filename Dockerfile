@@ -19,7 +19,7 @@ FROM ${BASE_IMAGE} AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       nodejs npm ca-certificates python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # Where HTTPS to the npm registry goes through an intercepting proxy, its CA for `npm ci`, mounted
 # for the build only: --build-arg NODE_EXTRA_CA_CERTS=/ca.crt -v /path/to/ca.crt:/ca.crt:ro (podman).
@@ -53,7 +53,7 @@ ARG APT_PACKAGES=""
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       nodejs libjemalloc2 ca-certificates tar $APT_PACKAGES \
- && rm -rf /var/lib/apt/lists/* \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 inference \
  && useradd --system --uid 10001 --gid inference --home-dir /app --no-create-home --shell /usr/sbin/nologin inference \
  && mkdir -p /models /data \
