@@ -25,7 +25,7 @@ fail() {
   exit 1
 }
 cleanup() {
-  "$engine" rm -f "$name" >/dev/null 2>&1 || true
+  "$engine" rm -f -v "$name" >/dev/null 2>&1 || true
   "$engine" volume rm -f "$name-models" "$name-data" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT

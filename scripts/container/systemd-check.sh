@@ -20,7 +20,7 @@ fail() {
   exit 1
 }
 cleanup() {
-  podman rm -f "$name" >/dev/null 2>&1 || true
+  podman rm -f -v "$name" >/dev/null 2>&1 || true
   podman rmi -f "localhost/$name" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
