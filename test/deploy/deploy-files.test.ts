@@ -163,7 +163,8 @@ describe('deployment files', () => {
       if (spawnSync('systemd-analyze', ['--version']).status !== 0) this.skip();
       const check = spawnSync('systemd-analyze', ['verify', 'deploy/local-inference.service'], { encoding: 'utf8' });
       expect(check.status, check.stderr).to.equal(0);
-      expect(check.stderr).to.equal('');
+      // Other units' warnings (the host's own) are not this file's business.
+      expect(check.stderr.split('\n').filter((line) => line.includes('local-inference.service'))).to.deep.equal([]);
     });
   });
 
