@@ -182,7 +182,6 @@ export class FairQueue {
   #handOver(job: Job, signal: AbortSignal | undefined): Promise<void> {
     if (!this.#owed(job)) return Promise.resolve();
     const { requester } = job;
-    this.#release(job);
     const resumed = new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         this.#remove(entry);
@@ -204,6 +203,8 @@ export class FairQueue {
       signal?.addEventListener('abort', onAbort, { once: true });
       requester.waiting.unshift(entry);
     });
+    // Released once its continuation waits, so the requester stays present with its charge.
+    this.#release(job);
     this.#next();
     return resumed;
   }
