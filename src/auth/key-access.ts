@@ -13,9 +13,19 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { KeyPolicy, KeyStore, KeyUsage } from './key-store.js';
 import { ModelNotAllowedError, RateLimitedError } from '../errors.js';
+import { asRequester } from '../inference/worker/requester.js';
+import { hashApiKey } from './api-key.js';
 import type { Logger } from '../logger.js';
 
 const USAGE_FLUSH_MS = 5_000;
+
+/**
+ * The name a key's model calls share models under: a stored key by its id; a static key (all share
+ * one policy) by the start of its digest, which tells configured keys apart and reveals nothing.
+ */
+export function requesterOf(policy: KeyPolicy, key: string): string {
+  return policy.id !== null ? `key ${policy.id}` : `static ${hashApiKey(key).toString('hex').slice(0, 16)}`;
+}
 
 export class KeyAccess {
   readonly #keys: KeyStore;
@@ -59,9 +69,13 @@ export class KeyAccess {
     this.#add(policy.id, { requests: 1, audioSeconds: 0, characters: 0 });
   }
 
-  /** Runs `work` (the rest of the request) with `policy` as the current key. */
-  run<T>(policy: KeyPolicy, work: () => T): T {
-    return this.#current.run(policy, work);
+  /**
+   * Runs `work` (the rest of the request) with `policy` as the current key, and `key` as the
+   * requester its model calls are made for: each model's queue shares its thread fairly between
+   * requesters (src/inference/worker/fair-queue.ts).
+   */
+  run<T>(policy: KeyPolicy, key: string, work: () => T): T {
+    return asRequester(requesterOf(policy, key), () => this.#current.run(policy, work));
   }
 
   /** The key of the request being handled, if any. */

@@ -21,6 +21,6 @@ export function requireApiKey(access: KeyAccess): Middleware {
     const policy = await access.authorize(key);
     if (!policy) throw new UnauthorizedError('Invalid, expired or revoked API key', `${BEARER_CHALLENGE}, error="invalid_token"`);
     // The rest of the request runs as this key: its model list and usage (key-access.ts).
-    await access.run(policy, next);
+    await access.run(policy, key, next);
   };
 }

@@ -17,11 +17,18 @@
  * limit when the length is unknown (chunked) or the body compressed (it may inflate to the
  * limit). So the bodies held while uploading stay bounded by the slots too, however large the
  * route's limit.
+ *
+ * One key cannot take every slot: an eighth of each task's slots (none under 8) is kept for other
+ * keys at the door, so a key that fills its task's queue with costly requests still leaves room
+ * for another key's request, which the model's fair queue then serves in turn (fair-queue.ts). A
+ * batch's claim may use them (a batch is admitted whole or not at all; its texts take turns in the
+ * micro-batcher). Without API keys there is one requester, and every slot is its.
  */
 import type { Context, Middleware } from 'koa';
 import { PayloadTooLargeError, ServerBusyError } from '../errors.js';
 import { bodyBytesPerSlot } from '../inference/tasks.js';
 import type { Task } from '../inference/types.js';
+import { currentRequester } from '../inference/worker/requester.js';
 import type { AdmissionObserver } from './metrics.js';
 
 /** Seconds a refused client is asked to wait; inference requests take about this long. */
@@ -63,8 +70,22 @@ function doorSlots(ctx: Context, perSlot: number | undefined, maxBodyBytes: numb
   return { slots: Math.max(1, Math.ceil(Math.min(declared, maxBodyBytes) / perSlot)), declared };
 }
 
+/** Slots of a task that one key may not take at the door: kept for other keys. */
+function keptForOthers(slots: number): number {
+  return Math.floor(slots / 8);
+}
+
 export function createAdmission(maxPending: Readonly<Record<Task, number>>, observer?: AdmissionObserver): Admission {
   const pending = new Map<Task, number>();
+  /** Slots held per task and key (requester.ts), for the share kept for other keys. */
+  const perKey = new Map<Task, Map<string, number>>();
+  const addForKey = (task: Task, requester: string, count: number) => {
+    let keys = perKey.get(task);
+    if (!keys) perKey.set(task, (keys = new Map()));
+    const held = (keys.get(requester) ?? 0) + count;
+    if (held > 0) keys.set(requester, held);
+    else keys.delete(requester);
+  };
   const setPending = (task: Task, count: number) => {
     pending.set(task, count);
     observer?.pending(task, count);
@@ -85,7 +106,18 @@ export function createAdmission(maxPending: Readonly<Record<Task, number>>, obse
         observer?.rejected(task);
         throw new ServerBusyError(`${held} ${task} requests are already in progress or queued; retry shortly`, RETRY_AFTER_SECONDS);
       }
+      const requester = currentRequester();
+      const mine = requester === undefined ? 0 : (perKey.get(task)?.get(requester) ?? 0);
+      const kept = keptForOthers(maxPending[task]);
+      if (requester !== undefined && kept > 0 && mine + entry > maxPending[task] - kept) {
+        observer?.rejected(task);
+        throw new ServerBusyError(
+          `this API key already holds ${mine} of the ${maxPending[task]} ${task} slots, and ${kept} ${kept === 1 ? 'is' : 'are'} kept for other keys; retry shortly`,
+          RETRY_AFTER_SECONDS,
+        );
+      }
       setPending(task, held + entry);
+      if (requester !== undefined) addForKey(task, requester, entry);
       let claimed = entry;
       (ctx.state as Record<symbol, (total: number) => void>)[BATCH_CLAIM] = (total) => {
         const extra = total - claimed;
@@ -106,13 +138,16 @@ export function createAdmission(maxPending: Readonly<Record<Task, number>>, obse
         }
         claimed += extra;
         setPending(task, now + extra);
+        if (requester !== undefined) addForKey(task, requester, extra);
       };
       // Both must be over: the handler (a client that hung up still has its inference queued) and
       // the response (speech keeps streaming after the handler returns). 'close' fires once, after
       // the last byte or on hang-up; a client that left during the API-key check has closed it already.
       let outstanding = 2;
       const settle = () => {
-        if (--outstanding === 0) setPending(task, (pending.get(task) ?? claimed) - claimed);
+        if (--outstanding > 0) return;
+        setPending(task, (pending.get(task) ?? claimed) - claimed);
+        if (requester !== undefined) addForKey(task, requester, -claimed);
       };
       if (ctx.res.closed) settle();
       else ctx.res.once('close', settle);

@@ -3,7 +3,7 @@ import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
 import type { Engine } from '../../src/inference/engine.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { bodyBytesPerSlot } from '../../src/inference/tasks.js';
-import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
+import { bearer, createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
 import { heldEngine } from '../helpers/held-engine.js';
 import { until } from '../helpers/until.js';
 
@@ -160,5 +160,45 @@ describe('admission of embedding batches: the door claims slots by the size of t
     release();
     expect((await large).status).to.equal(200);
     expect((await single).status).to.equal(200);
+  });
+});
+
+describe('admission: slots kept for other keys', () => {
+  const OTHER_KEY = 'other-key-0123456789abcdef';
+  let app: TestApp;
+  const { engine, state } = heldEngine();
+
+  before(async () => {
+    app = await createTestApp({
+      manifest: MANIFEST,
+      engines: { held: engine },
+      env: { API_KEYS: `${TEST_API_KEY},${OTHER_KEY}` },
+      limits: { maxPendingRequests: { ...DEFAULT_LIMITS.maxPendingRequests, 'text-classification': 8 } },
+    });
+  });
+  after(() => (state.open(), app.close()));
+
+  const classify = (key = TEST_API_KEY) =>
+    app.request
+      .post('/v1/classifications')
+      .set('Authorization', bearer(key))
+      .send({ model: 'held', query: 'hello' })
+      .then((res) => res);
+
+  it('refuses one key its task’s last eighth of the slots, and admits another key there', async () => {
+    const first = Array.from({ length: 7 }, () => classify());
+    await until(() => state.running === 7);
+
+    const refused = await classify();
+    expect(refused.status).to.equal(503);
+    expect(refused.headers['retry-after']).to.equal('1');
+    expect(refused.body.error).to.include({ code: 'server_busy' });
+    expect(refused.body.error.message).to.equal('this API key already holds 7 of the 8 text-classification slots, and 1 is kept for other keys; retry shortly');
+    const other = classify(OTHER_KEY);
+    await until(() => state.running === 8);
+
+    state.open();
+    for (const res of [...(await Promise.all(first)), await other]) expect(res.status).to.equal(200);
+    expect((await classify()).status, 'the key’s slots are freed with its requests').to.equal(200);
   });
 });

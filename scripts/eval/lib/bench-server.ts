@@ -20,9 +20,11 @@ export interface StartServerOptions {
   /** Extra environment (e.g. MODELS_MANIFEST). */
   env?: Record<string, string>;
   startTimeoutMs?: number;
+  /** The checkout whose `src/server.ts` runs (another version's, to compare); default the current directory. */
+  cwd?: string;
 }
 
-export async function startServer({ modelsDir, env = {}, startTimeoutMs = 60_000 }: StartServerOptions): Promise<BenchServer> {
+export async function startServer({ modelsDir, env = {}, startTimeoutMs = 60_000, cwd }: StartServerOptions): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-server-'));
   const apiKey = `bench_${randomBytes(16).toString('hex')}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
@@ -37,6 +39,7 @@ export async function startServer({ modelsDir, env = {}, startTimeoutMs = 60_000
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
   });
   const cleanup = async () => {
     await stopChild(child);

@@ -160,7 +160,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     });
     const session = new TranscriptionSession(
       {
-        transcriber: (modelId) => deps.access.run(policy, () => deps.transcriber(modelId)),
+        transcriber: (modelId) => deps.access.run(policy, opened.key, () => deps.transcriber(modelId)),
         openAudio: deps.openAudio,
         send,
         authorizeTurn: async () => {
@@ -218,7 +218,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
         return;
       }
       // As this key: its model list and usage apply to every turn the event leads to.
-      void deps.access.run(policy, () => session.handle(event)).finally(() => held.messageHandled(bytes));
+      void deps.access.run(policy, opened.key, () => session.handle(event)).finally(() => held.messageHandled(bytes));
     });
     ws.on('error', (error) => deps.logger.info('realtime connection error', { session: session.id, error: error.message }));
     ws.on('close', () => {

@@ -271,6 +271,6 @@ function libreTranslateKey(access: KeyAccess): Middleware {
     if (!key) throw new AppError(400, 'unauthorized', 'Please send an API key: the api_key field or "Authorization: Bearer <API_KEY>"');
     const policy = await access.authorize(key);
     if (!policy) throw new AppError(403, 'unauthorized', 'Invalid API key');
-    await access.run(policy, next);
+    await access.run(policy, key, next);
   };
 }

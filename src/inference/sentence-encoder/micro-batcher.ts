@@ -14,8 +14,12 @@
  * Items submitted with the same `group` (one request's texts) take turns with other groups: a
  * batch is filled one item per group, round robin, so a request of 2048 texts does not make a
  * one-text request that arrives after it wait for all 2048; it shares each batch with them.
- * Items without a group are each a group of their own, which is arrival order.
+ * Items without a group are each a group of their own, which is arrival order. Above groups,
+ * requesters (API keys, src/inference/worker/requester.ts, as current when an item is submitted)
+ * take turns the same way, so one key's many concurrent requests share batches with another key's
+ * one request as one request would, not one per request.
  */
+import { currentRequester } from '../worker/requester.js';
 
 export interface MicroBatcherOptions {
   /** Most items handed to `run` at once. */
@@ -49,8 +53,8 @@ interface SubmitOptions {
 export class MicroBatcher<I, O> {
   readonly #run: BatchRunner<I, O>;
   readonly #options: Required<MicroBatcherOptions>;
-  /** Waiting items by group, groups in the order they take their next turn. */
-  readonly #queue = new Map<object, Pending<I, O>[]>();
+  /** Waiting items by requester, then by group; each in the order they take their next turn. */
+  readonly #queue = new Map<string, Map<object, Pending<I, O>[]>>();
   #waiting = 0;
   #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #inFlight = 0;
@@ -72,8 +76,9 @@ export class MicroBatcher<I, O> {
     const { signal, group = {} } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<O>((resolve, reject) => {
+      const requester = currentRequester() ?? '';
       const onAbort = () => {
-        this.#remove(group, pending);
+        this.#remove(requester, group, pending);
         reject(signal?.reason);
       };
       const stopListening = () => signal?.removeEventListener('abort', onAbort);
@@ -83,9 +88,11 @@ export class MicroBatcher<I, O> {
         reject: (error) => (stopListening(), reject(error)),
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      const items = this.#queue.get(group);
+      let groups = this.#queue.get(requester);
+      if (!groups) this.#queue.set(requester, (groups = new Map()));
+      const items = groups.get(group);
       if (items) items.push(pending);
-      else this.#queue.set(group, [pending]);
+      else groups.set(group, [pending]);
       this.#waiting++;
       this.#schedule();
     });
@@ -120,27 +127,35 @@ export class MicroBatcher<I, O> {
     }
   }
 
-  /** Up to `size` waiting items, one per group in turn; a group that still waits goes to the back. */
+  /**
+   * Up to `size` waiting items, one per requester in turn and, within its turn, one of its groups
+   * in turn; a requester or group that still waits goes to the back.
+   */
   #take(size: number): Pending<I, O>[] {
     const batch: Pending<I, O>[] = [];
     while (batch.length < size) {
       const next = this.#queue.entries().next();
       if (next.done) break;
-      const [group, items] = next.value;
+      const [requester, groups] = next.value;
+      const [group, items] = groups.entries().next().value!;
       batch.push(items.shift()!);
-      this.#queue.delete(group);
-      if (items.length > 0) this.#queue.set(group, items);
+      groups.delete(group);
+      if (items.length > 0) groups.set(group, items);
+      this.#queue.delete(requester);
+      if (groups.size > 0) this.#queue.set(requester, groups);
     }
     this.#waiting -= batch.length;
     return batch;
   }
 
-  #remove(group: object, pending: Pending<I, O>): void {
-    const items = this.#queue.get(group);
+  #remove(requester: string, group: object, pending: Pending<I, O>): void {
+    const groups = this.#queue.get(requester);
+    const items = groups?.get(group);
     const index = items?.indexOf(pending) ?? -1;
     if (index < 0) return;
     items!.splice(index, 1);
-    if (items!.length === 0) this.#queue.delete(group);
+    if (items!.length === 0) groups!.delete(group);
+    if (groups!.size === 0) this.#queue.delete(requester);
     this.#waiting--;
   }
 

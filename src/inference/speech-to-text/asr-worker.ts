@@ -33,6 +33,7 @@ import { whisperStartTokens } from './whisper-special-tokens.js';
 import { searchBatchFits, whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
 import { whisperLongFormModel, type WhisperPipelineParts } from './whisper-long-form-model.js';
 import { PrepackedBatchDecoder } from './prepacked-batch-decoder.js';
+import { whisperInSteps } from './whisper-in-steps.js';
 import { encoderFile, moveEncoderToThread } from './whisper-encoder-thread.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
@@ -79,8 +80,14 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     : `Model "${init.modelId}" cannot give word timestamps: ${longForm ? 'its decoder has no cross-attention outputs (exported by an older recipe; reinstall it with npm run test-models)' : 'it has no timestamp tokens'}`;
   const logprobEntries = new TokenLogprobs(asr.tokenizer.get_vocab());
   const encode = (text: string) => asr.tokenizer.encode(text, { add_special_tokens: false });
-  /** Stops at the next step once `signal` aborts: between phases, and at every decoded token. */
-  const transcribe = async (request: AsrRequest, { signal, progress }: Pick<CallContext<AsrProgress>, 'signal' | 'progress'>): Promise<AsrResponse> => {
+  /**
+   * Stops at the next step once `signal` aborts: between phases, and at every decoded token. Each
+   * phase and each unit of model work is a `step`, where another key's request may take the thread.
+   */
+  const transcribe = async (
+    request: AsrRequest,
+    { signal, progress, step }: Pick<CallContext<AsrProgress>, 'signal' | 'progress' | 'step'>,
+  ): Promise<AsrResponse> => {
     if (request.words && cannotTimeWords) throw new ValidationError(cannotTimeWords);
     if (!longForm && hasDecodingOptions(request.decoding)) {
       throw new ValidationError(
@@ -91,14 +98,15 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     const decoding = longFormDecoding(request.decoding, encode);
     // The audio is held once, as 16-bit PCM with an exponent per 16 ms (an hour at 16 kHz: 115 MB), and each step reads
     // the window it needs as Float32; the upload's bytes are let go as soon as they are decoded.
-    const decoded = await toModelInput(takeAudio(request), sampleRate);
+    const audio = takeAudio(request);
+    const decoded = await step(() => toModelInput(audio, sampleRate));
     signal.throwIfAborted();
     const duration = decoded.length / sampleRate;
     // With vad_filter, only the speech is transcribed, and no speech means no Whisper at all.
-    const windows = await vadFilter?.speechWindows(decoded, sampleRate, request.vad, signal);
+    const windows = vadFilter && (await step(() => vadFilter.speechWindows(decoded, sampleRate, request.vad, signal)));
     if (windows?.length === 0) return silentTranscript(duration, { language: request.language, segments: request.segments });
     const languageSample = windows ? leadingSpeech(decoded, windows) : decoded.read(0, WINDOW_SECONDS * sampleRate);
-    const language = request.detectLanguage ? await detectWhisperLanguage(asr, languageSample, sampleRate) : request.language;
+    const language = request.detectLanguage ? await step(() => detectWhisperLanguage(asr, languageSample, sampleRate)) : request.language;
     signal.throwIfAborted();
     if (longForm && (windows || needsOwnDecoder(request, language, duration))) {
       // Over one window, with VAD (a window per stretch of speech), or in a language transformers.js
@@ -128,25 +136,33 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
           : 1,
         ...(windows ? windowsDecoding(decoding, request.decoding) : decoding),
       };
-      const segments = windows ? await decodeWindows(decoded, windows, longForm, options) : await decodeLongForm(decoded, longForm, options);
+      const model = whisperInSteps(longForm, step);
+      const segments = windows ? await decodeWindows(decoded, windows, model, options) : await decodeLongForm(decoded, model, options);
       const transcript = decodedTranscript(segments, { duration, language, segments: request.segments, words: request.words === true });
       if (decoding.logprobs) {
         transcript.logprobs = segments.flatMap((segment) => logprobEntries.entries(segment.details.tokens, segment.tokenLogprobs ?? [], longForm.tokens.eot));
       }
       return transcript;
     }
-    if (windows) return pipelineOverWindows(decoded, windows, { ...request, language }, signal);
-    const output = await asr(decoded.read(0, decoded.length), { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) });
+    if (windows) return pipelineOverWindows(decoded, windows, { ...request, language }, { signal, step });
+    const output = await step(() =>
+      asr(decoded.read(0, decoded.length), { ...whisperCallOptions({ ...request, language }, duration), streamer: abortStreamer(signal) }),
+    );
     return toTranscript(output, { duration, language, segments: request.segments });
   };
 
   /** A model without timestamp tokens, with VAD: the pipeline on each speech window, times moved by the window's start. */
-  const pipelineOverWindows = async (source: Pcm16Buffer, windows: readonly SpeechWindow[], request: AsrRequest, signal: AbortSignal): Promise<Transcript> => {
+  const pipelineOverWindows = async (
+    source: Pcm16Buffer,
+    windows: readonly SpeechWindow[],
+    request: AsrRequest,
+    { signal, step }: Pick<CallContext<AsrProgress>, 'signal' | 'step'>,
+  ): Promise<Transcript> => {
     const texts: string[] = [];
     const segments: TranscriptSegment[] = [];
     for (const window of windows) {
       const pcm = windowReader(source, window).read(0, window.end - window.start);
-      const output = await asr(pcm, { ...whisperCallOptions(request, pcm.length / sampleRate), streamer: abortStreamer(signal) });
+      const output = await step(() => asr(pcm, { ...whisperCallOptions(request, pcm.length / sampleRate), streamer: abortStreamer(signal) }));
       const part = toTranscript(output, { duration: pcm.length / sampleRate, segments: request.segments });
       texts.push(part.text);
       const offset = window.start / sampleRate;
@@ -163,9 +179,10 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
       // Empty or unrecognisable uploads fail at once; the full decode waits its turn, so the
       // queue holds compressed bytes (≤ maxAudioBytes) rather than decoded audio.
       if ('bytes' in request.audio) probeAudio(request.audio.bytes, request.audio.contentType);
-      // One transcription at a time: the model's threads already use the cores we give it, and
-      // interleaved requests would only hold more decoded audio in memory at once. A request
-      // cancelled while it waits is never decoded.
+      // One transcription holds the model at a time (its threads already use the cores we give
+      // it), in turns between keys: at each step of one, another key's may go first (fair-queue.ts
+      // bounds how many are started at once, each holding its decoded audio). A request cancelled
+      // while it waits is never decoded.
       return context.serial(() => transcribe(request, context));
     },
     dispose: async () => {

@@ -17,6 +17,9 @@ export interface TranslationPipelineLike {
   dispose(): Promise<void>;
 }
 
+/** Runs one unit of model work (CallContext.step). */
+type Step = <T>(unit: () => Promise<T>) => Promise<T>;
+
 interface TransformersTranslatorOptions {
   modelId: string;
   pipeline: TranslationPipelineLike;
@@ -41,7 +44,11 @@ export class TransformersTranslator implements Translator {
     this.sourceLanguages = Object.freeze(options.fixedSource !== undefined ? [options.fixedSource] : Object.keys(options.sourceCodes ?? {}));
   }
 
-  async translate(text: string, { targetLanguage, sourceLanguage, signal }: TranslateOptions): Promise<string> {
+  /**
+   * `step` (in its worker, CallContext.step) runs each batch of sentences as one unit of model
+   * work, so a long text takes the model in turns with other keys' requests.
+   */
+  async translate(text: string, { targetLanguage, sourceLanguage, signal, step = (unit) => unit() }: TranslateOptions & { step?: Step }): Promise<string> {
     const { pipeline, targetCodes, batchSize, maxUnitChars } = this.#options;
     const targetCode = targetCodes[targetLanguage];
     if (targetCode === undefined) {
@@ -58,15 +65,17 @@ export class TransformersTranslator implements Translator {
       const indexes = order.slice(start, start + batchSize);
       const batch = indexes.map((index) => units[index] as string);
       const longest = Math.max(...batch.map((unit) => pipeline.tokenizer.encode(unit).length));
-      const output = (await pipeline(batch, {
-        ...languageOptions,
-        // transformers.js 4.3 keeps only the best candidate of a beam anyway ("TODO: Support beam
-        // search"), so opus-mt's num_beams 4 would just cost a top-k per step: same output greedily.
-        num_beams: 1,
-        // Room for the target to be longer than the source, bounded so a degenerate model stops.
-        max_new_tokens: Math.min(512, Math.ceil(longest * 2) + 16),
-        ...(signal ? { streamer: abortStreamer(signal) } : {}),
-      })) as { translation_text: string }[];
+      const output = (await step(() =>
+        pipeline(batch, {
+          ...languageOptions,
+          // transformers.js 4.3 keeps only the best candidate of a beam anyway ("TODO: Support beam
+          // search"), so opus-mt's num_beams 4 would just cost a top-k per step: same output greedily.
+          num_beams: 1,
+          // Room for the target to be longer than the source, bounded so a degenerate model stops.
+          max_new_tokens: Math.min(512, Math.ceil(longest * 2) + 16),
+          ...(signal ? { streamer: abortStreamer(signal) } : {}),
+        }),
+      )) as { translation_text: string }[];
       indexes.forEach((index, position) => (translations[index] = output[position]?.translation_text ?? ''));
     }
     return layout.rebuild(translations);

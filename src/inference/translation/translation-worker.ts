@@ -38,7 +38,8 @@ serveWorker<TranslationApi, TranslationWorkerInit>(async (init) => {
       target: [...translator.targetLanguages],
       source: [...translator.sourceLanguages],
     }),
-    translate: ({ text, options }, { signal, serial }) => serial(() => translator.translate(text, { ...options, signal })),
+    // A long text is one job, each batch of its sentences one step: other keys' requests go between.
+    translate: ({ text, options }, { signal, serial, step }) => serial(() => translator.translate(text, { ...options, signal, step })),
     dispose: () => translator.dispose(),
   };
 });

@@ -10,6 +10,7 @@
 import { InferenceFailedError } from '../../errors.js';
 import { abortable } from '../abortable.js';
 import type { CallArgs, CallOptions, MethodName, ProgressOf, ResultOf, WorkerApi, WorkerModule } from './worker-api.js';
+import { currentRequester } from './requester.js';
 import { CallTimeoutError, WorkerClient } from './worker-client.js';
 
 export interface ModelWorkerOptions<Init> {
@@ -69,7 +70,7 @@ export class ModelWorker<Api extends WorkerApi<Api>> {
       // A restart takes seconds; a caller that gives up meanwhile is answered at once.
       thread = await withDeadline(abortable(this.#live(), signal), method, timeoutMs);
       const remaining = timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (Date.now() - startedAt));
-      const callOptions: CallOptions<ProgressOf<Api, M>> = { ...options, timeoutMs: remaining };
+      const callOptions: CallOptions<ProgressOf<Api, M>> = { ...options, timeoutMs: remaining, requester: options.requester ?? currentRequester() };
       return await (thread.call as (method: M, payload: unknown, options: CallOptions<ProgressOf<Api, M>>) => Promise<ResultOf<Api, M>>)(
         method,
         payload,

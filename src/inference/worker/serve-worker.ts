@@ -4,7 +4,7 @@
  * by the compiler against the same interface the main thread calls through.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SerialQueue } from './serial-queue.js';
+import { FairQueue, type JobTurn } from './fair-queue.js';
 import { toWireError } from './wire-error.js';
 import type { CallContext, WorkerApi, WorkerImplementation } from './worker-api.js';
 import { Transferable, type WorkerProgress, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
@@ -29,8 +29,8 @@ export function serveWorker<Api extends WorkerApi<Api>, Init = undefined>(
       return;
     }
     const methods = implementation as unknown as Record<string, AnyMethod>;
-    /** The one queue of this thread (CallContext.serial). */
-    const queue = new SerialQueue();
+    /** The one queue of this thread (CallContext.serial), fair between requesters. */
+    const queue = new FairQueue();
     /** One controller per call still running here, by request id. */
     const running = new Map<number, AbortController>();
 
@@ -73,7 +73,26 @@ export function serveWorker<Api extends WorkerApi<Api>, Init = undefined>(
             const message: WorkerProgress = { type: 'progress', id: request.id, event };
             port.postMessage(message);
           };
-          const context: CallContext<unknown> = { signal, serial: (job) => queue.run(async () => job(), signal), progress };
+          /** The call's serial job while it runs, whose units `step` marks. */
+          let turn: JobTurn | undefined;
+          const context: CallContext<unknown> = {
+            signal,
+            serial: (job) =>
+              queue.run(
+                request.requester,
+                async (jobTurn) => {
+                  turn = jobTurn;
+                  try {
+                    return await job();
+                  } finally {
+                    turn = undefined;
+                  }
+                },
+                signal,
+              ),
+            step: async (unit) => (turn ? turn.step(unit) : unit()),
+            progress,
+          };
           return method(request.payload, context);
         });
       }

@@ -25,11 +25,19 @@ export interface CallContext<Progress = never> {
    */
   readonly signal: AbortSignal;
   /**
-   * Runs `job` on the worker's one queue: one job at a time, in arrival order. A job whose call
-   * is cancelled while it waits never starts (its call rejects at once), so a cancelled request
-   * gives its place to the next one instead of running for nobody.
+   * Runs `job` on the worker's one queue (fair-queue.ts): one job at a time, the next turn to the
+   * requester (API key) that has used the thread least, each requester's jobs in arrival order. A
+   * job whose call is cancelled while it waits never starts (its call rejects at once), so a
+   * cancelled request gives its place to the next one instead of running for nobody.
    */
   serial<T>(job: () => Promise<T> | T): Promise<T>;
+  /**
+   * Within a `serial` job: runs one unit of its model work (a window's encoder run, one decode),
+   * first handing the thread to another requester's waiting work when that requester has used it
+   * less. A long job that steps makes others wait one unit, not the whole job. Outside a job it
+   * just runs `unit`.
+   */
+  step<T>(unit: () => Promise<T> | T): Promise<T>;
   /**
    * Sends `event` (structured-cloneable) to the caller's `onProgress`, in order and before the
    * answer. Dropped once the call is cancelled, or when the caller gave no `onProgress`.
@@ -73,6 +81,8 @@ export interface CallOptions<Progress = unknown> {
   timeoutMs?: number;
   /** Receives the method's progress events (see CallContext.progress), on the caller's thread. */
   onProgress?: (event: Progress) => void;
+  /** Who the call is for (requester.ts); ModelWorker fills in the current request's key. */
+  requester?: string;
 }
 
 /** The arguments of `call(method, …)`: the payload may be left out only where it is optional. */

@@ -125,14 +125,14 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
 
   #send(method: string, payload: unknown, options: CallOptions<never>): Promise<unknown> {
     if (this.#gone) return Promise.reject(this.#gone);
-    const { transfer = [], signal, timeoutMs, onProgress } = options;
+    const { transfer = [], signal, timeoutMs, onProgress, requester } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
     // An empty buffer gains nothing from a move, and a detached one (moved by an earlier call)
     // would be lost in the worker's deserialisation without a word; cloned, it fails here instead.
     const moved = transfer.filter((buffer) => buffer.byteLength > 0);
     return new Promise((resolve, reject) => {
-      const request: WorkerRequest = { type: 'call', id, method, payload };
+      const request: WorkerRequest = { type: 'call', id, method, payload, requester };
       this.#worker.postMessage(request, moved as ArrayBuffer[]);
       const onAbort = () => this.#cancel(id, signal?.reason);
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -9,6 +9,8 @@ export interface WorkerCall {
   id: number;
   method: string;
   payload: unknown;
+  /** Who the call is for (requester.ts): the worker's queue shares its thread fairly between them. */
+  requester?: string;
 }
 
 /**

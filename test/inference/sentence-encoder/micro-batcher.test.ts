@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { MicroBatcher } from '../../../src/inference/sentence-encoder/micro-batcher.js';
+import { asRequester } from '../../../src/inference/worker/requester.js';
 import { sleep, until } from '../../helpers/until.js';
 
 /** A runner that records the batches it was given and doubles each number. */
@@ -85,6 +86,26 @@ describe('MicroBatcher', () => {
     open();
     expect(await Promise.all([first, ...outputs])).to.deep.equal([0, 20, 22, 24, 26, 28, 30, 32, 34, 40, 42, 60]);
     expect(batches).to.deep.equal([[0], [10, 20, 30, 11], [21, 12, 13, 14], [15, 16, 17]]);
+  });
+
+  it("takes turns by key above requests: one key's many requests share batches with another key's one as one request would", async () => {
+    const { batches, run, open } = heldRunner();
+    const batcher = new MicroBatcher(run, { maxBatchSize: 4, maxWaitMs: 0 });
+    const first = batcher.submit(0);
+    await until(() => batches.length === 1, 'the first batch to start');
+    // While it runs: key A sends three requests of two items, then key B one of three.
+    const outputs = [
+      ...[10, 20, 30].flatMap((base) => {
+        const request = {};
+        return [base, base + 1].map((n) => asRequester('key A', () => batcher.submit(n, { group: request })));
+      }),
+    ];
+    const request = {};
+    outputs.push(...[40, 41, 42].map((n) => asRequester('key B', () => batcher.submit(n, { group: request }))));
+    open();
+    await Promise.all([first, ...outputs]);
+    // A's items alternate with B's; within A, its requests take turns.
+    expect(batches).to.deep.equal([[0], [10, 40, 20, 41], [30, 42, 11, 21], [31]]);
   });
 
   it('with two slots, splits a burst between them and runs both at once', async () => {
