@@ -57,7 +57,7 @@ done
 [ "$(in_box curl -s 127.0.0.1:3000/readyz)" = ready ] || fail "/readyz"
 echo "active; healthz ok, readyz ready"
 
-key="$(in_box setpriv --reuid=inference --regid=inference --clear-groups env -i PATH=/usr/bin:/bin \
+key="$(in_box setpriv --reuid=inference --regid=inference --clear-groups env -i PATH=/usr/local/bin:/usr/bin:/bin \
   DATABASE_URL=sqlite:/var/lib/local-inference/data/app.db \
   sh -c 'cd /opt/local-inference-server && node dist/scripts/keys.js create --name systemd-check' 2>/dev/null)"
 podman cp "$here/samples/jfk.mp3" "$name:/tmp/jfk.mp3"
