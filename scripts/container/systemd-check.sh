@@ -67,6 +67,7 @@ echo "transcription: $text"
 echo "$text" | grep -qi 'ask not what your country' || fail "transcription"
 
 pid="$(in_box systemctl show -p MainPID --value local-inference)"
+echo "main process: $(in_box readlink "/proc/$pid/exe") $(in_box "/proc/$pid/exe" --version)"
 status="$(in_box cat "/proc/$pid/status")"
 echo "$status" | grep -q '^Uid:[[:space:]]*10001' || fail "not uid 10001"
 echo "$status" | grep -q '^CapEff:[[:space:]]*0000000000000000' || fail "has capabilities"
