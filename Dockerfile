@@ -7,19 +7,22 @@
 #     local-inference-server:0.1.0
 #   docker exec <container> entrypoint keys create --name me
 #
-# Node.js comes from Debian (trixie carries 20.19), so any Debian base of trixie or later works;
-# where no registry is reachable, scripts/container/build-base.sh makes one with debootstrap:
-#   podman build --format docker --build-arg BASE_IMAGE=localhost/debian-base:trixie -t … .
-ARG BASE_IMAGE=debian:trixie-slim
+# The base is the official Node.js image of the Node floor (package.json engines: node and npm in
+# /usr/local, on Debian trixie); where no registry is reachable, scripts/container/build-base.sh
+# makes the same with debootstrap and the nodejs.org build from the npm registry:
+#   podman build --format docker --build-arg BASE_IMAGE=localhost/node-base:22-trixie -t … .
+ARG BASE_IMAGE=node:22-trixie-slim
 
 # ---- build: every dependency, the TypeScript build, then the dev dependencies pruned away ----
 FROM ${BASE_IMAGE} AS build
 # python3, make and g++: node-gyp compiles better-sqlite3 where its prebuilt binary cannot be
-# downloaded (no GitHub access, or a Node build it has none for).
+# downloaded (no GitHub access, or a Node build it has none for), against the headers the base's
+# Node carries in /usr/local/include/node, so node-gyp downloads none.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      nodejs npm ca-certificates python3 make g++ \
+      ca-certificates python3 make g++ \
  && apt-get clean && rm -rf /var/lib/apt/lists/*
+ENV npm_config_nodedir=/usr/local
 WORKDIR /app
 # Where HTTPS to the npm registry goes through an intercepting proxy, its CA for `npm ci`, mounted
 # for the build only: --build-arg NODE_EXTRA_CA_CERTS=/ca.crt -v /path/to/ca.crt:/ca.crt:ro (podman).
@@ -44,7 +47,7 @@ RUN npm run build \
       node_modules/better-sqlite3/build/Release/test_extension.node node_modules/better-sqlite3/build/Release/*.a \
  && find node_modules -name '*.map' -type f -delete
 
-# ---- run: Node, jemalloc, the built server and its production dependencies ----
+# ---- run: the base's Node, jemalloc, the built server and its production dependencies ----
 FROM ${BASE_IMAGE}
 # libjemalloc2: unloaded models' memory goes back to the system (scripts/server-allocator.sh);
 # ca-certificates: download-models over HTTPS; tar: download-models --from a tarball.
@@ -52,10 +55,10 @@ FROM ${BASE_IMAGE}
 ARG APT_PACKAGES=""
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      nodejs libjemalloc2 ca-certificates tar $APT_PACKAGES \
+      libjemalloc2 ca-certificates tar $APT_PACKAGES \
  && apt-get clean && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 inference \
- && useradd --system --uid 10001 --gid inference --home-dir /app --no-create-home --shell /usr/sbin/nologin inference \
+ && useradd --system --uid 10001 --gid inference --home-dir /data --no-create-home --shell /usr/sbin/nologin inference \
  && mkdir -p /models /data \
  && chown inference:inference /models /data
 WORKDIR /app

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The container image's entry point (Dockerfile): the server by default, or one of the README's
-# npm commands run from the build, since the image carries neither npm nor tsx.
+# npm commands run from the build, since the image has no tsx or dev dependencies for `npm run`.
 #
 #   serve                      the server under jemalloc (scripts/server-allocator.sh), as `npm start`
 #   download-models [args]     as `npm run download-models -- [args]`, into MODELS_DIR (/models)

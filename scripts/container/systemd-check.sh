@@ -57,7 +57,7 @@ done
 [ "$(in_box curl -s 127.0.0.1:3000/readyz)" = ready ] || fail "/readyz"
 echo "active; healthz ok, readyz ready"
 
-key="$(in_box setpriv --reuid=inference --regid=inference --clear-groups env -i PATH=/usr/bin:/bin \
+key="$(in_box setpriv --reuid=inference --regid=inference --clear-groups env -i PATH=/usr/local/bin:/usr/bin:/bin \
   DATABASE_URL=sqlite:/var/lib/local-inference/data/app.db \
   sh -c 'cd /opt/local-inference-server && node dist/scripts/keys.js create --name systemd-check' 2>/dev/null)"
 podman cp "$here/samples/jfk.mp3" "$name:/tmp/jfk.mp3"
@@ -67,6 +67,7 @@ echo "transcription: $text"
 echo "$text" | grep -qi 'ask not what your country' || fail "transcription"
 
 pid="$(in_box systemctl show -p MainPID --value local-inference)"
+echo "main process: $(in_box readlink "/proc/$pid/exe") $(in_box "/proc/$pid/exe" --version)"
 status="$(in_box cat "/proc/$pid/status")"
 echo "$status" | grep -q '^Uid:[[:space:]]*10001' || fail "not uid 10001"
 echo "$status" | grep -q '^CapEff:[[:space:]]*0000000000000000' || fail "has capabilities"

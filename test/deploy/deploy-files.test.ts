@@ -20,7 +20,9 @@ const unit = readFileSync('deploy/local-inference.service', 'utf8');
 const nginx = readFileSync('deploy/nginx.conf', 'utf8');
 const caddyfile = readFileSync('deploy/Caddyfile', 'utf8');
 const healthRoutes = readFileSync('src/http/routes/health-routes.ts', 'utf8');
-const packageJson = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+const buildBase = readFileSync('scripts/container/build-base.sh', 'utf8');
+const ciRun = readFileSync('.ci/run', 'utf8');
+const packageJson = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string; engines: { node: string } };
 
 /** The Dockerfile's ENV settings of its last stage (`ENV A=1 \ B=2`), joined continuation lines. */
 function dockerEnv(): Record<string, string> {
@@ -61,6 +63,18 @@ const defaultPort = String(loadConfig({}).port);
 
 describe('deployment files', () => {
   describe('the Dockerfile', () => {
+    it('is based on the Node.js of package.json’s engines floor, as the local base and CI are', () => {
+      const floor = /^>=\s*(\d+)(\.|$)/.exec(packageJson.engines.node)?.[1];
+      expect(floor, `engines.node ${packageJson.engines.node}`).to.be.a('string');
+      // The official image's tag (node:22-trixie-slim, maybe behind a registry) names its major.
+      const baseImage = /^ARG BASE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1];
+      expect(baseImage).to.match(new RegExp(`^(?:\\S+/)?node:${floor}[-.]`));
+      // build-base.sh makes the same where no registry is reachable, with the Node build CI takes.
+      const localVersion = /^NODE_VERSION="\$\{NODE_VERSION:-(\d+\.\d+\.\d+)\}"$/m.exec(buildBase)?.[1];
+      expect(localVersion).to.equal(/^NODE_FLOOR_VERSION=(\S+)$/m.exec(ciRun)?.[1]);
+      expect(localVersion?.split('.')[0]).to.equal(floor);
+    });
+
     it('listens where it says, on every interface, on the server’s default port', () => {
       expect(env.PORT).to.equal(defaultPort);
       expect(env.HOST).to.equal('0.0.0.0');
