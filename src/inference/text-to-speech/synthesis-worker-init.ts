@@ -29,8 +29,11 @@ export interface SynthesisApi {
 
 /** The methods phonemizer-worker.ts serves (the espeak front end of Piper and Kokoro). */
 export interface PhonemizerApi {
-  /** `voice`: the request's (Kokoro phonemises in its language; a Piper voice has one). */
-  ids(piece: { text: string; voice?: string }, context: CallContext): Promise<number[]>;
+  /**
+   * One sentence as the model input ids of its pieces, each of at most `limit` phonemes
+   * (phoneme-pieces.ts). `voice`: the request's (Kokoro phonemises in its language; a Piper voice has one).
+   */
+  pieces(sentence: { text: string; voice?: string; limit: number }, context: CallContext): Promise<number[][]>;
 }
 
 export const SYNTHESIS_WORKER = workerModule<SynthesisApi, SynthesisWorkerInit>(import.meta.url, './synthesis-worker');
