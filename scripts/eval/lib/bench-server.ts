@@ -12,6 +12,8 @@ import { join } from 'node:path';
 export interface BenchServer {
   baseUrl: string;
   apiKey: string;
+  /** The server process's id (for RSS from /proc). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -20,12 +22,17 @@ export interface StartServerOptions {
   /** Extra environment (e.g. MODELS_MANIFEST). */
   env?: Record<string, string>;
   startTimeoutMs?: number;
+  /** Run the server under scripts/server-allocator.sh, as `npm start` does (jemalloc where installed). */
+  allocator?: boolean;
 }
 
-export async function startServer({ modelsDir, env = {}, startTimeoutMs = 60_000 }: StartServerOptions): Promise<BenchServer> {
+export async function startServer({ modelsDir, env = {}, startTimeoutMs = 60_000, allocator = false }: StartServerOptions): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-server-'));
   const apiKey = `bench_${randomBytes(16).toString('hex')}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const server = [process.execPath, '--import', 'tsx', 'src/server.ts'];
+  // The allocator script execs the server, so the child's pid is the server's.
+  const [command, ...argv] = allocator ? ['sh', 'scripts/server-allocator.sh', ...server] : server;
+  const child = spawn(command as string, argv, {
     env: {
       ...process.env,
       HOST: '127.0.0.1',
@@ -44,7 +51,7 @@ export async function startServer({ modelsDir, env = {}, startTimeoutMs = 60_000
   };
   try {
     const baseUrl = await waitForListening(child, startTimeoutMs);
-    return { baseUrl, apiKey, stop: cleanup };
+    return { baseUrl, apiKey, pid: child.pid as number, stop: cleanup };
   } catch (error) {
     await cleanup();
     throw error;

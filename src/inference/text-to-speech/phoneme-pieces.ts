@@ -11,20 +11,17 @@
  */
 
 /**
- * Phonemes in a piece at speed 1 and above (Piper's voices speak ~12–16 a second: ~10–15 s of
- * audio). Slower speeds get proportionally fewer, so a piece never holds more seconds of audio.
+ * Phonemes in a piece at speed 1 and above: 6.6–12.9 s of Piper audio, the most for pauses
+ * ("so; so; …"). Slower speeds get proportionally fewer, so a piece holds no more seconds of audio.
  */
 export const PIECE_PHONEMES = 200;
-
-/** A floor, so that a piece still holds a few words at the slowest speed. */
-const MIN_PIECE_PHONEMES = 40;
 
 /** Clause marks as espeak-phonemes.ts writes them into the phonemes (Kokoro's also has the dash). */
 const CLAUSE_MARK = /[,;:.!?—…]/u;
 
 /** Phonemes a piece may hold at `speed` (1: the voice's own pace; 0.25 is four times slower). */
 export function piecePhonemeLimit(speed = 1, phonemes = PIECE_PHONEMES): number {
-  return Math.max(MIN_PIECE_PHONEMES, Math.floor(phonemes * Math.min(1, speed)));
+  return Math.max(1, Math.floor(phonemes * Math.min(1, speed)));
 }
 
 /**
