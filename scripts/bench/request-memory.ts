@@ -181,10 +181,10 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'translate-audio',
     route: 'POST /v1/audio/translations',
-    what: `${Math.min(audioMinutes, 5)} min of speech, whisper-base`,
-    warm: async (server) => call(server, '/v1/audio/translations', { body: audioForm('whisper-base', wav(await speechPcm(3), 16_000)) }),
+    what: `${Math.min(audioMinutes, 5)} min of speech, whisper-base-pypi`,
+    warm: async (server) => call(server, '/v1/audio/translations', { body: audioForm('whisper-base-pypi', wav(await speechPcm(3), 16_000)) }),
     send: async (server) =>
-      call(server, '/v1/audio/translations', { body: audioForm('whisper-base', wav(await speechPcm(Math.min(audioMinutes, 5) * 60), 16_000)) }),
+      call(server, '/v1/audio/translations', { body: audioForm('whisper-base-pypi', wav(await speechPcm(Math.min(audioMinutes, 5) * 60), 16_000)) }),
   },
   {
     name: 'realtime',

@@ -42,10 +42,12 @@ interface PiperVoiceOptions {
 }
 
 /**
- * Off: the arena keeps the largest run's buffers for the life of the session, and a run's
- * buffers grow with its audio, so one long piece would stay held after its request.
+ * Off: onnxruntime's arena keeps the largest run's buffers for the life of the session, and a
+ * run's buffers grow with its audio, so a long piece would stay held after its request; without
+ * it they go back to malloc (jemalloc under `npm start` returns them to the system within a
+ * second). Cost and memory: docs/benchmarks.md ("Text to speech").
  */
-export const PIPER_MEMORY_ARENA = true;
+export const PIPER_MEMORY_ARENA = false;
 
 export class PiperVoice implements SentenceSynthesizer {
   readonly #session: ort.InferenceSession;
