@@ -6,7 +6,7 @@
  * request (VmHWM, reset just before), its RSS 5 s after the answer, and the request's time.
  * One request per scenario (realtime: one session), each bounded by `--timeout` seconds.
  *
- *   npx tsx scripts/bench/request-memory.ts [--only tts,stt-long,…] [--audio-minutes 10] [--timeout 600]
+ *   npx tsx scripts/bench/request-memory.ts [--only tts,stt-long,…] [--audio-minutes 10] [--timeout 600] [--smoke]
  *
  * Run under `flock /tmp/bench.lock`; docs/benchmarks.md ("Memory") has the figures and
  * docs/security.md ("Memory a request holds") what bounds each route.
@@ -22,6 +22,8 @@ const { values: args } = parseArgs({
   options: {
     only: { type: 'string' },
     'audio-minutes': { type: 'string', default: '10' },
+    /** Only the small warm-up requests: checks the script, measures nothing. */
+    smoke: { type: 'boolean', default: false },
     timeout: { type: 'string', default: '600' },
   },
 });
@@ -37,6 +39,8 @@ interface Scenario {
   what: string;
   /** A small request that loads the model(s) the costly one uses. */
   warm(server: BenchServer): Promise<unknown>;
+  /** What must exist before the costly request (not in smoke runs). */
+  setup?(server: BenchServer): Promise<unknown>;
   /** The costly request; returns a word on its answer (bytes, status). */
   send(server: BenchServer): Promise<string>;
 }
@@ -218,15 +222,14 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'tei',
-    route: 'POST /embed, /predict, /rerank (TEI)',
-    what: '/embed 2,048 × 488 characters; /predict 64 × 10,000; /rerank 64 × 10,000',
+    route: 'POST /embed, /predict (TEI)',
+    what: 'each 256 texts (its batch maximum) of 3,900 characters (1 MB JSON)',
     warm: (server) =>
-      Promise.all([call(server, '/embed', { json: { inputs: 'Fine.' } }), call(server, '/predict', { json: { inputs: 'Fine.', model: 'minilm-sentiment' } })]),
+      Promise.all([call(server, '/embed', { json: { inputs: 'Fine.' } }), call(server, '/predict?model=minilm-sentiment', { json: { inputs: 'Fine.' } })]),
     send: async (server) =>
       [
-        await call(server, '/embed', { json: { inputs: Array.from({ length: 2048 }, () => repeatTo(PROSE, 488)) } }),
-        await call(server, '/predict', { json: { inputs: Array.from({ length: 64 }, () => repeatTo(PROSE, 10_000)), model: 'minilm-sentiment' } }),
-        await call(server, '/rerank', { json: { query: repeatTo(PROSE, 10_000), texts: Array.from({ length: 64 }, () => repeatTo(PROSE, 10_000)) } }),
+        await call(server, '/embed', { json: { inputs: Array.from({ length: 256 }, () => repeatTo(PROSE, 3900)) } }),
+        await call(server, '/predict?model=minilm-sentiment', { json: { inputs: Array.from({ length: 256 }, () => repeatTo(PROSE, 3900)) } }),
       ].join('; '),
   },
   {
@@ -248,13 +251,13 @@ const SCENARIOS: Scenario[] = [
     name: 'users',
     route: 'GET /users',
     what: 'the whole list after 5,000 users of 200-character names were created',
-    warm: async (server) => {
+    warm: (server) => call(server, '/users', { method: 'GET' }),
+    setup: async (server) => {
       for (let i = 0; i < 5000; i += 50) {
         await Promise.all(
           Array.from({ length: 50 }, (_, j) => call(server, '/users', { json: { name: repeatTo(`User ${i + j}`, 200), email: `user${i + j}@example.com` } })),
         );
       }
-      return call(server, '/users', { method: 'GET' });
     },
     send: (server) => call(server, '/users', { method: 'GET' }),
   },
@@ -318,9 +321,14 @@ const chosen = args.only ? SCENARIOS.filter((scenario) => args.only!.split(',').
 console.log(`request-memory: ${chosen.length} scenarios, jemalloc via scripts/server-allocator.sh, load ${loadAverage()}`);
 console.log(['scenario', 'idle MB', 'peak +MB', 'after 5 s +MB', 'time s', 'answer', 'load'].join(' | '));
 for (const scenario of chosen) {
-  const server = await startServer({ modelsDir, allocator: true, env: { LOG_LEVEL: 'warn' } });
+  const server = await startServer({ modelsDir, allocator: true });
   try {
-    await scenario.warm(server);
+    const warm = await scenario.warm(server);
+    if (args.smoke) {
+      console.log(`${scenario.name} | smoke: ${JSON.stringify(warm)}`);
+      continue;
+    }
+    await scenario.setup?.(server);
     await sleep(5000);
     const idle = status(server.pid).rss;
     // Resets VmHWM to the current RSS, so it is this request's peak.
