@@ -6,6 +6,7 @@
  *
  *   sh scripts/server-allocator.sh npx tsx scripts/bench/tts-piece-memory.ts --phonemes 200 --speed 0.25 [--arena on|off] [--runs 3]
  *   npx tsx scripts/bench/tts-piece-memory.ts --time-arena [--runs 5]   (time per sentence, arena on ÷ off)
+ *   npx tsx scripts/bench/tts-piece-memory.ts --durations [--phonemes 200]   (audio of the first piece of odd texts)
  */
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ const { values: args } = parseArgs({
     speed: { type: 'string', default: '1' },
     arena: { type: 'string' },
     runs: { type: 'string', default: '3' },
+    /** Seconds of audio a piece of `--phonemes` makes, for texts that stretch phonemes (pauses, numbers, spelling). */
+    durations: { type: 'boolean', default: false },
     /** Time instead: the arena on against off on ordinary sentences, alternating, `--runs` rounds. */
     'time-arena': { type: 'boolean', default: false },
     text: { type: 'string', default: Array.from({ length: 1600 }, () => '1%').join(' ') },
@@ -31,6 +34,10 @@ const peak = () => process.resourceUsage().maxRSS / 1024;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 2500));
 
 const phonemizer = await PiperPhonemizer.load(join(dir, 'en_US-joe-medium.onnx.json'));
+if (args.durations) {
+  await durations();
+  process.exit(0);
+}
 if (args['time-arena']) {
   await timeArena();
   process.exit(0);
@@ -87,4 +94,36 @@ async function timeArena(): Promise<void> {
     `arena on ${totals.on.toFixed(0)} ms, off ${totals.off.toFixed(0)} ms: off ÷ on ${(totals.off / totals.on).toFixed(3)} (${args.runs} rounds of ${sentences.length} sentences, load ${loadAverage()})`,
   );
   await Promise.all([voices.on.dispose(), voices.off.dispose()]);
+}
+
+/** The first piece of each text, at speed 1: how many seconds of audio `--phonemes` phonemes can make. */
+async function durations(): Promise<void> {
+  const voice = await PiperVoice.load(dir, { phonemize: false });
+  const repeat = (text: string, times = 300) => Array.from({ length: times }, () => text).join(' ');
+  const texts: Record<string, string> = {
+    '1%': repeat('1%'),
+    'a,': repeat('a,'),
+    'a...': repeat('a...'),
+    'so;': repeat('so;'),
+    'a?': repeat('a?'),
+    'Oh!': repeat('Oh!'),
+    hmm: repeat('hmm'),
+    '7': repeat('7'),
+    '1,000,000': repeat('1,000,000'),
+    '$1.50': repeat('$1.50'),
+    '1999.': repeat('1999.'),
+    '1st': repeat('1st'),
+    www: repeat('www'),
+    zzz: repeat('zzzzzzzzzzzzzzzz', 30),
+    'x × 2000': 'x'.repeat(2000),
+    prose: repeat('The birch canoe slid on the smooth planks.', 20),
+  };
+  console.log(`first piece of ${args.phonemes} phonemes at speed 1, load ${loadAverage()}`);
+  for (const [name, text] of Object.entries(texts)) {
+    const [ids] = await phonemizer.pieces(text.slice(0, 3000), Number(args.phonemes));
+    if (!ids) continue;
+    const audio = await voice.synthesizeIds(ids);
+    console.log(`  ${name.padEnd(10)} ${((ids.length - 3) / 2).toFixed(0).padStart(4)} phonemes: ${(audio.length / voice.sampleRate).toFixed(1)} s`);
+  }
+  await voice.dispose();
 }
