@@ -65,7 +65,7 @@ export class KokoroModel implements SentenceSynthesizer {
     if (voices.speakable.length === 0) throw new Error(`${modelDir} has no voice this server can speak (voices/*.bin)`);
     // Idle ORT threads sleep: spinning ones take cores from other work (PiperOptions.spinning says when
     // Piper gains from it); nobody measured Kokoro either way yet.
-    // No arena, as for Piper (PIPER_MEMORY_ARENA): a run's buffers grow with its audio and are given back after it.
+    // No arena, as Piper's default (PiperOptions.memoryArena): a run's buffers grow with its audio and are given back after it.
     const session = await ort.InferenceSession.create(onnxFile, {
       ...threadSessionOptions({ threads: options.threads, spinning: false }),
       enableCpuMemArena: false,

@@ -4,7 +4,7 @@ import { workerModule } from '../worker/worker-api.js';
 import type { Dtype } from '../dtype.js';
 
 export type SynthesisWorkerInit =
-  | { engine: 'piper'; modelDir: string; onnxFile?: string; threads?: number; spinning?: boolean | number }
+  | { engine: 'piper'; modelDir: string; onnxFile?: string; threads?: number; spinning?: boolean | number; memoryArena?: boolean }
   | { engine: 'kokoro'; modelDir: string; dtype: Dtype; threads?: number }
   | { engine: 'transformers-tts'; modelsDir: string; modelId: string; threads?: number };
 
