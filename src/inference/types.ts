@@ -256,6 +256,13 @@ export interface SpeakOptions extends SynthesizeOptions {
   sampleRate?: number;
 }
 
+/**
+ * The most audio a FLAC answer may hold, in seconds: it is built whole in memory (~2.6 MB a minute
+ * at 22.05 kHz before compression), and every text-to-speech request may be building one at once.
+ * Ten minutes is 5,000 characters of ordinary text at speed 0.5.
+ */
+export const MAX_WHOLE_FLAC_SECONDS = 600;
+
 /** Output rates `speak()` can resample to, per format: MP3's nine (WAV, PCM, FLAC and AAC carry them too), Opus's five. */
 export const SPEECH_SAMPLE_RATES: Readonly<Record<SpeechFormat, readonly number[]>> = OUTPUT_SAMPLE_RATES;
 

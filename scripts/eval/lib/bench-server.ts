@@ -12,6 +12,8 @@ import { join } from 'node:path';
 export interface BenchServer {
   baseUrl: string;
   apiKey: string;
+  /** The server process's id (for RSS from /proc). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -22,12 +24,17 @@ export interface StartServerOptions {
   startTimeoutMs?: number;
   /** The checkout whose `src/server.ts` runs (another version's, to compare); default the current directory. */
   cwd?: string;
+  /** Run the server under scripts/server-allocator.sh, as `npm start` does (jemalloc where installed). */
+  allocator?: boolean;
 }
 
-export async function startServer({ modelsDir, env = {}, startTimeoutMs = 60_000, cwd }: StartServerOptions): Promise<BenchServer> {
+export async function startServer({ modelsDir, env = {}, startTimeoutMs = 60_000, cwd, allocator = false }: StartServerOptions): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-server-'));
   const apiKey = `bench_${randomBytes(16).toString('hex')}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const server = [process.execPath, '--import', 'tsx', 'src/server.ts'];
+  // The allocator script execs the server, so the child's pid is the server's.
+  const [command, ...argv] = allocator ? ['sh', 'scripts/server-allocator.sh', ...server] : server;
+  const child = spawn(command as string, argv, {
     env: {
       ...process.env,
       HOST: '127.0.0.1',
@@ -47,7 +54,7 @@ export async function startServer({ modelsDir, env = {}, startTimeoutMs = 60_000
   };
   try {
     const baseUrl = await waitForListening(child, startTimeoutMs);
-    return { baseUrl, apiKey, stop: cleanup };
+    return { baseUrl, apiKey, pid: child.pid as number, stop: cleanup };
   } catch (error) {
     await cleanup();
     throw error;

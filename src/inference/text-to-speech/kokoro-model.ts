@@ -65,7 +65,11 @@ export class KokoroModel implements SentenceSynthesizer {
     if (voices.speakable.length === 0) throw new Error(`${modelDir} has no voice this server can speak (voices/*.bin)`);
     // Idle ORT threads sleep: spinning ones take cores from other work (PiperOptions.spinning says when
     // Piper gains from it); nobody measured Kokoro either way yet.
-    const session = await ort.InferenceSession.create(onnxFile, threadSessionOptions({ threads: options.threads, spinning: false }));
+    // No arena, as Piper's default (PiperOptions.memoryArena): a run's buffers grow with its audio and are given back after it.
+    const session = await ort.InferenceSession.create(onnxFile, {
+      ...threadSessionOptions({ threads: options.threads, spinning: false }),
+      enableCpuMemArena: false,
+    });
     const missing = INPUTS.filter((name) => !session.inputNames.includes(name));
     if (missing.length > 0) {
       await session.release();

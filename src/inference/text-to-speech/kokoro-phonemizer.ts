@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { kokoroPhonemes } from './kokoro-phonemes.js';
 import { KokoroTokenizer } from './kokoro-tokenizer.js';
+import { splitPhonemes } from './phoneme-pieces.js';
 import { KokoroVoices } from './kokoro-voices.js';
 
 /** Varied enough to take espeak's code paths hot (as Piper's warm-up, piper-phonemizer.ts). */
@@ -38,5 +39,11 @@ export class KokoroPhonemizer {
   async ids(sentence: string, voice: string | undefined): Promise<number[]> {
     const { language } = this.voices.resolve(voice);
     return this.tokenizer.ids(await kokoroPhonemes(sentence, language));
+  }
+
+  /** One sentence as the padded ids of pieces of at most `limit` phonemes each (phoneme-pieces.ts). */
+  async pieces(sentence: string, voice: string | undefined, limit: number): Promise<number[][]> {
+    const { language } = this.voices.resolve(voice);
+    return splitPhonemes(await kokoroPhonemes(sentence, language), limit).map((piece) => this.tokenizer.ids(piece));
   }
 }

@@ -5,10 +5,10 @@ import { PiperPhonemizer } from './piper-phonemizer.js';
 import type { PhonemizerApi, PhonemizerInit } from './synthesis-worker-init.js';
 
 serveWorker<PhonemizerApi, PhonemizerInit>(async (init) => {
-  const phonemize: (text: string, voice: string | undefined) => Promise<number[]> =
+  const phonemize: (text: string, voice: string | undefined, limit: number) => Promise<number[][]> =
     init.engine === 'kokoro'
-      ? await KokoroPhonemizer.load(init.modelDir).then((phonemizer) => (text, voice) => phonemizer.ids(text, voice))
-      : await PiperPhonemizer.load(init.configPath).then((phonemizer) => (text) => phonemizer.ids(text));
+      ? await KokoroPhonemizer.load(init.modelDir).then((phonemizer) => (text, voice, limit) => phonemizer.pieces(text, voice, limit))
+      : await PiperPhonemizer.load(init.configPath).then((phonemizer) => (text, _voice, limit) => phonemizer.pieces(text, limit));
   // Queued so that pieces of a request that was cancelled meanwhile are never phonemised.
-  return { ids: ({ text, voice }, { serial }) => serial(() => phonemize(text, voice)) };
+  return { pieces: ({ text, voice, limit }, { serial }) => serial(() => phonemize(text, voice, limit)) };
 });

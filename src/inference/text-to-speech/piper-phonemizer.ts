@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { espeakPhonemes } from './espeak-phonemes.js';
 import { parsePiperVoiceConfig, type PiperVoiceConfig } from './piper-voice-config.js';
 import { phonemeIds } from './piper-phoneme-ids.js';
+import { splitPhonemes } from './phoneme-pieces.js';
 
 /** Varied enough (numbers, abbreviations, names, clause marks) to take espeak's code paths hot. */
 const WARM_UP = [
@@ -36,5 +37,11 @@ export class PiperPhonemizer {
   /** Phoneme ids for one sentence; just BOS, pad and EOS when there is nothing to say. */
   async ids(sentence: string): Promise<number[]> {
     return phonemeIds(await espeakPhonemes(sentence, this.#config.espeakVoice), this.#config.phonemeIdMap);
+  }
+
+  /** One sentence as the ids of pieces of at most `limit` phonemes each (phoneme-pieces.ts). */
+  async pieces(sentence: string, limit: number): Promise<number[][]> {
+    const phonemes = await espeakPhonemes(sentence, this.#config.espeakVoice);
+    return splitPhonemes(phonemes, limit).map((piece) => phonemeIds(piece, this.#config.phonemeIdMap));
   }
 }

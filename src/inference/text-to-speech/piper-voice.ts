@@ -37,6 +37,13 @@ interface PiperVoiceOptions {
   normalize?: boolean;
   /** Idle ORT threads spin between operators: true, false, or at most this many µs (default DEFAULT_PIPER_SPINNING; see PiperOptions.spinning). */
   spinning?: boolean | number;
+  /**
+   * onnxruntime's CPU memory arena; off by default: the arena keeps the largest run's buffers for
+   * the life of the session, and a run's buffers grow with its audio, so a long piece would stay
+   * held after its request. Without it they go back to malloc (jemalloc under `npm start` returns
+   * them to the system within a second). PiperOptions.memoryArena; docs/benchmarks.md ("Text to speech").
+   */
+  memoryArena?: boolean;
 }
 
 export class PiperVoice implements SentenceSynthesizer {
@@ -64,6 +71,7 @@ export class PiperVoice implements SentenceSynthesizer {
       // stopped after each run: that cost as much as not spinning, and ORT's own spin ends by
       // itself shortly after the last sentence (docs/benchmarks.md, "Text to speech").
       ...threadSessionOptions({ threads: options.threads, spinning: options.spinning ?? DEFAULT_PIPER_SPINNING }),
+      enableCpuMemArena: options.memoryArena ?? false,
     });
     for (const name of ['input', 'input_lengths', 'scales']) {
       if (!session.inputNames.includes(name)) throw new Error(`${onnxFile} is not a Piper voice: no "${name}" input`);

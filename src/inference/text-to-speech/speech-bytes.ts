@@ -3,13 +3,15 @@
  * out piece by piece through one encoder (a single valid stream). WAV's header carries its
  * length: a text spoken in one piece is sent whole with it, a longer one streams as 16-bit PCM
  * behind a header that says "length unknown" (as OpenAI's streamed WAV does), so its first
- * audio leaves as soon as an MP3's. `speakingSynthesizer` gives an engine's PCM synthesizer the
+ * audio leaves as soon as an MP3's. FLAC is the one format held whole (encode-media.ts says why),
+ * so its answer is bounded: at most MAX_WHOLE_FLAC_SECONDS of audio, past which the request fails
+ * with 413 before any byte has been sent. `speakingSynthesizer` gives an engine's PCM synthesizer the
  * `speak()` of the Synthesizer task interface, over the registry's shared encoder.
  */
-import { ValidationError } from '../../errors.js';
+import { PayloadTooLargeError, ValidationError } from '../../errors.js';
 import { wavStreamHeader } from '../../audio/encode-wav.js';
 import { followSignal } from '../abortable.js';
-import type { PcmSynthesizer, SpeakOptions, SpeechPiece, Synthesizer } from '../types.js';
+import { MAX_WHOLE_FLAC_SECONDS, type PcmSynthesizer, type SpeakOptions, type SpeechPiece, type Synthesizer } from '../types.js';
 import type { StreamFormat } from './encoder-worker.js';
 import type { AudioStream, SpeechEncoder } from './speech-encoder.js';
 import { concatSamples } from '../../audio/concat-samples.js';
@@ -36,16 +38,16 @@ export function speakingSynthesizer(synthesizer: PcmSynthesizer, encoder: Speech
 export async function* speechBytes(
   synthesizer: PcmSynthesizer,
   text: string,
-  options: SpeakOptions & { encoder: SpeechEncoder },
+  options: SpeakOptions & { encoder: SpeechEncoder; maxFlacSeconds?: number },
 ): AsyncGenerator<Uint8Array, void, undefined> {
-  const { format, encoder, signal, sampleRate: outputRate, ...synthesizeOptions } = options;
+  const { format, encoder, signal, sampleRate: outputRate, maxFlacSeconds = MAX_WHOLE_FLAC_SECONDS, ...synthesizeOptions } = options;
   const stop = new AbortController();
   const unfollow = followSignal(signal, stop);
   try {
     const sentences = synthesizer.synthesize(text, { ...synthesizeOptions, signal: stop.signal });
     yield* format === 'wav'
       ? wavBytes(synthesizer, sentences, encoder, stop, outputRate)
-      : streamedBytes(format, synthesizer, sentences, encoder, stop, outputRate);
+      : streamedBytes(format, synthesizer, sentences, encoder, stop, outputRate, undefined, format === 'flac' ? maxFlacSeconds : undefined);
   } finally {
     unfollow();
     stop.abort(new Error('speech output was stopped'));
@@ -93,6 +95,7 @@ async function* streamedBytes(
   stop: AbortController,
   outputRate?: number,
   header?: Uint8Array,
+  maxSeconds?: number,
 ): AsyncGenerator<Uint8Array> {
   // Synthesis of the first piece starts while the encoder stream opens (time to first byte).
   const pieces = sentences[Symbol.asyncIterator]();
@@ -120,10 +123,15 @@ async function* streamedBytes(
     unsent = undefined;
     return out;
   };
+  // Only FLAC holds its whole answer (above); the streamed formats hold one piece at a time.
+  const maxSamples = maxSeconds === undefined ? Number.POSITIVE_INFINITY : maxSeconds * synthesizer.sampleRate;
+  let samples = 0;
   try {
     for (let piece = await next; !piece.done; piece = await next) {
       next = pieces.next();
       next.catch(() => {});
+      samples += piece.value.samples.length;
+      if (samples > maxSamples) throw tooLongForFlac(maxSeconds as number);
       // The first piece's head is encoded on its own, so the first bytes wait for a fraction of
       // a second of audio to be encoded, not for the whole piece (LAME: ~10 ms per second).
       for (const part of spoken ? [piece.value.samples] : headFirst(piece.value.samples, synthesizer.sampleRate, format)) {
@@ -159,6 +167,12 @@ function concatBytes(head: Uint8Array, tail: Uint8Array): Uint8Array {
   out.set(head);
   out.set(tail, head.length);
   return out;
+}
+
+function tooLongForFlac(maxSeconds: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(
+    `"input" makes more than ${maxSeconds / 60} minutes of audio, more than a FLAC answer (sent whole) may hold; ask for mp3, opus, aac, wav or pcm, which stream, or send less text`,
+  );
 }
 
 /** Raised before any byte is produced, so the client still gets a 400. */

@@ -4,7 +4,7 @@ import { workerModule } from '../worker/worker-api.js';
 import type { Dtype } from '../dtype.js';
 
 export type SynthesisWorkerInit =
-  | { engine: 'piper'; modelDir: string; onnxFile?: string; threads?: number; spinning?: boolean | number }
+  | { engine: 'piper'; modelDir: string; onnxFile?: string; threads?: number; spinning?: boolean | number; memoryArena?: boolean }
   | { engine: 'kokoro'; modelDir: string; dtype: Dtype; threads?: number }
   | { engine: 'transformers-tts'; modelsDir: string; modelId: string; threads?: number };
 
@@ -29,8 +29,11 @@ export interface SynthesisApi {
 
 /** The methods phonemizer-worker.ts serves (the espeak front end of Piper and Kokoro). */
 export interface PhonemizerApi {
-  /** `voice`: the request's (Kokoro phonemises in its language; a Piper voice has one). */
-  ids(piece: { text: string; voice?: string }, context: CallContext): Promise<number[]>;
+  /**
+   * One sentence as the model input ids of its pieces, each of at most `limit` phonemes
+   * (phoneme-pieces.ts). `voice`: the request's (Kokoro phonemises in its language; a Piper voice has one).
+   */
+  pieces(sentence: { text: string; voice?: string; limit: number }, context: CallContext): Promise<number[][]>;
 }
 
 export const SYNTHESIS_WORKER = workerModule<SynthesisApi, SynthesisWorkerInit>(import.meta.url, './synthesis-worker');

@@ -13,7 +13,14 @@ async function load(init: SynthesisWorkerInit): Promise<SentenceSynthesizer> {
   // Piper's and Kokoro's phonemes come from the phonemizer worker, so this worker only runs ORT;
   // Piper's pieces are scaled by WorkerSynthesizer, which knows which of them form one sentence.
   if (init.engine === 'piper')
-    return PiperVoice.load(init.modelDir, { onnxFile: init.onnxFile, threads: init.threads, spinning: init.spinning, phonemize: false, normalize: false });
+    return PiperVoice.load(init.modelDir, {
+      onnxFile: init.onnxFile,
+      threads: init.threads,
+      spinning: init.spinning,
+      memoryArena: init.memoryArena,
+      phonemize: false,
+      normalize: false,
+    });
   if (init.engine === 'kokoro') return KokoroModel.load({ modelDir: init.modelDir, dtype: init.dtype, threads: init.threads, phonemize: false });
   // Imported lazily: transformers.js takes seconds to import and Piper voices do not need it.
   const { TransformersTtsModel } = await import('./transformers-tts-model.js');

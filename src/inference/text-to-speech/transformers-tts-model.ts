@@ -32,7 +32,8 @@ export class TransformersTtsModel implements SentenceSynthesizer {
     configureRuntime({ modelsDir: options.modelsDir });
     const pipe = (await pipeline('text-to-audio', options.modelId, {
       dtype: 'fp32',
-      ...(options.threads ? { session_options: { intraOpNumThreads: options.threads } } : {}),
+      // No arena, as Piper's default (PiperOptions.memoryArena): a run's buffers grow with its audio.
+      session_options: { enableCpuMemArena: false, ...(options.threads ? { intraOpNumThreads: options.threads } : {}) },
     })) as unknown as TextToAudio & { model: { config: { sampling_rate?: number } } };
     const sampleRate = pipe.model.config.sampling_rate;
     if (typeof sampleRate !== 'number') {

@@ -32,6 +32,13 @@ export const PiperOptions = Type.Object(
      */
     spinning: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100_000 })], { default: DEFAULT_PIPER_SPINNING }),
     firstPieceWords: FirstPieceWords,
+    /**
+     * onnxruntime's CPU memory arena: on keeps the buffers of the longest piece synthesised so far
+     * for the voice's life (a few hundred MB: pieces are bounded, phoneme-pieces.ts) and saves
+     * allocating them each run; off (the default) gives them back after each piece
+     * (docs/benchmarks.md, "Text to speech").
+     */
+    memoryArena: Type.Boolean({ default: false }),
   },
   { additionalProperties: false },
 );

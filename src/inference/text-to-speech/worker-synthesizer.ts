@@ -15,6 +15,7 @@ import type { PcmSynthesizer, SpeechPiece, SynthesizeOptions } from '../types.js
 import { ModelWorker } from '../worker/model-worker.js';
 import { findOnnx } from './find-onnx.js';
 import { fadeJoins, SentenceLevel } from './piece-join.js';
+import { piecePhonemeLimit } from './phoneme-pieces.js';
 import { type FirstPieceOptions, splitFirstPiece, splitSentences } from './split-sentences.js';
 import {
   PHONEMIZER_WORKER,
@@ -79,27 +80,30 @@ export class WorkerSynthesizer implements PcmSynthesizer {
     const { signal } = stop;
     try {
       signal.throwIfAborted();
-      const [first, ...rest] = splitSentences(text);
+      const limit = piecePhonemeLimit(options.speed);
+      // Without a phonemizer the model reads characters (MMS-TTS): the same limit, in characters.
+      const [first, ...rest] = this.#frontEnd ? splitSentences(text) : splitSentences(text, limit);
       const head = first === undefined ? [] : splitFirstPiece(first, this.#firstPiece);
-      const pieces = [...head, ...rest];
-      // Piece 1 goes on the first sentence when that was cut in two.
-      const continues = (index: number) => index === 1 && head.length > 1;
+      const sentences = [...head, ...rest];
       const level = new SentenceLevel();
-      const inputs: Promise<PieceInput>[] = [];
-      const input = (index: number) => (inputs[index] ??= this.#prepare(pieces[index] as string, options.voice, signal));
-      const piece = (index: number) => this.#synthesize(input(index), options, signal);
+      const inputs: Promise<PieceInput[]>[] = [];
+      const prepare = (index: number) => (inputs[index] ??= this.#prepare(sentences[index] as string, options.voice, limit, signal));
       // Fail on a bad voice or speed before any audio is produced (the route can still answer 400);
       // the check goes ahead of the first piece in the same worker, so the first piece waits for
       // no extra round trip.
       const checked = this.#worker.call('checkOptions', { voice: options.voice, speed: options.speed }, { signal });
       checked.catch(() => {});
-      let next = pieces.length > 0 ? piece(0) : undefined;
+      // Sentence 1 goes on sentence 0 when that was cut in two (splitFirstPiece).
+      const runs = modelRuns(sentences.length, prepare, head.length > 1);
+      let upcoming = await runs.next();
+      let next = upcoming.done ? undefined : this.#synthesize(upcoming.value.input, options, signal);
       await checked;
-      for (let index = 0; next; index++) {
+      while (next && !upcoming.done) {
         const current = next;
-        for (let ahead = index + 1; ahead <= index + FRONT_END_LOOKAHEAD && ahead < pieces.length; ahead++) input(ahead);
-        next = index + 1 < pieces.length ? piece(index + 1) : undefined;
-        const samples = this.#join(await current, level, continues(index), continues(index + 1));
+        const { continues } = upcoming.value;
+        upcoming = await runs.next();
+        next = upcoming.done ? undefined : this.#synthesize(upcoming.value.input, options, signal);
+        const samples = this.#join(await current, level, continues, !upcoming.done && upcoming.value.continues);
         if (samples.length > 0) yield { samples, sampleRate: this.sampleRate, last: next === undefined };
       }
     } finally {
@@ -118,18 +122,40 @@ export class WorkerSynthesizer implements PcmSynthesizer {
     return fadeJoins(level.apply(samples, continues), this.sampleRate, { fadeIn: continues, fadeOut: continued });
   }
 
-  #prepare(text: string, voice: string | undefined, signal: AbortSignal): Promise<PieceInput> {
+  /** One sentence as the inputs of its model runs: the phonemizer's pieces (phoneme-pieces.ts), or the text itself. */
+  #prepare(text: string, voice: string | undefined, limit: number, signal: AbortSignal): Promise<PieceInput[]> {
     const frontEnd = this.#frontEnd;
-    const prepared = frontEnd ? frontEnd.call('ids', { text, voice }, { signal }).then((ids) => ({ ids })) : Promise.resolve({ text });
+    const prepared = frontEnd
+      ? frontEnd.call('pieces', { text, voice, limit }, { signal }).then((pieces) => pieces.map((ids) => ({ ids })))
+      : Promise.resolve([{ text }]);
     // If the consumer stops early (client went away), prepared pieces fail later, unread.
     prepared.catch(() => {});
     return prepared;
   }
 
-  #synthesize(input: Promise<PieceInput>, options: SynthesizeOptions, signal: AbortSignal): Promise<Float32Array> {
-    const pending = input.then((piece) => this.#worker.call('synthesize', { ...piece, speed: options.speed, voice: options.voice }, { signal }));
+  #synthesize(input: PieceInput, options: SynthesizeOptions, signal: AbortSignal): Promise<Float32Array> {
+    const pending = this.#worker.call('synthesize', { ...input, speed: options.speed, voice: options.voice }, { signal });
     pending.catch(() => {});
     return pending;
+  }
+}
+
+/**
+ * The model runs of `count` sentences in order, each saying whether it goes on the sentence of
+ * the run before it (a later piece of one sentence, or sentence 1 when `firstCut`). Sentences are
+ * prepared FRONT_END_LOOKAHEAD ahead, so the front end works while the model runs.
+ */
+async function* modelRuns(
+  count: number,
+  prepare: (index: number) => Promise<PieceInput[]>,
+  firstCut: boolean,
+): AsyncGenerator<{ input: PieceInput; continues: boolean }> {
+  for (let index = 0; index < count; index++) {
+    // This sentence first: the front end serves its calls in order.
+    const prepared = prepare(index);
+    for (let ahead = index + 1; ahead <= index + FRONT_END_LOOKAHEAD && ahead < count; ahead++) prepare(ahead);
+    const pieces = await prepared;
+    for (const [part, input] of pieces.entries()) yield { input, continues: part > 0 || (index === 1 && firstCut) };
   }
 }
 

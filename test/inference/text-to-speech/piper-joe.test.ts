@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import { speechBytes } from '../../../src/inference/text-to-speech/speech-bytes.js';
 import { createSpeechEncoder } from '../../../src/inference/text-to-speech/speech-encoder.js';
+import { piecePhonemeLimit } from '../../../src/inference/text-to-speech/phoneme-pieces.js';
+import { PiperPhonemizer } from '../../../src/inference/text-to-speech/piper-phonemizer.js';
 import { WorkerSynthesizer } from '../../../src/inference/text-to-speech/worker-synthesizer.js';
 import { abortEachAfter, coresBusyOver, cpuUntilIdle } from '../cpu-load.js';
 
@@ -29,6 +31,32 @@ describe('piper-en_US-joe-medium (real weights)', () => {
     }
     // ~8 words: about 1.5–4 s of speech.
     expect(samples / 22050).to.be.within(1.5, 4);
+  });
+
+  it('speaks "1% 1% …" at speed 0.25 in pieces of bounded phonemes, as long as the text at that speed', async function () {
+    this.timeout(60_000);
+    // 10 × "one percent": ~5.4 s at speed 1, 4× that at 0.25, one sentence (no first-piece cut: every word is a number).
+    const text = Array.from({ length: 10 }, () => '1%').join(' ');
+    const limit = piecePhonemeLimit(0.25);
+    // The seam: the pieces the phonemizer worker makes of it (the same code, in this thread).
+    const phonemizer = await PiperPhonemizer.load(`${MODEL_DIR}en_US-joe-medium.onnx.json`);
+    const pieces = await phonemizer.pieces(text, limit);
+    expect(pieces.length).to.be.at.least(3);
+    // Piper's ids: BOS, a pad, then each phoneme with a pad after it, then EOS.
+    for (const ids of pieces) expect((ids.length - 3) / 2).to.be.at.most(limit);
+
+    const seconds: number[] = [];
+    for await (const chunk of synthesizer.synthesize(text, { speed: 0.25 })) {
+      expect(chunk.samples.every(Number.isFinite)).to.equal(true);
+      const peak = chunk.samples.reduce((top, sample) => Math.max(top, Math.abs(sample)), 0);
+      expect(peak).to.be.within(0.1, 1 + 1e-5);
+      seconds.push(chunk.samples.length / chunk.sampleRate);
+    }
+    expect(seconds).to.have.length(pieces.length);
+    // A piece of `limit` phonemes at 0.25 holds what 4 × `limit` do at speed 1: under 15 s (docs/benchmarks.md).
+    for (const piece of seconds) expect(piece).to.be.below(15);
+    const total = seconds.reduce((sum, piece) => sum + piece, 0);
+    expect(total).to.be.within(14, 32);
   });
 
   it('drops the work of aborted requests: they reject at once, a short request then answers and the CPU goes idle', async function () {

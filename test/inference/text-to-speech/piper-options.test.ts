@@ -22,4 +22,10 @@ describe('piper options', () => {
       expect(() => piperEngine.options.read(voice({ spinning })), String(spinning)).to.throw(ManifestError, /options\.spinning/);
     }
   });
+
+  it("runs without onnxruntime's memory arena unless the manifest turns it on", () => {
+    expect(piperEngine.options.read(voice({}))).to.include({ memoryArena: false });
+    expect(piperEngine.options.read(voice({ memoryArena: true }))).to.include({ memoryArena: true });
+    expect(() => piperEngine.options.read(voice({ memoryArena: 'on' }))).to.throw(ManifestError, /options\.memoryArena/);
+  });
 });

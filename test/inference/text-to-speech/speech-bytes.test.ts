@@ -50,6 +50,15 @@ describe('speechBytes', () => {
     expect(decoded.samplesDecoded / decoded.sampleRate).to.be.closeTo(3.5, 0.11);
   });
 
+  it('refuses FLAC (held whole) past its maximum duration with 413 before any byte, and streams the other formats past it', async () => {
+    const tooLong = speechBytes(toneSynthesizer([1, 1, 1]), 'ignored', { format: 'flac', encoder, maxFlacSeconds: 2.5 });
+    const error = await collect(tooLong).catch((caught: unknown) => caught);
+    expect(error).to.have.property('status', 413);
+    expect((error as Error).message).to.match(/FLAC answer \(sent whole\).*mp3, opus, aac, wav or pcm/);
+    expect(await collect(speechBytes(toneSynthesizer([1, 1]), 'ignored', { format: 'flac', encoder, maxFlacSeconds: 2.5 }))).to.have.length(1);
+    expect(await collect(speechBytes(toneSynthesizer([1, 1, 1]), 'ignored', { format: 'opus', encoder, maxFlacSeconds: 2.5 }))).to.not.be.empty;
+  });
+
   it('sends the head of the first piece ahead of the rest of it', async () => {
     const chunks = await collect(speechBytes(toneSynthesizer([2, 1]), 'ignored', { format: 'mp3', encoder }));
     const decoder = new MPEGDecoder();

@@ -14,7 +14,7 @@ import { ValidationError } from '../../../errors.js';
 import type { Models } from '../../scoped-models.js';
 import { outputSampleRate } from '../../../audio/codec-sample-rates.js';
 import { startsWavStream } from '../../../audio/encode-wav.js';
-import { SPEECH_FORMATS, SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
+import { MAX_WHOLE_FLAC_SECONDS, SPEECH_FORMATS, SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
 import { taskTag } from '../../../inference/tasks.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
@@ -127,9 +127,10 @@ export function speechOperation(
       },
       '400': jsonBody400(),
       ...V1_COMMON_ERRORS,
-      '413': jsonError(`The body is over ${megabytes(limits.maxJsonBytes)} or \`input\` is over ${limits.maxSpeechInputChars} characters.`, [
-        'payload_too_large',
-      ]),
+      '413': jsonError(
+        `The body is over ${megabytes(limits.maxJsonBytes)}, \`input\` is over ${limits.maxSpeechInputChars} characters, or a \`flac\` answer (sent whole) would hold over ${MAX_WHOLE_FLAC_SECONDS / 60} minutes of audio.`,
+        ['payload_too_large'],
+      ),
       '415': JSON_ONLY_415,
     },
   };
