@@ -32,7 +32,7 @@ serveWorker<SynthesisApi, SynthesisWorkerInit>(async (init) => {
   return {
     info: () => ({ sampleRate: model.sampleRate }),
     checkOptions: (options) => model.checkOptions(options),
-    // One piece at a time, in arrival order (ORT blocks this thread anyway), so a piece whose
+    // One piece at a time, each key taking its turn (the fair queue; ORT blocks this thread anyway), so a piece whose
     // request was cancelled while it waited is skipped instead of synthesised for nobody.
     synthesize: (piece, { serial }) =>
       serial(async () => {
