@@ -141,6 +141,13 @@ export class ModelCatalog {
     return { modelDir: join(this.#modelsDir, entry.id), modelsDir: this.#modelsDir };
   }
 
+  /** The folder whose files the model loads (checked before each load), or undefined when it has none. */
+  filesDir(entry: ManifestEntry): string | undefined {
+    const engine = this.engineFor(entry);
+    const context = this.context(entry);
+    return engine.filesDir ? engine.filesDir(entry, context) : context.modelDir;
+  }
+
   engineFor(entry: ManifestEntry): Engine {
     return this.#engines[entry.engine] as Engine;
   }

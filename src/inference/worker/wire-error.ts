@@ -14,6 +14,8 @@ export interface WireError {
   /** Present when the error was an AppError. */
   status?: number;
   code?: string;
+  /** Whether clients may read the message (a 503 written for them, e.g. ModelFilesError); absent: below 500. */
+  expose?: boolean;
 }
 
 type AppErrorClass = abstract new (...args: never[]) => AppError;
@@ -29,7 +31,7 @@ function isAppErrorClass(value: unknown): value is AppErrorClass {
 
 export function toWireError(error: unknown): WireError {
   if (error instanceof AppError) {
-    return { name: error.constructor.name, message: error.message, stack: error.stack, status: error.status, code: error.code };
+    return { name: error.constructor.name, message: error.message, stack: error.stack, status: error.status, code: error.code, expose: error.expose };
   }
   if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
   return { name: 'Error', message: String(error) };
@@ -47,7 +49,7 @@ export function fromWireError(wire: WireError): Error {
       message: { value: wire.message, writable: true, configurable: true },
       status: { value: wire.status, enumerable: true },
       code: { value: wire.code, enumerable: true },
-      expose: { value: wire.status < 500, enumerable: true },
+      expose: { value: wire.expose ?? wire.status < 500, enumerable: true },
       stack: { value: wire.stack, writable: true, configurable: true },
     });
     return error;
