@@ -4,10 +4,11 @@
  * by the compiler against the same interface the main thread calls through.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { guardNativeCalls } from './native-calls.js';
 import { SerialQueue } from './serial-queue.js';
 import { toWireError } from './wire-error.js';
 import type { CallContext, WorkerApi, WorkerImplementation } from './worker-api.js';
-import { Transferable, type WorkerProgress, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
+import { Transferable, type WorkerData, type WorkerProgress, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
 
 export type { CallContext } from './worker-api.js';
 
@@ -19,10 +20,13 @@ export function serveWorker<Api extends WorkerApi<Api>, Init = undefined>(
   const port = parentPort;
   if (!port) throw new Error('serveWorker must run inside a worker thread');
 
+  const { init, nativeCalls } = workerData as WorkerData<Init>;
+  // Before any session exists: the client must know when this thread is inside onnxruntime.
+  guardNativeCalls(nativeCalls);
   const start = async () => {
     let implementation: WorkerImplementation<Api>;
     try {
-      implementation = await setup(workerData as Init);
+      implementation = await setup(init);
     } catch (error) {
       const failed: WorkerStartup = { type: 'failed', error: toWireError(error) };
       port.postMessage(failed);
