@@ -151,10 +151,14 @@ export class ModelNotInstalledError extends AppError {
 
 export class ModelUnavailableError extends AppError {
   override name = 'ModelUnavailableError';
-  /** The reason (a library's message, a file path) is for the log; clients are told only the model. */
+  /**
+   * The reason (a library's message, a file path) is for the log; clients are told the model and
+   * `fix` (e.g. the reinstall command), when there is one.
+   */
   constructor(
     readonly modelId: string,
     readonly reason: string,
+    readonly fix?: string,
   ) {
     super(503, 'model_unavailable', `Model "${modelId}" failed to load: ${reason}`);
   }

@@ -354,7 +354,8 @@ export class ModelRegistry {
     } catch (error) {
       // A typed error of the engine's (e.g. a ModelFilesError from a worker) is already what the client should see.
       if (error instanceof AppError && error.status === 503) throw error;
-      throw new ModelUnavailableError(entry.id, (error as Error).message);
+      // Its files passed the check, yet a library refused them: corrupt inside, most likely.
+      throw new ModelUnavailableError(entry.id, (error as Error).message, `If its files are damaged, reinstall it: ${reinstall}`);
     }
   }
 }

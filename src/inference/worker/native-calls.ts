@@ -24,6 +24,9 @@ interface AtomicsWaitAsync {
 const STOPPING = 0;
 const IN_NATIVE = 1;
 
+/** The name an error thrown by onnxruntime's native code carries across the worker seam. */
+export const ONNX_RUNTIME_ERROR = 'OnnxRuntimeError';
+
 /** The state a client and its worker share. */
 export function nativeCallState(): Int32Array {
   return new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
@@ -37,34 +40,64 @@ export class ThreadStoppingError extends Error {
   }
 }
 
-/** Worker side: counts every call into onnxruntime-node's session binding in `state`. */
+/** The native session object of onnxruntime-node's binding (binding.d.ts), as its JavaScript backend uses it. */
+interface NativeSession {
+  loadModel(...args: unknown[]): void;
+  run(...args: unknown[]): unknown;
+  endProfiling(): void;
+  dispose(): void;
+  readonly inputMetadata: unknown;
+  readonly outputMetadata: unknown;
+}
+
+/**
+ * Worker side: counts every call into onnxruntime-node's native sessions in `state`. The native
+ * class's methods cannot be redefined (napi_define_class makes them read-only), but the binding's
+ * export can: its backend makes each session with `new binding.InferenceSession()`, so it gets
+ * this wrapper.
+ */
 export function guardNativeCalls(state: Int32Array): void {
-  let proto: Record<string, unknown>;
+  let binding: { InferenceSession: new () => NativeSession };
   try {
-    const { binding } = createRequire(import.meta.url)('onnxruntime-node/dist/binding') as { binding: { InferenceSession: { prototype: object } } };
-    proto = binding.InferenceSession.prototype as Record<string, unknown>;
+    ({ binding } = createRequire(import.meta.url)('onnxruntime-node/dist/binding') as { binding: typeof binding });
   } catch {
     return; // no onnxruntime-node in this build: nothing native to guard
   }
-  const guarded = <A extends unknown[], R>(native: (this: unknown, ...args: A) => R) =>
-    function (this: unknown, ...args: A): R {
-      Atomics.add(state, IN_NATIVE, 1);
-      try {
-        if (Atomics.load(state, STOPPING) !== 0) throw new ThreadStoppingError();
-        return native.apply(this, args);
-      } finally {
-        if (Atomics.sub(state, IN_NATIVE, 1) === 1) Atomics.notify(state, IN_NATIVE);
-      }
-    };
-  for (const name of Object.getOwnPropertyNames(proto)) {
-    if (name === 'constructor') continue;
-    const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
-    if (typeof descriptor.value === 'function') {
-      Object.defineProperty(proto, name, { ...descriptor, value: guarded(descriptor.value as (...args: unknown[]) => unknown) });
-    } else if (descriptor.get) {
-      Object.defineProperty(proto, name, { ...descriptor, get: guarded(descriptor.get) });
+  const Native = binding.InferenceSession;
+  const guarded = <R>(call: () => R): R => {
+    Atomics.add(state, IN_NATIVE, 1);
+    try {
+      if (Atomics.load(state, STOPPING) !== 0) throw new ThreadStoppingError();
+      return call();
+    } catch (error) {
+      // Named so that the client tells the model's failure from a bug of ours (ModelWorker: 503).
+      if (error instanceof Error && !(error instanceof ThreadStoppingError)) error.name = ONNX_RUNTIME_ERROR;
+      throw error;
+    } finally {
+      if (Atomics.sub(state, IN_NATIVE, 1) === 1) Atomics.notify(state, IN_NATIVE);
     }
-  }
+  };
+  binding.InferenceSession = class GuardedSession implements NativeSession {
+    readonly #native = guarded(() => new Native());
+    loadModel(...args: unknown[]): void {
+      guarded(() => this.#native.loadModel(...args));
+    }
+    run(...args: unknown[]): unknown {
+      return guarded(() => this.#native.run(...args));
+    }
+    endProfiling(): void {
+      guarded(() => this.#native.endProfiling());
+    }
+    dispose(): void {
+      guarded(() => this.#native.dispose());
+    }
+    get inputMetadata(): unknown {
+      return guarded(() => this.#native.inputMetadata);
+    }
+    get outputMetadata(): unknown {
+      return guarded(() => this.#native.outputMetadata);
+    }
+  };
 }
 
 /**
