@@ -256,7 +256,7 @@ function describedLanguages(described: Record<string, unknown>): string[] | unde
  * options. Throws a ManifestError naming the model and the field (the server prints it as a
  * configuration error and stops).
  */
-function checkEntry(entry: ManifestEntry, engines: Readonly<Record<string, Engine>>): void {
+export function checkEntry(entry: ManifestEntry, engines: Readonly<Record<string, Engine>>): void {
   const engine = engines[entry.engine];
   if (!engine) {
     throw new ManifestError(`model "${entry.id}" uses unknown engine "${entry.engine}" (known: ${Object.keys(engines).join(', ')})`);
