@@ -118,6 +118,8 @@ export class ModelFilesCheck {
           // A folder above may be what refuses: name the outermost one.
           return (await this.#firstRefused(modelsDir, [modelsDir, modelDir])) ?? permissionProblem(modelsDir, folder);
         }
+        // No folder at all: the engine that called the model installed has nothing here to check.
+        if (folder === modelDir && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         return { file: shown(modelsDir, folder), problem: `cannot be read: ${errorText(error)}` };
       }
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
