@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { type Dirent, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { ModelFilesError } from '../../src/errors.js';
@@ -16,6 +17,7 @@ import { ModelFilesCheck, type FileAccess } from '../../src/inference/model-file
 import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
 import { REPO_ROOT, sine } from '../audio/audio-test-helpers.js';
 import { outlineWeights } from '../helpers/onnx-outline.js';
+import { connect, listen, stopListening, withBetaKey } from '../helpers/realtime-client.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 import * as fs from 'node:fs/promises';
 
@@ -243,5 +245,42 @@ describe('model folders the server may not read', () => {
     } finally {
       await fs.chmod(folder, 0o755);
     }
+  });
+});
+
+describe('a corrupt Silero VAD in realtime sessions', () => {
+  let dir: string;
+  let app: TestApp;
+  let server: Server;
+  let base: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lis-broken-vad-'));
+    const vadDir = join(dir, 'models/silero-vad-v6');
+    mkdirSync(vadDir, { recursive: true });
+    writeFileSync(join(vadDir, '.installed.json'), '{"id":"silero-vad-v6"}');
+    writeFileSync(join(vadDir, 'silero_vad_v6.onnx'), readFileSync(join(FIXTURES, 'piper-random/piper-random.onnx')).subarray(0, 5000));
+    app = await createTestApp({ modelsDir: join(dir, 'models') });
+    ({ server, url: base } = await listen(app));
+  });
+  after(async () => {
+    await stopListening(app, server);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers audio of a server-VAD session with an error event naming the VAD model and its file; the session stays open', async () => {
+    const client = await connect(`${base}/v1/realtime?intent=transcription`, withBetaKey());
+    await client.next('transcription_session.created');
+    client.send({ type: 'transcription_session.update', session: { turn_detection: { type: 'server_vad' } } });
+    await client.next('transcription_session.updated');
+    const from = client.events.length;
+    client.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(4800).toString('base64') });
+    const error = (await client.next('error', from)).error as { code: string; message: string };
+    expect(error.code).to.equal('model_unavailable');
+    expect(error.message).to.match(/^Model "silero-vad-v6" cannot be loaded: silero-vad-v6\/silero_vad_v6\.onnx is not a whole ONNX model .*Reinstall it/);
+    // The session is still open and answers.
+    const later = client.events.length;
+    client.send({ type: 'transcription_session.update', session: { turn_detection: null } });
+    await client.next('transcription_session.updated', later);
+    client.ws.close();
   });
 });
