@@ -28,7 +28,7 @@ export interface Engine<T extends Task = Task> {
   /** Command that installs the model, shown in 503 answers. */
   installCommand?(entry: ManifestEntry): string;
   /**
-   * The folder whose files the model loads, checked before it loads (model-files-check.ts);
+   * The folder whose files the model loads, checked before it loads (model-folder-check.ts);
    * defaults to `context.modelDir`; undefined: none (e.g. system packages).
    */
   filesDir?(entry: ManifestEntry, context: EngineContext): string | undefined;

@@ -14,7 +14,7 @@ import { AppError, ConflictError, ModelFilesError, ModelNotInstalledError, Model
 import { INSTALL_MARKER } from './engine.js';
 import type { ManifestEntry } from './manifest.js';
 import { ModelCatalog, type ModelCatalogOptions, type ModelInfo } from './model-catalog.js';
-import { ModelFilesCheck, type FileProblem } from './model-files-check.js';
+import { ModelFolderCheck, type FolderProblem } from './model-folder-check.js';
 import { filesSize } from './lifecycle/files-size.js';
 import { IdleSweeper } from './lifecycle/idle-sweeper.js';
 import { footprintBytes, MemoryBudget, type Footprint } from './lifecycle/memory-budget.js';
@@ -64,7 +64,7 @@ export interface ModelRegistryOptions extends ModelCatalogOptions {
   /** How often idle models are looked for (default: a quarter of the shortest time-out, 1–60 s). */
   sweepIntervalMs?: number;
   /** Checks each model's files before it loads; tests pass one over a failing file system. */
-  filesCheck?: ModelFilesCheck;
+  filesCheck?: ModelFolderCheck;
 }
 
 export class ModelRegistry {
@@ -79,7 +79,7 @@ export class ModelRegistry {
   readonly #loadListeners = new Set<(event: LoadEvent) => void>();
   readonly #now: () => number;
   readonly #estimateBytes: (entry: ManifestEntry, modelDir: string) => Promise<number>;
-  readonly #filesCheck: ModelFilesCheck;
+  readonly #filesCheck: ModelFolderCheck;
   /** Models of the running preload not tried yet. */
   #preloadPending: Set<string> | undefined;
 
@@ -91,7 +91,7 @@ export class ModelRegistry {
     // The budget's unloads take their model out of the count at once (#unload's first step).
     this.#budget = new MemoryBudget(options.maxMemoryBytes, (victim) => this.#unload(victim, 'memory'));
     this.#estimateBytes = options.estimateBytes ?? ((_entry, dir) => filesSize(dir));
-    this.#filesCheck = options.filesCheck ?? new ModelFilesCheck();
+    this.#filesCheck = options.filesCheck ?? new ModelFolderCheck();
     this.#shared = new SharedServices(options.modelsDir, options.createSpeechEncoder ?? createSpeechEncoder);
     this.#sweeper = new IdleSweeper({
       idleTtlSeconds: options.idleTtlSeconds ?? -1,
@@ -360,6 +360,6 @@ export class ModelRegistry {
   }
 }
 
-function filesError(modelId: string, problem: FileProblem, reinstall: string): ModelFilesError {
+function filesError(modelId: string, problem: FolderProblem, reinstall: string): ModelFilesError {
   return new ModelFilesError(modelId, problem.file, problem.problem, problem.fix ?? `Reinstall it: ${reinstall}`);
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { ModelFilesError } from '../../src/errors.js';
 import { loadFrameScorers } from '../../src/inference/live-audio/frame-scorers.js';
-import { ModelFilesCheck, type FileAccess } from '../../src/inference/model-files-check.js';
+import { ModelFolderCheck, type FileAccess } from '../../src/inference/model-folder-check.js';
 import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
 import { REPO_ROOT, sine } from '../audio/audio-test-helpers.js';
 import { outlineWeights } from '../helpers/onnx-outline.js';
@@ -118,7 +118,7 @@ describe('broken models over HTTP (damaged copies of the fixture models)', funct
     const res = await transcribe('whisper-no-weights');
     expectFilesError(
       res,
-      /^Model "whisper-no-weights" cannot be loaded: whisper-no-weights\/onnx\/encoder_model\.onnx_data is missing \(it holds the weights of encoder_model\.onnx\)\. Reinstall it: npm run download-models -- whisper-no-weights$/,
+      /^Model "whisper-no-weights" cannot be loaded: whisper-no-weights\/onnx\/encoder_model\.onnx_data is missing \(needed by onnx\/encoder_model\.onnx \(\d+ bytes\)\)\. Reinstall it: npm run download-models -- whisper-no-weights$/,
     );
     await expectHealthyAnswers();
   });
@@ -127,7 +127,7 @@ describe('broken models over HTTP (damaged copies of the fixture models)', funct
     const res = await transcribe('whisper-cut-weights');
     expectFilesError(
       res,
-      /^Model "whisper-cut-weights" cannot be loaded: whisper-cut-weights\/onnx\/encoder_model\.onnx_data is cut short: \d+ bytes, but encoder_model\.onnx reads up to byte \d+ of it\. Reinstall it/,
+      /^Model "whisper-cut-weights" cannot be loaded: whisper-cut-weights\/onnx\/encoder_model\.onnx_data is cut short \(needed by onnx\/encoder_model\.onnx: \d+ bytes, has \d+\)\. Reinstall it/,
     );
     // Asked again, the same answer (the check's result is kept while the files stay as they are).
     expectFilesError(await transcribe('whisper-cut-weights'), /is cut short/);
@@ -147,7 +147,7 @@ describe('broken models over HTTP (damaged copies of the fixture models)', funct
     const res = await transcribe('whisper-healthy', { vad_filter: 'true' });
     expectFilesError(
       res,
-      /^Model "silero-vad-v6" cannot be loaded: silero-vad-v6\/silero_vad_v6\.onnx is not a whole ONNX model .*Reinstall it: npm run download-models -- silero-vad-v6$/,
+      /^Model "silero-vad-v6" cannot be loaded: silero-vad-v6\/silero_vad_v6\.onnx is not a readable ONNX graph .*Reinstall it: npm run download-models -- silero-vad-v6$/,
     );
     await expectHealthyAnswers();
   });
@@ -201,7 +201,7 @@ describe('model folders the server may not read', () => {
       access: async (path, mode) => (await deny(path), fs.access(path, mode)),
     };
   };
-  const speak = async (filesCheck: ModelFilesCheck) => {
+  const speak = async (filesCheck: ModelFolderCheck) => {
     const manifest: Manifest = {
       models: [{ id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'fixture', license: 'test' }],
     };
@@ -214,7 +214,7 @@ describe('model folders the server may not read', () => {
   };
 
   it('says permission denied naming the model folder, not "not installed"', async () => {
-    const res = await speak(new ModelFilesCheck(refusing(join(modelsDir, 'piper-random'))));
+    const res = await speak(new ModelFolderCheck(refusing(join(modelsDir, 'piper-random'))));
     expect(res.status).to.equal(503);
     expect(res.body.error.code).to.equal('model_unavailable');
     expect(res.body.error.message).to.match(
@@ -223,13 +223,13 @@ describe('model folders the server may not read', () => {
   });
 
   it('names MODELS_DIR when the models folder itself is refused', async () => {
-    const res = await speak(new ModelFilesCheck(refusing(modelsDir)));
+    const res = await speak(new ModelFolderCheck(refusing(modelsDir)));
     expect(res.status).to.equal(503);
     expect(res.body.error.message).to.match(/^Model "piper-random" cannot be loaded: the models folder \(MODELS_DIR\) cannot be read: permission denied/);
   });
 
   it('names one unreadable file of the folder', async () => {
-    const res = await speak(new ModelFilesCheck(refusing(join(modelsDir, 'piper-random/piper-random.onnx.json'))));
+    const res = await speak(new ModelFolderCheck(refusing(join(modelsDir, 'piper-random/piper-random.onnx.json'))));
     expect(res.status).to.equal(503);
     expect(res.body.error.message).to.match(/piper-random\/piper-random\.onnx\.json cannot be read: permission denied/);
   });
@@ -239,7 +239,7 @@ describe('model folders the server may not read', () => {
     const folder = join(modelsDir, 'piper-random');
     await fs.chmod(folder, 0o000);
     try {
-      const res = await speak(new ModelFilesCheck());
+      const res = await speak(new ModelFolderCheck());
       expect(res.status).to.equal(503);
       expect(res.body.error.message).to.match(/piper-random cannot be read: permission denied/);
     } finally {
@@ -276,7 +276,7 @@ describe('a corrupt Silero VAD in realtime sessions', () => {
     client.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(4800).toString('base64') });
     const error = (await client.next('error', from)).error as { code: string; message: string };
     expect(error.code).to.equal('model_unavailable');
-    expect(error.message).to.match(/^Model "silero-vad-v6" cannot be loaded: silero-vad-v6\/silero_vad_v6\.onnx is not a whole ONNX model .*Reinstall it/);
+    expect(error.message).to.match(/^Model "silero-vad-v6" cannot be loaded: silero-vad-v6\/silero_vad_v6\.onnx is not a readable ONNX graph .*Reinstall it/);
     // The session is still open and answers.
     const later = client.events.length;
     client.send({ type: 'transcription_session.update', session: { turn_detection: null } });

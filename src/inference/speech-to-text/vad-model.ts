@@ -6,7 +6,7 @@
  */
 import { basename, dirname, relative } from 'node:path';
 import { ModelFilesError } from '../../errors.js';
-import { ModelFilesCheck } from '../model-files-check.js';
+import { ModelFolderCheck } from '../model-folder-check.js';
 import { SileroVad } from './silero-vad.js';
 
 export async function loadVadModel(onnxFile: string): Promise<SileroVad> {
@@ -14,7 +14,7 @@ export async function loadVadModel(onnxFile: string): Promise<SileroVad> {
   const modelsDir = dirname(modelDir);
   const modelId = basename(modelDir);
   const reinstall = `Reinstall it: npm run download-models -- ${modelId}`;
-  await new ModelFilesCheck().check(modelId, modelsDir, modelDir, `npm run download-models -- ${modelId}`);
+  await new ModelFolderCheck().check(modelId, modelsDir, modelDir, `npm run download-models -- ${modelId}`);
   try {
     return await SileroVad.load(onnxFile);
   } catch (error) {
