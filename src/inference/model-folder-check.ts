@@ -7,8 +7,8 @@
  *   installer's model-files-check.ts, which download-models runs on what it writes);
  * - every `.json` file parses, and the configs the engines read have the shapes they expect.
  * Every file of the folder is checked, not only the ones an engine will open (transformers.js
- * picks its files itself), so a broken variant an engine would not use still refuses the model:
- * reinstalling mends both.
+ * picks its files itself), except the ONNX graphs of dtypes the model does not load, so a
+ * pruned variant does not refuse it.
  *
  * A folder whose files are unchanged since their last check (same paths, sizes and mtimes) is
  * not read again, so a model loaded again after an idle unload costs one directory walk.
@@ -17,6 +17,7 @@ import { constants, type Dirent } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { ModelFilesError } from '../errors.js';
+import { DTYPE_SUFFIX, DTYPES } from './dtype.js';
 import { checkExternalData, type FileProblem as GraphProblem } from './model-files-check.js';
 import { parsePiperVoiceConfig } from './text-to-speech/piper-voice-config.js';
 
@@ -64,22 +65,28 @@ export class ModelFolderCheck {
 
   /**
    * Throws a ModelFilesError naming `modelId`, the file and the fix when the folder cannot serve
-   * the model; `reinstall` is the command that installs it again.
+   * the model; `reinstall` is the command that installs it again. `dtypes`: see `problem`.
    */
-  async check(modelId: string, modelsDir: string, modelDir: string, reinstall: string): Promise<void> {
-    const problem = await this.problem(modelsDir, modelDir);
+  async check(modelId: string, modelsDir: string, modelDir: string, reinstall: string, dtypes?: readonly string[]): Promise<void> {
+    const problem = await this.problem(modelsDir, modelDir, dtypes);
     if (problem) throw new ModelFilesError(modelId, problem.file, problem.problem, problem.fix ?? `Reinstall it: ${reinstall}`);
   }
 
-  /** The first problem of the folder, or undefined when it is sound. */
-  async problem(modelsDir: string, modelDir: string): Promise<FolderProblem | undefined> {
+  /**
+   * The first problem of the folder, or undefined when it is sound. With `dtypes` (the
+   * transformers.js weight types the model loads), a graph of another dtype (`*_quantized.onnx`
+   * for a fp32 model) is not read: a variant the model never opens, pruned or broken, does not
+   * refuse it.
+   */
+  async problem(modelsDir: string, modelDir: string, dtypes?: readonly string[]): Promise<FolderProblem | undefined> {
     const listed = await this.#list(modelsDir, modelDir);
     if ('problem' in listed) return listed;
     const stamp = listed.map((file) => `${file.path}\0${file.size}\0${file.mtimeMs}`).join('\n');
-    const cached = this.#checked.get(modelDir);
+    const key = `${modelDir}\0${dtypes?.join(',') ?? '*'}`;
+    const cached = this.#checked.get(key);
     if (cached?.stamp === stamp) return cached.problem;
-    const problem = await this.#inspect(modelsDir, modelDir, listed);
-    this.#checked.set(modelDir, { stamp, problem });
+    const problem = await this.#inspect(modelsDir, modelDir, dtypes ? listed.filter((file) => opensGraph(file.path, dtypes)) : listed);
+    this.#checked.set(key, { stamp, problem });
     return problem;
   }
 
@@ -170,6 +177,14 @@ export class ModelFolderCheck {
     }
     return undefined;
   }
+}
+
+/** Whether a model of `dtypes` opens `path`: anything but a `.onnx` graph whose dtype suffix (dtype.ts) is another's. */
+function opensGraph(path: string, dtypes: readonly string[]): boolean {
+  if (!path.endsWith('.onnx')) return true;
+  const stem = path.slice(0, -'.onnx'.length);
+  const dtype = DTYPES.find((one) => DTYPE_SUFFIX[one] !== '' && stem.endsWith(DTYPE_SUFFIX[one])) ?? 'fp32';
+  return dtypes.includes(dtype);
 }
 
 /** The graph's problem, or one of a file it needs ({file, problem}, file relative to the model folder). */

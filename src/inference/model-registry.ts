@@ -336,6 +336,10 @@ export class ModelRegistry {
     for (const listener of this.#loadListeners) listener(event);
   }
 
+  #dtypes(entry: ManifestEntry): string[] | undefined {
+    return dtypesOf(this.#catalog.engineFor(entry).options?.read(entry));
+  }
+
   async #load(entry: ManifestEntry): Promise<Disposable> {
     const { modelsDir } = this.#catalog.context(entry);
     const filesDir = this.#catalog.filesDir(entry);
@@ -347,7 +351,7 @@ export class ModelRegistry {
       throw new ModelNotInstalledError(entry.id, reinstall);
     }
     // Before any session is made: a missing or cut-short weight file must not reach onnxruntime.
-    if (filesDir) await this.#filesCheck.check(entry.id, modelsDir, filesDir, reinstall);
+    if (filesDir) await this.#filesCheck.check(entry.id, modelsDir, filesDir, reinstall, this.#dtypes(entry));
     try {
       const model = await this.#catalog.engineFor(entry).load(entry, this.#catalog.context(entry));
       return taskModel(entry.task, model, entry.id, { speechEncoder: () => this.#shared.speechEncoder() });
@@ -358,6 +362,14 @@ export class ModelRegistry {
       throw new ModelUnavailableError(entry.id, (error as Error).message, `If its files are damaged, reinstall it: ${reinstall}`);
     }
   }
+}
+
+/** The transformers.js dtypes a model loads (its `dtype` option, defaults filled in), or undefined when it has none. */
+function dtypesOf(options: unknown): string[] | undefined {
+  const dtype = (options as { dtype?: unknown } | undefined)?.dtype;
+  if (typeof dtype === 'string') return [dtype];
+  if (dtype && typeof dtype === 'object') return Object.values(dtype).filter((one): one is string => typeof one === 'string');
+  return undefined;
 }
 
 function filesError(modelId: string, problem: FolderProblem, reinstall: string): ModelFilesError {

@@ -54,6 +54,16 @@ describe('model folder check before a load (model-folder-check.ts)', () => {
     expect((await check.problem(dir, modelDir))?.problem).to.equal('has an "id2label" that does not map ids to label names');
   });
 
+  it('reads only the graphs of the dtypes the model loads, when it says which', async () => {
+    // A pruned q8 variant: its graph is there, its weights are not.
+    const original = readFileSync(join(FIXTURES, 'whisper-tiny-random/onnx/decoder_model_merged.onnx'));
+    writeFileSync(join(modelDir, 'onnx/decoder_model_merged_quantized.onnx'), outlineWeights(original, 'decoder_model_merged_quantized.onnx_data').graph);
+    const check = new ModelFolderCheck();
+    expect(await check.problem(dir, modelDir, ['fp32'])).to.equal(undefined);
+    expect((await check.problem(dir, modelDir, ['q8']))?.file).to.equal('m/onnx/decoder_model_merged_quantized.onnx_data');
+    expect((await check.problem(dir, modelDir))?.file, 'every graph without dtypes').to.equal('m/onnx/decoder_model_merged_quantized.onnx_data');
+  });
+
   it('refuses external data kept outside the model folder', async () => {
     const outlined = outlineWeights(readFileSync(join(FIXTURES, 'whisper-tiny-random/onnx/encoder_model.onnx')), '../../elsewhere.bin');
     writeFileSync(join(modelDir, 'onnx/encoder_model.onnx'), outlined.graph);
