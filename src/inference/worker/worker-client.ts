@@ -3,8 +3,9 @@
  * Api (request/response matched by id), and end it on dispose. Typed errors thrown in the
  * worker are re-thrown here with their AppError class (see wire-error.ts). A call given an
  * AbortSignal is cancelled on both sides when it aborts; a call past its deadline is too, and
- * the thread is terminated if it does not let go of that call soon after (stuck in native code).
- * ModelWorker wraps this with respawning; use that for models.
+ * the thread is terminated if it does not let go of that call soon after (stuck). A thread is
+ * only ever terminated outside onnxruntime's native code: a terminate inside it aborts the
+ * process (native-calls.ts). ModelWorker wraps this with respawning; use that for models.
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
