@@ -77,27 +77,41 @@ export function guardNativeCalls(state: Int32Array): void {
       if (Atomics.sub(state, IN_NATIVE, 1) === 1) Atomics.notify(state, IN_NATIVE);
     }
   };
-  binding.InferenceSession = class GuardedSession implements NativeSession {
-    readonly #native = guarded(() => new Native());
-    loadModel(...args: unknown[]): void {
-      guarded(() => this.#native.loadModel(...args));
+  // Every method and getter of the native class, forwarded through `guarded`, so one that a later
+  // onnxruntime-node calls is counted too.
+  const natives = new WeakMap<object, object>();
+  class GuardedSession {
+    constructor() {
+      natives.set(
+        this,
+        guarded(() => new Native()),
+      );
     }
-    run(...args: unknown[]): unknown {
-      return guarded(() => this.#native.run(...args));
+  }
+  const proto = Native.prototype as object;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    if (name === 'constructor') continue;
+    const { value, get } = Object.getOwnPropertyDescriptor(proto, name)!;
+    if (typeof value === 'function') {
+      Object.defineProperty(GuardedSession.prototype, name, {
+        value(this: object, ...args: unknown[]) {
+          const native = natives.get(this);
+          return guarded(() => (value as (...all: unknown[]) => unknown).apply(native, args));
+        },
+        configurable: true,
+        writable: true,
+      });
+    } else if (get) {
+      Object.defineProperty(GuardedSession.prototype, name, {
+        get(this: object) {
+          const native = natives.get(this);
+          return guarded(() => get.call(native));
+        },
+        configurable: true,
+      });
     }
-    endProfiling(): void {
-      guarded(() => this.#native.endProfiling());
-    }
-    dispose(): void {
-      guarded(() => this.#native.dispose());
-    }
-    get inputMetadata(): unknown {
-      return guarded(() => this.#native.inputMetadata);
-    }
-    get outputMetadata(): unknown {
-      return guarded(() => this.#native.outputMetadata);
-    }
-  };
+  }
+  binding.InferenceSession = GuardedSession as unknown as new () => NativeSession;
 }
 
 /**
