@@ -179,8 +179,7 @@ async function tensor(reader: FieldReader, start: number, end: number, needs: Ma
     else if (field === TENSOR.dims && wire === 2) {
       if (to - from > MAX_DIMS_BYTES) throw new Error('a tensor with implausibly many dimensions');
       dims.push(...(await reader.packedVarints(from, to)));
-    }
-    else if (field === TENSOR.dataType && wire === 0) dataType = Number(varint);
+    } else if (field === TENSOR.dataType && wire === 0) dataType = Number(varint);
     else if (field === TENSOR.dataLocation && wire === 0) external = varint === 1n;
     else if (field === TENSOR.externalData && wire === 2) {
       const entry = await reader.stringPair(from, to);

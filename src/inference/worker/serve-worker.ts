@@ -4,11 +4,12 @@
  * by the compiler against the same interface the main thread calls through.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { guardNativeCalls } from './native-calls.js';
 import { SerialQueue } from './serial-queue.js';
 import { toWireError } from './wire-error.js';
 import type { CallContext, WorkerApi, WorkerImplementation } from './worker-api.js';
-import { Transferable, type WorkerData, type WorkerProgress, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
+import { Transferable, type WorkerProgress, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
+import { guardNativeCalls } from './native-calls.js';
+import type { WorkerData } from './worker-protocol.js';
 
 export type { CallContext } from './worker-api.js';
 
