@@ -21,7 +21,8 @@ export const ERROR_CODES = {
   unsupported_media_type: 'The Content-Type is not accepted by this endpoint.',
   undecodable_audio: 'The audio could not be decoded (corrupt, empty or an unsupported format).',
   model_not_installed: 'The model is known but its files are not installed; the message names the command.',
-  model_unavailable: 'The model is installed but failed to load.',
+  model_unavailable:
+    'The model is installed but failed to load; when its files are missing, unreadable, cut short or corrupt, the message names the file and the fix.',
   inference_failed: 'The model failed or timed out while answering (e.g. its process crashed); retrying usually works.',
   model_memory_exhausted:
     "Loading the model would pass the memory budget (MODELS_MAX_MEMORY) and every loaded model is answering requests, so none can be unloaded; retry after the Retry-After header's seconds.",
@@ -154,12 +155,34 @@ export class ModelNotInstalledError extends AppError {
 
 export class ModelUnavailableError extends AppError {
   override name = 'ModelUnavailableError';
-  /** The reason (a library's message, a file path) is for the log; clients are told only the model. */
+  /**
+   * The reason (a library's message, a file path) is for the log; clients are told the model and
+   * `fix` (e.g. the reinstall command), when there is one.
+   */
   constructor(
     readonly modelId: string,
     readonly reason: string,
+    readonly fix?: string,
   ) {
     super(503, 'model_unavailable', `Model "${modelId}" failed to load: ${reason}`);
+  }
+}
+
+/**
+ * A model's files cannot serve it: one is missing, unreadable, cut short or corrupt (found before
+ * any session is made, or named by the load that failed on it). A 503 written for clients and
+ * operators alike: it names the model, the file (relative to MODELS_DIR), what is wrong and the fix.
+ */
+export class ModelFilesError extends AppError {
+  override name = 'ModelFilesError';
+  override readonly expose = true;
+  constructor(
+    readonly modelId: string,
+    readonly file: string,
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super(503, 'model_unavailable', `Model "${modelId}" cannot be loaded: ${file} ${problem}. ${fix}`);
   }
 }
 

@@ -10,6 +10,7 @@ import { createHttpServer } from './http/http-server.js';
 import { ENGINES } from './inference/engines.js';
 import { loadManifest } from './inference/local-entries.js';
 import { ManifestError } from './inference/manifest.js';
+import { checkEntry } from './inference/model-catalog.js';
 import { ModelRegistry } from './inference/model-registry.js';
 import { createLogger, type Logger } from './logger.js';
 import { listenError, StartupError } from './startup-error.js';
@@ -23,7 +24,11 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
 
   const db = await openDatabase(config.databasePath);
-  const manifest = await loadManifest(config.manifestPath, config.modelsDir);
+  // A user-installed entry that cannot be used disables its model alone, with one line here.
+  const manifest = await loadManifest(config.manifestPath, config.modelsDir, {
+    check: (entry) => checkEntry(entry, ENGINES),
+    onSkipped: ({ file, reason }) => logger.warn('model entry skipped', { file, reason }),
+  });
   const models = new ModelRegistry({
     manifest,
     modelsDir: config.modelsDir,

@@ -142,7 +142,9 @@ function mapError(error: unknown): MappedError {
 
 /** What a client is told of an unexposed error; the full message goes to the log (see errorMiddleware). */
 function clientMessage(error: AppError): string {
-  if (error instanceof ModelUnavailableError) return `Model "${error.modelId}" failed to load; the server log has the reason`;
+  if (error instanceof ModelUnavailableError) {
+    return `Model "${error.modelId}" failed to load; the server log has the reason${error.fix ? `. ${error.fix}` : ''}`;
+  }
   if (error instanceof InferenceFailedError) return `Model "${error.modelId}" failed while answering; retrying usually works`;
   return STATUS_CODES[error.status] ?? GENERIC_500;
 }

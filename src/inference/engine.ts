@@ -27,6 +27,11 @@ export interface Engine<T extends Task = Task> {
   isInstalled?(entry: ManifestEntry, context: EngineContext): Promise<boolean>;
   /** Command that installs the model, shown in 503 answers. */
   installCommand?(entry: ManifestEntry): string;
+  /**
+   * The folder whose files the model loads, checked before it loads (model-folder-check.ts);
+   * defaults to `context.modelDir`; undefined: none (e.g. system packages).
+   */
+  filesDir?(entry: ManifestEntry, context: EngineContext): string | undefined;
   load(entry: ManifestEntry, context: EngineContext): Promise<EngineModelForTask[T]>;
   /** Extra facts for GET /v1/models (e.g. labels, languages), computed without loading. */
   describe?(entry: ManifestEntry): Record<string, unknown>;
@@ -41,6 +46,7 @@ interface EngineDefinition<T extends Task, S extends TObject> {
   rule?: OptionsRule<Static<S>>;
   isInstalled?(entry: ManifestEntry, context: EngineContext, options: Static<S>): Promise<boolean>;
   installCommand?(entry: ManifestEntry, options: Static<S>): string;
+  filesDir?(entry: ManifestEntry, context: EngineContext, options: Static<S>): string | undefined;
   load(entry: ManifestEntry, context: EngineContext, options: Static<S>): Promise<EngineModelForTask[T]>;
   describe?(entry: ManifestEntry, options: Static<S>): Record<string, unknown>;
 }
@@ -49,13 +55,14 @@ type TypedEngine<T extends Task, O> = Omit<Engine<T>, 'options'> & { readonly op
 
 export function defineEngine<T extends Task, S extends TObject>(definition: EngineDefinition<T, S>): TypedEngine<T, Static<S>> {
   const options = engineOptions(definition.options, definition.rule);
-  const { isInstalled, installCommand, describe } = definition;
+  const { isInstalled, installCommand, filesDir, describe } = definition;
   return {
     tasks: definition.tasks,
     options,
     load: async (entry, context) => definition.load(entry, context, options.read(entry)),
     ...(isInstalled ? { isInstalled: async (entry: ManifestEntry, context: EngineContext) => isInstalled(entry, context, options.read(entry)) } : {}),
     ...(installCommand ? { installCommand: (entry: ManifestEntry) => installCommand(entry, options.read(entry)) } : {}),
+    ...(filesDir ? { filesDir: (entry: ManifestEntry, context: EngineContext) => filesDir(entry, context, options.read(entry)) } : {}),
     ...(describe ? { describe: (entry: ManifestEntry) => describe(entry, options.read(entry)) } : {}),
   };
 }

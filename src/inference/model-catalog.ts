@@ -141,6 +141,13 @@ export class ModelCatalog {
     return { modelDir: join(this.#modelsDir, entry.id), modelsDir: this.#modelsDir };
   }
 
+  /** The folder whose files the model loads (checked before each load), or undefined when it has none. */
+  filesDir(entry: ManifestEntry): string | undefined {
+    const engine = this.engineFor(entry);
+    const context = this.context(entry);
+    return engine.filesDir ? engine.filesDir(entry, context) : context.modelDir;
+  }
+
   engineFor(entry: ManifestEntry): Engine {
     return this.#engines[entry.engine] as Engine;
   }
@@ -249,7 +256,7 @@ function describedLanguages(described: Record<string, unknown>): string[] | unde
  * options. Throws a ManifestError naming the model and the field (the server prints it as a
  * configuration error and stops).
  */
-function checkEntry(entry: ManifestEntry, engines: Readonly<Record<string, Engine>>): void {
+export function checkEntry(entry: ManifestEntry, engines: Readonly<Record<string, Engine>>): void {
   const engine = engines[entry.engine];
   if (!engine) {
     throw new ManifestError(`model "${entry.id}" uses unknown engine "${entry.engine}" (known: ${Object.keys(engines).join(', ')})`);

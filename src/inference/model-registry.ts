@@ -10,9 +10,11 @@
  * count past it, the least recently used idle models are unloaded; a model with a call in flight
  * (model-handle.ts counts them) is never unloaded.
  */
-import { ConflictError, ModelNotInstalledError, ModelUnavailableError } from '../errors.js';
+import { AppError, ConflictError, ModelFilesError, ModelNotInstalledError, ModelUnavailableError } from '../errors.js';
+import { INSTALL_MARKER } from './engine.js';
 import type { ManifestEntry } from './manifest.js';
 import { ModelCatalog, type ModelCatalogOptions, type ModelInfo } from './model-catalog.js';
+import { ModelFolderCheck, type FolderProblem } from './model-folder-check.js';
 import { filesSize } from './lifecycle/files-size.js';
 import { IdleSweeper } from './lifecycle/idle-sweeper.js';
 import { footprintBytes, MemoryBudget, type Footprint } from './lifecycle/memory-budget.js';
@@ -61,6 +63,8 @@ export interface ModelRegistryOptions extends ModelCatalogOptions {
   estimateBytes?: (entry: ManifestEntry, modelDir: string) => Promise<number>;
   /** How often idle models are looked for (default: a quarter of the shortest time-out, 1–60 s). */
   sweepIntervalMs?: number;
+  /** Checks each model's files before it loads; tests pass one over a failing file system. */
+  filesCheck?: ModelFolderCheck;
 }
 
 export class ModelRegistry {
@@ -75,6 +79,7 @@ export class ModelRegistry {
   readonly #loadListeners = new Set<(event: LoadEvent) => void>();
   readonly #now: () => number;
   readonly #estimateBytes: (entry: ManifestEntry, modelDir: string) => Promise<number>;
+  readonly #filesCheck: ModelFolderCheck;
   /** Models of the running preload not tried yet. */
   #preloadPending: Set<string> | undefined;
 
@@ -86,6 +91,7 @@ export class ModelRegistry {
     // The budget's unloads take their model out of the count at once (#unload's first step).
     this.#budget = new MemoryBudget(options.maxMemoryBytes, (victim) => this.#unload(victim, 'memory'));
     this.#estimateBytes = options.estimateBytes ?? ((_entry, dir) => filesSize(dir));
+    this.#filesCheck = options.filesCheck ?? new ModelFolderCheck();
     this.#shared = new SharedServices(options.modelsDir, options.createSpeechEncoder ?? createSpeechEncoder);
     this.#sweeper = new IdleSweeper({
       idleTtlSeconds: options.idleTtlSeconds ?? -1,
@@ -330,15 +336,42 @@ export class ModelRegistry {
     for (const listener of this.#loadListeners) listener(event);
   }
 
+  #dtypes(entry: ManifestEntry): string[] | undefined {
+    return dtypesOf(this.#catalog.engineFor(entry).options?.read(entry));
+  }
+
   async #load(entry: ManifestEntry): Promise<Disposable> {
+    const { modelsDir } = this.#catalog.context(entry);
+    const filesDir = this.#catalog.filesDir(entry);
+    const reinstall = this.#catalog.installCommand(entry);
     if (!(await this.#catalog.isInstalled(entry))) {
-      throw new ModelNotInstalledError(entry.id, this.#catalog.installCommand(entry));
+      // A folder the server may not read looks absent: say so instead of "not installed".
+      const refused = filesDir && (await this.#filesCheck.unreadable(modelsDir, filesDir, INSTALL_MARKER));
+      if (refused) throw filesError(entry.id, refused, reinstall);
+      throw new ModelNotInstalledError(entry.id, reinstall);
     }
+    // Before any session is made: a missing or cut-short weight file must not reach onnxruntime.
+    if (filesDir) await this.#filesCheck.check(entry.id, modelsDir, filesDir, reinstall, this.#dtypes(entry));
     try {
       const model = await this.#catalog.engineFor(entry).load(entry, this.#catalog.context(entry));
       return taskModel(entry.task, model, entry.id, { speechEncoder: () => this.#shared.speechEncoder() });
     } catch (error) {
-      throw new ModelUnavailableError(entry.id, (error as Error).message);
+      // A typed error of the engine's (e.g. a ModelFilesError from a worker) is already what the client should see.
+      if (error instanceof AppError && error.status === 503) throw error;
+      // Its files passed the check, yet a library refused them: corrupt inside, most likely.
+      throw new ModelUnavailableError(entry.id, (error as Error).message, `If its files are damaged, reinstall it: ${reinstall}`);
     }
   }
+}
+
+/** The transformers.js dtypes a model loads (its `dtype` option, defaults filled in), or undefined when it has none. */
+function dtypesOf(options: unknown): string[] | undefined {
+  const dtype = (options as { dtype?: unknown } | undefined)?.dtype;
+  if (typeof dtype === 'string') return [dtype];
+  if (dtype && typeof dtype === 'object') return Object.values(dtype).filter((one): one is string => typeof one === 'string');
+  return undefined;
+}
+
+function filesError(modelId: string, problem: FolderProblem, reinstall: string): ModelFilesError {
+  return new ModelFilesError(modelId, problem.file, problem.problem, problem.fix ?? `Reinstall it: ${reinstall}`);
 }

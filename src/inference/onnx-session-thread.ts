@@ -10,7 +10,7 @@
 import { setMaxListeners } from 'node:events';
 import { Tensor } from 'onnxruntime-node';
 import type { OnnxSessionApi, OnnxSessionWorkerInit, WireTensor } from './onnx-session-thread-protocol.js';
-import { WorkerClient } from './worker/worker-client.js';
+import { ModelWorker } from './worker/model-worker.js';
 import { workerModule } from './worker/worker-api.js';
 
 const SESSION_WORKER = workerModule<OnnxSessionApi, OnnxSessionWorkerInit>(import.meta.url, './onnx-session-worker');
@@ -23,25 +23,29 @@ interface OrtTensor {
 }
 
 export class OnnxSessionThread {
-  readonly #client: WorkerClient<OnnxSessionApi>;
+  readonly #client: ModelWorker<OnnxSessionApi>;
   /** A signal of ours for each caller's signal (see #queued). */
   readonly #linked = new WeakMap<AbortSignal, AbortSignal>();
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
 
-  private constructor(client: WorkerClient<OnnxSessionApi>, names: { inputNames: string[]; outputNames: string[] }) {
+  private constructor(client: ModelWorker<OnnxSessionApi>, names: { inputNames: string[]; outputNames: string[] }) {
     this.#client = client;
     this.inputNames = names.inputNames;
     this.outputNames = names.outputNames;
   }
 
-  /** Loads `init.onnxFile` in a new thread; rejects if the session cannot be created. */
-  static async start(init: OnnxSessionWorkerInit, name = 'onnx-session'): Promise<OnnxSessionThread> {
-    const client = await WorkerClient.spawn(SESSION_WORKER, { init, name });
+  /**
+   * Loads `init.onnxFile` in a new thread; rejects if the session cannot be created. A thread
+   * that dies is replaced on the next run, and a run onnxruntime refuses or a thread that died
+   * under it fails as 503 inference_failed naming `modelId` (ModelWorker).
+   */
+  static async start(init: OnnxSessionWorkerInit, name = 'onnx-session', modelId = name): Promise<OnnxSessionThread> {
+    const client = await ModelWorker.start(SESSION_WORKER, { init, name, modelId });
     try {
       return new OnnxSessionThread(client, await client.call('names'));
     } catch (error) {
-      await client.terminate();
+      await client.dispose();
       throw error;
     }
   }

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_ENTRY_FILE, loadManifest } from '../../src/inference/local-entries.js';
 import type { ManifestEntry } from '../../src/inference/manifest.js';
-import { rejection } from '../helpers/rejection.js';
 
 const entry = (id: string): ManifestEntry => ({ id, task: 'embeddings', engine: 'sentence-embedding', description: 'x', license: 'x' });
 
@@ -37,20 +36,58 @@ describe('user-installed manifest entries (<MODELS_DIR>/<id>/.manifest-entry.jso
     expect((await loadManifest(manifestPath, join(dir, 'absent'))).models.map((model) => model.id)).to.deep.equal(['shipped']);
   });
 
-  it('refuses an entry whose id a shipped model has, naming the folder', async () => {
+  /** The manifest's model ids, with what was skipped and why. */
+  const loaded = async (options: { check?: (entry: ManifestEntry) => void } = {}) => {
+    const skipped: string[] = [];
+    const manifest = await loadManifest(manifestPath, modelsDir, { ...options, onSkipped: ({ file, reason }) => skipped.push(`${file}: ${reason}`) });
+    return { ids: manifest.models.map((model) => model.id), localIds: manifest.localIds, skipped };
+  };
+
+  it('leaves out an entry whose id a shipped model has, naming the folder, and keeps the others', async () => {
     place('shipped', JSON.stringify(entry('shipped')));
-    expect((await rejection(loadManifest(manifestPath, modelsDir))).message).to.match(
-      /shipped\/\.manifest-entry\.json: id "shipped" is also in .*models\.json/,
-    );
+    place('mine', JSON.stringify(entry('mine')));
+    const { ids, skipped } = await loaded();
+    expect(ids).to.deep.equal(['shipped', 'mine']);
+    expect(skipped).to.have.length(1);
+    expect(skipped[0]).to.match(/shipped\/\.manifest-entry\.json: id "shipped" is also in .*models\.json/);
   });
 
-  it('refuses an entry copied into a folder of another name', async () => {
+  it('leaves out an entry copied into a folder of another name', async () => {
     place('copy', JSON.stringify(entry('mine')));
-    expect((await rejection(loadManifest(manifestPath, modelsDir))).message).to.match(/copy\/\.manifest-entry\.json: id must be the folder name "copy"/);
+    const { ids, skipped } = await loaded();
+    expect(ids).to.deep.equal(['shipped']);
+    expect(skipped).to.have.length(1);
+    expect(skipped[0]).to.match(/copy\/\.manifest-entry\.json: id must be the folder name "copy"/);
   });
 
-  it('checks the entries as the shipped manifest is checked', async () => {
+  it('checks each entry as the shipped manifest is checked, leaving out only the bad one', async () => {
     place('bad', JSON.stringify({ ...entry('bad'), task: 'dancing' }));
-    expect((await rejection(loadManifest(manifestPath, modelsDir))).message).to.match(/task must be one of/);
+    place('good', JSON.stringify(entry('good')));
+    const { ids, localIds, skipped } = await loaded();
+    expect(ids).to.deep.equal(['shipped', 'good']);
+    expect(localIds).to.deep.equal(['good']);
+    expect(skipped).to.have.length(1);
+    expect(skipped[0]).to.match(/bad\/\.manifest-entry\.json: .*task must be one of/);
+  });
+
+  it('leaves out a truncated entry (not JSON) with one line, and serves the others', async () => {
+    const whole = JSON.stringify(entry('cut'));
+    place('cut', whole.slice(0, Math.floor(whole.length / 2)));
+    place('mine', JSON.stringify(entry('mine')));
+    const { ids, skipped } = await loaded();
+    expect(ids).to.deep.equal(['shipped', 'mine']);
+    expect(skipped).to.have.length(1);
+    expect(skipped[0]).to.match(/cut\/\.manifest-entry\.json: is not valid JSON .*reinstall that model/);
+  });
+
+  it("leaves out an entry its caller's check refuses (the server: engine and options)", async () => {
+    place('mine', JSON.stringify(entry('mine')));
+    const { ids, skipped } = await loaded({
+      check: (one) => {
+        throw new Error(`model "${one.id}" uses unknown engine`);
+      },
+    });
+    expect(ids).to.deep.equal(['shipped']);
+    expect(skipped[0]).to.match(/mine\/\.manifest-entry\.json: model "mine" uses unknown engine/);
   });
 });

@@ -266,7 +266,9 @@ describe('model errors over HTTP (POST /v1/classifications)', () => {
     const failed = await classify('sentiment');
     expect(failed.status).to.equal(503);
     expect(failed.body.error.code).to.equal('model_unavailable');
-    expect(failed.body.error.message).to.equal('Model "sentiment" failed to load; the server log has the reason');
+    expect(failed.body.error.message).to.equal(
+      'Model "sentiment" failed to load; the server log has the reason. If its files are damaged, reinstall it: npm run download-models -- sentiment',
+    );
     const fixed = await classify('sentiment');
     expect(fixed.status).to.equal(200);
     expect(engine.loads).to.equal(2);

@@ -15,7 +15,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineEngine } from '../engine.js';
 import { encoderOptions } from '../sentence-encoder/encoder-options.js';
-import { weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
+import { weightsDir, weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
 import { acquireSentenceEmbedder } from '../sentence-encoder/shared-embedders.js';
 import type { Embedder } from '../types.js';
 
@@ -31,6 +31,7 @@ export const sentenceEmbeddingEngine = defineEngine({
   tasks: ['embeddings'],
   options: SentenceEmbeddingOptions,
   isInstalled: weightsInstalled,
+  filesDir: (_entry, context, options) => weightsDir(options, context),
 
   async load(entry, context, options): Promise<Embedder> {
     const lease = await acquireSentenceEmbedder(entry.id, options, context);

@@ -2,7 +2,7 @@
  * Where live streams get their speech detector: one Silero VAD session per worker, a fresh
  * recurrent state per stream (SileroVad.openStream). Without a model file, no stream can detect speech.
  */
-import { SileroVad } from '../speech-to-text/silero-vad.js';
+import { loadVadModel } from '../speech-to-text/vad-model.js';
 import type { FrameScorer } from './live-audio-converter.js';
 import type { LiveAudioWorkerInit } from './live-audio-protocol.js';
 
@@ -13,6 +13,15 @@ interface FrameScorers {
 
 export async function loadFrameScorers(init: LiveAudioWorkerInit): Promise<FrameScorers> {
   if (init.vadModelPath === undefined) return { open: () => undefined, dispose: async () => {} };
-  const vad = await SileroVad.load(init.vadModelPath);
+  // A broken VAD model fails only the streams that detect speech (naming it), not the others.
+  const vad = await loadVadModel(init.vadModelPath).catch((error: unknown) => error as Error);
+  if (vad instanceof Error) {
+    return {
+      open: () => {
+        throw vad;
+      },
+      dispose: async () => {},
+    };
+  }
   return { open: () => vad.openStream(), dispose: () => vad.dispose() };
 }

@@ -60,10 +60,15 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     session_options: asrSessionOptions(init),
   })) as unknown as AsrPipeline;
   if (init.encoderThreads > 0) {
-    await moveEncoderToThread(asr.model, encoderFile(join(init.modelsDir, init.modelId), init.dtype), {
-      sessionOptions: asrSessionOptions({ ...init, threads: init.encoderThreads }),
-      nice: init.nice,
-    });
+    await moveEncoderToThread(
+      asr.model,
+      encoderFile(join(init.modelsDir, init.modelId), init.dtype),
+      {
+        sessionOptions: asrSessionOptions({ ...init, threads: init.encoderThreads }),
+        nice: init.nice,
+      },
+      init.modelId,
+    );
   }
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);

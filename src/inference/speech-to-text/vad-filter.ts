@@ -10,7 +10,8 @@
  */
 import type { PcmReader } from '../../audio/pcm16-buffer.js';
 import type { Transcript, VadOptions } from '../types.js';
-import { SileroVad, TRANSCRIPTION_STATE_RESETS } from './silero-vad.js';
+import { type SileroVad, TRANSCRIPTION_STATE_RESETS } from './silero-vad.js';
+import { loadVadModel } from './vad-model.js';
 import { speechChunksFromProbs, VAD_SAMPLE_RATE, type SpeechChunk } from './speech-timestamps.js';
 import { vadLeveledReader } from './vad-input-level.js';
 import { mergeRegions, WINDOW_SAMPLES, type GainedRegion, type SpeechWindow } from './speech-windows.js';
@@ -49,7 +50,7 @@ export class VadFilter {
     if (!request || sampleRate !== VAD_SAMPLE_RATE) return undefined;
     if (!request.always && samples.length / sampleRate <= VAD_DEFAULT_ABOVE_SECONDS) return undefined;
     // A failed load is not kept, so a later request tries again.
-    this.#vad ??= SileroVad.load(this.#onnxFile).catch((error: unknown) => {
+    this.#vad ??= loadVadModel(this.#onnxFile).catch((error: unknown) => {
       this.#vad = undefined;
       throw error;
     });

@@ -4,13 +4,13 @@
  */
 import { resample } from '../../audio/resample.js';
 import { serveWorker } from '../worker/serve-worker.js';
-import { SileroVad } from './silero-vad.js';
+import { loadVadModel } from './vad-model.js';
 import { VAD_SAMPLE_RATE } from './speech-timestamps.js';
 import { toSpeechRegions } from './vad-regions.js';
 import type { VadApi, VadWorkerInit } from './vad-worker-protocol.js';
 
 serveWorker<VadApi, VadWorkerInit>(async (init) => {
-  const vad = await SileroVad.load(init.onnxFile);
+  const vad = await loadVadModel(init.onnxFile);
   return {
     detectSpeech: ({ audio, options }, { signal, serial }) =>
       serial(async () => {

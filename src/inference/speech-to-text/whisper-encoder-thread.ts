@@ -27,10 +27,11 @@ export async function moveEncoderToThread(
   model: { sessions: Record<string, unknown> },
   file: string | undefined,
   init: Omit<OnnxSessionWorkerInit, 'onnxFile'>,
+  modelId = 'whisper-encoder',
 ): Promise<boolean> {
   const original = model.sessions.model as { release?(): Promise<void> } | undefined;
   if (!file || !original || !existsSync(file)) return false;
-  model.sessions.model = await OnnxSessionThread.start({ ...init, onnxFile: file }, 'whisper-encoder');
+  model.sessions.model = await OnnxSessionThread.start({ ...init, onnxFile: file }, 'whisper-encoder', modelId);
   await original.release?.();
   return true;
 }

@@ -18,7 +18,7 @@ import { ManifestError } from '../manifest.js';
 import type { Classifier } from '../types.js';
 import { EmbeddingClassifierOptions, describeLabels, embeddingRule, labelSpecs } from './classifier-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
-import { weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
+import { weightsDir, weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
 import { headConfidences, headWidth, linearHead } from './linear-head.js';
 import { centroid, dot } from '../sentence-encoder/sentence-embedder.js';
 import { acquireSentenceEmbedder } from '../sentence-encoder/shared-embedders.js';
@@ -36,6 +36,7 @@ export const embeddingClassifier = defineEngine({
   options: EmbeddingClassifierOptions,
   rule: embeddingRule,
   isInstalled: weightsInstalled,
+  filesDir: (_entry, context, options) => weightsDir(options, context),
 
   describe(_entry, options) {
     const labels = describeLabels(options);

@@ -12,7 +12,7 @@ import type { ModelFacts } from '../sentence-encoder/batch-model-protocol.js';
 import { TextClassificationOptions, describeLabels, labelsRule, type ClassifierOptions } from './classifier-options.js';
 import { batchOptions } from '../sentence-encoder/encoder-options.js';
 import { sortedLabels } from './label-scores.js';
-import { startBatchModel, weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
+import { startBatchModel, weightsDir, weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
 import { MicroBatcher } from '../sentence-encoder/micro-batcher.js';
 import { confidences } from './sequence-scores.js';
 
@@ -21,6 +21,7 @@ export const transformersTextClassification = defineEngine({
   options: TextClassificationOptions,
   rule: labelsRule,
   isInstalled: weightsInstalled,
+  filesDir: (_entry, context, options) => weightsDir(options, context),
 
   describe(_entry, options) {
     const labels = describeLabels(options);

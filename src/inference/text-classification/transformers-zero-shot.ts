@@ -14,7 +14,7 @@ import type { Classifier, Label } from '../types.js';
 import { ZeroShotOptions, describeLabels, labelSpecs, labelsRule } from './classifier-options.js';
 import { batchOptions } from '../sentence-encoder/encoder-options.js';
 import { softmax, sortedLabels } from './label-scores.js';
-import { startBatchModel, weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
+import { startBatchModel, weightsDir, weightsInstalled } from '../sentence-encoder/load-transformers-model.js';
 import { MicroBatcher } from '../sentence-encoder/micro-batcher.js';
 
 interface Candidate {
@@ -33,6 +33,7 @@ export const transformersZeroShot = defineEngine({
   options: ZeroShotOptions,
   rule: labelsRule,
   isInstalled: weightsInstalled,
+  filesDir: (_entry, context, options) => weightsDir(options, context),
 
   describe(_entry, options) {
     const labels = describeLabels(options);

@@ -38,6 +38,9 @@ export const apertiumEngine = defineEngine({
 
   installCommand: (_entry, options) => `apt-get install apertium ${debianPackage(options)}`,
 
+  // Debian's packages, not a model folder.
+  filesDir: () => undefined,
+
   async load(entry, _context, options): Promise<Translator> {
     const commands = await readModeFile(modeFile(options), { markUnknown: options.markUnknown });
     const pipeline = new ApertiumPipeline({

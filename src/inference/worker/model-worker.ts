@@ -4,11 +4,14 @@
  * running out of memory): the calls that were in it fail with 503 inference_failed, since the
  * model failed and not the request, and the next call starts a fresh thread, so one crash does
  * not leave a model failing until the server restarts. A call past its deadline answers 503
- * too, and a thread stuck in it is terminated and replaced the same way. Optionally the thread
+ * too, and a thread stuck in it is terminated and replaced the same way (once it is out of
+ * onnxruntime's native code: native-calls.ts), as does an error onnxruntime throws in the thread;
+ * other errors of a living thread pass through unchanged. Optionally the thread
  * starts on first use and stops after a quiet period.
  */
 import { InferenceFailedError } from '../../errors.js';
 import { abortable } from '../abortable.js';
+import { ONNX_RUNTIME_ERROR } from './native-calls.js';
 import type { CallArgs, CallOptions, MethodName, ProgressOf, ResultOf, WorkerApi, WorkerModule } from './worker-api.js';
 import { currentRequester } from './requester.js';
 import { CallTimeoutError, WorkerClient } from './worker-client.js';
@@ -133,6 +136,8 @@ export class ModelWorker<Api extends WorkerApi<Api>> {
     // The thread was given what was left of the deadline; the client is told the deadline itself.
     if (error instanceof CallTimeoutError) return new InferenceFailedError(modelId, new CallTimeoutError(call.method, call.timeoutMs ?? 0).message);
     if (thread && !thread.alive) return new InferenceFailedError(modelId, (error as Error).message);
+    // onnxruntime failed in the thread (a run refused, a session it could not make): the model failed, not the request.
+    if ((error as Error | undefined)?.name === ONNX_RUNTIME_ERROR) return new InferenceFailedError(modelId, (error as Error).message);
     return error;
   }
 

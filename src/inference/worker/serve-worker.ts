@@ -8,6 +8,8 @@ import { FairQueue, type JobTurn } from './fair-queue.js';
 import { toWireError } from './wire-error.js';
 import type { CallContext, WorkerApi, WorkerImplementation } from './worker-api.js';
 import { Transferable, type WorkerProgress, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
+import { guardNativeCalls } from './native-calls.js';
+import type { WorkerData } from './worker-protocol.js';
 
 export type { CallContext } from './worker-api.js';
 
@@ -19,10 +21,13 @@ export function serveWorker<Api extends WorkerApi<Api>, Init = undefined>(
   const port = parentPort;
   if (!port) throw new Error('serveWorker must run inside a worker thread');
 
+  const { init, nativeCalls } = workerData as WorkerData<Init>;
+  // Before any session exists: the client must know when this thread is inside onnxruntime.
+  guardNativeCalls(nativeCalls);
   const start = async () => {
     let implementation: WorkerImplementation<Api>;
     try {
-      implementation = await setup(workerData as Init);
+      implementation = await setup(init);
     } catch (error) {
       const failed: WorkerStartup = { type: 'failed', error: toWireError(error) };
       port.postMessage(failed);

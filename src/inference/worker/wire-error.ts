@@ -14,6 +14,10 @@ export interface WireError {
   /** Present when the error was an AppError. */
   status?: number;
   code?: string;
+  /** Whether clients may read the message (a 503 written for them, e.g. ModelFilesError); absent: below 500. */
+  expose?: boolean;
+  /** The AppError's own text fields (e.g. `modelId`, which the error middleware names in a 503). */
+  fields?: Record<string, string>;
 }
 
 type AppErrorClass = abstract new (...args: never[]) => AppError;
@@ -27,9 +31,15 @@ function isAppErrorClass(value: unknown): value is AppErrorClass {
   return typeof value === 'function' && (value === AppError || value.prototype instanceof AppError);
 }
 
+/** Sent as WireError's own members, so not again among its fields. */
+const WIRE_KEYS = new Set(['name', 'message', 'stack', 'status', 'code', 'expose']);
+
 export function toWireError(error: unknown): WireError {
   if (error instanceof AppError) {
-    return { name: error.constructor.name, message: error.message, stack: error.stack, status: error.status, code: error.code };
+    const fields = Object.fromEntries(
+      Object.entries(error).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && !WIRE_KEYS.has(entry[0])),
+    );
+    return { name: error.constructor.name, message: error.message, stack: error.stack, status: error.status, code: error.code, expose: error.expose, fields };
   }
   if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
   return { name: 'Error', message: String(error) };
@@ -42,12 +52,13 @@ export function fromWireError(wire: WireError): Error {
     // Rebuilt without calling the constructor: subclasses take different arguments, and the
     // message was already formatted in the worker.
     const error = Object.create(cls.prototype) as AppError;
+    Object.assign(error, wire.fields);
     Object.defineProperties(error, {
       name: { value: wire.name, writable: true, configurable: true },
       message: { value: wire.message, writable: true, configurable: true },
       status: { value: wire.status, enumerable: true },
       code: { value: wire.code, enumerable: true },
-      expose: { value: wire.status < 500, enumerable: true },
+      expose: { value: wire.expose ?? wire.status < 500, enumerable: true },
       stack: { value: wire.stack, writable: true, configurable: true },
     });
     return error;

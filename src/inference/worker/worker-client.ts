@@ -3,15 +3,17 @@
  * Api (request/response matched by id), and end it on dispose. Typed errors thrown in the
  * worker are re-thrown here with their AppError class (see wire-error.ts). A call given an
  * AbortSignal is cancelled on both sides when it aborts; a call past its deadline is too, and
- * the thread is terminated if it does not let go of that call soon after (stuck in native code).
- * ModelWorker wraps this with respawning; use that for models.
+ * the thread is terminated if it does not let go of that call soon after (stuck). A thread is
+ * only ever terminated outside onnxruntime's native code: a terminate inside it aborts the
+ * process (native-calls.ts). ModelWorker wraps this with respawning; use that for models.
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { nativeCallState, untilOutOfNativeCalls } from './native-calls.js';
 import { fromWireError } from './wire-error.js';
 import type { CallArgs, CallOptions, MethodName, ResultOf, WorkerApi, WorkerModule } from './worker-api.js';
-import type { WorkerMessage, WorkerRequest, WorkerStartup } from './worker-protocol.js';
+import type { WorkerData, WorkerMessage, WorkerRequest, WorkerStartup } from './worker-protocol.js';
 
 export interface SpawnOptions<Init> {
   /** Passed to the worker's setup function (must be structured-cloneable). */
@@ -36,6 +38,11 @@ export class CallTimeoutError extends Error {
 /** How long a worker may take to free its ONNX sessions before it is terminated anyway. */
 const DISPOSE_GRACE_MS = 2_000;
 const DEFAULT_STUCK_GRACE_MS = 5_000;
+/**
+ * How long a stop waits for the thread to come out of onnxruntime's native code before its caller
+ * goes on; the thread itself is terminated only once it has (see native-calls.ts).
+ */
+const NATIVE_EXIT_WAIT_MS = 10_000;
 
 interface Pending {
   resolve(value: unknown): void;
@@ -47,6 +54,8 @@ interface Pending {
 
 export class WorkerClient<Api extends WorkerApi<Api>> {
   readonly #worker: Worker;
+  /** Shared with the thread: whether it is inside onnxruntime's native code (native-calls.ts). */
+  readonly #nativeCalls: Int32Array;
   readonly #name: string;
   readonly #stuckGraceMs: number;
   readonly #pending = new Map<number, Pending>();
@@ -56,8 +65,9 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
   /** Set once the worker is gone; later calls fail with it instead of hanging. */
   #gone: Error | undefined;
 
-  private constructor(worker: Worker, name: string, stuckGraceMs: number) {
+  private constructor(worker: Worker, nativeCalls: Int32Array, name: string, stuckGraceMs: number) {
     this.#worker = worker;
+    this.#nativeCalls = nativeCalls;
     this.#name = name;
     this.#stuckGraceMs = stuckGraceMs;
     worker.on('message', (message: WorkerMessage) => ('type' in message ? this.#progress(message.id, message.event) : this.#settle(message)));
@@ -71,7 +81,9 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
    */
   static async spawn<Api extends WorkerApi<Api>, Init>(module: WorkerModule<Api, Init>, options: SpawnOptions<Init>): Promise<WorkerClient<Api>> {
     const name = options.name ?? module.url.pathname.split('/').pop() ?? 'worker';
-    const worker = createWorker(module.url, { workerData: options.init, name });
+    const nativeCalls = nativeCallState();
+    const workerData: WorkerData<Init> = { init: options.init, nativeCalls };
+    const worker = createWorker(module.url, { workerData, name });
     const startup = await new Promise<WorkerStartup>((resolve, reject) => {
       const onExit = (code: number) => reject(new Error(`${name} worker exited during start-up (code ${code})`));
       worker.once('error', reject);
@@ -83,10 +95,11 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
       });
     });
     if (startup.type === 'failed') {
-      await worker.terminate();
+      // Its setup may have left native work going (a second session still loading).
+      await stopThread(worker, nativeCalls);
       throw fromWireError(startup.error);
     }
-    return new WorkerClient<Api>(worker, name, options.stuckGraceMs ?? DEFAULT_STUCK_GRACE_MS);
+    return new WorkerClient<Api>(worker, nativeCalls, name, options.stuckGraceMs ?? DEFAULT_STUCK_GRACE_MS);
   }
 
   /** Calls `method` in the worker; see CallOptions for moving buffers, cancelling and deadlines. */
@@ -116,11 +129,14 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
     await this.terminate(new Error(`${this.#name} worker was disposed`));
   }
 
-  /** Ends the thread now; calls in flight and later ones fail with `reason`. */
+  /**
+   * Ends the thread as soon as it is out of native code; calls in flight and later ones fail with
+   * `reason` now.
+   */
   async terminate(reason = new Error(`${this.#name} worker was terminated`)): Promise<void> {
     if (this.#gone) return;
     this.#fail(reason);
-    await this.#worker.terminate();
+    await stopThread(this.#worker, this.#nativeCalls);
   }
 
   #send(method: string, payload: unknown, options: CallOptions<never>): Promise<unknown> {
@@ -199,6 +215,19 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
     }, this.#stuckGraceMs);
     this.#overdue.set(id, stuck);
   }
+}
+
+/**
+ * Terminates `worker` once no call into onnxruntime's native code is in progress in it (a
+ * terminate during one aborts the process: native-calls.ts). Waits at most NATIVE_EXIT_WAIT_MS;
+ * past that the thread is terminated when its native call returns, without its caller waiting.
+ */
+async function stopThread(worker: Worker, nativeCalls: Int32Array): Promise<void> {
+  if (await untilOutOfNativeCalls(nativeCalls, NATIVE_EXIT_WAIT_MS)) {
+    await worker.terminate();
+    return;
+  }
+  void untilOutOfNativeCalls(nativeCalls, Number.POSITIVE_INFINITY).then(() => worker.terminate());
 }
 
 /**

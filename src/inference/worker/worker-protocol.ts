@@ -4,6 +4,12 @@
  */
 import type { WireError } from './wire-error.js';
 
+/** A worker's `workerData`: its setup's `init`, and the native-call state it shares with its client (native-calls.ts). */
+export interface WorkerData<Init> {
+  init: Init;
+  nativeCalls: Int32Array;
+}
+
 export interface WorkerCall {
   type: 'call';
   id: number;
