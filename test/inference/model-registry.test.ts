@@ -165,7 +165,7 @@ describe('ModelRegistry start-up checks of the manifest', () => {
     expect(build([piper({ threads: 0 })])).to.throw(ManifestError, /model "voice" \(engine "piper"\): options\.threads must be >= 1/);
     expect(build([piper({ thread: 2 })])).to.throw(
       ManifestError,
-      /options\.thread is not an option of this engine \(known: onnxFile, threads, spinning, firstPieceWords\)/,
+      /options\.thread is not an option of this engine \(known: onnxFile, threads, spinning, firstPieceWords, memoryArena\)/,
     );
     const apertium = entry('pair', { task: 'translation', engine: 'apertium', options: { source: 'en', target: 'es' } });
     expect(build([apertium])).to.throw(ManifestError, /model "pair" \(engine "apertium"\): options\.pair is required/);
