@@ -13,7 +13,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { KeyPolicy, KeyStore, KeyUsage } from './key-store.js';
 import { ModelNotAllowedError, RateLimitedError } from '../errors.js';
-import { asRequester } from '../inference/worker/requester.js';
+import { asRequester } from '../requester.js';
 import { hashApiKey } from './api-key.js';
 import type { Logger } from '../logger.js';
 

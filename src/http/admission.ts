@@ -28,7 +28,7 @@ import type { Context, Middleware } from 'koa';
 import { PayloadTooLargeError, ServerBusyError } from '../errors.js';
 import { bodyBytesPerSlot } from '../inference/tasks.js';
 import type { Task } from '../inference/types.js';
-import { currentRequester } from '../inference/worker/requester.js';
+import { currentRequester } from '../requester.js';
 import type { AdmissionObserver } from './metrics.js';
 
 /** Seconds a refused client is asked to wait; inference requests take about this long. */

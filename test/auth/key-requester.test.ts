@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { KeyAccess, requesterOf } from '../../src/auth/key-access.js';
 import type { KeyPolicy, KeyStore } from '../../src/auth/key-store.js';
-import { currentRequester } from '../../src/inference/worker/requester.js';
+import { currentRequester } from '../../src/requester.js';
 import { createLogger } from '../../src/logger.js';
 
 const STATIC: KeyPolicy = { id: null, rpm: null, models: null, admin: true };

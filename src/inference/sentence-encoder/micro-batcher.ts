@@ -15,11 +15,11 @@
  * batch is filled one item per group, round robin, so a request of 2048 texts does not make a
  * one-text request that arrives after it wait for all 2048; it shares each batch with them.
  * Items without a group are each a group of their own, which is arrival order. Above groups,
- * requesters (API keys, src/inference/worker/requester.ts, as current when an item is submitted)
+ * requesters (API keys, src/requester.ts, as current when an item is submitted)
  * take turns the same way, so one key's many concurrent requests share batches with another key's
  * one request as one request would, not one per request.
  */
-import { currentRequester } from '../worker/requester.js';
+import { currentRequester } from '../../requester.js';
 
 export interface MicroBatcherOptions {
   /** Most items handed to `run` at once. */

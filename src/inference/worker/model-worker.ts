@@ -13,7 +13,7 @@ import { InferenceFailedError } from '../../errors.js';
 import { abortable } from '../abortable.js';
 import { ONNX_RUNTIME_ERROR } from './native-calls.js';
 import type { CallArgs, CallOptions, MethodName, ProgressOf, ResultOf, WorkerApi, WorkerModule } from './worker-api.js';
-import { currentRequester } from './requester.js';
+import { currentRequester } from '../../requester.js';
 import { CallTimeoutError, WorkerClient } from './worker-client.js';
 
 export interface ModelWorkerOptions<Init> {

@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { FairQueue, type JobTurn } from './fair-queue.js';
 import { toWireError } from './wire-error.js';
 import type { CallContext, WorkerApi, WorkerImplementation } from './worker-api.js';
-import { Transferable, type WorkerProgress, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
+import { movableBuffers, Transferable, type WorkerProgress, type WorkerRequest, type WorkerResponse, type WorkerStartup } from './worker-protocol.js';
 import { guardNativeCalls } from './native-calls.js';
 import type { WorkerData } from './worker-protocol.js';
 
@@ -47,7 +47,7 @@ export function serveWorker<Api extends WorkerApi<Api>, Init = undefined>(
       try {
         const result = await work(controller.signal);
         if (result instanceof Transferable) {
-          transfer = [...result.transfer];
+          transfer = movableBuffers(result.transfer);
           response = { id, ok: true, result: result.value };
         } else {
           response = { id, ok: true, result };

@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { nativeCallState, untilOutOfNativeCalls } from './native-calls.js';
 import { fromWireError } from './wire-error.js';
 import type { CallArgs, CallOptions, MethodName, ResultOf, WorkerApi, WorkerModule } from './worker-api.js';
-import type { WorkerData, WorkerMessage, WorkerRequest, WorkerStartup } from './worker-protocol.js';
+import { movableBuffers, type WorkerData, type WorkerMessage, type WorkerRequest, type WorkerStartup } from './worker-protocol.js';
 
 export interface SpawnOptions<Init> {
   /** Passed to the worker's setup function (must be structured-cloneable). */
@@ -144,9 +144,7 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
     const { transfer = [], signal, timeoutMs, onProgress, requester } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
-    // An empty buffer gains nothing from a move, and a detached one (moved by an earlier call)
-    // would be lost in the worker's deserialisation without a word; cloned, it fails here instead.
-    const moved = transfer.filter((buffer) => buffer.byteLength > 0);
+    const moved = movableBuffers(transfer);
     return new Promise((resolve, reject) => {
       const request: WorkerRequest = { type: 'call', id, method, payload, requester };
       this.#worker.postMessage(request, moved as ArrayBuffer[]);

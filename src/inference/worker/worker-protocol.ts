@@ -2,6 +2,7 @@
  * Messages between a WorkerClient (main thread) and serveWorker (inside the worker).
  * Everything here crosses postMessage, so it must be structured-cloneable.
  */
+import { isMarkedAsUntransferable } from 'node:worker_threads';
 import type { WireError } from './wire-error.js';
 
 /** A worker's `workerData`: its setup's `init`, and the native-call state it shares with its client (native-calls.ts). */
@@ -65,4 +66,15 @@ export class Transferable<T> {
 
 export function withTransfer<T>(value: T, transfer: readonly ArrayBuffer[]): Transferable<T> {
   return new Transferable(value, transfer);
+}
+
+/**
+ * The buffers of a transfer list that can move; the rest are copied with the message. Node marks
+ * Buffer's shared pool (where a small Buffer.from or Buffer.concat lands) untransferable, and a
+ * list naming it fails the whole message with a DataCloneError. An empty buffer gains nothing from
+ * a move, and a detached one (moved by an earlier call) would vanish from the message without a
+ * word; cloned, it fails at the sender instead.
+ */
+export function movableBuffers(transfer: readonly ArrayBuffer[]): ArrayBuffer[] {
+  return transfer.filter((buffer) => buffer.byteLength > 0 && !isMarkedAsUntransferable(buffer));
 }

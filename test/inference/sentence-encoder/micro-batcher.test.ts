@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MicroBatcher } from '../../../src/inference/sentence-encoder/micro-batcher.js';
-import { asRequester } from '../../../src/inference/worker/requester.js';
+import { asRequester } from '../../../src/requester.js';
 import { sleep, until } from '../../helpers/until.js';
 
 /** A runner that records the batches it was given and doubles each number. */

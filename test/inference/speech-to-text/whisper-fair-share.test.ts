@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { ManifestEntry } from '../../../src/inference/manifest.js';
 import { transformersAsrEngine } from '../../../src/inference/speech-to-text/transformers-asr-engine.js';
 import type { DecodingOptions, EncodedAudio, Transcriber } from '../../../src/inference/types.js';
-import { asRequester } from '../../../src/inference/worker/requester.js';
+import { asRequester } from '../../../src/requester.js';
 import { REPO_ROOT } from '../../audio/audio-test-helpers.js';
 
 const MODELS_DIR = join(REPO_ROOT, 'models');
