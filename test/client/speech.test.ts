@@ -3,7 +3,7 @@
  * random-weight fixtures for every input type, format and event, and the real whisper-tiny.en
  * and Piper voice (installed by `npm run test-models`; skipped when absent) for what they say.
  */
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { MPEGDecoder } from 'mpg123-decoder';
@@ -212,7 +212,6 @@ describe('client: speech with the real whisper-tiny.en and Piper voice', functio
 
   before(async function () {
     if (!whisper.installed || !piper.installed) return this.skip(); // `npm run test-models` installs them
-    if (!existsSync(join(SPEECH_DIR, 'en_jfk.mp3'))) return this.skip(); // the shared speech clips are absent
     served = await serveTestApp({ manifest: { models: [whisper.entry!, piper.entry!] }, modelsDir: REAL_MODELS_DIR });
   });
   after(() => served?.close());

@@ -1,7 +1,7 @@
 /**
  * `stream=true` on POST /v1/audio/transcriptions and /v1/transcriptions: server-sent
  * `transcript.text.delta` events while a long file is transcribed, then `transcript.text.done`.
- * Real whisper-tiny.en on ~70 s joined from the shared clips (skipped when absent); the
+ * Real whisper-tiny.en on ~70 s joined from the speech clips; the
  * random-weight fixture for the errors that must stay plain JSON.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { decodeClipsOnce, joinClips } from '../../scripts/eval/lib/long-speech.j
 import { readSpeechClips } from '../../scripts/eval/lib/speech-clips.js';
 import { REPO_ROOT, SPEECH_DIR } from '../audio/audio-test-helpers.js';
 import { cpuUntilIdle } from '../inference/cpu-load.js';
+import { closeServer } from '../helpers/close-server.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 interface StreamEvent {
@@ -55,7 +56,7 @@ describe('stream=true with the real whisper-tiny.en on ~70 s of joined clips', f
   this.timeout(300_000);
   const REAL_MODELS_DIR = join(REPO_ROOT, 'models');
   let app: TestApp;
-  let server: Server;
+  let server: Server | undefined;
   let baseUrl: string;
   let wav: Uint8Array;
 
@@ -65,16 +66,16 @@ describe('stream=true with the real whisper-tiny.en on ~70 s of joined clips', f
       ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).models.find((model: ManifestEntry) => model.id === 'whisper-tiny.en')
       : undefined;
     if (!entry || !existsSync(join(REAL_MODELS_DIR, entry.id, '.installed.json'))) this.skip(); // `npm run test-models` installs it
-    if (!existsSync(join(SPEECH_DIR, 'transcripts.tsv'))) this.skip(); // the shared speech clips are absent
     const audio = joinClips(await decodeClipsOnce(await readSpeechClips(SPEECH_DIR)), { targetSeconds: 70, gapSeconds: 1.5 });
     wav = encodeWav({ samples: audio.samples, sampleRate: audio.sampleRate });
     app = await createTestApp({ manifest: { models: [entry] }, modelsDir: REAL_MODELS_DIR });
-    server = createServer(app.app.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const listening = createServer(app.app.callback());
+    server = listening;
+    await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;
   });
   after(async () => {
-    await new Promise((resolve) => server?.close(resolve));
+    await closeServer(server);
     await app?.close();
   });
 

@@ -15,7 +15,7 @@ import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const fixture = (name: string) => readFileSync(join(AUDIO_FIXTURES, name));
 
-/** What each clip says (shared/eval/speech/transcripts.tsv). */
+/** What each clip says (test/fixtures/speech/transcripts.tsv). */
 const WORDS: Readonly<Record<string, string>> = {
   en_librivox_sense_and_sensibility_0880: 'he was not an ill disposed young man',
   en_cards_005: 'eight of spades four of clubs seven of hearts',

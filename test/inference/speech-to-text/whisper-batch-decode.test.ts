@@ -1,6 +1,6 @@
 /**
  * Batched decoding on the real Whisper tiny.en (skipped when not installed: `npm run
- * test-models`): windows of different shared clips decoded in one batch give, row by row, the
+ * test-models`): windows of different speech clips decoded in one batch give, row by row, the
  * tokens the sequential decode gives, whatever the rows' prompts, and end on their own.
  */
 import type { Tensor } from '@huggingface/transformers';
@@ -36,7 +36,7 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   };
 
   before(async function () {
-    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
+    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` to include it
     ({ asr, tokens, decoder, startTokens } = await loadTinyEnWindowDecoder());
     // Clips of different lengths (the librivox ones, a card game, JFK…): rows end at different steps.
     const clips = await decodeClipsOnce((await readSpeechClips(SPEECH_DIR)).slice(0, 6));

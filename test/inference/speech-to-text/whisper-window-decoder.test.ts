@@ -18,7 +18,7 @@ describe('WhisperWindowDecoder, whisper-tiny.en (real weights)', function () {
   let tokens: WhisperSpecialTokens;
   let clips: Array<{ reference: string; samples: Float32Array }>;
   before(async function () {
-    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
+    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` to include it
     ({ asr, tokens, decoder } = await loadTinyEnWindowDecoder());
     clips = await decodeClipsOnce((await readSpeechClips(SPEECH_DIR)).slice(0, 10));
   });
