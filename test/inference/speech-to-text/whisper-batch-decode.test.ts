@@ -38,8 +38,8 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   before(async function () {
     if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` to include it
     ({ asr, tokens, decoder, startTokens } = await loadTinyEnWindowDecoder());
-    // Clips of different lengths (the librivox ones, a card game, JFK…): rows end at different steps.
-    const clips = await decodeClipsOnce((await readSpeechClips(SPEECH_DIR)).slice(0, 6));
+    // Clips of different lengths (JFK, the LibriVox clip, goforward, a card): rows end at different steps.
+    const clips = await decodeClipsOnce((await readSpeechClips(SPEECH_DIR)).slice(0, 5));
     features = [];
     for (const clip of clips) features.push((await asr.processor(clip.samples)).input_features);
     references = clips.map((clip) => clip.reference);
@@ -49,7 +49,7 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   it('decodes each row of a batch to the tokens of its sequential decode', async () => {
     const audio = await encodeEach(features);
     const sequential: WindowDecodeResult[] = [];
-    for (const inputFeatures of features) sequential.push(await decoder.decode(request(await decoder.encode(inputFeatures))));
+    for (const audioFeatures of audio) sequential.push(await decoder.decode(request(audioFeatures)));
     const batched = await decoder.decodeBatch(audio.map((audioFeatures) => request(audioFeatures)));
     expect(new Set(sequential.map((result) => result.tokens.length)).size).to.be.greaterThan(2); // rows leave at different steps
     batched.forEach((result, index) => {
