@@ -410,20 +410,21 @@ describe('speech to text with the real whisper-tiny.en', function () {
     expect(res.body.transcript.toLowerCase().replace(/[^a-z ]/g, '')).to.include('ask not what your country can do for you');
   });
 
-  it('transcribes 44 s (jfk four times) across 30 s windows without losing or doubling a sentence at the window edge', async () => {
+  it('transcribes 33 s (jfk three times) across 30 s windows without losing or doubling a sentence at the window edge', async () => {
     const jfk = new WaveFile(speech('en_jfk.wav')).getSamples(false, Float32Array) as unknown as Float32Array;
-    const four = new Float32Array(jfk.length * 4);
-    for (let i = 0; i < 4; i++) four.set(jfk, i * jfk.length);
+    // The first window ends 8 s into the third sentence.
+    const three = new Float32Array(jfk.length * 3);
+    for (let i = 0; i < 3; i++) three.set(jfk, i * jfk.length);
     const res = await app.request
       .post('/v1/transcriptions?model=whisper-tiny.en')
       .set('Authorization', bearer())
       .set('Content-Type', 'audio/wav')
-      .send(Buffer.from(wavBytes(Float32Array.from(four, (x) => x / 32768))));
+      .send(Buffer.from(wavBytes(Float32Array.from(three, (x) => x / 32768))));
     expect(res.status, res.text).to.equal(200);
     const text = res.body.transcript.toLowerCase().replace(/[^a-z ]/g, '');
     // ("ask" may come back as "asked" once the earlier text is the prompt; the sentence is what counts.)
     const count = text.split('what your country can do for you').length - 1;
-    expect(count, text).to.equal(4);
+    expect(count, text).to.equal(3);
   });
 });
 
