@@ -18,12 +18,13 @@ import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { createMp3StreamEncoder } from '../../src/audio/encode-mp3.js';
 import { MediaStreamEncoder, type MediaFormat } from '../../src/audio/encode-media.js';
 import { resample } from '../../src/audio/resample.js';
+import { evalSetDir } from '../eval/lib/eval-data.js';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '20' } } });
 const rounds = Math.max(1, Math.min(200, Number(values.rounds)));
 const ROOT = new URL('../../', import.meta.url).pathname;
 const FIXTURES = join(ROOT, 'test/fixtures/audio');
-const SPEECH = process.env.EVAL_SPEECH_DIR ?? join(ROOT, '../shared/eval/speech');
+const SPEECH = evalSetDir('speech');
 
 async function decodeRate(bytes: Uint8Array): Promise<{ msPerSecond: number; seconds: number }> {
   const first = await decodeAudio(bytes, { sampleRate: 16000, maxSeconds: 600 });

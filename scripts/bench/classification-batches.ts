@@ -19,6 +19,7 @@ import { BATCH_MODEL_WORKER, type BatchModelApi, type BatchModelInit, type Forwa
 import { MicroBatcher } from '../../src/inference/sentence-encoder/micro-batcher.js';
 import { ModelWorker } from '../../src/inference/worker/model-worker.js';
 import { loadAverage } from '../eval/lib/load-average.js';
+import { evalSetFile } from '../eval/lib/eval-data.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
@@ -29,7 +30,7 @@ const WARM_UP = 128;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const modelsDir = resolve(process.env.MODELS_DIR ?? join(root, 'models'));
 const dir = join(modelsDir, 'all-MiniLM-L6-v2');
-const textsFile = join(process.env.EVAL_DIR ?? resolve(root, '../shared/eval'), 'classification/sst2_validation_300.tsv');
+const textsFile = evalSetFile('classification', 'sst2_validation_300.tsv');
 const texts = readFileSync(textsFile, 'utf8')
   .trim()
   .split('\n')

@@ -45,6 +45,7 @@ import { headConfidences, linearHead } from '../../src/inference/text-classifica
 import { ModelWorker } from '../../src/inference/worker/model-worker.js';
 import { loadAverage } from '../eval/lib/load-average.js';
 import { CLASSIFICATION_BASELINE, classificationBaselinePython } from './baselines/classification-venv.js';
+import { evalSetFile } from '../eval/lib/eval-data.js';
 
 const MODEL = 'minilm-sentiment';
 const THREADS = Number(process.env.BENCH_THREADS ?? 2);
@@ -64,7 +65,7 @@ const SETTLE_MS = 200;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const modelsDir = resolve(process.env.MODELS_DIR ?? join(root, 'models'));
-const textsFile = join(process.env.EVAL_DIR ?? resolve(root, '../shared/eval'), 'classification/sst2_validation_300.tsv');
+const textsFile = evalSetFile('classification', 'sst2_validation_300.tsv');
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** Per text, the fastest time seen for each named step; and every time, for the spread. */

@@ -52,6 +52,7 @@ import { createLogger } from '../../src/logger.js';
 import { openDatabase } from '../../src/users/open-database.js';
 import { loadAverage } from '../eval/lib/load-average.js';
 import { CLASSIFICATION_BASELINE, classificationBaselinePython } from './baselines/classification-venv.js';
+import { evalSetFile } from '../eval/lib/eval-data.js';
 
 const MODEL = 'minilm-sentiment';
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,8,32').split(',').map(Number);
@@ -67,8 +68,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const API_KEY = 'bench-key-0123456789abcdef';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const evalDir = process.env.EVAL_DIR ?? resolve(root, '../shared/eval');
-const textsFile = join(evalDir, 'classification/sst2_validation_300.tsv');
+const textsFile = evalSetFile('classification', 'sst2_validation_300.tsv');
 const progress = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 interface Measured {

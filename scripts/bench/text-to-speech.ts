@@ -26,7 +26,7 @@
  * `--ttfb-only`: only part 3 (no Piper baseline, no in-process speed rounds).
  *
  * Env: MODELS_DIR (default models), TOOLS_PYTHON (default .cache/venv/bin/python; piper-tts==1.8.0
- * is pip-installed there when missing), EVAL_TTS_DIR (default /work/shared/eval/tts). Bounded loops only.
+ * is pip-installed there when missing), EVAL_TTS_DIR or EVAL_DIR (the TTS sentences, not in the repository). Bounded loops only.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';

@@ -18,9 +18,10 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readPairs } from '../eval/lib/translation-pairs.js';
+import { evalSetDir } from '../eval/lib/eval-data.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const evalDir = process.env.EVAL_DIR ?? resolve(root, '../shared/eval');
+const evalDir = dirname(evalSetDir('translation'));
 const python = join(root, '.cache/venv/bin/python');
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CONCURRENCY = 8;

@@ -15,7 +15,7 @@
  *   tsx scripts/bench/tts-first-byte-breakdown.ts [--voice piper-en_US-joe-medium] [--limit 20] [--words N]
  *
  * `--words`: the voice's firstPieceWords for this run (the manifest's when absent).
- * Env: MODELS_DIR, MODELS_MANIFEST, EVAL_TTS_DIR (default /work/shared/eval/tts).
+ * Env: MODELS_DIR, MODELS_MANIFEST, EVAL_TTS_DIR or EVAL_DIR (the TTS sentences, not in the repository).
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';

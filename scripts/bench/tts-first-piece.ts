@@ -17,7 +17,7 @@
  *   tsx scripts/bench/tts-first-piece.ts [--voice piper-en_US-joe-medium] [--limit 20] [--rounds 3]
  *                                        [--kokoro-dir DIR]
  *
- * Env: MODELS_DIR (default models), EVAL_TTS_DIR (default /work/shared/eval/tts). Run beside the
+ * Env: MODELS_DIR (default models), EVAL_TTS_DIR or EVAL_DIR (the TTS sentences, not in the repository). Run beside the
  * load of a shared machine, it prints the load average; compare lengths within one run.
  */
 import { join, resolve } from 'node:path';

@@ -24,12 +24,12 @@ function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
 }
 
-/** The clip the Python suite wrote (shared clip or the server's own TTS), else make one. */
+/** The clip the Python suite wrote (the tests' jfk clip or the server's own TTS), else the tests' clip, else make one. */
 async function clip(): Promise<Buffer> {
   const written = join(process.env.CONFORMANCE_WORK ?? '/tmp', 'audio.wav');
   if (existsSync(written)) return readFileSync(written);
-  const shared = resolve(ROOT, '../shared/eval/speech/en_jfk.wav');
-  if (existsSync(shared)) return readFileSync(shared);
+  const fixture = resolve(ROOT, 'test/fixtures/speech/en_jfk.wav');
+  if (existsSync(fixture)) return readFileSync(fixture);
   const speech = await client.audio.speech.create({
     model: 'tts-1',
     voice: 'alloy',

@@ -6,17 +6,17 @@
  *   minilm-sentiment on SST-2 validation (300 rows)  goal >= 0.75
  *   minilm-topics    on AG News test (400 rows)      goal >= 0.60
  *
- * Env: MODELS_DIR, MODELS_MANIFEST (as the server), EVAL_DIR (default ../shared/eval beside the
+ * Env: MODELS_DIR, MODELS_MANIFEST (as the server), EVAL_DIR (the folder of the evaluation sets, e.g. ../shared/eval beside the
  * repository). `--strict` exits 1 when a goal is missed. Install the models with `npm run test-models`.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ENGINES } from '../../src/inference/engines.js';
 import { readManifest } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
+import { evalSetDir } from './lib/eval-data.js';
 
 interface EvalSet {
   model: string;
@@ -30,8 +30,7 @@ const SETS: EvalSet[] = [
 ];
 const CONCURRENCY = 32;
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const evalDir = process.env.EVAL_DIR ?? resolve(root, '../shared/eval');
+const evalDir = dirname(evalSetDir('classification'));
 
 async function readRows(path: string): Promise<Array<{ text: string; label: string }>> {
   const [header, ...lines] = (await readFile(path, 'utf8')).split('\n').filter((line) => line.trim() !== '');

@@ -4,7 +4,7 @@
  *
  *   tsx scripts/eval/speech-to-text.ts [--model whisper-tiny.en] [--dtype fp32|q8] [--threads N]
  *
- * Env: MODELS_DIR (default models), MODELS_MANIFEST, EVAL_SPEECH_DIR (default /work/shared/eval/speech).
+ * Env: MODELS_DIR (default models), MODELS_MANIFEST, EVAL_SPEECH_DIR or EVAL_DIR (the speech set, not in the repository).
  * Both sides are normalised by scripts/eval/lib/normalize-transcript.ts before scoring.
  * Exits 1 when the overall WER is above the goal (0.15).
  */

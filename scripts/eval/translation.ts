@@ -7,14 +7,13 @@
  *
  * For comparison it also scores the plain command line (`apertium -u eng-spa`, one process for
  * the whole file), which shows what our formatting around the pipeline changes.
- * Env: MODELS_DIR, MODELS_MANIFEST, EVAL_DIR (default ../shared/eval beside the repository).
+ * Env: MODELS_DIR, MODELS_MANIFEST, EVAL_DIR (the folder of the evaluation sets, e.g. ../shared/eval beside the repository).
  * Install the pair with `bash scripts/test-models/apertium.sh`.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ENGINES } from '../../src/inference/engines.js';
@@ -23,13 +22,13 @@ import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { configureRuntime } from '../../src/inference/runtime.js';
 import { corpusChrf } from './lib/chrf.js';
 import { readPairs } from './lib/translation-pairs.js';
+import { evalSetDir } from './lib/eval-data.js';
 
 const MODEL = 'apertium-eng-spa';
 const FILE = 'translation/en-es.flores101-devtest.tsv';
 const CONCURRENCY = 8;
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const evalDir = process.env.EVAL_DIR ?? resolve(root, '../shared/eval');
+const evalDir = dirname(evalSetDir('translation'));
 
 async function commandLine(sources: readonly string[]): Promise<string[] | undefined> {
   // The apertium script misreads a piped stdin when started from Node; give it a file instead.

@@ -13,7 +13,7 @@
  * `--only-cut`: only the lines some variant cuts at a word boundary (the others are spoken alike
  * by every variant). `--verbose`: every misheard line, per variant.
  *
- * Env: MODELS_DIR, MODELS_MANIFEST, EVAL_TTS_DIR (default /work/shared/eval/tts).
+ * Env: MODELS_DIR, MODELS_MANIFEST, EVAL_TTS_DIR or EVAL_DIR (the TTS sentences, not in the repository).
  */
 import { parseArgs } from 'node:util';
 import { speechBytes } from '../../src/inference/text-to-speech/speech-bytes.js';

@@ -10,7 +10,7 @@
  * `--first-piece-words`: the voice's `firstPieceWords` for this run (0: a first sentence is cut
  * only at a short first clause), to compare the word-boundary cut against none.
  *
- * Env: MODELS_DIR (default models), MODELS_MANIFEST, EVAL_TTS_DIR (default /work/shared/eval/tts).
+ * Env: MODELS_DIR (default models), MODELS_MANIFEST, EVAL_TTS_DIR or EVAL_DIR (the TTS sentences, not in the repository).
  * Both sides are normalised by scripts/eval/lib/normalize-transcript.ts. Lines 1–14 are text
  * normalisation stress cases (roman numerals, "St."/"Dr.", money, times), so WER is also shown
  * for them and for lines 15–50 separately. Exits 1 when the overall WER is above the goal (0.20).

@@ -36,7 +36,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
 MANIFEST = os.environ.get("MODELS_MANIFEST", os.path.join(ROOT, "models/models.json"))
 MODELS_DIR = os.environ.get("MODELS_DIR", os.path.join(ROOT, "models"))
 NPM_CACHE = os.path.join(ROOT, ".cache/npm")
-TWEETEVAL = os.path.join(os.environ.get("EVAL_DIR", os.path.join(ROOT, "../shared/eval")), "classification/tweeteval_sentiment_test_300.tsv")
+# The TweetEval cross-check runs only when EVAL_DIR points at the evaluation sets (not in the repository).
+TWEETEVAL = os.path.join(os.environ["EVAL_DIR"], "classification/tweeteval_sentiment_test_300.tsv") if os.environ.get("EVAL_DIR") else None
 SENTENCES_PACKAGE = ("sentiment@5.0.2", "sentiment-5.0.2.tgz", "89302eb03d2005d03b214fe65814bb48adb7d3c42c8ca80bdee6a3ecb7e4480f")
 DOMAINS = ("amazon", "imdb", "yelp")
 CANDIDATE_C = (0.1, 0.3, 1, 3, 10)
@@ -92,7 +93,7 @@ class Embedder:
 
 
 def tweeteval(embed):
-    if not os.path.exists(TWEETEVAL):
+    if TWEETEVAL is None or not os.path.exists(TWEETEVAL):
         return None
     rows = [line.rsplit("\t", 1) for line in open(TWEETEVAL, encoding="utf8").read().splitlines()[1:]]
     rows = [(text, int(label == "positive")) for text, label in rows if label in ("positive", "negative")]

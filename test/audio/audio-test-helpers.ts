@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { OGG_CRC_OFFSET, oggPageCrc } from '../../src/audio/ogg-crc.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-/** Real speech clips shared by the team; read in place, never copied into the repo. */
-export const SPEECH_DIR = resolve(REPO_ROOT, '../shared/eval/speech');
+/** The real speech clips the tests use, with their sources and licences (SOURCES.md there). */
+export const SPEECH_DIR = resolve(REPO_ROOT, 'test/fixtures/speech');
 export const AUDIO_FIXTURES = resolve(REPO_ROOT, 'test/fixtures/audio');
 
 /** Frequency estimated from rising zero crossings (good enough for a pure tone). */

@@ -204,7 +204,7 @@ describe('decoding hostile audio headers (issue 8)', () => {
       expect(cut.samples.length).to.be.above(0).and.below(whole.samples.length);
     });
 
-    it('passes every real Ogg file we have (fixtures and the shared speech clips)', async () => {
+    it('passes every real Ogg file we have (fixtures and the speech clips)', async () => {
       const files = [
         ...['tone-48k-stereo-opus.ogg', 'tone-44k1-stereo-vorbis.ogg'].map((name) => join(AUDIO_FIXTURES, name)),
         ...readdirSync(SPEECH_DIR)

@@ -1,6 +1,6 @@
 /**
  * The containers browsers and phones record in (WebM/Opus, MP4/M4A/AAC, ADTS AAC), each made
- * from a shared speech clip (test/fixtures/audio/SPEECH-FIXTURES.md): sniffed from the bytes,
+ * from a speech clip (test/fixtures/audio/SPEECH-FIXTURES.md): sniffed from the bytes,
  * decoded to 16 kHz mono of the clip's length and level, and refused with a 400 when broken.
  */
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-/** The recorder-format fixtures made from the shared speech clips (test/fixtures/audio/SPEECH-FIXTURES.md). */
+/** The recorder-format fixtures made from the speech clips (test/fixtures/audio/SPEECH-FIXTURES.md). */
 import type { AudioFormat } from '../../src/audio/sniff-format.js';
 
 const YOUNG_MAN = 'en_librivox_sense_and_sensibility_0880.wav';

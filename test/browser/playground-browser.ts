@@ -27,9 +27,9 @@ export interface OpenPlayground {
 
 /** Opens `${baseUrl}/playground` at desktop size, light, and enters the test key. */
 export async function openPlayground(baseUrl: string, scratch: string): Promise<OpenPlayground> {
-  // Chromium's fake microphone plays a 16-bit WAV in a loop: the shared speech clip when present, else a tone.
+  // Chromium's fake microphone plays a 16-bit WAV in a loop: the jfk speech clip.
   const microphone = join(scratch, 'microphone.wav');
-  const audio = await decodeAudio(readFileSync(existsSync(SPEECH_CLIP) ? SPEECH_CLIP : TONE), { sampleRate: 16_000, maxSeconds: 60 });
+  const audio = await decodeAudio(readFileSync(SPEECH_CLIP), { sampleRate: 16_000, maxSeconds: 60 });
   writeFileSync(microphone, encodeWav(audio));
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -1,5 +1,5 @@
 /**
- * The shared speech clips as a realtime client sends them: 24-kHz PCM16 (OpenAI's `pcm16` /
+ * The speech clips (test/fixtures/speech) as a realtime client sends them: 24-kHz PCM16 (OpenAI's `pcm16` /
  * `audio/pcm`) or 8-kHz G.711 µ-law (`g711_ulaw` / `audio/pcmu`), the latter encoded by
  * wavefile, not by the server's own code.
  */

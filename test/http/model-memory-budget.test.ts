@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ENGINES } from '../../src/inference/engines.js';
@@ -15,7 +15,7 @@ import type { Manifest } from '../../src/inference/manifest.js';
 import { ModelRegistry } from '../../src/inference/model-registry.js';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { REAL_MODELS_DIR } from '../helpers/real-models.js';
-import { THREE_MODELS, THREE_MODELS_SPEECH, type ThreeModelsRun } from '../helpers/three-models-run.js';
+import { THREE_MODELS, type ThreeModelsRun } from '../helpers/three-models-run.js';
 
 async function run(maxMemoryBytes?: number): Promise<ThreeModelsRun> {
   const args = ['--import', 'tsx', join(REPO_ROOT, 'test/helpers/three-models-run.ts'), ...(maxMemoryBytes === undefined ? [] : [String(maxMemoryBytes)])];
@@ -27,7 +27,6 @@ describe('MODELS_MAX_MEMORY after warm-up (real whisper-tiny.en, MiniLM and Pipe
   this.timeout(240_000);
 
   before(async function () {
-    if (!existsSync(THREE_MODELS_SPEECH)) this.skip(); // the shared speech clips are absent
     const manifest = JSON.parse(readFileSync(join(REAL_MODELS_DIR, 'models.json'), 'utf8')) as Manifest;
     const registry = new ModelRegistry({ manifest, modelsDir: REAL_MODELS_DIR, engines: ENGINES });
     const installed = (await registry.list()).filter((model) => model.installed).map((model) => model.id);

@@ -1,7 +1,7 @@
 /**
  * VAD speech windows over HTTP, with the real whisper-tiny.en and Silero VAD v6 (`npm run
- * test-models`; skipped when either or the shared clips are absent): every English clip of the
- * shared set, with 3–6 s pauses and two speakers 25 dB quieter, comes back with its words in
+ * test-models`; skipped when either is absent): every English clip of
+ * test/fixtures/speech, with 3–6 s pauses and two speakers 25 dB quieter, comes back with its words in
  * order and each word stamped inside its own clip. Joined into one stream, the speech after a
  * window that stopped early was lost and later times were wrong (issue 26).
  */
@@ -29,7 +29,7 @@ interface Word {
   end: number;
 }
 
-describe('vad_filter windows with the real whisper-tiny.en and Silero VAD v6 on the shared clips with long pauses', function () {
+describe('vad_filter windows with the real whisper-tiny.en and Silero VAD v6 on the speech clips with long pauses', function () {
   this.timeout(300_000);
   let app: TestApp;
   let placed: Array<{ file: string; reference: string; start: number; end: number }>;
@@ -37,9 +37,7 @@ describe('vad_filter windows with the real whisper-tiny.en and Silero VAD v6 on 
 
   before(async function () {
     const ids = ['whisper-tiny.en', 'silero-vad-v6'];
-    if (!ids.every((id) => existsSync(join(REAL_MODELS_DIR, id, '.installed.json'))) || !existsSync(join(SPEECH_DIR, 'transcripts.tsv'))) {
-      this.skip(); // `npm run test-models` installs both models; the clips are the shared ones beside the repo
-    }
+    if (!ids.every((id) => existsSync(join(REAL_MODELS_DIR, id, '.installed.json')))) this.skip(); // `npm run test-models` installs both models
     const manifest = JSON.parse(readFileSync(join(REAL_MODELS_DIR, 'models.json'), 'utf8')) as Manifest;
     app = await createTestApp({ manifest: { models: manifest.models.filter((model) => ids.includes(model.id)) }, modelsDir: REAL_MODELS_DIR });
     const clips = await decodeClipsOnce(await readSpeechClips(SPEECH_DIR));

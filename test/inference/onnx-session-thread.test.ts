@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import * as ort from 'onnxruntime-node';
 import { OnnxSessionThread } from '../../src/inference/onnx-session-thread.js';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
+import { expectSameFloats } from '../helpers/same-floats.js';
 
 const MODEL = join(REPO_ROOT, 'test/fixtures/models/bert-sentiment-random/onnx/model.onnx');
 const OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1 };
@@ -40,7 +41,7 @@ describe('OnnxSessionThread', function () {
     const there = await remote.run(feeds(ids));
     expect(there.logits).to.be.instanceOf(ort.Tensor);
     expect(there.logits!.dims).to.deep.equal(here.logits!.dims);
-    expect([...(there.logits!.data as Float32Array)]).to.deep.equal([...(here.logits!.data as Float32Array)]);
+    expectSameFloats(there.logits!.data as Float32Array, here.logits!.data as Float32Array, 'logits');
   });
 
   it('drops a run still waiting its turn once its signal aborts', async () => {

@@ -12,9 +12,9 @@ import httpx2 as httpx  # the HTTP client the openai SDK itself uses
 from openai import OpenAI
 
 ROOT = Path(__file__).resolve().parents[3]
-# The team's shared real speech clip when present (as the repo's tests use it); otherwise speech
-# made by the server's own TTS model, so the run needs nothing outside the repo.
-SHARED_CLIP = Path(os.environ.get("CONFORMANCE_CLIP", ROOT.parent / "shared/eval/speech/en_jfk.wav"))
+# The real speech clip the repo's tests use (test/fixtures/speech/SOURCES.md); if it is missing,
+# speech made by the server's own TTS model.
+SPEECH_CLIP = Path(os.environ.get("CONFORMANCE_CLIP", ROOT / "test/fixtures/speech/en_jfk.wav"))
 
 STT_ALIAS = "whisper-1"
 STT_MODEL = "whisper-tiny.en"
@@ -52,8 +52,8 @@ class Context:
         """A short English speech clip as a WAV file (speaches' tests call it audio.wav)."""
         if self._clip is None:
             target = self.work / "audio.wav"
-            if SHARED_CLIP.exists():
-                target.write_bytes(SHARED_CLIP.read_bytes())
+            if SPEECH_CLIP.exists():
+                target.write_bytes(SPEECH_CLIP.read_bytes())
             else:
                 res = self.openai().audio.speech.create(
                     model=TTS_MODEL,

@@ -1,13 +1,12 @@
 /**
- * The English clips of the shared speech evaluation set (`transcripts.tsv` + audio files), as
- * the bytes a client would upload. The set lives outside the repository (EVAL_SPEECH_DIR,
- * default /work/shared/eval/speech) and is never copied in.
+ * The English clips of a speech set (`transcripts.tsv` + audio files), as the bytes a client
+ * would upload: the evaluation set outside the repository for the benches (EVAL_SPEECH_DIR or
+ * EVAL_DIR, see eval-data.ts), test/fixtures/speech for the tests.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PcmAudio } from '../../../src/audio/pcm-audio.js';
-
-export const DEFAULT_SPEECH_DIR = '/work/shared/eval/speech';
+import { evalSetDir } from './eval-data.js';
 
 export interface SpeechClip {
   file: string;
@@ -19,7 +18,7 @@ export interface SpeechClip {
 }
 
 export function speechDir(): string {
-  return process.env.EVAL_SPEECH_DIR ?? DEFAULT_SPEECH_DIR;
+  return evalSetDir('speech');
 }
 
 /** Clips whose file name starts with `<language>_` (default: English). */

@@ -1,12 +1,13 @@
 /**
- * The sentences of the shared TTS evaluation set (`sentences.txt`, one per line). The set lives
- * outside the repository (EVAL_TTS_DIR, default /work/shared/eval/tts) and is never copied in.
+ * The sentences of the TTS evaluation set (`sentences.txt`, one per line). The set lives
+ * outside the repository (EVAL_TTS_DIR or EVAL_DIR, see eval-data.ts) and is never copied in.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { evalSetDir } from './eval-data.js';
 
 export function ttsDir(): string {
-  return process.env.EVAL_TTS_DIR ?? '/work/shared/eval/tts';
+  return evalSetDir('tts');
 }
 
 /** The non-empty, trimmed lines; the first `limit` of them when given. */

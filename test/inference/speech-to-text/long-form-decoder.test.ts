@@ -1,6 +1,6 @@
 /**
  * decodeLongForm's loop over a scripted window decoder: where each window starts, what it is
- * prompted with, when it is decoded again or skipped. (The real model runs in whisper-long-form.test.ts.)
+ * prompted with, when it is decoded again or skipped. (The real model runs in whisper-long-form.slow.test.ts.)
  */
 import { expect } from 'chai';
 import { Tensor } from '@huggingface/transformers';

@@ -104,10 +104,10 @@ describe('transformers-asr engine (random-weight Whisper fixture in a worker)', 
     expect(already).to.equal(reason);
   });
 
+  // Last: it disposes the suite's transcriber (a second load in a worker of its own cost seconds); after() disposes it again, which does nothing.
   it('refuses work after dispose', async () => {
-    const other = await transformersAsrEngine.load(ENTRY, { modelDir: join(MODELS_DIR, ENTRY.id), modelsDir: MODELS_DIR });
-    await other.dispose();
-    const error = await rejection(other.transcribe({ samples: new Float32Array(1600), sampleRate: 16000 }));
+    await transcriber.dispose();
+    const error = await rejection(transcriber.transcribe({ samples: new Float32Array(1600), sampleRate: 16000 }));
     expect(error.message).to.match(/unloaded|disposed/);
   });
 });

@@ -62,7 +62,7 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
   };
 
   before(async function () {
-    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
+    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` to include it
     tiny = await loadTinyEnWindowDecoder();
     prepacked = PrepackedBatchDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!;
     loneDecoder = new WhisperWindowDecoder(tiny.asr.model, tiny.tokens, { batchDecoder: () => prepacked.session() });

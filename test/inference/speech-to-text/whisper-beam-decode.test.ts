@@ -1,6 +1,6 @@
 /**
  * Beam search and best-of sampling on the real Whisper tiny.en (skipped when not installed: `npm
- * run test-models`): beam_size=1 is the greedy decode to the byte, beam 5 transcribes the shared
+ * run test-models`): beam_size=1 is the greedy decode to the byte, beam 5 transcribes the
  * English clips at least as well as greedy, and best-of sampling is reproducible with a seed.
  */
 import { join } from 'node:path';
@@ -44,9 +44,9 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
     );
 
   before(async function () {
-    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
+    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` to include it
     ({ asr, tokens, decoder, startTokens } = await loadTinyEnWindowDecoder());
-    // The English clips of one window each (the shared set's librivox, JFK, cards, LJ Speech, FLEURS).
+    // The English clips of one window each (test/fixtures/speech: JFK, LibriVox, goforward, cards, FLEURS).
     const clips = (await decodeClipsOnce(await readSpeechClips(SPEECH_DIR))).filter((clip) => clip.samples.length <= 30 * 16_000);
     audio = [];
     for (const clip of clips) audio.push(await decoder.encode((await asr.processor(clip.samples)).input_features));

@@ -18,7 +18,7 @@ describe('WhisperWindowDecoder, whisper-tiny.en (real weights)', function () {
   let tokens: WhisperSpecialTokens;
   let clips: Array<{ reference: string; samples: Float32Array }>;
   before(async function () {
-    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` (and have the shared clips) to include it
+    if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` to include it
     ({ asr, tokens, decoder } = await loadTinyEnWindowDecoder());
     clips = await decodeClipsOnce((await readSpeechClips(SPEECH_DIR)).slice(0, 10));
   });
@@ -26,7 +26,8 @@ describe('WhisperWindowDecoder, whisper-tiny.en (real weights)', function () {
 
   it('decodes after a long prompt read in chunks exactly as after the same prompt read in one pass', async () => {
     const [clip, ...earlier] = clips;
-    const prompt = asr.tokenizer.encode(earlier.map((c) => c.reference).join(' '), { add_special_tokens: false });
+    // The earlier clips' text twice over: a prompt longer than one chunk.
+    const prompt = asr.tokenizer.encode([...earlier, ...earlier].map((c) => c.reference).join(' '), { add_special_tokens: false });
     expect(prompt.length).to.be.within(70, MAX_PROMPT_TOKENS); // several chunks, none cut off
     const audioFeatures = await decoder.encode((await asr.processor(clip!.samples)).input_features);
     const startTokens = whisperStartTokens(asr.model.generation_config, {});

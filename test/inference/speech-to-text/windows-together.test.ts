@@ -2,7 +2,7 @@
  * decodeWindows with `batchSize` over a scripted window decoder that can batch: each window gets
  * the decodes (and follow-up decodes) it gets alone, their decoder calls share batches, segments
  * are reported in window order, at most `batchSize` windows are in flight, a window goes on as
- * soon as its row of a batch ends, and an abort inside a batch stops every window. (The real model: decode-windows-batched.test.ts.)
+ * soon as its row of a batch ends, and an abort inside a batch stops every window. (The real model: decode-windows-batched.slow.test.ts.)
  */
 import { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';

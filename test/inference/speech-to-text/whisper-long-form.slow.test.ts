@@ -25,47 +25,51 @@ const ENTRY: ManifestEntry = {
   options: { dtype: 'fp32' },
 };
 
-describe('long-form transcription, whisper-tiny.en (real weights) on ~80 s of joined clips', function () {
+describe('long-form transcription, whisper-tiny.en (real weights) on ~60 s of joined clips', function () {
   this.timeout(300_000);
   let transcriber: Transcriber;
   let audio: LongSpeech;
-  before(async function () {
-    if (!existsSync(join(MODELS_DIR, ENTRY.id, '.installed.json'))) this.skip(); // run `npm run test-models` to include it
-    if (!existsSync(join(SPEECH_DIR, 'transcripts.tsv'))) this.skip(); // the shared speech clips are not here
-    audio = joinClips(await decodeClipsOnce(await readSpeechClips(SPEECH_DIR)), { targetSeconds: 80, gapSeconds: 1.5 });
-    transcriber = await transformersAsrEngine.load(ENTRY, { modelDir: join(MODELS_DIR, ENTRY.id), modelsDir: MODELS_DIR });
-  });
-  after(() => transcriber?.dispose());
-
+  /** One timed transcript (VAD off: this is about the windows themselves), with what onSegments reported as it went. */
+  let timed: { transcript: Awaited<ReturnType<Transcriber['transcribe']>>; reported: TranscriptSegment[]; reports: number };
   const pcm = () => ({ samples: audio.samples.slice(), sampleRate: audio.sampleRate });
 
-  it('plain text (no timestamps asked) keeps the words of every clip, and equals the timed transcript text', async () => {
-    // VAD off: this is about the windows themselves (vad-filter's tests cover the cut and the time map).
-    const plain = await transcriber.transcribe(pcm(), { vadFilter: false });
-    const timed = await transcriber.transcribe(pcm(), { segments: true, vadFilter: false });
-    const { wer } = wordErrors(normalizeTranscript(audio.reference), normalizeTranscript(plain.text));
-    console.log(`      ${audio.clips.length} clips, ${audio.samples.length / audio.sampleRate} s: WER ${wer.toFixed(3)}`);
-    expect(plain.segments).to.equal(undefined);
-    expect(plain.text).to.equal(timed.text);
-    expect(wer).to.be.below(0.35);
-    // Each clip has text timed within it: no window's speech was dropped.
-    for (const clip of audio.clips) {
-      const inside = timed.segments!.filter((segment) => segment.end > clip.start - 0.5 && segment.start < clip.end + 0.5);
-      expect(inside.map((segment) => segment.text).join(' '), `${clip.file} at ${clip.start.toFixed(1)} s`).to.match(/\w/);
-    }
-  });
-
-  it('times segments in order within the audio, reports them as they are decoded, and keeps case and punctuation after the first window', async () => {
+  before(async function () {
+    if (!existsSync(join(MODELS_DIR, ENTRY.id, '.installed.json'))) this.skip(); // run `npm run test-models` to include it
+    // Past two windows: the clips once round and the first few again.
+    audio = joinClips(await decodeClipsOnce(await readSpeechClips(SPEECH_DIR)), { targetSeconds: 60, gapSeconds: 1.5 });
+    transcriber = await transformersAsrEngine.load(ENTRY, { modelDir: join(MODELS_DIR, ENTRY.id), modelsDir: MODELS_DIR });
     const reported: TranscriptSegment[] = [];
-    let reportedBeforeEnd = 0;
+    let reports = 0;
     const transcript = await transcriber.transcribe(pcm(), {
       segments: true,
       vadFilter: false,
       onSegments: (segments) => {
         reported.push(...segments);
-        reportedBeforeEnd++;
+        reports++;
       },
     });
+    timed = { transcript, reported, reports };
+  });
+  after(() => transcriber?.dispose());
+
+  it('plain text (no timestamps asked) keeps the words of every clip, and equals the timed transcript text', async () => {
+    // VAD off: this is about the windows themselves (vad-filter's tests cover the cut and the time map).
+    const plain = await transcriber.transcribe(pcm(), { vadFilter: false });
+    const timedText = timed.transcript;
+    const { wer } = wordErrors(normalizeTranscript(audio.reference), normalizeTranscript(plain.text));
+    console.log(`      ${audio.clips.length} clips, ${audio.samples.length / audio.sampleRate} s: WER ${wer.toFixed(3)}`);
+    expect(plain.segments).to.equal(undefined);
+    expect(plain.text).to.equal(timedText.text);
+    expect(wer).to.be.below(0.35);
+    // Each clip has text timed within it: no window's speech was dropped.
+    for (const clip of audio.clips) {
+      const inside = timedText.segments!.filter((segment) => segment.end > clip.start - 0.5 && segment.start < clip.end + 0.5);
+      expect(inside.map((segment) => segment.text).join(' '), `${clip.file} at ${clip.start.toFixed(1)} s`).to.match(/\w/);
+    }
+  });
+
+  it('times segments in order within the audio, reports them as they are decoded, and keeps case and punctuation after the first window', async () => {
+    const { transcript, reported, reports: reportedBeforeEnd } = timed;
     const segments = transcript.segments!;
     expect(segments.length).to.be.above(5);
     let previousEnd = 0;

@@ -1,8 +1,8 @@
 /**
  * The batched VAD path on real audio, whisper-tiny.en and Silero VAD v6 (`npm run test-models`;
- * skipped when either or the shared clips are absent): the shared English clips with 3–6 s
+ * skipped when either is absent): the English speech clips with 3–6 s
  * pauses and two speakers 25 dB quieter (the fixture of test/http/transcriptions-vad-windows.test.ts,
- * its clips twice over),
+ * its clips several times over),
  * windows decoded in batches give the segments, words and log probabilities of windows decoded
  * one at a time, with the user's prompt and hotwords too, and with beam search (several windows'
  * beams in one run); an abort in the middle of a batch stops
@@ -30,7 +30,7 @@ const RATE = 16_000;
 const MODELS_DIR = join(REPO_ROOT, 'models');
 const PAUSES_SECONDS = [3, 5.5, 4, 6, 3.5, 4.5, 5, 3, 6, 4];
 const QUIET = new Set([3, 7]);
-/** The clips twice over: more windows than a batch holds, so windows start as others end. */
+/** The clips several times over: more windows than a batch holds, so windows start as others end. */
 const CLIPS = 22;
 
 type TestPipeline = WhisperPipelineParts & {
@@ -51,7 +51,7 @@ function shape(segments: readonly DecodedSegment[]) {
   }));
 }
 
-describe('decodeWindows in batches, whisper-tiny.en and Silero VAD v6 on the shared clips with long pauses', function () {
+describe('decodeWindows in batches, whisper-tiny.en and Silero VAD v6 on the speech clips with long pauses', function () {
   this.timeout(900_000);
   let asr: TestPipeline;
   let vad: VadFilter;
@@ -62,7 +62,6 @@ describe('decodeWindows in batches, whisper-tiny.en and Silero VAD v6 on the sha
 
   before(async function () {
     if (!['whisper-tiny.en', 'silero-vad-v6'].every((id) => existsSync(join(MODELS_DIR, id, '.installed.json')))) this.skip(); // `npm run test-models`
-    if (!existsSync(join(SPEECH_DIR, 'transcripts.tsv'))) this.skip(); // the shared speech clips are not here
     configureRuntime({ modelsDir: MODELS_DIR });
     asr = (await pipeline('automatic-speech-recognition', 'whisper-tiny.en', {
       dtype: 'fp32',
