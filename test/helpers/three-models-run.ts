@@ -1,5 +1,5 @@
 /**
- * The child process of test/http/model-memory-budget.test.ts: one request to each of three real
+ * The child process of test/http/model-memory-budget.slow.test.ts: one request to each of three real
  * models (`npm run test-models`), in order, over HTTP to a fresh app whose registry has the budget
  * given as the first argument (none if absent). Prints one JSON line: what the registry counted
  * after each request, the unloads, and GET /v1/models. A script, not a test helper run in-process:

@@ -267,7 +267,7 @@ describe('npm run download-models -- hf:<owner>/<repo> (hub mirror)', function (
     );
   });
 
-  it('refuses a Kokoro repo without voices in one line (Kokoro end to end: test/http/text-to-speech-kokoro.test.ts)', async () => {
+  it('refuses a Kokoro repo without voices in one line (Kokoro end to end: test/http/text-to-speech-kokoro.slow.test.ts)', async () => {
     const result = await run(['hf:test-org/kokoro-voiceless', '--hub-url', hub.url]);
     expect(result.code).to.equal(1);
     expect(lastLine(result.stderr)).to.equal('error: test-org/kokoro-voiceless has no voices (voices/*.bin), which Kokoro needs');

@@ -16,7 +16,7 @@
 # tied-embedding-2: one copy of the tied embedding, kept transposed (share_tied_embedding.py).
 # encoder-heads-1: the encoder's self-attention split per head (split_attention_heads.py).
 # external-weights-1: weights in <file>.onnx_data beside each graph (external_weights.py).
-# Tests read the parts joined by "+" (test/http/openai-sdk.test.ts: cross-attentions-1).
+# Tests read the parts joined by "+" (test/http/openai-sdk.slow.test.ts: cross-attentions-1).
 WHISPER_EXPORT='"export": "cross-attentions-1+tied-embedding-2+encoder-heads-1+external-weights-1"'
 
 # install_whisper_ct2 ID CT2_DIR WORK STAGING MARKER_JSON (WHISPER_EXPORT is added to the JSON object)

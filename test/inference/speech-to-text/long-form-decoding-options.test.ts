@@ -1,7 +1,7 @@
 /**
  * The decoding options over a scripted window decoder: what each window is prompted with (initial
  * prompt, hotwords, condition_on_previous_text), the temperatures and thresholds it is decoded
- * with, and the token log probabilities kept. The real model runs in test/http/decoding-options.test.ts.
+ * with, and the token log probabilities kept. The real model runs in test/http/decoding-options.slow.test.ts.
  */
 import { expect } from 'chai';
 import { Tensor } from '@huggingface/transformers';

@@ -1,6 +1,6 @@
 /**
  * The pure steps of word timestamps (word-timing.ts), on small hand-made inputs whose answers
- * can be worked out by hand; the whole chain runs on the real model in openai-sdk.test.ts and
+ * can be worked out by hand; the whole chain runs on the real model in openai-sdk.slow.test.ts and
  * scripts/bench/word-timestamps.ts compares it with faster-whisper.
  */
 import { expect } from 'chai';

@@ -4,7 +4,7 @@ import { KokoroModel } from '../../../src/inference/text-to-speech/kokoro-model.
 
 const FIXTURE = new URL('../../fixtures/models/kokoro-random/', import.meta.url).pathname;
 
-// In-process (the server runs it in the synthesis worker: test/http/text-to-speech-kokoro.test.ts).
+// In-process (the server runs it in the synthesis worker: test/http/text-to-speech-kokoro.slow.test.ts).
 describe('KokoroModel (random-weight fixture, fp32)', function () {
   this.timeout(60_000);
   let model: KokoroModel;
