@@ -27,10 +27,15 @@ describe('unloading a real model returns its memory', function () {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env },
     });
-    const sample = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { before: number; loaded: number; unloaded: number };
+    const sample = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { before: number; loaded: number; unloaded: number; unloadedAgain: number };
+    const load = sample.loaded - sample.before;
     // The load really happened (whisper-tiny.en in fp32 takes several hundred MB)…
-    expect(sample.loaded - sample.before).to.be.greaterThan(200 * 2 ** 20);
-    // …and its memory came back.
-    expect(sample.unloaded / sample.before).to.be.at.most(1.1);
+    expect(load).to.be.greaterThan(200 * 2 ** 20);
+    // …its memory came back but for a one-time cost (code and libraries mapped by the first load:
+    // ~30 MB on Node 22, over a baseline that is itself ~210 MB, so a ratio to the baseline would
+    // measure the runtime, not the model)…
+    expect((sample.unloaded - sample.before) / load, 'kept after the first unload, of the load').to.be.at.most(0.1);
+    // …and a second cycle keeps nothing more.
+    expect((sample.unloadedAgain - sample.unloaded) / load, 'kept after the second unload, of the load').to.be.at.most(0.02);
   });
 });
