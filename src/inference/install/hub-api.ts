@@ -57,6 +57,12 @@ export function publishedFile(item: TreeEntry): CheckedFile {
   };
 }
 
+/** The manifest's view of a tree entry (the blob id is checked at install, not kept in the entry). */
+export function manifestFile(item: TreeEntry): SourceFile {
+  const { gitOid: _checkedAtInstall, ...file } = publishedFile(item);
+  return file;
+}
+
 /** ONNX graphs, their external data and binary tensors (Kokoro voices): what an attacker would swap, so never installed without a SHA-256. */
 export function isWeightFile(path: string): boolean {
   return /\.(onnx(_data(_\d+)?)?|bin)$/.test(path);

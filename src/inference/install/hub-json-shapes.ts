@@ -32,6 +32,22 @@ export const SentenceTransformersConfigShape = Type.Object({
   prompts: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
 });
 
+/** A Piper voice's `.onnx.json`: what the entry's description, languages and speakers come from (parsePiperVoiceConfig checks the rest). */
+export const PiperVoiceJsonShape = Type.Object({
+  audio: Type.Optional(Type.Object({ quality: Type.Optional(Type.String()) })),
+  language: Type.Optional(
+    Type.Object({
+      code: Type.Optional(Type.String()),
+      family: Type.Optional(Type.String()),
+      region: Type.Optional(Type.String()),
+      name_english: Type.Optional(Type.String()),
+      country_english: Type.Optional(Type.String()),
+    }),
+  ),
+  speaker_id_map: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 0 }))),
+});
+export type PiperVoiceJson = Static<typeof PiperVoiceJsonShape>;
+
 const ajv = new Ajv({ allErrors: false, strict: true });
 const compiled = new WeakMap<TSchema, ValidateFunction>();
 

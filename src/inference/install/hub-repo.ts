@@ -1,18 +1,20 @@
 /**
- * `hf:<owner>/<repo>[@revision]`: turns any compatible hub repo into a manifest entry. The
+ * `hf:<owner>/<repo>[@revision][:voice]`: turns any compatible hub repo into a manifest entry. The
  * architecture comes from its config.json, the ONNX files for the dtype from its file tree
  * (transformers.js layout: `onnx/<part><suffix>.onnx`), and each file's SHA-256 from the hub's
  * LFS metadata. Small files the hub keeps in git (not LFS) have only a git blob id, so only
  * their size is pinned here; the installer checks their blob id and records the SHA-256 it computed.
+ * A repo of Piper voices has no config.json: piper-repo.ts plans it.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import { DTYPE_SUFFIX, type Dtype } from '../dtype.js';
-import { ManifestError, parseManifest, type ManifestEntry, type SourceFile } from '../manifest.js';
+import { ManifestError, parseManifest, type ManifestEntry } from '../manifest.js';
 import type { Task } from '../tasks.js';
-import { publishedFile, readRevision, readTree, refuseUnverifiableWeights, type TreeEntry } from './hub-api.js';
+import { manifestFile, readRevision, readTree, refuseUnverifiableWeights, type TreeEntry } from './hub-api.js';
 import type { HubClient } from './hub-client.js';
 import { checkShape, PoolingConfigShape, RepoConfigShape, SentenceTransformersConfigShape, TokenizerConfigShape, type RepoConfig } from './hub-json-shapes.js';
 import { InstallError } from './install-errors.js';
+import { entryForPiperVoice, pickVoice, piperVoicesIn, piperVoiceId, type PiperVoiceFiles } from './piper-repo.js';
 import { stripControls } from './terminal-text.js';
 
 export const HUB_PREFIX = 'hf:';
@@ -21,6 +23,8 @@ export interface HubRepoRef {
   repo: string;
   /** As the user named it (default `main`); the entry pins the commit the hub resolved it to. */
   revision: string;
+  /** The Piper voice of a repo of many (`hf:rhasspy/piper-voices:en_US-joe-medium`, or `--voice`). */
+  voice?: string;
 }
 
 /** A JSON file of the repo checked against its shape, or undefined when the repo has no such file. */
@@ -42,7 +46,7 @@ interface Plan {
 export const SUPPORTED_ARCHITECTURES =
   'supported: WhisperForConditionalGeneration (speech-to-text), MarianMTModel and M2M100ForConditionalGeneration incl. NLLB (translation), ' +
   'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean or CLS pooling (embeddings), ' +
-  'StyleTextToSpeech2Model (Kokoro, text-to-speech)';
+  'StyleTextToSpeech2Model (Kokoro, text-to-speech); or, without config.json, Piper voices (<name>.onnx + <name>.onnx.json, text-to-speech)';
 
 /** Without --dtype: the 8-bit weights the shipped catalogue uses when the repo has them, else full precision. */
 const AUTO_DTYPES: readonly Dtype[] = ['q8', 'fp32'];
@@ -66,15 +70,30 @@ export function isHubRef(arg: string): boolean {
   return arg.startsWith(HUB_PREFIX);
 }
 
+/** A voice is named after the revision: neither a repo name nor a git ref holds `:`. Voice keys may hold accented letters (`tugão`). */
 export function parseHubRef(arg: string): HubRepoRef {
-  const match = /^hf:([A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*)(?:@([A-Za-z0-9][A-Za-z0-9._/-]*))?$/.exec(arg);
-  if (!match) throw new InstallError(`${arg}: expected hf:<owner>/<repo> or hf:<owner>/<repo>@<revision>`);
-  return { repo: match[1] as string, revision: match[2] ?? 'main' };
+  const match = /^hf:([A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*)(?:@([A-Za-z0-9][A-Za-z0-9._/-]*))?(?::([\p{L}\p{N}][\p{L}\p{N}._/-]*))?$/u.exec(
+    arg,
+  );
+  if (!match) throw new InstallError(`${arg}: expected hf:<owner>/<repo>, hf:<owner>/<repo>@<revision>, optionally followed by :<voice>`);
+  return { repo: match[1] as string, revision: match[2] ?? 'main', ...(match[3] ? { voice: match[3] } : {}) };
 }
 
-/** The default model id: the repo name, lower-cased. */
+/** The default model id: `piper-<voice>` for a named voice (as the catalogue names rhasspy's), else the repo name, lower-cased. */
 export function defaultId(ref: HubRepoRef): string {
-  return (ref.repo.split('/')[1] as string).toLowerCase();
+  if (ref.voice === undefined) return (ref.repo.split('/')[1] as string).toLowerCase();
+  const voice =
+    ref.voice
+      .split('/')
+      .at(-1)
+      ?.replace(/\.onnx$/, '') ?? '';
+  return piperVoiceId(voice) ?? voice;
+}
+
+/** The Piper voices of the repo at the revision (`--list-voices`). */
+export async function readHubVoices(hub: HubClient, ref: HubRepoRef): Promise<PiperVoiceFiles[]> {
+  const { commit } = await readRevision(hub, ref.repo, ref.revision);
+  return piperVoicesIn(await readTree(hub, ref.repo, commit));
 }
 
 /** Asks the hub about the repo and returns the manifest entry that installs it, pinned to the resolved commit. */
@@ -83,11 +102,17 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   const info = await readRevision(hub, repo, ref.revision);
   const { commit } = info;
   const files = await readTree(hub, repo, commit);
+  const voices = piperVoicesIn(files);
+  if (ref.voice !== undefined || (!files.has('config.json') && voices.length > 0)) {
+    if (options.dtype !== undefined) throw new InstallError(`${repo}: --dtype picks the weights of a transformers repo; a Piper voice has one .onnx`);
+    const voice = pickVoice(repo, voices, ref.voice);
+    return checked(await entryForPiperVoice(hub, { repo, revision: ref.revision, ...info }, files, voice, options.id), repo);
+  }
   const readJson: ReadJson = async (path, schema) =>
     files.has(path) ? checkShape(schema, await hub.json(`/${repo}/resolve/${commit}/${path}`), `${repo}: ${path}`) : undefined;
 
   const config = await readJson('config.json', RepoConfigShape);
-  if (!config) throw new InstallError(`${repo} has no config.json: not a transformers repo (${SUPPORTED_ARCHITECTURES})`);
+  if (!config) throw new InstallError(`${repo} has no config.json and no Piper voice: not a repo this installer reads (${SUPPORTED_ARCHITECTURES})`);
   const plan = await planFor(repo, config, files, readJson);
   const onnx = [...files.keys()].filter((path) => /^onnx\/[^/]+\.onnx$/.test(path));
   if (onnx.length === 0) {
@@ -110,7 +135,7 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   // Weights are what an attacker would swap; the hub keeps them in LFS, which publishes their SHA-256.
   refuseUnverifiableWeights(
     repo,
-    weightFiles.map((path) => sourceFile(files.get(path) as TreeEntry)),
+    weightFiles.map((path) => manifestFile(files.get(path) as TreeEntry)),
   );
   const paths = [...plan.required, ...plan.optional.filter((path) => files.has(path)), ...weightFiles];
   // Kept in the entry and shown by --list and GET /v1/models: no control characters from the hub.
@@ -123,10 +148,14 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
       `${repo} from the hub (${config.architectures?.[0] ?? config.model_type}, ${dtype}), installed by download-models hf:${repo}@${ref.revision}`,
     ),
     license,
-    source: { type: 'huggingface', repo, revision: commit, files: paths.map((path) => sourceFile(files.get(path) as TreeEntry)) },
+    source: { type: 'huggingface', repo, revision: commit, files: paths.map((path) => manifestFile(files.get(path) as TreeEntry)) },
     options: { ...plan.options, dtype },
   };
-  // The checks the server applies at start (safe relative paths, sha256 format), before any download.
+  return checked(entry, repo);
+}
+
+/** The checks the server applies at start (safe relative paths, sha256 format), before any download. */
+function checked(entry: ManifestEntry, repo: string): ManifestEntry {
   try {
     parseManifest({ models: [entry] }, `hf:${repo}`);
   } catch (error) {
@@ -134,12 +163,6 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
     throw error;
   }
   return entry;
-}
-
-/** The manifest's view of a tree entry (the blob id is checked at install, not kept in the entry). */
-function sourceFile(item: TreeEntry): SourceFile {
-  const { gitOid: _checkedAtInstall, ...file } = publishedFile(item);
-  return file;
 }
 
 async function planFor(repo: string, config: RepoConfig, files: ReadonlyMap<string, TreeEntry>, readJson: ReadJson): Promise<Plan> {
