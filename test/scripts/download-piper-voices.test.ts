@@ -113,7 +113,8 @@ describe('npm run download-models -- hf: Piper voices, and a free id for a taken
     const result = await run(['hf:rhasspy/piper-voices@v1.0.0:en_US-joe-medium']);
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stderr).to.include(
-      `rhasspy-${JOE}: model id "${JOE}" is taken by a model of the shipped manifest; installing hf:rhasspy/piper-voices@v1.0.0:en_US-joe-medium as "rhasspy-${JOE}"`,
+      `rhasspy-${JOE}: model id "${JOE}" is taken by the shipped manifest's entry of this voice (npm run download-models -- ${JOE} installs that one); ` +
+        `installing hf:rhasspy/piper-voices@v1.0.0:en_US-joe-medium as "rhasspy-${JOE}" (--id picks another)`,
     );
     const folder = join(modelsDir, `rhasspy-${JOE}`);
     expect(readdirSync(folder).sort()).to.deep.equal([

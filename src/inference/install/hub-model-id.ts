@@ -69,8 +69,12 @@ function takenBy(id: string, ref: HubRepoRef, manifest: Manifest, chosenInRun: R
   const entry = manifest.models.find((model) => same(model.id) || same(installFolder(model)));
   if (!entry) return undefined;
   const local = manifest.localIds?.includes(entry.id) === true;
-  if (local && sameModel(entry, ref)) return undefined;
-  return { what: local ? `hf:${repoOf(entry)}` : 'a model of the shipped manifest' };
+  const ours = sameModel(entry, ref);
+  if (local && ours) return undefined;
+  if (local) return { what: `hf:${repoOf(entry)}` };
+  // The catalogue's own entry of this voice (rhasspy's, pinned there): worth knowing before a second copy is fetched.
+  if (ours && ref.voice !== undefined) return { what: `the shipped manifest's entry of this voice (npm run download-models -- ${entry.id} installs that one)` };
+  return { what: 'a model of the shipped manifest' };
 }
 
 /** Whether the install `entry` came from the repo (and the voice) `ref` names. */
