@@ -215,8 +215,10 @@ describe('npm run download-models -- hf: Piper voices, and a free id for a taken
     expect(inGit.errors).to.deep.equal([
       'error: test-org/voice-in-git: the hub publishes no SHA-256 (LFS) for voice.onnx; refusing weights that cannot be verified',
     ]);
-    const notPiper = await run(['hf:onnx-community/whisper-tiny.en', '--voice', 'en_US-joe-medium']);
-    expect(notPiper.errors).to.deep.equal(['error: onnx-community/whisper-tiny.en has no Piper voice (a <name>.onnx beside its <name>.onnx.json)']);
+    for (const option of [['--voice', 'en_US-joe-medium'], ['--list-voices']]) {
+      const notPiper = await run(['hf:onnx-community/whisper-tiny.en', ...option]);
+      expect(notPiper.errors).to.deep.equal(['error: onnx-community/whisper-tiny.en has no Piper voice (a <name>.onnx beside its <name>.onnx.json)']);
+    }
     const both = await run(['hf:rhasspy/piper-voices:en_US-joe-medium', '--voice', 'de_DE-thorsten-high']);
     expect(both.errors).to.deep.equal([
       'error: hf:rhasspy/piper-voices:en_US-joe-medium names the voice en_US-joe-medium, --voice de_DE-thorsten-high: name one',

@@ -14,7 +14,7 @@ import { manifestFile, readRevision, readTree, refuseUnverifiableWeights, type T
 import type { HubClient } from './hub-client.js';
 import { checkShape, PoolingConfigShape, RepoConfigShape, SentenceTransformersConfigShape, TokenizerConfigShape, type RepoConfig } from './hub-json-shapes.js';
 import { InstallError } from './install-errors.js';
-import { entryForPiperVoice, pickVoice, piperVoicesIn, piperVoiceId, type PiperVoiceFiles } from './piper-repo.js';
+import { entryForPiperVoice, noPiperVoice, pickVoice, piperVoicesIn, piperVoiceId, type PiperVoiceFiles } from './piper-repo.js';
 import { stripControls } from './terminal-text.js';
 
 export const HUB_PREFIX = 'hf:';
@@ -93,7 +93,9 @@ export function defaultId(ref: HubRepoRef): string {
 /** The Piper voices of the repo at the revision (`--list-voices`). */
 export async function readHubVoices(hub: HubClient, ref: HubRepoRef): Promise<PiperVoiceFiles[]> {
   const { commit } = await readRevision(hub, ref.repo, ref.revision);
-  return piperVoicesIn(await readTree(hub, ref.repo, commit));
+  const voices = piperVoicesIn(await readTree(hub, ref.repo, commit));
+  if (voices.length === 0) throw noPiperVoice(ref.repo);
+  return voices;
 }
 
 /** Asks the hub about the repo and returns the manifest entry that installs it, pinned to the resolved commit. */

@@ -69,7 +69,7 @@ export function piperVoicesIn(files: ReadonlyMap<string, TreeEntry>): PiperVoice
 
 /** The voice `wanted` names (its name, its `.onnx` path, accents or not), or the only one; else one error line listing them. */
 export function pickVoice(repo: string, voices: readonly PiperVoiceFiles[], wanted: string | undefined): PiperVoiceFiles {
-  if (voices.length === 0) throw new InstallError(`${repo} has no Piper voice (a <name>.onnx beside its <name>.onnx.json)`);
+  if (voices.length === 0) throw noPiperVoice(repo);
   if (wanted === undefined) {
     if (voices.length === 1) return voices[0] as PiperVoiceFiles;
     throw new InstallError(`${repo} has ${voices.length} Piper voices; choose one with --voice <name> or hf:${repo}:<name>: ${voiceList(repo, voices)}`);
@@ -78,6 +78,10 @@ export function pickVoice(repo: string, voices: readonly PiperVoiceFiles[], want
   const found = voices.find((voice) => plainVoiceName(voice.name) === key || plainVoiceName(voice.onnx) === `${key}.onnx`);
   if (!found) throw new InstallError(`${repo} has no Piper voice "${wanted}"; it has ${voices.length}: ${voiceList(repo, voices)}`);
   return found;
+}
+
+export function noPiperVoice(repo: string): InstallError {
+  return new InstallError(`${repo} has no Piper voice (a <name>.onnx beside its <name>.onnx.json)`);
 }
 
 /** The first voices, and how to see the rest: an error line stays one readable line for a repo of hundreds. */
