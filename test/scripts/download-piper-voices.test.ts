@@ -109,12 +109,13 @@ describe('npm run download-models -- hf: Piper voices, and a free id for a taken
   /** Weights fetched from the mirror since `from` requests. */
   const fetchedOnnx = (from: number) => hub.requests.slice(from).filter((request) => request.path.includes('/resolve/') && request.path.endsWith('.onnx'));
 
-  it('installs joe from the rhasspy layout by hf:<repo>@v1.0.0:<voice> under a free id, serves it and speaks', async () => {
-    const result = await run(['hf:rhasspy/piper-voices@v1.0.0:en_US-joe-medium']);
+  it('installs joe from the rhasspy layout by hf:<repo>:<voice> under a free id, serves it and speaks', async () => {
+    // The manifest's joe is pinned at v1.0.0; this asks for main, so it is another install of the voice.
+    const result = await run(['hf:rhasspy/piper-voices:en_US-joe-medium']);
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stderr).to.include(
       `rhasspy-${JOE}: model id "${JOE}" is taken by the shipped manifest's entry of this voice (npm run download-models -- ${JOE} installs that one); ` +
-        `installing hf:rhasspy/piper-voices@v1.0.0:en_US-joe-medium as "rhasspy-${JOE}" (--id picks another)`,
+        `installing hf:rhasspy/piper-voices:en_US-joe-medium as "rhasspy-${JOE}" (--id picks another)`,
     );
     const folder = join(modelsDir, `rhasspy-${JOE}`);
     expect(readdirSync(folder).sort()).to.deep.equal([
@@ -134,7 +135,7 @@ describe('npm run download-models -- hf: Piper voices, and a free id for a taken
     expect(entry.source?.files.every((file) => /^[0-9a-f]{64}$/.test(file.sha256 ?? '') && file.size! > 0)).to.equal(true);
 
     // The same voice again, by --voice: the install it made, not a third id.
-    const again = await run(['hf:rhasspy/piper-voices@v1.0.0', '--voice', 'en_US-joe-medium']);
+    const again = await run(['hf:rhasspy/piper-voices', '--voice', 'en_US-joe-medium']);
     expect(again.code, again.stderr).to.equal(0);
     expect(again.stderr).to.match(new RegExp(`rhasspy-${JOE}: already installed`));
     expect(readdirSync(modelsDir).filter((name) => !name.startsWith('.'))).to.deep.equal([`rhasspy-${JOE}`]);
@@ -165,6 +166,16 @@ describe('npm run download-models -- hf: Piper voices, and a free id for a taken
     } finally {
       await app.close();
     }
+  });
+
+  it("installs the manifest's own entry of a voice when hf: names its repo, revision and voice", async () => {
+    const result = await run(['hf:rhasspy/piper-voices@v1.0.0', '--voice', 'en_US-joe-medium']);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.include(
+      `${JOE}: hf:rhasspy/piper-voices@v1.0.0:en_US-joe-medium is this model of the manifest (the same repo, revision and voice); installing it`,
+    );
+    expect(readdirSync(join(modelsDir, JOE)).sort()).to.deep.equal(['.installed.json', 'en_US-joe-medium.onnx', 'en_US-joe-medium.onnx.json']);
+    expect((await loadManifest(manifestPath, modelsDir)).localIds).to.equal(undefined);
   });
 
   it('names a few voices and how to list them all when none is chosen, and --list-voices lists every one', async () => {

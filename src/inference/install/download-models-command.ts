@@ -13,7 +13,7 @@ import { LOCAL_ENTRY_FILE, loadManifest } from '../local-entries.js';
 import { installFolder, ManifestError, type Manifest, type ManifestEntry } from '../manifest.js';
 import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
 import { idsPresentIn, openImportSource, type ImportSource } from './import-source.js';
-import { chooseHubModelId } from './hub-model-id.js';
+import { chooseHubModelId, shippedEntryOfVoice } from './hub-model-id.js';
 import { entryForHubRepo, isHubRef, parseHubRef, readHubVoices, type HubRepoRef } from './hub-repo.js';
 import { HubSizes } from './hub-sizes.js';
 import { InstallError } from './install-errors.js';
@@ -173,15 +173,24 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
     }
     const hubEntries: ManifestEntry[] = [];
     const chosen = new Map<string, string>();
+    const named = [...ids];
     for (const arg of hubArgs) {
       if (importSource) throw new InstallError(`${arg}: hf: repos are installed from the hub, not --from`);
       const ref = hubRef(arg, args.values.voice);
+      const shipped = args.values.id === undefined ? shippedEntryOfVoice(ref, manifest) : undefined;
+      if (shipped) {
+        say(`${shipped.id}: hf:${ref.repo}@${ref.revision}:${ref.voice} is this model of the manifest (the same repo, revision and voice); installing it`);
+        named.push(shipped.id);
+        continue;
+      }
       const entry = await hubEntry(arg, ref, manifest, hub, { chosen, id: args.values.id, dtype: args.values.dtype as Dtype | undefined }, say, targets);
       chosen.set(entry.id, ref.repo);
       hubEntries.push(entry);
     }
     const entries =
-      hubArgs.length > 0 && ids.length === 0 ? hubEntries : [...(await selectEntries(manifest, { ...args, positionals: ids }, importSource)), ...hubEntries];
+      hubArgs.length > 0 && named.length === 0
+        ? hubEntries
+        : [...(await selectEntries(manifest, { ...args, positionals: named }, importSource)), ...hubEntries];
     const local = new Set([...(manifest.localIds ?? []), ...hubEntries.map((entry) => entry.id)]);
     if (entries.length === 0) {
       say(

@@ -5,7 +5,8 @@
  * (`…-2`), said in one line. A model "has" an id when its id or shared folder equals it in any
  * letter case (as a case-insensitive file system compares folders), or the manifest names an alias
  * so; reinstalling the same repo (and voice) under its own id is not a clash. The names the models
- * folder keeps for itself are not derived around: install-target-check.ts refuses them.
+ * folder keeps for itself are not derived around: install-target-check.ts refuses them. A Piper
+ * voice the manifest has at the same revision is that model (`shippedEntryOfVoice`), not a new id.
  */
 import { installFolder, type Manifest, type ManifestEntry } from '../manifest.js';
 import { defaultId, type HubRepoRef } from './hub-repo.js';
@@ -75,6 +76,19 @@ function takenBy(id: string, ref: HubRepoRef, manifest: Manifest, chosenInRun: R
   // The catalogue's own entry of this voice (rhasspy's, pinned there): worth knowing before a second copy is fetched.
   if (ours && ref.voice !== undefined) return { what: `the shipped manifest's entry of this voice (npm run download-models -- ${entry.id} installs that one)` };
   return { what: 'a model of the shipped manifest' };
+}
+
+/**
+ * The manifest's own entry of the Piper voice `ref` names, at the same revision (the catalogue's
+ * `piper-<key>` of rhasspy/piper-voices): that model is installed under its id rather than a second
+ * copy of the same files under another. A transformers repo is not matched: `hf:` picks its own dtype.
+ */
+export function shippedEntryOfVoice(ref: HubRepoRef, manifest: Manifest): ManifestEntry | undefined {
+  if (ref.voice === undefined) return undefined;
+  return manifest.models.find(
+    (entry) =>
+      !manifest.localIds?.includes(entry.id) && entry.source?.type === 'huggingface' && entry.source.revision === ref.revision && sameModel(entry, ref),
+  );
 }
 
 /** Whether the install `entry` came from the repo (and the voice) `ref` names. */
