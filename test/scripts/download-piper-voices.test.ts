@@ -183,10 +183,10 @@ describe('npm run download-models -- hf: Piper voices, and a free id for a taken
     const result = await run(['hf:rhasspy/piper-voices@v1.0.0']);
     expect(result.code).to.equal(1);
     expect(result.errors).to.deep.equal([
-      'error: rhasspy/piper-voices has 14 Piper voices; choose one with --voice <name> or hf:rhasspy/piper-voices:<name>: ' +
+      'error: rhasspy/piper-voices has 14 Piper voices; choose one with --voice <name> or hf:rhasspy/piper-voices@v1.0.0:<name>: ' +
         'ar_JO-kareem-low, ca_ES-upc_ona-x_low, cs_CZ-jirka-medium, da_DK-talesyntese-medium, de_DE-thorsten-high, en_US-joe-medium, ' +
         'es_ES-davefx-medium, fi_FI-harri-low, fr_FR-siwis-low, it_IT-riccardo-x_low, … and 4 more ' +
-        '(all of them: npm run download-models -- hf:rhasspy/piper-voices --list-voices)',
+        '(all of them: npm run download-models -- hf:rhasspy/piper-voices@v1.0.0 --list-voices)',
     ]);
     expect(fetchedOnnx(at)).to.deep.equal([]);
     expect(existsSync(modelsDir) ? readdirSync(modelsDir).filter((name) => !name.startsWith('.')) : []).to.deep.equal([]);

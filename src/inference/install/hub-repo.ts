@@ -107,7 +107,7 @@ export async function entryForHubRepo(hub: HubClient, ref: HubRepoRef, options: 
   const voices = piperVoicesIn(files);
   if (ref.voice !== undefined || (!files.has('config.json') && voices.length > 0)) {
     if (options.dtype !== undefined) throw new InstallError(`${repo}: --dtype picks the weights of a transformers repo; a Piper voice has one .onnx`);
-    const voice = pickVoice(repo, voices, ref.voice);
+    const voice = pickVoice(repo, voices, ref.voice, `hf:${repo}${ref.revision === 'main' ? '' : `@${ref.revision}`}`);
     return checked(await entryForPiperVoice(hub, { repo, revision: ref.revision, ...info }, files, voice, options.id), repo);
   }
   const readJson: ReadJson = async (path, schema) =>

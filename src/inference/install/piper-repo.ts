@@ -67,16 +67,19 @@ export function piperVoicesIn(files: ReadonlyMap<string, TreeEntry>): PiperVoice
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** The voice `wanted` names (its name, its `.onnx` path, accents or not), or the only one; else one error line listing them. */
-export function pickVoice(repo: string, voices: readonly PiperVoiceFiles[], wanted: string | undefined): PiperVoiceFiles {
+/**
+ * The voice `wanted` names (its name, its `.onnx` path, accents or not), or the only one; else one
+ * error line listing them. `spelled`: the repo as the commands it suggests name it (`hf:<repo>@<revision>`).
+ */
+export function pickVoice(repo: string, voices: readonly PiperVoiceFiles[], wanted: string | undefined, spelled = `hf:${repo}`): PiperVoiceFiles {
   if (voices.length === 0) throw noPiperVoice(repo);
   if (wanted === undefined) {
     if (voices.length === 1) return voices[0] as PiperVoiceFiles;
-    throw new InstallError(`${repo} has ${voices.length} Piper voices; choose one with --voice <name> or hf:${repo}:<name>: ${voiceList(repo, voices)}`);
+    throw new InstallError(`${repo} has ${voices.length} Piper voices; choose one with --voice <name> or ${spelled}:<name>: ${voiceList(spelled, voices)}`);
   }
   const key = plainVoiceName(wanted.replace(/\.onnx$/, ''));
   const found = voices.find((voice) => plainVoiceName(voice.name) === key || plainVoiceName(voice.onnx) === `${key}.onnx`);
-  if (!found) throw new InstallError(`${repo} has no Piper voice "${wanted}"; it has ${voices.length}: ${voiceList(repo, voices)}`);
+  if (!found) throw new InstallError(`${repo} has no Piper voice "${wanted}"; it has ${voices.length}: ${voiceList(spelled, voices)}`);
   return found;
 }
 
@@ -85,10 +88,10 @@ export function noPiperVoice(repo: string): InstallError {
 }
 
 /** The first voices, and how to see the rest: an error line stays one readable line for a repo of hundreds. */
-function voiceList(repo: string, voices: readonly PiperVoiceFiles[]): string {
+function voiceList(spelled: string, voices: readonly PiperVoiceFiles[]): string {
   const named = voices.slice(0, NAMED_IN_ERROR).map((voice) => voice.name);
   if (voices.length <= NAMED_IN_ERROR) return named.join(', ');
-  return `${named.join(', ')}, … and ${voices.length - NAMED_IN_ERROR} more (all of them: npm run download-models -- hf:${repo} --list-voices)`;
+  return `${named.join(', ')}, … and ${voices.length - NAMED_IN_ERROR} more (all of them: npm run download-models -- ${spelled} --list-voices)`;
 }
 
 /** The manifest entry that installs `voice`, pinned to `source.commit`, its weights by the SHA-256 the hub publishes. */
