@@ -76,9 +76,18 @@ describe('realtime transcription sessions (WebSocket)', () => {
     client.send({ type: 'input_audio_buffer.commit', event_id: 'c1' });
     expect((await client.next('error', from)).error).to.include({ code: 'input_audio_buffer_commit_empty', event_id: 'c1' });
     from = client.events.length;
-    client.send({ type: 'transcription_session.update', session: { turn_detection: null, input_audio_transcription: { model: 'whisper-x', language: 'en' } } });
+    // A model that does not exist refuses the whole update, naming the field.
+    client.send({ type: 'transcription_session.update', event_id: 'u1', session: { turn_detection: null, input_audio_transcription: { model: 'whisper-x' } } });
+    expect((await client.next('error', from)).error).to.include({
+      code: 'model_not_found',
+      param: 'session.input_audio_transcription.model',
+      event_id: 'u1',
+    });
+    from = client.events.length;
+    client.send({ type: 'transcription_session.update', session: { turn_detection: null, input_audio_transcription: { language: 'en' } } });
     const updated = await client.next('transcription_session.updated', from);
-    expect(updated.session).to.deep.include({ turn_detection: null, input_audio_transcription: { model: 'whisper-x', language: 'en', prompt: '' } });
+    expect(updated.session).to.deep.include({ input_audio_transcription: { language: 'en', prompt: '' } });
+    expect(updated.session).to.not.have.property('turn_detection');
     client.ws.close();
   });
 
