@@ -57,6 +57,11 @@ describe('realtime transcription sessions (WebSocket)', () => {
     expect(intent.status).to.equal(400);
     expect(JSON.parse(intent.body).error.message).to.match(/intent=transcription/);
     expect((await refused(`${base}/users`)).status).to.equal(404);
+    // A model no request could use is refused at the upgrade, as the HTTP routes refuse it.
+    const unknown = await refused(`${base}/v1/realtime?intent=transcription&model=gpt-9-transcribe`, withKey);
+    expect(unknown.status).to.equal(404);
+    expect(JSON.parse(unknown.body).error).to.include({ code: 'model_not_found' });
+    expect(JSON.parse(unknown.body).error.message).to.include('"gpt-9-transcribe"');
   });
 
   it('answers bad events with error events and keeps the session open', async () => {

@@ -53,13 +53,16 @@ export function realtimeOperations(limits: RealtimeLimits): Operation[] {
       ],
       responses: {
         '101': { description: 'Switched to the WebSocket protocol; the server sends `session.created` (beta: `transcription_session.created`).' },
-        '400': jsonError('The `intent` is not `transcription`.', ['invalid_request']),
+        '400': jsonError('The `intent` is not `transcription`, or `model` is a model of another task.', ['invalid_request', 'wrong_model_task']),
         '401': V1_COMMON_ERRORS['401']!,
         '403': jsonError("The key's model list holds no speech-to-text model, or not the `model` asked for.", ['model_not_allowed']),
-        '404': jsonError('No WebSocket endpoint at this /v1 path.', ['not_found']),
+        '404': jsonError('No WebSocket endpoint at this /v1 path, or `model` is no model or alias.', ['not_found', 'model_not_found']),
         '429': jsonError('The key is over its requests per minute (`Retry-After` says when to retry), or already holds as many sessions as one key may.', [
           'rate_limited',
           'too_many_sessions',
+        ]),
+        '503': jsonError('The `model` (or every model its alias may stand for) is not installed; the message names the install command.', [
+          'model_not_installed',
         ]),
       },
     },
