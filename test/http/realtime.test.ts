@@ -57,11 +57,19 @@ describe('realtime transcription sessions (WebSocket)', () => {
     expect(intent.status).to.equal(400);
     expect(JSON.parse(intent.body).error.message).to.match(/intent=transcription/);
     expect((await refused(`${base}/users`)).status).to.equal(404);
-    // A model no request could use is refused at the upgrade, as the HTTP routes refuse it.
-    const unknown = await refused(`${base}/v1/realtime?intent=transcription&model=gpt-9-transcribe`, withKey);
-    expect(unknown.status).to.equal(404);
-    expect(JSON.parse(unknown.body).error).to.include({ code: 'model_not_found' });
-    expect(JSON.parse(unknown.body).error.message).to.include('"gpt-9-transcribe"');
+  });
+
+  it('drops a ?model= no request could use, and says so in an error event naming the parameter', async () => {
+    await start();
+    // A browser cannot read why an upgrade was refused: the session opens and tells it instead.
+    const client = await connect(`${base}/v1/realtime?intent=transcription&model=gpt-9-transcribe`, withKey);
+    const created = await client.next('transcription_session.created');
+    expect(created.session).to.have.property('input_audio_transcription').that.does.not.have.property('model');
+    const error = (await client.next('error')).error as Record<string, unknown>;
+    expect(error).to.include({ code: 'model_not_found', param: 'model', event_id: null });
+    expect(error.message).to.include('"gpt-9-transcribe"');
+    expect(client.events.map((event) => event.type)).to.deep.equal(['transcription_session.created', 'error']);
+    client.ws.close();
   });
 
   it('answers bad events with error events and keeps the session open', async () => {

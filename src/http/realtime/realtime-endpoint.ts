@@ -6,8 +6,7 @@
  * path is read as the HTTP routers read it (`target`), any spelling of a /v1 path needs a key
  * (api-boundary.ts), given as `Authorization: Bearer` or, from browsers that cannot set
  * headers, as the `openai-insecure-api-key.<key>` subprotocol; a key whose model list allows no
- * speech-to-text model (or not `?model=`) is refused (speech-scope.ts), and so is a `?model=` no
- * request could use (unknown, another task's, not installed: the HTTP routes' 404, 400, 503); refusals are the API's
+ * speech-to-text model (or not `?model=`) is refused (speech-scope.ts); refusals are the API's
  * JSON errors. Bounds: message size (ws `maxPayload`), open sessions in all and per key
  * (session-slots.ts), idle time and lifetime, the bytes a session holds unprocessed
  * (session-budget.ts: the socket stops being read, then the session is closed), and a client
@@ -25,7 +24,7 @@ import { bearerToken } from '../../auth/api-key.js';
 import type { KeyAccess } from '../../auth/key-access.js';
 import type { KeyPolicy } from '../../auth/key-store.js';
 import type { RealtimeLimits } from '../../config/load-config.js';
-import { AppError, BEARER_CHALLENGE, RateLimitedError, TooManySessionsError, ValidationError } from '../../errors.js';
+import { type AppError, BEARER_CHALLENGE, RateLimitedError, TooManySessionsError, ValidationError } from '../../errors.js';
 import type { LiveAudioOptions, LiveAudioStream, Transcriber } from '../../inference/types.js';
 import type { Logger } from '../../logger.js';
 import { isApiPath } from '../api-boundary.js';
@@ -117,9 +116,6 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       return refuse(socket, 400, 'json', `Only transcription sessions are served: connect to ${REALTIME_PATH}?intent=transcription`, 'invalid_request');
     }
     const model = query.get('model') ?? undefined;
-    // A model that cannot serve the session is refused as an HTTP request for it is, not at its first turn.
-    const unusable = model === undefined ? undefined : await modelRefusal(deps.models, model);
-    if (unusable) return refuseWith(socket, unusable);
     const outOfScope = await speechScopeRefusal(keyPolicy, model, deps.models);
     if (outOfScope) return refuseWith(socket, outOfScope);
     const holder = slotHolder(keyPolicy, key);
@@ -272,17 +268,6 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     },
     stats: () => ({ sessions: sessions.size, heldBytes: budget.heldBytes, peakSessionBytes: budget.peakSessionBytes }),
   };
-}
-
-/** The AppError a request naming `model` for speech to text would get (unknown, another task, not installed), if any. */
-async function modelRefusal(models: SpeechModels, model: string): Promise<AppError | undefined> {
-  try {
-    await models.resolve(model, 'speech-to-text');
-    return undefined;
-  } catch (error) {
-    if (error instanceof AppError && (error.status < 500 || error.expose)) return error;
-    throw error;
-  }
 }
 
 function byteLength(data: RawData): number {

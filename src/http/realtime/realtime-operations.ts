@@ -29,7 +29,7 @@ export function realtimeOperations(limits: RealtimeLimits): Operation[] {
         'silence_duration_ms}` or `{"type": "semantic_vad", eagerness}` (the same Silero VAD, eagerness choosing the silence);',
         '`include: ["item.input_audio_transcription.logprobs"]` adds the tokens\' `logprobs` to each turn\'s `.delta` and `.completed`;',
         '`noise_reduction` is echoed as set, not applied (no noise filter here); a `model` that is no speech-to-text model or alias',
-        '(or is not installed) refuses the update with an `error` event naming the field. Either way: `input_audio_buffer.append` (strict base64 audio: standard',
+        '(or is not installed) refuses the update with an `error` event naming the field (a `?model=` so: an `error` event after `session.created`). Either way: `input_audio_buffer.append` (strict base64 audio: standard',
         'alphabet, `=` only at the end, whole groups of 4; anything else, a `data:` URL or hex, is dropped with an `error` event whose `param` is `audio`),',
         '`input_audio_buffer.commit`, `input_audio_buffer.clear`; server events `input_audio_buffer.speech_started|speech_stopped`',
         '(item_id, audio_start_ms / audio_end_ms), `input_audio_buffer.committed|cleared`,',
@@ -53,16 +53,13 @@ export function realtimeOperations(limits: RealtimeLimits): Operation[] {
       ],
       responses: {
         '101': { description: 'Switched to the WebSocket protocol; the server sends `session.created` (beta: `transcription_session.created`).' },
-        '400': jsonError('The `intent` is not `transcription`, or `model` is a model of another task.', ['invalid_request', 'wrong_model_task']),
+        '400': jsonError('The `intent` is not `transcription`.', ['invalid_request']),
         '401': V1_COMMON_ERRORS['401']!,
         '403': jsonError("The key's model list holds no speech-to-text model, or not the `model` asked for.", ['model_not_allowed']),
-        '404': jsonError('No WebSocket endpoint at this /v1 path, or `model` is no model or alias.', ['not_found', 'model_not_found']),
+        '404': jsonError('No WebSocket endpoint at this /v1 path.', ['not_found']),
         '429': jsonError('The key is over its requests per minute (`Retry-After` says when to retry), or already holds as many sessions as one key may.', [
           'rate_limited',
           'too_many_sessions',
-        ]),
-        '503': jsonError('The `model` (or every model its alias may stand for) is not installed; the message names the install command.', [
-          'model_not_installed',
         ]),
       },
     },

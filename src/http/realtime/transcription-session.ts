@@ -110,8 +110,22 @@ export class TranscriptionSession {
     this.#detector = this.#newDetector();
   }
 
+  /**
+   * Opens the session: `*.created`, before any event of the client. A `?model=` that no request
+   * could use is dropped and said so in an `error` event right after, naming the query parameter
+   * (an upgrade refused over HTTP would leave a browser without the reason).
+   */
   start(): void {
-    this.#deps.send({ type: SESSION_EVENTS[this.#dialect].created, session: this.#describe() });
+    this.#incoming = this.#incoming
+      .then(async () => {
+        const model = this.#settings.model;
+        const refusal = model === undefined ? undefined : await this.#modelRefusal(model);
+        if (refusal) this.#settings.model = undefined;
+        if (this.#abort.signal.aborted) return;
+        this.#deps.send({ type: SESSION_EVENTS[this.#dialect].created, session: this.#describe() });
+        if (refusal) this.sendError(refusal.code, refusal.message, undefined, 'model');
+      })
+      .catch((error: unknown) => this.#sendError(error, undefined));
   }
 
   /** Handles one checked client event after those before it. */
@@ -169,16 +183,11 @@ export class TranscriptionSession {
    * that does not exist refuses the whole update, as OpenAI's API does, so no turn fails for it later.
    */
   async #update(dialect: Dialect, change: SessionChange, eventId: string | undefined): Promise<void> {
-    if (change.model !== undefined) {
-      try {
-        await this.#deps.checkModel(change.model);
-      } catch (error) {
-        // Unknown, of another task, or not installed: said of the field, as the HTTP routes say it.
-        if (!(error instanceof AppError) || (error.status >= 500 && !error.expose)) throw error;
-        this.sendError(error.code, error.message, eventId, MODEL_PARAM[dialect]);
-        return;
-      }
-      if (this.#abort.signal.aborted) return;
+    const refusal = change.model === undefined ? undefined : await this.#modelRefusal(change.model);
+    if (this.#abort.signal.aborted) return;
+    if (refusal) {
+      this.sendError(refusal.code, refusal.message, eventId, MODEL_PARAM[dialect]);
+      return;
     }
     this.#dialect = dialect;
     const settings = this.#settings;
@@ -196,6 +205,17 @@ export class TranscriptionSession {
       this.#turnItemId = undefined;
     }
     this.#deps.send({ type: SESSION_EVENTS[dialect].updated, session: this.#describe() });
+  }
+
+  /** Why `model` cannot transcribe (unknown, of another task, not installed), as the HTTP routes would say it; undefined when it can. */
+  async #modelRefusal(model: string): Promise<AppError | undefined> {
+    try {
+      await this.#deps.checkModel(model);
+      return undefined;
+    } catch (error) {
+      if (error instanceof AppError && (error.status < 500 || error.expose)) return error;
+      throw error;
+    }
   }
 
   async #append(base64: string): Promise<void> {
