@@ -49,8 +49,8 @@ interface SessionDeps {
   /** The session's model (from the URL's `?model=` or a session update), loaded on first use. */
   transcriber(modelId: string): Promise<Transcriber>;
   /**
-   * Checks that a model a session update names exists for speech to text (an id or alias), as
-   * the HTTP routes would: throws their AppError (model_not_found, …) otherwise.
+   * Checks that a model the URL or a session update names can transcribe (a speech-to-text id or
+   * alias, installed), as the HTTP routes would: throws their AppError (model_not_found, …) otherwise.
    */
   checkModel(name: string): Promise<void>;
   /** Opens the audio pipeline; speech probabilities only when `detectSpeech`. */
