@@ -191,7 +191,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         .filter((id) => id !== ''),
     ),
     teiModel: env.TEI_MODEL?.trim() || undefined,
-    limits: audioLimits(env),
+    limits: envLimits(env),
     modelIdleTtlSeconds: parseIdleTtl(env.MODEL_IDLE_TTL ?? '-1'),
     modelsMaxMemoryBytes: parseBytes('MODELS_MAX_MEMORY', env.MODELS_MAX_MEMORY ?? ''),
     preloadModels: Object.freeze(
@@ -203,13 +203,40 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   });
 }
 
-/** DEFAULT_LIMITS with the audio limits the environment sets (MAX_AUDIO_MB, MAX_AUDIO_MINUTES). */
-function audioLimits(env: Record<string, string | undefined>): Limits {
-  if (env.MAX_AUDIO_MB === undefined && env.MAX_AUDIO_MINUTES === undefined) return DEFAULT_LIMITS;
+/** The realtime limits an operator sets (the rest bound memory per session and stay as they are). */
+const REALTIME_VARIABLES = ['REALTIME_MAX_SESSIONS', 'REALTIME_MAX_SESSIONS_PER_KEY', 'REALTIME_SESSION_MINUTES', 'REALTIME_IDLE_SECONDS'] as const;
+
+/**
+ * DEFAULT_LIMITS with the limits the environment sets: audio (MAX_AUDIO_MB, MAX_AUDIO_MINUTES)
+ * and realtime sessions (REALTIME_*).
+ */
+function envLimits(env: Record<string, string | undefined>): Limits {
+  const audioSet = env.MAX_AUDIO_MB !== undefined || env.MAX_AUDIO_MINUTES !== undefined;
+  const realtimeSet = REALTIME_VARIABLES.some((name) => env[name] !== undefined);
+  if (!audioSet && !realtimeSet) return DEFAULT_LIMITS;
   return Object.freeze({
     ...DEFAULT_LIMITS,
     maxAudioBytes: parseWhole('MAX_AUDIO_MB', env.MAX_AUDIO_MB, DEFAULT_LIMITS.maxAudioBytes / 1024 / 1024, 1024) * 1024 * 1024,
     maxAudioSeconds: parseWhole('MAX_AUDIO_MINUTES', env.MAX_AUDIO_MINUTES, DEFAULT_LIMITS.maxAudioSeconds / 60, 240) * 60,
+    realtime: realtimeSet ? realtimeLimits(env) : DEFAULT_LIMITS.realtime,
+  });
+}
+
+function realtimeLimits(env: Record<string, string | undefined>): RealtimeLimits {
+  const defaults = DEFAULT_LIMITS.realtime;
+  // Each open session may hold up to sessionMaxBytes (32 MiB) before it is closed: the cap bounds that memory too.
+  const maxSessions = parseWhole('REALTIME_MAX_SESSIONS', env.REALTIME_MAX_SESSIONS, defaults.maxSessions, 64);
+  const perKeyDefault = Math.min(defaults.maxSessionsPerKey, maxSessions);
+  const maxSessionsPerKey = parseWhole('REALTIME_MAX_SESSIONS_PER_KEY', env.REALTIME_MAX_SESSIONS_PER_KEY, perKeyDefault, 64);
+  if (maxSessionsPerKey > maxSessions) {
+    throw new ConfigError(`REALTIME_MAX_SESSIONS_PER_KEY (${maxSessionsPerKey}) must not be more than REALTIME_MAX_SESSIONS (${maxSessions})`);
+  }
+  return Object.freeze({
+    ...defaults,
+    maxSessions,
+    maxSessionsPerKey,
+    maxSessionSeconds: parseWhole('REALTIME_SESSION_MINUTES', env.REALTIME_SESSION_MINUTES, defaults.maxSessionSeconds / 60, 24 * 60) * 60,
+    idleMs: parseWhole('REALTIME_IDLE_SECONDS', env.REALTIME_IDLE_SECONDS, defaults.idleMs / 1000, 3600) * 1000,
   });
 }
 

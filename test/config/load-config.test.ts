@@ -29,6 +29,30 @@ describe('loadConfig: the service settings', () => {
     for (const bad of ['0', '-5', '241']) expect(() => loadConfig({ MAX_AUDIO_MINUTES: bad }), bad).to.throw(/MAX_AUDIO_MINUTES/);
   });
 
+  it('takes the realtime session limits from REALTIME_* (8 sessions, 2 per key, 60 minutes, 60 s idle by default)', () => {
+    expect(loadConfig({}).limits.realtime).to.include({ maxSessions: 8, maxSessionsPerKey: 2, maxSessionSeconds: 3600, idleMs: 60_000 });
+    const env = { REALTIME_MAX_SESSIONS: '12', REALTIME_MAX_SESSIONS_PER_KEY: '4', REALTIME_SESSION_MINUTES: '240', REALTIME_IDLE_SECONDS: '300' };
+    const { realtime } = loadConfig(env).limits;
+    expect(realtime).to.include({ maxSessions: 12, maxSessionsPerKey: 4, maxSessionSeconds: 4 * 3600, idleMs: 300_000 });
+    // The bounds that keep a session's memory in check stay as they are.
+    expect(realtime.sessionMaxBytes).to.equal(loadConfig({}).limits.realtime.sessionMaxBytes);
+    expect(loadConfig({ REALTIME_MAX_SESSIONS: '1' }).limits.realtime).to.include({ maxSessions: 1, maxSessionsPerKey: 1 });
+    expect(() => loadConfig({ REALTIME_MAX_SESSIONS: '2', REALTIME_MAX_SESSIONS_PER_KEY: '3' })).to.throw(
+      /REALTIME_MAX_SESSIONS_PER_KEY \(3\) must not be more than REALTIME_MAX_SESSIONS \(2\)/,
+    );
+    for (const [name, bad] of [
+      ['REALTIME_MAX_SESSIONS', '0'],
+      ['REALTIME_MAX_SESSIONS', '65'],
+      ['REALTIME_MAX_SESSIONS_PER_KEY', 'three'],
+      ['REALTIME_SESSION_MINUTES', '1.5'],
+      ['REALTIME_SESSION_MINUTES', '1441'],
+      ['REALTIME_IDLE_SECONDS', ''],
+      ['REALTIME_IDLE_SECONDS', '3601'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: bad }), `${name}=${bad}`).to.throw(new RegExp(`${name} must be a whole number from 1 to`));
+    }
+  });
+
   it('takes a postgres:// DATABASE_URL, which must parse (the password is not echoed)', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }).databasePath).to.equal('postgres://postgres@127.0.0.1:5432/test');
     expect(() => loadConfig({ DATABASE_URL: 'postgres://user:secret@[bad' })).to.throw(/not a valid postgres:\/\/ URL: "postgres:\/\/user:\*\*\*@\[bad"/);

@@ -90,8 +90,8 @@ describe('realtime transcription sessions: the GA protocol', () => {
     expect(created.session).to.deep.include({ type: 'transcription', object: 'realtime.transcription_session' });
     expect(inputOf(created)).to.deep.equal({
       format: { type: 'audio/pcm', rate: 24000 },
-      transcription: { model: 'heard', language: null, prompt: '' },
-      noise_reduction: null,
+      // Settings not set are left out (the spec types them string or object, never null).
+      transcription: { model: 'heard', prompt: '' },
       turn_detection: { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500 },
     });
     const { expires_at: expiresAt, id } = created.session as { expires_at: number; id: string };
@@ -124,7 +124,7 @@ describe('realtime transcription sessions: the GA protocol', () => {
       'conversation.item.input_audio_transcription.completed',
     ]);
     expect(first[0]).to.include({ previous_item_id: null });
-    expect(first[1]!.item).to.deep.include({ id: itemId, type: 'message', role: 'user', content: [{ type: 'input_audio', transcript: null }] });
+    expect(first[1]!.item).to.deep.include({ id: itemId, type: 'message', role: 'user', content: [{ type: 'input_audio' }] });
     // One second at 16 kHz, less the few samples the resampler still holds.
     const heard = String(first[4]!.transcript);
     expect(Number(heard.split(' ')[1])).to.be.within(15_900, 16_000);
@@ -156,7 +156,7 @@ describe('realtime transcription sessions: the GA protocol', () => {
     });
   }
 
-  it('serves semantic_vad with the same VAD by its eagerness, and accepts noise_reduction and include without acting on them', async () => {
+  it('serves semantic_vad with the same VAD by its eagerness, and echoes noise_reduction and include as set', async () => {
     const client = await connect(`${base}${SESSION}&model=heard`, withKey());
     const answer = await updated(client, {
       type: 'session.update',
@@ -166,8 +166,15 @@ describe('realtime transcription sessions: the GA protocol', () => {
         include: ['item.input_audio_transcription.logprobs'],
       },
     });
-    expect(inputOf(answer)).to.deep.include({ turn_detection: { type: 'semantic_vad', eagerness: 'high' }, noise_reduction: null });
-    expect(answer.session).to.include({ include: null });
+    expect(inputOf(answer)).to.deep.include({ turn_detection: { type: 'semantic_vad', eagerness: 'high' }, noise_reduction: { type: 'near_field' } });
+    expect(answer.session).to.deep.include({ include: ['item.input_audio_transcription.logprobs'] });
+    // null turns either off again: the session leaves it out.
+    const off = await updated(client, {
+      type: 'session.update',
+      session: { type: 'transcription', audio: { input: { noise_reduction: null } }, include: null },
+    });
+    expect(inputOf(off)).to.not.have.property('noise_reduction');
+    expect(off.session).to.not.have.property('include');
     client.ws.close();
   });
 
@@ -197,6 +204,12 @@ describe('realtime transcription sessions: the GA protocol', () => {
     expect(await refusal(update({ type: 'transcription', audio: { input: { turn_detection: { type: 'server_vad', threshold: 7 } } } }))).to.equal(
       '"session.audio.input.turn_detection.threshold" must be <= 0.95',
     );
+    expect(await refusal(update({ type: 'transcription', audio: { input: { noise_reduction: { type: 'studio' } } } }))).to.equal(
+      '"session.audio.input.noise_reduction.type" must be one of: near_field, far_field',
+    );
+    expect(await refusal(update({ type: 'transcription', include: ['item.input_audio_transcription.avg_logprob'] }))).to.equal(
+      '"session.include.0" must be one of: item.input_audio_transcription.logprobs',
+    );
     expect(await refusal({ type: 'response.create' })).to.match(/^Unknown event type; expected one of session\.update, transcription_session\.update, /);
     expect(await refusal({ type: 'input_audio_buffer.commit' })).to.match(/commit at least 100 ms/);
     await updated(client, SDK_UPDATE);
@@ -207,7 +220,9 @@ describe('realtime transcription sessions: the GA protocol', () => {
     const client = await connect(`${base}${SESSION}&model=heard`, withKey());
     await client.next('session.created');
     const beta = await updated(client, { type: 'transcription_session.update', session: { turn_detection: null } }, 'transcription_session.updated');
-    expect(beta.session).to.deep.include({ input_audio_format: 'pcm16', turn_detection: null });
+    expect(beta.session).to.deep.include({ input_audio_format: 'pcm16' });
+    // The beta spec types turn_detection as an object: off, it is left out.
+    expect(beta.session).to.not.have.property('turn_detection');
     expect((await turn(client, ONE_SECOND_PCM16)).map((event) => event.type)).to.include('conversation.item.created');
     await updated(client, SDK_UPDATE);
     expect((await turn(client, ONE_SECOND_PCM16)).map((event) => event.type)).to.include.members(['conversation.item.added', 'conversation.item.done']);

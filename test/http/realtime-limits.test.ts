@@ -79,7 +79,8 @@ describe('realtime sessions: bounds and key policy', () => {
     app = await createTestApp({
       manifest: MANIFEST,
       engines: { speech: speech.engine, classes: CLASSIFIER },
-      limits: { realtime: { ...DEFAULT_LIMITS.realtime, ...limits } },
+      // Without `limits`, the realtime limits are the ones the environment (`env`) gives.
+      ...(limits ? { limits: { realtime: { ...DEFAULT_LIMITS.realtime, ...limits } } } : {}),
       ...rest,
     });
     ({ server, url: base, port } = await listen(app));
@@ -328,6 +329,22 @@ describe('realtime sessions: bounds and key policy', () => {
       open.push(await connect(`${base}${SESSION}`, withKey()));
       expect(app.app.realtime.stats().sessions).to.equal(4);
       for (const client of open) client.ws.close();
+    });
+
+    it('takes the per-key and total caps from REALTIME_MAX_SESSIONS_PER_KEY and REALTIME_MAX_SESSIONS', async () => {
+      // A laptop's single user with three caption tabs open.
+      await start({ env: { REALTIME_MAX_SESSIONS: '4', REALTIME_MAX_SESSIONS_PER_KEY: '3', REALTIME_IDLE_SECONDS: '120' } });
+      expect(app.config.limits.realtime).to.include({ maxSessions: 4, maxSessionsPerKey: 3, idleMs: 120_000 });
+      const tabs = [
+        await connect(`${base}${SESSION}`, withKey()),
+        await connect(`${base}${SESSION}`, withKey()),
+        await connect(`${base}${SESSION}`, withKey()),
+      ];
+      for (const tab of tabs) await tab.next('session.created');
+      const fourth = await refused(`${base}${SESSION}`, withKey());
+      expect(fourth.status).to.equal(429);
+      expect(JSON.parse(fourth.body).error.message).to.match(/already holds 3 realtime session/);
+      for (const tab of tabs) tab.ws.close();
     });
 
     it('closes a session at maxSessionSeconds however active it is, with an error event first', async () => {

@@ -59,6 +59,19 @@ describe('realtime transcription sessions (WebSocket)', () => {
     expect((await refused(`${base}/users`)).status).to.equal(404);
   });
 
+  it('drops a ?model= no request could use, and says so in an error event naming the parameter', async () => {
+    await start();
+    // A browser cannot read why an upgrade was refused: the session opens and tells it instead.
+    const client = await connect(`${base}/v1/realtime?intent=transcription&model=gpt-9-transcribe`, withKey);
+    const created = await client.next('transcription_session.created');
+    expect(created.session).to.have.property('input_audio_transcription').that.does.not.have.property('model');
+    const error = (await client.next('error')).error as Record<string, unknown>;
+    expect(error).to.include({ code: 'model_not_found', param: 'model', event_id: null });
+    expect(error.message).to.include('"gpt-9-transcribe"');
+    expect(client.events.map((event) => event.type)).to.deep.equal(['transcription_session.created', 'error']);
+    client.ws.close();
+  });
+
   it('answers bad events with error events and keeps the session open', async () => {
     await start();
     const client = await connect(`${base}/v1/realtime?intent=transcription`, withKey);
@@ -76,9 +89,18 @@ describe('realtime transcription sessions (WebSocket)', () => {
     client.send({ type: 'input_audio_buffer.commit', event_id: 'c1' });
     expect((await client.next('error', from)).error).to.include({ code: 'input_audio_buffer_commit_empty', event_id: 'c1' });
     from = client.events.length;
-    client.send({ type: 'transcription_session.update', session: { turn_detection: null, input_audio_transcription: { model: 'whisper-x', language: 'en' } } });
+    // A model that does not exist refuses the whole update, naming the field.
+    client.send({ type: 'transcription_session.update', event_id: 'u1', session: { turn_detection: null, input_audio_transcription: { model: 'whisper-x' } } });
+    expect((await client.next('error', from)).error).to.include({
+      code: 'model_not_found',
+      param: 'session.input_audio_transcription.model',
+      event_id: 'u1',
+    });
+    from = client.events.length;
+    client.send({ type: 'transcription_session.update', session: { turn_detection: null, input_audio_transcription: { language: 'en' } } });
     const updated = await client.next('transcription_session.updated', from);
-    expect(updated.session).to.deep.include({ turn_detection: null, input_audio_transcription: { model: 'whisper-x', language: 'en', prompt: '' } });
+    expect(updated.session).to.deep.include({ input_audio_transcription: { language: 'en', prompt: '' } });
+    expect(updated.session).to.not.have.property('turn_detection');
     client.ws.close();
   });
 

@@ -161,6 +161,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
     const session = new TranscriptionSession(
       {
         transcriber: (modelId) => deps.access.run(policy, opened.key, () => deps.transcriber(modelId)),
+        checkModel: async (name) => void (await deps.models.resolve(name, 'speech-to-text')),
         openAudio: deps.openAudio,
         send,
         authorizeTurn: async () => {

@@ -46,6 +46,24 @@ const TranscriptionSettings = Type.Object(
   { additionalProperties: true },
 );
 
+/** OpenAI's noise reduction: echoed as set, not applied (there is no such filter here; docs/api.md). */
+const NoiseReduction = Type.Union([
+  Type.Null(),
+  Type.Object({
+    type: Type.Optional(StringEnum(['near_field', 'far_field'] as const, { description: 'Echoed in the session; the audio is used as sent.' })),
+  }),
+]);
+
+export const LOGPROBS_INCLUDE = 'item.input_audio_transcription.logprobs';
+
+/** What transcription events carry besides the text: only the tokens' log probabilities, as in OpenAI's API. */
+const Include = Type.Union([
+  Type.Null(),
+  Type.Array(StringEnum([LOGPROBS_INCLUDE] as const, { description: "Each turn's `.delta` and `.completed` carry its text tokens' `logprobs`." }), {
+    maxItems: 1,
+  }),
+]);
+
 /** The beta protocol's session (`transcription_session.update`). */
 export const BetaSessionSettings = Type.Object(
   {
@@ -54,8 +72,10 @@ export const BetaSessionSettings = Type.Object(
     ),
     input_audio_transcription: Type.Optional(Type.Union([Type.Null(), TranscriptionSettings])),
     turn_detection: Type.Optional(Type.Union([Type.Null(), TurnDetectionSettings])),
+    input_audio_noise_reduction: Type.Optional(NoiseReduction),
+    include: Type.Optional(Include),
   },
-  // Fields we do not act on (input_audio_noise_reduction, include) are accepted and ignored, as SDKs send them.
+  // Fields of conversation sessions (modalities, instructions, …) are accepted and ignored, as SDKs send them.
   { additionalProperties: true },
 );
 
@@ -80,7 +100,7 @@ export const GaTranscriptionSession = Type.Object(
                 format: Type.Optional(AudioFormat),
                 transcription: Type.Optional(Type.Union([Type.Null(), TranscriptionSettings])),
                 turn_detection: Type.Optional(Type.Union([Type.Null(), TurnDetectionSettings])),
-                // noise_reduction is accepted and ignored: the audio reaches the VAD and the model as sent.
+                noise_reduction: Type.Optional(NoiseReduction),
               },
               { additionalProperties: true },
             ),
@@ -89,8 +109,8 @@ export const GaTranscriptionSession = Type.Object(
         { additionalProperties: true },
       ),
     ),
+    include: Type.Optional(Include),
   },
-  // include (logprobs): accepted and ignored.
   { additionalProperties: true },
 );
 
@@ -113,6 +133,8 @@ export type BetaSessionSettings = Static<typeof BetaSessionSettings>;
 export type GaTranscriptionSession = Static<typeof GaTranscriptionSession>;
 export type TurnDetectionSettings = Static<typeof TurnDetectionSettings>;
 export type TranscriptionSettings = Static<typeof TranscriptionSettings>;
+export type NoiseReductionSettings = Static<typeof NoiseReduction>;
+export type IncludeSettings = Static<typeof Include>;
 
 /** What the server sends: a `type` and its fields; every event gets an `event_id` when sent. */
 export interface ServerEvent {

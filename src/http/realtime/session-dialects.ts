@@ -8,7 +8,15 @@
  * both.
  */
 import type { LiveAudioEncoding } from '../../inference/types.js';
-import type { BetaSessionSettings, GaTranscriptionSession, ServerEvent, TranscriptionSettings, TurnDetectionSettings } from './realtime-events.js';
+import type {
+  BetaSessionSettings,
+  GaTranscriptionSession,
+  IncludeSettings,
+  NoiseReductionSettings,
+  ServerEvent,
+  TranscriptionSettings,
+  TurnDetectionSettings,
+} from './realtime-events.js';
 import type { TurnDetection } from './turn-detector.js';
 
 export type Dialect = 'beta' | 'ga';
@@ -34,6 +42,10 @@ export interface SessionSettings {
   format: InputFormat;
   /** null: the client commits each turn itself. */
   turnDetection: TurnDetectionSetting | null;
+  /** As the client set it (echoed; the audio is not filtered); null: none. */
+  noiseReduction: NoiseReductionSettings;
+  /** What transcription events carry besides the text (`item.input_audio_transcription.logprobs`); null: nothing. */
+  include: IncludeSettings;
 }
 
 /** What one update sets; a field it does not name stays as it is. */
@@ -61,11 +73,19 @@ export const SESSION_EVENTS: Record<Dialect, { created: string; updated: string 
   ga: { created: 'session.created', updated: 'session.updated' },
 };
 
+/** Where each dialect's update names the transcription model (the `param` of an error about it). */
+export const MODEL_PARAM: Record<Dialect, string> = {
+  beta: 'session.input_audio_transcription.model',
+  ga: 'session.audio.input.transcription.model',
+};
+
 /** A beta `transcription_session.update`'s session as a change of settings. */
 export function betaChange(session: BetaSessionSettings): SessionChange {
   const change = transcriptionChange(session.input_audio_transcription);
   if (session.input_audio_format !== undefined) change.format = BETA_FORMATS[session.input_audio_format];
   if (session.turn_detection !== undefined) change.turnDetection = turnDetectionOf(session.turn_detection);
+  if (session.input_audio_noise_reduction !== undefined) change.noiseReduction = noiseReductionOf(session.input_audio_noise_reduction);
+  if (session.include !== undefined) change.include = session.include && [...session.include];
   return change;
 }
 
@@ -75,20 +95,36 @@ export function gaChange(session: GaTranscriptionSession): SessionChange {
   const change = transcriptionChange(input?.transcription);
   if (input?.format !== undefined) change.format = GA_FORMATS[input.format.type ?? 'audio/pcm'];
   if (input?.turn_detection !== undefined) change.turnDetection = turnDetectionOf(input.turn_detection);
+  if (input?.noise_reduction !== undefined) change.noiseReduction = noiseReductionOf(input.noise_reduction);
+  if (session.include !== undefined) change.include = session.include && [...session.include];
   return change;
 }
 
-/** The session object of `*.created` / `*.updated`, in the dialect's shape. */
+/**
+ * The session object of `*.created` / `*.updated`, in the dialect's shape as OpenAI's spec gives
+ * it: a setting that is not set is left out, since the spec types each one as a string, an
+ * array or an object, never null (the SDKs read a missing field as unset).
+ */
 export function describeSession(dialect: Dialect, settings: SessionSettings, session: { id: string; expiresAt: number }): Record<string, unknown> {
-  const transcription = { model: settings.model ?? null, language: settings.language ?? null, prompt: settings.prompt ?? '' };
+  const transcription = {
+    ...(settings.model !== undefined ? { model: settings.model } : {}),
+    ...(settings.language !== undefined ? { language: settings.language } : {}),
+    prompt: settings.prompt ?? '',
+  };
   const turnDetection = describeTurnDetection(settings.turnDetection);
+  const include = settings.include ? { include: settings.include } : {};
   if (dialect === 'beta') {
     return {
       id: session.id,
       object: 'realtime.transcription_session',
+      expires_at: session.expiresAt,
       input_audio_format: formatName(BETA_FORMATS, settings.format),
       input_audio_transcription: transcription,
-      turn_detection: turnDetection,
+      ...(turnDetection ? { turn_detection: turnDetection } : {}),
+      ...(settings.noiseReduction ? { input_audio_noise_reduction: settings.noiseReduction } : {}),
+      ...include,
+      // The beta spec requires it; no ephemeral keys are issued here, so it holds none.
+      client_secret: { value: '', expires_at: session.expiresAt },
     };
   }
   const type = formatName(GA_FORMATS, settings.format);
@@ -101,12 +137,11 @@ export function describeSession(dialect: Dialect, settings: SessionSettings, ses
       input: {
         format: type === 'audio/pcm' ? { type, rate: settings.format.sampleRate } : { type },
         transcription,
-        // Not done here, whatever was asked: the audio reaches the VAD and the model as sent.
-        noise_reduction: null,
+        ...(settings.noiseReduction ? { noise_reduction: settings.noiseReduction } : {}),
         turn_detection: turnDetection,
       },
     },
-    include: null,
+    ...include,
   };
 }
 
@@ -118,7 +153,8 @@ export function itemEvents(dialect: Dialect, itemId: string, previousItemId: str
     type: 'message',
     status: 'completed',
     role: 'user',
-    content: [{ type: 'input_audio', transcript: null }],
+    // No `transcript` yet: the spec types it as a string, and it comes in the .completed event.
+    content: [{ type: 'input_audio' }],
   };
   if (dialect === 'beta') return [{ type: 'conversation.item.created', previous_item_id: previousItemId, item }];
   // The item is final once committed; its transcript follows in .completed events.
@@ -136,6 +172,11 @@ function transcriptionChange(transcription: TranscriptionSettings | null | undef
   if (transcription.language !== undefined) change.language = transcription.language;
   if (transcription.prompt !== undefined) change.prompt = transcription.prompt;
   return change;
+}
+
+/** Kept as set, for the session to echo: only `type` (near_field, far_field), or null for none. */
+function noiseReductionOf(settings: NoiseReductionSettings): NoiseReductionSettings {
+  return settings && (settings.type !== undefined ? { type: settings.type } : {});
 }
 
 function turnDetectionOf(settings: TurnDetectionSettings | null): TurnDetectionSetting | null {

@@ -14,7 +14,7 @@ import type { RealtimeLimits } from '../../config/load-config.js';
 import { AppError, PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { LiveAudioOptions, LiveAudioStream, Transcriber } from '../../inference/types.js';
 import { decodeBase64Audio } from './base64-audio.js';
-import type { ClientEvent, ClientEventType, RealtimeErrorBody, ServerEvent } from './realtime-events.js';
+import { type ClientEvent, type ClientEventType, LOGPROBS_INCLUDE, type RealtimeErrorBody, type ServerEvent } from './realtime-events.js';
 import type { SessionBudget } from './session-budget.js';
 import {
   betaChange,
@@ -23,6 +23,7 @@ import {
   describeSession,
   gaChange,
   itemEvents,
+  MODEL_PARAM,
   PCM16_24K,
   SESSION_EVENTS,
   type SessionChange,
@@ -47,6 +48,11 @@ const KEY_INVALID = {
 interface SessionDeps {
   /** The session's model (from the URL's `?model=` or a session update), loaded on first use. */
   transcriber(modelId: string): Promise<Transcriber>;
+  /**
+   * Checks that a model the URL or a session update names can transcribe (a speech-to-text id or
+   * alias, installed), as the HTTP routes would: throws their AppError (model_not_found, …) otherwise.
+   */
+  checkModel(name: string): Promise<void>;
   /** Opens the audio pipeline; speech probabilities only when `detectSpeech`. */
   openAudio(options: LiveAudioOptions): Promise<LiveAudioStream>;
   send(event: ServerEvent): void;
@@ -92,12 +98,34 @@ export class TranscriptionSession {
     this.#deps = deps;
     this.#dialect = initial.dialect;
     this.#expiresAt = initial.expiresAt;
-    this.#settings = { model: initial.model, language: undefined, prompt: undefined, format: PCM16_24K, turnDetection: DEFAULT_TURN_DETECTION };
+    this.#settings = {
+      model: initial.model,
+      language: undefined,
+      prompt: undefined,
+      format: PCM16_24K,
+      turnDetection: DEFAULT_TURN_DETECTION,
+      noiseReduction: null,
+      include: null,
+    };
     this.#detector = this.#newDetector();
   }
 
+  /**
+   * Opens the session: `*.created`, before any event of the client. A `?model=` that no request
+   * could use is dropped and said so in an `error` event right after, naming the query parameter
+   * (an upgrade refused over HTTP would leave a browser without the reason).
+   */
   start(): void {
-    this.#deps.send({ type: SESSION_EVENTS[this.#dialect].created, session: this.#describe() });
+    this.#incoming = this.#incoming
+      .then(async () => {
+        const model = this.#settings.model;
+        const refusal = model === undefined ? undefined : await this.#modelRefusal(model);
+        if (refusal) this.#settings.model = undefined;
+        if (this.#abort.signal.aborted) return;
+        this.#deps.send({ type: SESSION_EVENTS[this.#dialect].created, session: this.#describe() });
+        if (refusal) this.sendError(refusal.code, refusal.message, undefined, 'model');
+      })
+      .catch((error: unknown) => this.#sendError(error, undefined));
   }
 
   /** Handles one checked client event after those before it. */
@@ -134,9 +162,9 @@ export class TranscriptionSession {
     if (this.#abort.signal.aborted) return;
     switch (event.type as ClientEventType) {
       case 'session.update':
-        return this.#update('ga', gaChange((event as ClientEvent<'session.update'>).session));
+        return this.#update('ga', gaChange((event as ClientEvent<'session.update'>).session), event.event_id);
       case 'transcription_session.update':
-        return this.#update('beta', betaChange((event as ClientEvent<'transcription_session.update'>).session));
+        return this.#update('beta', betaChange((event as ClientEvent<'transcription_session.update'>).session), event.event_id);
       case 'input_audio_buffer.append':
         return this.#append((event as ClientEvent<'input_audio_buffer.append'>).audio);
       case 'input_audio_buffer.commit':
@@ -150,13 +178,24 @@ export class TranscriptionSession {
     }
   }
 
-  /** Applies an update in either shape; from now on the session answers in that shape. */
-  #update(dialect: Dialect, change: SessionChange): void {
+  /**
+   * Applies an update in either shape; from now on the session answers in that shape. A model
+   * that does not exist refuses the whole update, as OpenAI's API does, so no turn fails for it later.
+   */
+  async #update(dialect: Dialect, change: SessionChange, eventId: string | undefined): Promise<void> {
+    const refusal = change.model === undefined ? undefined : await this.#modelRefusal(change.model);
+    if (this.#abort.signal.aborted) return;
+    if (refusal) {
+      this.sendError(refusal.code, refusal.message, eventId, MODEL_PARAM[dialect]);
+      return;
+    }
     this.#dialect = dialect;
     const settings = this.#settings;
     settings.model = change.model ?? settings.model;
     settings.language = change.language ?? settings.language;
     settings.prompt = change.prompt ?? settings.prompt;
+    if (change.noiseReduction !== undefined) settings.noiseReduction = change.noiseReduction;
+    if (change.include !== undefined) settings.include = change.include;
     // Audio already buffered is 16 kHz whatever it came as; the next append reopens the stream.
     settings.format = change.format ?? settings.format;
     if (change.turnDetection !== undefined) {
@@ -166,6 +205,17 @@ export class TranscriptionSession {
       this.#turnItemId = undefined;
     }
     this.#deps.send({ type: SESSION_EVENTS[dialect].updated, session: this.#describe() });
+  }
+
+  /** Why `model` cannot transcribe (unknown, of another task, not installed), as the HTTP routes would say it; undefined when it can. */
+  async #modelRefusal(model: string): Promise<AppError | undefined> {
+    try {
+      await this.#deps.checkModel(model);
+      return undefined;
+    } catch (error) {
+      if (error instanceof AppError && (error.status < 500 || error.expose)) return error;
+      throw error;
+    }
   }
 
   async #append(base64: string): Promise<void> {
@@ -202,13 +252,14 @@ export class TranscriptionSession {
   #speechStarted(atMs: number, prefixPaddingMs: number): void {
     this.#turnItemId = newItemId();
     this.#dropBuffer(msToSamples(Math.max(0, atMs - prefixPaddingMs)));
-    this.#deps.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: atMs, item_id: this.#turnItemId });
+    // The spec's times are whole milliseconds; a frame (32 ms) may start at a fraction of one.
+    this.#deps.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(atMs), item_id: this.#turnItemId });
   }
 
   #speechStopped(atMs: number): void {
     const itemId = this.#turnItemId ?? newItemId();
     this.#turnItemId = undefined;
-    this.#deps.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: atMs, item_id: itemId });
+    this.#deps.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(atMs), item_id: itemId });
     this.#commit(itemId, msToSamples(atMs));
   }
 
@@ -260,16 +311,25 @@ export class TranscriptionSession {
       // Read before the samples are handed (transferred) to the model's worker.
       const seconds = Math.round((samples.length / SAMPLE_RATE) * 1000) / 1000;
       // The prompt is each turn's previous text, as OpenAI's `prompt` is a request's.
-      const prompt = this.#settings.prompt?.trim() ? { decoding: { prompt: this.#settings.prompt } } : {};
-      const transcript = await transcriber.transcribe({ samples, sampleRate: SAMPLE_RATE }, { language: this.#settings.language, signal, ...prompt });
+      const prompt = this.#settings.prompt?.trim() ? { prompt: this.#settings.prompt } : {};
+      const logprobs = this.#settings.include?.includes(LOGPROBS_INCLUDE) === true;
+      const decoding = { ...prompt, ...(logprobs ? { logprobs } : {}) };
+      const transcript = await transcriber.transcribe(
+        { samples, sampleRate: SAMPLE_RATE },
+        { language: this.#settings.language, signal, ...(Object.keys(decoding).length > 0 ? { decoding } : {}) },
+      );
       const text = transcript.text.trim();
       if (signal.aborted) return;
-      if (text !== '') this.#deps.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta: text });
+      // The one delta is the whole text, so it carries every token, as .completed does.
+      const tokens = logprobs ? { logprobs: transcript.logprobs ?? [] } : {};
+      if (text !== '')
+        this.#deps.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta: text, ...tokens });
       this.#deps.send({
         type: 'conversation.item.input_audio_transcription.completed',
         item_id: itemId,
         content_index: 0,
         transcript: text,
+        ...tokens,
         // OpenAI bills whisper-1 by the second and says so in this shape; here it is what the key's usage counts.
         usage: { type: 'duration', seconds },
       });
