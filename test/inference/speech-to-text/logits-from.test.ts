@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import * as ort from 'onnxruntime-node';
-import { addLogitsFrom, LOGITS_FROM } from '../../../src/inference/speech-to-text/logits-from.js';
+import { addLogitsFrom, LOGITS_FROM } from '../../../src/inference/speech-to-text/graph/logits-from.js';
 import { REPO_ROOT } from '../../audio/audio-test-helpers.js';
 import { tinyEnAvailable } from './tiny-en-window-decoder.js';
 import { expectSameFloats } from '../../helpers/same-floats.js';

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { AutoProcessor } from '@huggingface/transformers';
 import { decodeAudio } from '../../../src/audio/decode-audio.js';
 import { configureRuntime } from '../../../src/inference/runtime.js';
-import { ComplexFft, RealFft } from '../../../src/inference/speech-to-text/fft.js';
-import { useFastWhisperFeatures } from '../../../src/inference/speech-to-text/fast-features.js';
-import { WhisperLogMel, type WhisperFeatureConfig } from '../../../src/inference/speech-to-text/whisper-log-mel.js';
+import { ComplexFft, RealFft } from '../../../src/inference/speech-to-text/features/fft.js';
+import { useFastWhisperFeatures } from '../../../src/inference/speech-to-text/features/fast-features.js';
+import { WhisperLogMel, type WhisperFeatureConfig } from '../../../src/inference/speech-to-text/features/whisper-log-mel.js';
 import { REPO_ROOT, sine, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
 
 interface Extractor {

@@ -11,10 +11,10 @@
  * window before them is final, the abort signal checked between and inside windows, and at most
  * `batchSize` windows' audio read at a time.
  */
-import type { PcmReader } from '../../audio/pcm16-buffer.js';
+import type { PcmReader } from '../../../audio/pcm16-buffer.js';
 import { decodeLongForm, type DecodedSegment, type LongFormModel, type LongFormOptions } from './long-form-decoder.js';
-import { originalTime, utterancesWithin, windowReader, type SpeechWindow } from './speech-windows.js';
-import type { WhisperWindowDecoder } from './whisper-window-decoder.js';
+import { originalTime, utterancesWithin, windowReader, type SpeechWindow } from '../vad/speech-windows.js';
+import type { WhisperWindowDecoder } from '../decoder/whisper-window-decoder.js';
 import { decodeWindowsTogether } from './windows-together.js';
 
 export interface WindowsDecodeOptions extends LongFormOptions {

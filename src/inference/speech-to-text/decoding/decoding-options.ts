@@ -2,8 +2,8 @@
  * A request's DecodingOptions as the long-form decoder takes them: prompt texts as tokens,
  * thresholds over openai/whisper's defaults, the temperature schedule bounded.
  */
-import { ValidationError } from '../../errors.js';
-import { type DecodingOptions, MAX_PATIENCE, MAX_SEARCH_PRODUCT, MAX_SEARCH_ROWS, MAX_TEMPERATURES, MIN_PATIENCE } from '../types.js';
+import { ValidationError } from '../../../errors.js';
+import { type DecodingOptions, MAX_PATIENCE, MAX_SEARCH_PRODUCT, MAX_SEARCH_ROWS, MAX_TEMPERATURES, MIN_PATIENCE } from '../../types.js';
 import { DEFAULT_THRESHOLDS, FALLBACK_TEMPERATURES, type DecodeThresholds } from './decode-quality.js';
 import { promptText } from './whisper-prompt.js';
 import type { SearchOptions } from './whisper-search-decode.js';

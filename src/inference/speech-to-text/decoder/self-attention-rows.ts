@@ -13,7 +13,7 @@
  * cost a search step the whole cache in fresh memory, plus the garbage collector's work for it
  * (docs/benchmarks.md, "Speech to text"); a copy into warm buffers costs a fraction of that.
  */
-import { pastInputName, sharedInputName } from './self-attention-steps.js';
+import { pastInputName, sharedInputName } from '../graph/self-attention-steps.js';
 
 /** An onnxruntime-node tensor, as the sessions take and give them. */
 interface OrtTensor {

@@ -7,8 +7,8 @@
  * (voice activity detection) only has to map the timestamps back.
  */
 import type { Tensor } from '@huggingface/transformers';
-import type { SegmentDetails, TranscriptWord } from '../types.js';
-import { floatReader, type PcmReader } from '../../audio/pcm16-buffer.js';
+import type { SegmentDetails, TranscriptWord } from '../../types.js';
+import { floatReader, type PcmReader } from '../../../audio/pcm16-buffer.js';
 import {
   bestFailedDecode,
   compressionRatio,
@@ -18,14 +18,14 @@ import {
   needsFallback,
   type DecodeThresholds,
   type FailedDecode,
-} from './decode-quality.js';
-import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from './whisper-special-tokens.js';
-import { seededRandom } from './whisper-token-choice.js';
-import { windowPrompt } from './whisper-prompt.js';
+} from '../decoding/decode-quality.js';
+import { FRAMES_PER_SECOND, WINDOW_FRAMES, type WhisperSpecialTokens } from '../decoding/whisper-special-tokens.js';
+import { seededRandom } from '../decoding/whisper-token-choice.js';
+import { windowPrompt } from '../decoding/whisper-prompt.js';
 import { splitWindow } from './whisper-window-segments.js';
-import type { SearchOptions } from './whisper-search-decode.js';
-import type { WhisperWindowDecoder, WindowDecodeResult } from './whisper-window-decoder.js';
-import { alignmentMatrix, assignWords, dtw, END_OF_TEXT_WORD, splitWords, timeWords, type WindowSegmentForWords } from './word-timing.js';
+import type { SearchOptions } from '../decoding/whisper-search-decode.js';
+import type { WhisperWindowDecoder, WindowDecodeResult } from '../decoder/whisper-window-decoder.js';
+import { alignmentMatrix, assignWords, dtw, END_OF_TEXT_WORD, splitWords, timeWords, type WindowSegmentForWords } from '../decoding/word-timing.js';
 
 export interface DecodedSegment {
   /** Seconds from the start of the audio. */

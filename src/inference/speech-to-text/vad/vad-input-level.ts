@@ -8,7 +8,7 @@
  * ordinary recordings reach the VAD unchanged. Only the VAD hears this; Whisper hears the
  * original (with its quiet regions raised by vad-filter.ts, regionGain).
  */
-import type { PcmReader } from '../../audio/pcm16-buffer.js';
+import type { PcmReader } from '../../../audio/pcm16-buffer.js';
 import { VAD_FRAME_SAMPLES } from './speech-timestamps.js';
 
 /** −30 dBFS: 20 dB above where Silero stops hearing speech on the shared clips. */

@@ -2,8 +2,8 @@
  * Worker thread that owns one Silero VAD session for the `voice-activity-detection` task:
  * resampling to 16 kHz and the model run happen here, off the event loop.
  */
-import { resample } from '../../audio/resample.js';
-import { serveWorker } from '../worker/serve-worker.js';
+import { resample } from '../../../audio/resample.js';
+import { serveWorker } from '../../worker/serve-worker.js';
 import { loadVadModel } from './vad-model.js';
 import { VAD_SAMPLE_RATE } from './speech-timestamps.js';
 import { toSpeechRegions } from './vad-regions.js';

@@ -5,8 +5,8 @@
  * the reinstall command (503), not an onnxruntime message in a 500.
  */
 import { basename, dirname, relative } from 'node:path';
-import { ModelFilesError } from '../../errors.js';
-import { ModelFolderCheck } from '../model-folder-check.js';
+import { ModelFilesError } from '../../../errors.js';
+import { ModelFolderCheck } from '../../model-folder-check.js';
 import { SileroVad } from './silero-vad.js';
 
 export async function loadVadModel(onnxFile: string): Promise<SileroVad> {

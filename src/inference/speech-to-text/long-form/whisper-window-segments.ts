@@ -7,7 +7,7 @@
  * - a window that ends on a single timestamp, or has no pair at all, was decoded to its end:
  *   seek by the whole window.
  */
-import { INPUT_STRIDE, TIME_PRECISION } from './whisper-special-tokens.js';
+import { INPUT_STRIDE, TIME_PRECISION } from '../decoding/whisper-special-tokens.js';
 
 interface WindowSegment {
   /** Seconds from the start of the window. */

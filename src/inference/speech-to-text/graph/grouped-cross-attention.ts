@@ -27,8 +27,8 @@ import {
   int64TensorAttribute,
   intAttribute,
   newNode,
-} from '../onnx-graph-fields.js';
-import { messageField, readFields, texts, textField, writeFields, type ProtoField } from '../protobuf-fields.js';
+} from './onnx-graph-fields.js';
+import { messageField, readFields, texts, textField, writeFields, type ProtoField } from './protobuf-fields.js';
 
 /**
  * The model with its cached cross-attention grouped by window, and how many layers were

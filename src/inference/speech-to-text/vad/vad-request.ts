@@ -1,6 +1,6 @@
 /** Which VAD filter, if any, a transcription request runs in the ASR worker (main-thread side). */
-import { ModelNotInstalledError } from '../../errors.js';
-import type { TranscribeOptions } from '../types.js';
+import { ModelNotInstalledError } from '../../../errors.js';
+import type { TranscribeOptions } from '../../types.js';
 import type { VadFilterRequest } from './vad-filter.js';
 
 /** The manifest id speech-to-text runs for `vad_filter`, and how to install it. */

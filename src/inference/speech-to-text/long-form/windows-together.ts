@@ -9,7 +9,7 @@
  */
 import { DecodeBatcher } from './decode-batcher.js';
 import type { DecodedSegment } from './long-form-decoder.js';
-import type { WhisperWindowDecoder, WindowDecodeRequest, WindowDecodeResult } from './whisper-window-decoder.js';
+import type { WhisperWindowDecoder, WindowDecodeRequest, WindowDecodeResult } from '../decoder/whisper-window-decoder.js';
 
 export interface WindowsTogetherOptions {
   /**

@@ -22,8 +22,8 @@ import {
   newNode,
   tensorInput,
   valueInfoName,
-} from '../onnx-graph-fields.js';
-import { messageField, readFields, textField, writeFields, type ProtoField } from '../protobuf-fields.js';
+} from './onnx-graph-fields.js';
+import { messageField, readFields, textField, writeFields, type ProtoField } from './protobuf-fields.js';
 
 /** The input's name. */
 export const LOGITS_FROM = 'logits_from';

@@ -8,8 +8,8 @@
  * from it, all for quiet speakers: the VAD's state restarts every 10 s (silero-vad.ts), the VAD
  * hears very quiet audio raised (vad-input-level.ts), and quiet regions are raised (regionGain).
  */
-import type { PcmReader } from '../../audio/pcm16-buffer.js';
-import type { Transcript, VadOptions } from '../types.js';
+import type { PcmReader } from '../../../audio/pcm16-buffer.js';
+import type { Transcript, VadOptions } from '../../types.js';
 import { type SileroVad, TRANSCRIPTION_STATE_RESETS } from './silero-vad.js';
 import { loadVadModel } from './vad-model.js';
 import { speechChunksFromProbs, VAD_SAMPLE_RATE, type SpeechChunk } from './speech-timestamps.js';

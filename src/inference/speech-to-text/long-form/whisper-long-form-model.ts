@@ -5,8 +5,8 @@
  */
 import type { Tensor } from '@huggingface/transformers';
 import type { WindowsModel } from './decode-windows.js';
-import { whisperSpecialTokens, type WhisperGenerationConfig } from './whisper-special-tokens.js';
-import { WhisperWindowDecoder, type WhisperSeq2Seq, type WhisperWindowDecoderOptions } from './whisper-window-decoder.js';
+import { whisperSpecialTokens, type WhisperGenerationConfig } from '../decoding/whisper-special-tokens.js';
+import { WhisperWindowDecoder, type WhisperSeq2Seq, type WhisperWindowDecoderOptions } from '../decoder/whisper-window-decoder.js';
 
 /** The parts of a transformers.js ASR pipeline this uses. */
 export interface WhisperPipelineParts {

@@ -15,18 +15,18 @@
  * is grouped by window (grouped-cross-attention.ts).
  */
 import { Tensor } from '@huggingface/transformers';
-import { applyTimestampRules } from './whisper-timestamp-rules.js';
-import { argmax, logSoftmaxAt, sample } from './whisper-token-choice.js';
+import { applyTimestampRules } from '../decoding/whisper-timestamp-rules.js';
+import { argmax, logSoftmaxAt, sample } from '../decoding/whisper-token-choice.js';
 import { alikeRows } from './cache-rows.js';
-import { decodeSearch, searchRows, type SearchOptions, type SearchResult, type SearchSession } from './whisper-search-decode.js';
+import { decodeSearch, searchRows, type SearchOptions, type SearchResult, type SearchSession } from '../decoding/whisper-search-decode.js';
 import { SearchBatchRows } from './search-batch-rows.js';
-import { LOGITS_FROM } from './logits-from.js';
+import { LOGITS_FROM } from '../graph/logits-from.js';
 import { SelfAttentionRows } from './self-attention-rows.js';
-import { pastInputName } from './self-attention-steps.js';
+import { pastInputName } from '../graph/self-attention-steps.js';
 import { SearchStepsTogether } from './search-steps-together.js';
-import type { SearchBatchFits } from './whisper-batch-size.js';
-import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
-import type { HeadAttention } from './word-timing.js';
+import type { SearchBatchFits } from '../long-form/whisper-batch-size.js';
+import type { WhisperSpecialTokens } from '../decoding/whisper-special-tokens.js';
+import type { HeadAttention } from '../decoding/word-timing.js';
 
 /** An onnxruntime-node tensor, as the sessions take and give them. */
 interface OrtTensor {

@@ -38,8 +38,8 @@ import {
   tensorOutput,
   valueInfoElementType,
   valueInfoName,
-} from '../onnx-graph-fields.js';
-import { messageField, readFields, texts, textField, writeFields, type ProtoField } from '../protobuf-fields.js';
+} from './onnx-graph-fields.js';
+import { messageField, readFields, texts, textField, writeFields, type ProtoField } from './protobuf-fields.js';
 
 const PRESENT_DECODER = /^present\.(\d+)\.decoder\.(key|value)$/;
 const PAST_DECODER = /^past_key_values\.\d+\.decoder\.(key|value)$/;

@@ -3,7 +3,7 @@
  * `get_speech_timestamps` after the model call (faster_whisper/vad.py), kept step for step so
  * the same probabilities give the same regions. Pure: the model part is silero-vad.ts.
  */
-import type { VadOptions } from '../types.js';
+import type { VadOptions } from '../../types.js';
 
 export type { VadOptions };
 

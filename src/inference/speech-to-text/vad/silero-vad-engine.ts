@@ -10,11 +10,11 @@
  */
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
-import type { PcmAudio } from '../../audio/pcm-audio.js';
-import { defineEngine, hasInstallMarker } from '../engine.js';
-import type { DetectSpeechOptions, SpeechRegion, VoiceActivityDetector } from '../types.js';
-import { ModelWorker } from '../worker/model-worker.js';
-import { workerModule } from '../worker/worker-api.js';
+import type { PcmAudio } from '../../../audio/pcm-audio.js';
+import { defineEngine, hasInstallMarker } from '../../engine.js';
+import type { DetectSpeechOptions, SpeechRegion, VoiceActivityDetector } from '../../types.js';
+import { ModelWorker } from '../../worker/model-worker.js';
+import { workerModule } from '../../worker/worker-api.js';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE } from './speech-timestamps.js';
 import { DEFAULT_VAD_MODEL } from './vad-request.js';
 import type { VadApi, VadWorkerInit } from './vad-worker-protocol.js';

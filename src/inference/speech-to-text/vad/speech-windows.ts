@@ -6,7 +6,7 @@
  * is far apart in the audio, so a decode that stops early cannot seek over unrelated speech, and
  * no time needs a silence map to come back. Pure: the audio is read through a PcmReader.
  */
-import type { PcmReader } from '../../audio/pcm16-buffer.js';
+import type { PcmReader } from '../../../audio/pcm16-buffer.js';
 import type { SpeechChunk } from './speech-timestamps.js';
 
 /** A speech region (samples of the original audio) and the gain its samples are read with. */

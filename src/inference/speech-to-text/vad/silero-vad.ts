@@ -9,7 +9,7 @@
  * Runs synchronously on the calling thread: use it inside a worker (the ASR worker, vad-worker.ts).
  */
 import * as ort from 'onnxruntime-node';
-import { floatReader, type PcmReader } from '../../audio/pcm16-buffer.js';
+import { floatReader, type PcmReader } from '../../../audio/pcm16-buffer.js';
 import { speechChunksFromProbs, VAD_FRAME_SAMPLES, type SpeechChunk, type VadOptions } from './speech-timestamps.js';
 
 const CONTEXT_SAMPLES = 64;

@@ -1,5 +1,5 @@
 /** Speech chunks (samples at 16 kHz) as the seconds clients see. */
-import type { SpeechRegion } from '../types.js';
+import type { SpeechRegion } from '../../types.js';
 import { VAD_SAMPLE_RATE, type SpeechChunk } from './speech-timestamps.js';
 
 export function toSpeechRegions(chunks: readonly SpeechChunk[], sampleRate = VAD_SAMPLE_RATE): SpeechRegion[] {
