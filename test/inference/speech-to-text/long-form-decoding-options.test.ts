@@ -10,7 +10,7 @@ import { decodeLongForm, type LongFormModel } from '../../../src/inference/speec
 import { TokenLogprobs } from '../../../src/inference/speech-to-text/token-logprobs.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
 import { windowPrompt } from '../../../src/inference/speech-to-text/decoding/whisper-prompt.js';
-import { MAX_PROMPT_TOKENS, type WindowDecodeRequest, type WindowDecodeResult } from '../../../src/inference/speech-to-text/decoder/whisper-window-decoder.js';
+import { MAX_PROMPT_TOKENS, type WindowDecodeRequest, type WindowDecodeResult } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
 import { ValidationError } from '../../../src/errors.js';
 import type { DecodingOptions } from '../../../src/inference/types.js';
 

@@ -20,7 +20,7 @@ import {
   windowReader,
 } from '../../../src/inference/speech-to-text/vad/speech-windows.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
-import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/decoder/whisper-window-decoder.js';
+import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
 import { fuzzRuns } from '../../helpers/fuzz-runs.js';
 
 const RATE = 16_000;

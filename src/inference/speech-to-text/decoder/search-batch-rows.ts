@@ -13,16 +13,8 @@
 import { gatherRows } from './cache-rows.js';
 import type { GroupStep } from './search-steps-together.js';
 import type { SelfAttentionRows } from './self-attention-rows.js';
-
-/** An onnxruntime-node tensor, as the sessions take and give them. */
-interface OrtTensor {
-  type: string;
-  data: unknown;
-  dims: readonly number[];
-}
-
-/** The decoder's `past_key_values.*` inputs, by name. */
-type Cache = Record<string, OrtTensor>;
+import type { OrtTensor } from '../../ort-tensor.js';
+import type { Cache } from './decoder-passes.js';
 
 /** What the next decoder run reads. */
 export interface BatchStepInput {

@@ -13,15 +13,10 @@
  * cost a search step the whole cache in fresh memory, plus the garbage collector's work for it
  * (docs/benchmarks.md, "Speech to text"); a copy into warm buffers costs a fraction of that.
  */
-import { pastInputName, sharedInputName } from '../graph/self-attention-steps.js';
+import { arrayLike, tensorLike, type OrtTensor } from '../../ort-tensor.js';
+import { isSelfAttentionCache, PAST_PREFIX, PRESENT_PREFIX, pastInputName, STEP_PREFIX, sharedInputName } from '../graph/rewrite-contract.js';
 
-/** An onnxruntime-node tensor, as the sessions take and give them. */
-interface OrtTensor {
-  type: string;
-  data: unknown;
-  dims: readonly number[];
-}
-type OrtTensorClass = new (type: string, data: unknown, dims: readonly number[]) => OrtTensor;
+/** The caches' data: fp32 or fp16. */
 type TypedArray = Float32Array | Uint16Array;
 
 /** Past inputs by name. */
@@ -74,11 +69,10 @@ export class SelfAttentionRows {
     const rows = this.past();
     if (this.rows !== 1) throw new RangeError(`only one row can be shared, not ${this.rows}`);
     for (const [name, tensor] of Object.entries(rows)) {
-      if (!name.startsWith('past_key_values.')) continue;
+      if (!name.startsWith(PAST_PREFIX)) continue;
       this.#shared[sharedInputName(name)] = tensor;
       const [, heads, , size] = tensor.dims as [number, number, number, number];
-      const empty = new ((tensor.data as TypedArray).constructor as new (length: number) => TypedArray)(0);
-      this.#rows[name] = new (tensor.constructor as OrtTensorClass)(tensor.type, empty, [1, heads, 0, size]);
+      this.#rows[name] = tensorLike(tensor, arrayLike(tensor.data as TypedArray, 0), [1, heads, 0, size]);
     }
   }
 
@@ -91,8 +85,8 @@ export class SelfAttentionRows {
     const steps: Cache = {};
     const presents: Cache = {};
     for (const [name, tensor] of Object.entries(outputs)) {
-      if (name.startsWith('step.') && name.includes('.decoder.')) steps[pastInputName(name)] = tensor;
-      else if (name.startsWith('present.') && name.includes('.decoder.')) presents[pastInputName(name)] = tensor;
+      if (isSelfAttentionCache(name, STEP_PREFIX)) steps[pastInputName(name)] = tensor;
+      else if (isSelfAttentionCache(name, PRESENT_PREFIX)) presents[pastInputName(name)] = tensor;
     }
     if (Object.keys(steps).length > 0 && Object.keys(this.#rows).length > 0) this.#steps = steps;
     else {
@@ -124,7 +118,7 @@ export class SelfAttentionRows {
         }
       }
     }
-    return new (tensor.constructor as OrtTensorClass)(tensor.type, out, [order.length, heads, grown, size]);
+    return tensorLike(tensor, out, [order.length, heads, grown, size]);
   }
 
   /** `length` elements of the pair's buffer that does not hold `current`, made (with room for `room`) when too small. */
@@ -134,7 +128,7 @@ export class SelfAttentionRows {
     const side = pair[0] && pair[0].buffer === current.buffer ? 1 : 0;
     let buffer = pair[side];
     if (!buffer || buffer.length < length) {
-      buffer = new (current.constructor as new (length: number) => TypedArray)(room);
+      buffer = arrayLike(current, room);
       pair[side] = buffer;
     }
     return buffer.subarray(0, length);

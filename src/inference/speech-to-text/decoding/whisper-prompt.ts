@@ -4,7 +4,7 @@
  * so far, which starts with the initial prompt (OpenAI's `prompt`) until a prompt reset drops it.
  * The window decoder prepends `<|startofprev|>` to what this returns.
  */
-import { MAX_PROMPT_TOKENS } from '../decoder/whisper-window-decoder.js';
+import { MAX_PROMPT_TOKENS } from './window-decode-request.js';
 
 /** Text as openai/whisper encodes an initial prompt or hotwords: one leading space, as if mid-transcript. */
 export function promptText(text: string): string {

@@ -13,7 +13,7 @@ import { BeamSearch, bestHypothesis, topCandidates, type Hypothesis } from './wh
 import type { WhisperSpecialTokens } from './whisper-special-tokens.js';
 import { applyTimestampRules } from './whisper-timestamp-rules.js';
 import { logSoftmaxAt, sample } from './whisper-token-choice.js';
-import type { WindowDecodeRequest } from '../decoder/whisper-window-decoder.js';
+import type { WindowDecodeRequest } from './window-decode-request.js';
 
 /** How many hypotheses a window's decode weighs (openai/faster-whisper's beam_size, best_of, patience, length_penalty). */
 export interface SearchOptions {

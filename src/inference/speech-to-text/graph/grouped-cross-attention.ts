@@ -29,6 +29,7 @@ import {
   newNode,
 } from './onnx-graph-fields.js';
 import { messageField, readFields, texts, textField, writeFields, type ProtoField } from './protobuf-fields.js';
+import { CACHED_BRANCH, CROSS_ATTENTION_SCORES_NODE, PAST_PREFIX } from './rewrite-contract.js';
 
 /**
  * The model with its cached cross-attention grouped by window, and how many layers were
@@ -47,7 +48,7 @@ export function groupCrossAttention(model: Uint8Array): { model: Uint8Array; lay
         if (nodeField.field !== NODE_ATTRIBUTE || nodeField.wire !== 2) return nodeField;
         const attribute = readFields(nodeField.value);
         // then_branch: use_cache_branch true, the cross-attention read from past_key_values.
-        if (texts(attribute, ATTRIBUTE_NAME)[0] !== 'then_branch') return nodeField;
+        if (texts(attribute, ATTRIBUTE_NAME)[0] !== CACHED_BRANCH) return nodeField;
         return messageField(
           NODE_ATTRIBUTE,
           attribute.map((attributeField) => {
@@ -78,14 +79,14 @@ function groupBranch(graph: ProtoField[]): { graph: ProtoField[]; layers: number
   const replaced = new Map<number, ProtoField>();
   for (const node of nodes) {
     // The scores of layer N's cross-attention: MatMul(Transpose(query), Transpose(past encoder key)).
-    if (node?.opType !== 'MatMul' || !/encoder_attn\/MatMul$/.test(node.name)) continue;
+    if (node?.opType !== 'MatMul' || !CROSS_ATTENTION_SCORES_NODE.test(node.name)) continue;
     const queryAt = producer.get(node.inputs[0] ?? '');
     const keyAt = producer.get(node.inputs[1] ?? '');
     const queryTranspose = queryAt === undefined ? undefined : nodes[queryAt];
     const keyTranspose = keyAt === undefined ? undefined : nodes[keyAt];
     if (queryAt === undefined || queryTranspose?.opType !== 'Transpose' || keyTranspose?.opType !== 'Transpose') continue;
     const pastKey = keyTranspose.inputs[0]!;
-    if (!pastKey.startsWith('past_key_values.')) continue;
+    if (!pastKey.startsWith(PAST_PREFIX)) continue;
     const query = queryTranspose.inputs[0]!;
     const prefix = node.name.replace(/MatMul$/, 'GroupedByWindow');
     const added: ProtoField[] = [];

@@ -5,8 +5,8 @@
  * number of tokens read, and gets no logits at all.
  *
  * Why: onnxruntime runs every node, fetched or not, and the output projection is the decoder's
- * largest product (51,864 × 384 for every token read): for a 32-token prompt chunk of tiny.en it
- * took ~14 of ~27 ms, for logits nobody reads (docs/benchmarks.md, "Speech to text").
+ * largest product (the whole vocabulary for every token read): for a prompt chunk it took about
+ * half the run, for logits nobody reads (docs/benchmarks.md, "Speech to text").
  */
 import {
   ATTRIBUTE_GRAPH,
@@ -24,9 +24,8 @@ import {
   valueInfoName,
 } from './onnx-graph-fields.js';
 import { messageField, readFields, textField, writeFields, type ProtoField } from './protobuf-fields.js';
+import { LOGITS, LOGITS_FROM } from './rewrite-contract.js';
 
-/** The input's name. */
-export const LOGITS_FROM = 'logits_from';
 const INT64 = 7;
 
 /** The model with `logits_from` added, or unchanged (`added` false) when its graph is not the shape this knows. */
@@ -37,11 +36,11 @@ export function addLogitsFrom(model: Uint8Array): { model: Uint8Array; added: bo
   if (graphAt < 0) return unchanged;
   const graph = readFields(modelFields[graphAt]!.value as Uint8Array);
   const nodes = graphNodes(graph);
-  const ifAt = nodes.findIndex((node) => node?.opType === 'If' && node.outputs.includes('logits'));
+  const ifAt = nodes.findIndex((node) => node?.opType === 'If' && node.outputs.includes(LOGITS));
   const inputs = graph.flatMap((field) => (field.field === GRAPH_INPUT && field.wire === 2 ? [valueInfoName(field.value)] : []));
   if (ifAt < 0 || inputs.includes(LOGITS_FROM)) return unchanged;
   const ifNode = nodes[ifAt]!;
-  const logitsAt = ifNode.outputs.indexOf('logits');
+  const logitsAt = ifNode.outputs.indexOf(LOGITS);
   let branches = 0;
   let failed = false;
   const ifFields = ifNode.fields.map((field) => {

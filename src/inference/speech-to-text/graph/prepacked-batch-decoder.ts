@@ -27,7 +27,7 @@ import type { Dtype } from '../asr-options.js';
 import { groupCrossAttention } from './grouped-cross-attention.js';
 import { addLogitsFrom } from './logits-from.js';
 import { addSelfAttentionSteps } from './self-attention-steps.js';
-import type { WhisperDecoderSession } from '../decoder/whisper-window-decoder.js';
+import type { WhisperDecoderSession } from '../decoder/decoder-passes.js';
 
 /** 512 MiB: tiny and base fp32 (their decoders: 208 and 118 MB here); small (~600 MB) and up are not copied. */
 export const MAX_PREPACKED_DECODER_BYTES = 512 * 1024 * 1024;

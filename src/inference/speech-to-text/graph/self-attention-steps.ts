@@ -11,9 +11,8 @@
  * decode that shares none gives it no positions.
  *
  * Why: onnxruntime-node copies every fetched output into a new JavaScript buffer. A search step's
- * present caches are the whole self-attention cache again (14 MB for 5 rows of tiny.en at 230
- * tokens): fetching them cost ~5.6 ms of a ~19-ms step, before the garbage collector's share, and
- * the Concat that made them ~2.3 ms more (docs/benchmarks.md, "Speech to text"). The cache is
+ * present caches are the whole self-attention cache again: fetching them, and the Concat that
+ * made them, were a large share of a step (docs/benchmarks.md, "Speech to text"). The cache is
  * kept on our side instead (self-attention-rows.ts), and only the new positions cross. Only the
  * graph's structure is edited; the weights stay in their file.
  */
@@ -40,19 +39,7 @@ import {
   valueInfoName,
 } from './onnx-graph-fields.js';
 import { messageField, readFields, texts, textField, writeFields, type ProtoField } from './protobuf-fields.js';
-
-const PRESENT_DECODER = /^present\.(\d+)\.decoder\.(key|value)$/;
-const PAST_DECODER = /^past_key_values\.\d+\.decoder\.(key|value)$/;
-
-/** The step output in place of `present.N.decoder.*`. */
-export function stepOutputName(present: string): string {
-  return present.replace(/^present\./, 'step.');
-}
-
-/** The past input a present or step output feeds on the next run. */
-export function pastInputName(output: string): string {
-  return output.replace(/^(present|step)\./, 'past_key_values.');
-}
+import { PAST_SELF_ATTENTION as PAST_DECODER, PRESENT_SELF_ATTENTION as PRESENT_DECODER, sharedInputName, stepOutputName } from './rewrite-contract.js';
 
 /**
  * The model with its presents made step outputs, and how many; `outputs` 0 (the model
@@ -246,11 +233,6 @@ function splitBranch(
     drop(index, shapeOf(`${past}/with_shared`, [sharedInputName(past), past], past, node.outputs));
   }
   return branch.flatMap((field, index) => replaced.get(index) ?? [renamedOutputs.get(index) ?? field]);
-}
-
-/** The input of the positions every row shares beside `past_key_values.N.decoder.*` (shared.N.decoder.*). */
-export function sharedInputName(past: string): string {
-  return past.replace(/^past_key_values\./, 'shared.');
 }
 
 /** Nodes making `outputs` the shape of `like` ([rows, heads, length, size]) with the lengths of `parts` added up. */

@@ -6,7 +6,8 @@
  * fallback, whichever it is at) and no decode waits on a batch it could have joined. A window
  * then gets the tokens it would get alone: decodeBatch decodes each row as `decode` would.
  */
-import type { WhisperWindowDecoder, WindowDecodeRequest, WindowDecodeResult } from '../decoder/whisper-window-decoder.js';
+import type { WhisperWindowDecoder } from '../decoder/whisper-window-decoder.js';
+import type { WindowDecodeRequest, WindowDecodeResult } from '../decoding/window-decode-request.js';
 
 interface Waiting {
   request: WindowDecodeRequest;

@@ -24,7 +24,8 @@ import { seededRandom } from '../decoding/whisper-token-choice.js';
 import { windowPrompt } from '../decoding/whisper-prompt.js';
 import { splitWindow } from './whisper-window-segments.js';
 import type { SearchOptions } from '../decoding/whisper-search-decode.js';
-import type { WhisperWindowDecoder, WindowDecodeResult } from '../decoder/whisper-window-decoder.js';
+import type { WhisperWindowDecoder } from '../decoder/whisper-window-decoder.js';
+import type { WindowDecodeResult } from '../decoding/window-decode-request.js';
 import { alignmentMatrix, assignWords, dtw, END_OF_TEXT_WORD, splitWords, timeWords, type WindowSegmentForWords } from '../decoding/word-timing.js';
 
 export interface DecodedSegment {

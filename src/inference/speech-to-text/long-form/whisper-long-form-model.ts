@@ -6,7 +6,8 @@
 import type { Tensor } from '@huggingface/transformers';
 import type { WindowsModel } from './decode-windows.js';
 import { whisperSpecialTokens, type WhisperGenerationConfig } from '../decoding/whisper-special-tokens.js';
-import { WhisperWindowDecoder, type WhisperSeq2Seq, type WhisperWindowDecoderOptions } from '../decoder/whisper-window-decoder.js';
+import { WhisperWindowDecoder, type WhisperWindowDecoderOptions } from '../decoder/whisper-window-decoder.js';
+import type { WhisperSeq2Seq } from '../decoder/decoder-passes.js';
 
 /** The parts of a transformers.js ASR pipeline this uses. */
 export interface WhisperPipelineParts {

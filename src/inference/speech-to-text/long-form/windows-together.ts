@@ -9,7 +9,8 @@
  */
 import { DecodeBatcher } from './decode-batcher.js';
 import type { DecodedSegment } from './long-form-decoder.js';
-import type { WhisperWindowDecoder, WindowDecodeRequest, WindowDecodeResult } from '../decoder/whisper-window-decoder.js';
+import type { WhisperWindowDecoder } from '../decoder/whisper-window-decoder.js';
+import type { WindowDecodeRequest, WindowDecodeResult } from '../decoding/window-decode-request.js';
 
 export interface WindowsTogetherOptions {
   /**
