@@ -5,7 +5,7 @@
  * finished until `round(beamSize × patience)` have been. The ranker then picks among the finished
  * (and, when too few finished, the best unfinished) by sum log probability over a length penalty.
  */
-import { argmax, logSumExp } from './whisper-token-choice.js';
+import { logSumExp } from './whisper-token-choice.js';
 
 /** A sequence a beam holds, or one that finished. */
 export interface Hypothesis {
