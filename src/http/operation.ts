@@ -27,7 +27,7 @@ export interface Operation {
 }
 
 /** A route as declared: the router's layer for it and the middleware it runs (the handler last). */
-export interface DeclaredRoute {
+interface DeclaredRoute {
   layer: Router['stack'][number];
   middleware: readonly RouterMiddleware[];
 }

@@ -15,7 +15,7 @@ import { checkShape, PoolingConfigShape, RepoConfigShape, SentenceTransformersCo
 import { InstallError } from './install-errors.js';
 import { stripControls } from './terminal-text.js';
 
-export const HUB_PREFIX = 'hf:';
+const HUB_PREFIX = 'hf:';
 
 export interface HubRepoRef {
   repo: string;
@@ -39,7 +39,7 @@ interface Plan {
   data?: string[];
 }
 
-export const SUPPORTED_ARCHITECTURES =
+const SUPPORTED_ARCHITECTURES =
   'supported: WhisperForConditionalGeneration (speech-to-text), MarianMTModel and M2M100ForConditionalGeneration incl. NLLB (translation), ' +
   'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean or CLS pooling (embeddings), ' +
   'StyleTextToSpeech2Model (Kokoro, text-to-speech)';

@@ -22,11 +22,10 @@ interface LongFormDecoding {
 
 /**
  * Beams for VAD windows (a file over 30 s, by default) when the request names neither
- * `beam_size` nor `best_of`. On the long files built from the shared clips (seeds 1, 2, 5), beam 2
- * takes German from greedy's 0.296 to 0.204 and French from 0.167 to 0.159, English and Spanish
- * level; beam 3 gains a few more English words for 1.56× greedy's time on the 10-minute file,
- * which is over the time goal against faster-whisper. The windows' beams step together in one
- * decoder batch (docs/benchmarks.md, 2026-12-01). Without VAD windows (30 s or less, or
+ * `beam_size` nor `best_of`. On the long files built from the shared clips, beam 2 lowered the
+ * WER of German and French against greedy and left English and Spanish level; beam 3 gained a
+ * few more English words at a time over the goal against faster-whisper. The windows' beams step
+ * together in one decoder batch (docs/benchmarks.md, 2026-12-01). Without VAD windows (30 s or less, or
  * `vad_filter=false`) the default decode stays greedy.
  */
 export const WINDOWS_BEAM_SIZE = 2;

@@ -3,8 +3,8 @@
  * several rows only (beam search, best-of sampling, a batch of VAD windows), when the model's own
  * sessions run without it (fp32, AsrOptions.prepackWeights). Unpacked, a MatMul of more than one
  * row packs its weight on every call: for a 5-row step that is the output projection's whole tied
- * embedding (80 MB for tiny.en), which made it cost ~3× a 1-row step; pre-packed ~1.2×
- * (docs/benchmarks.md, "Speech to text"). Opened on the first such decode, so a server that only
+ * embedding (80 MB for tiny.en), which made it cost several 1-row steps; pre-packed, little more
+ * than one (docs/benchmarks.md, "Speech to text"). Opened on the first such decode, so a server that only
  * transcribes short clips greedily holds no packed copy; 1-row decodes keep the unpacked session,
  * their tokens and memory unchanged. The copy costs
  * about the decoder's weights again, so a decoder above MAX_PREPACKED_DECODER_BYTES (small and up)
@@ -30,7 +30,7 @@ import { addSelfAttentionSteps } from './self-attention-steps.js';
 import type { WhisperDecoderSession } from '../decoder/decoder-passes.js';
 
 /** 512 MiB: tiny and base fp32 (their decoders: 208 and 118 MB here); small (~600 MB) and up are not copied. */
-export const MAX_PREPACKED_DECODER_BYTES = 512 * 1024 * 1024;
+const MAX_PREPACKED_DECODER_BYTES = 512 * 1024 * 1024;
 
 export class PrepackedBatchDecoder {
   readonly #file: string;

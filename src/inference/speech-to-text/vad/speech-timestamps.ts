@@ -11,7 +11,7 @@ export type { VadOptions };
 export const VAD_FRAME_SAMPLES = 512;
 export const VAD_SAMPLE_RATE = 16_000;
 
-export const DEFAULT_VAD_OPTIONS: Readonly<Required<Omit<VadOptions, 'negThreshold'>>> = Object.freeze({
+const DEFAULT_VAD_OPTIONS: Readonly<Required<Omit<VadOptions, 'negThreshold'>>> = Object.freeze({
   threshold: 0.5,
   minSpeechDurationMs: 0,
   maxSpeechDurationS: Number.POSITIVE_INFINITY,

@@ -24,7 +24,7 @@ export interface GainedRegion extends SpeechChunk {
 }
 
 /** Samples [start, end) and the gain they are read with. */
-export interface GainedChunk extends SpeechChunk {
+interface GainedChunk extends SpeechChunk {
   gain: number;
 }
 
