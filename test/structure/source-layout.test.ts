@@ -36,7 +36,7 @@ function codeOnly(text: string): string {
 /** The files `file` imports at load time: relative imports and re-exports, not `import type` nor a named list of types only. */
 function loadTimeImports(file: string, text: string): string[] {
   const imports: string[] = [];
-  const statement = /^(import|export)\s+(type\s+)?([\s\S]*?)\s*from\s*'(\.[^']+)';|^import\s+'(\.[^']+)';/gm;
+  const statement = /^(import|export)\s+(type\s+)?([^;]*?)\s*from\s*'(\.[^']+)';|^import\s+'(\.[^']+)';/gm;
   for (const match of text.matchAll(statement)) {
     const [, , typeOnly, clause = '', from, bare] = match;
     const specifier = from ?? bare!;
