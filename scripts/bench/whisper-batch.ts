@@ -24,9 +24,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { pipeline, type Tensor } from '@huggingface/transformers';
 import { configureRuntime } from '../../src/inference/runtime.js';
-import { useFastWhisperFeatures } from '../../src/inference/speech-to-text/fast-features.js';
-import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from '../../src/inference/speech-to-text/whisper-special-tokens.js';
-import { WhisperWindowDecoder, type WhisperSeq2Seq, type WindowDecodeResult } from '../../src/inference/speech-to-text/whisper-window-decoder.js';
+import { type WhisperProcessor, withFastWhisperFeatures } from '../../src/inference/speech-to-text/features/fast-features.js';
+import { whisperSpecialTokens, whisperStartTokens, type WhisperGenerationConfig } from '../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import { WhisperWindowDecoder } from '../../src/inference/speech-to-text/decoder/whisper-window-decoder.js';
+import type { WindowDecodeResult } from '../../src/inference/speech-to-text/decoding/window-decode-request.js';
+import type { WhisperSeq2Seq } from '../../src/inference/speech-to-text/decoder/decoder-passes.js';
 import { loadAverage } from '../eval/lib/load-average.js';
 import { decodeClipsOnce } from '../eval/lib/long-speech.js';
 import { readSpeechClips } from '../eval/lib/speech-clips.js';
@@ -95,16 +97,17 @@ function joinWithPauses(parts: readonly Float32Array[], pause: number): Float32A
 
 async function setUp(): Promise<Bench> {
   configureRuntime({ modelsDir: process.env.MODELS_DIR ?? resolve('models') });
-  const asr = (await pipeline('automatic-speech-recognition', MODEL_ID, {
-    dtype: args.dtype as never,
-    device: 'cpu',
-    session_options: { intraOpNumThreads: threads, interOpNumThreads: 1, enableCpuMemArena: false, extra: { session: { disable_prepacking: '1' } } },
-  })) as unknown as {
-    model: WhisperSeq2Seq & { generation_config: WhisperGenerationConfig };
-    tokenizer: { get_vocab(): Map<string, number> };
-    processor: ((pcm: Float32Array) => Promise<{ input_features: Tensor }>) & { feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] };
-  };
-  useFastWhisperFeatures(asr.processor.feature_extractor);
+  const asr = withFastWhisperFeatures(
+    (await pipeline('automatic-speech-recognition', MODEL_ID, {
+      dtype: args.dtype as never,
+      device: 'cpu',
+      session_options: { intraOpNumThreads: threads, interOpNumThreads: 1, enableCpuMemArena: false, extra: { session: { disable_prepacking: '1' } } },
+    })) as unknown as {
+      model: WhisperSeq2Seq & { generation_config: WhisperGenerationConfig };
+      tokenizer: { get_vocab(): Map<string, number> };
+      processor: WhisperProcessor;
+    },
+  );
   const tokens = whisperSpecialTokens(asr.model.generation_config, asr.tokenizer.get_vocab())!;
   const clips = await decodeClipsOnce(await readSpeechClips());
   const windows = packWindows(

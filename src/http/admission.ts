@@ -34,7 +34,7 @@ import type { AdmissionObserver } from './metrics.js';
 /** Seconds a refused client is asked to wait; inference requests take about this long. */
 const RETRY_AFTER_SECONDS = 1;
 
-export interface AdmissionDoor {
+interface AdmissionDoor {
   /** The route's body limit; needed by the routes of a task with `bodyBytesPerSlot`. */
   maxBodyBytes?: number;
 }

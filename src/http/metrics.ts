@@ -191,7 +191,8 @@ export function observeRequests(metrics: AppMetrics, logger: Logger): Middleware
 
 function requestDone(metrics: AppMetrics, logger: Logger, ctx: Context, started: number): void {
   const seconds = (performance.now() - started) / 1000;
-  const route = (ctx as { _matchedRoute?: string })._matchedRoute;
+  // @koa/router's public `routerPath`: the path of the route that ran (its pattern, `/users/:id`).
+  const route = (ctx as { routerPath?: string }).routerPath;
   // A response cut off by the client never finished: logged with the status it was given.
   metrics.record(ctx.method, route, ctx.status, seconds);
   if (!logger.enabled('info')) return;

@@ -26,11 +26,21 @@ export interface Operation {
   responses: Record<string, Json>;
 }
 
-/** A router that keeps the Operation of each route declared on it, in order (routers of one app share the list). */
-export type DocumentedRouter = Router & { readonly operations: Operation[] };
+/** A route as declared: the router's layer for it and the middleware it runs (the handler last). */
+interface DeclaredRoute {
+  layer: Router['stack'][number];
+  middleware: readonly RouterMiddleware[];
+}
+
+/**
+ * A router that keeps the Operation of each route declared on it, in order (routers of one app
+ * share the list), and its own routes as declared (router-tree.ts runs a route without parameters
+ * from them, rather than from the router's internals).
+ */
+export type DocumentedRouter = Router & { readonly operations: Operation[]; readonly declared: DeclaredRoute[] };
 
 export function documentedRouter(options: RouterOptions = {}, operations: Operation[] = []): DocumentedRouter {
-  return Object.assign(new Router(options), { operations });
+  return Object.assign(new Router(options), { operations, declared: [] });
 }
 
 /** An Operation whose path is the router's spelling, under its prefix: `/engines/:model/translate`. */
@@ -53,6 +63,7 @@ export function declareRoute(router: DocumentedRouter, declaration: RouteDeclara
   }
   router.operations.push({ ...declaration, path });
   router[declaration.method](declaration.path, ...middleware);
+  router.declared.push({ layer: router.stack.at(-1)!, middleware });
 }
 
 /** `/users/:id` → `/users/{id}`; a prefixed router's `/` route is the prefix itself. */

@@ -13,13 +13,16 @@
  * A request for a route without parameters (`GET /users`, `GET /v1/models`) skips the router's
  * own matching: @koa/router tests the path against every route, builds and composes a chain and
  * runs the route's regular expression again, per request, which cost more than all of our
- * middleware together (scripts/bench/http-middleware-cost.ts, docs/benchmarks.md). The answer the
- * router would give for such a path is worked out once, by asking the router itself when the app
- * is built, and set on the context the way the router sets it.
+ * middleware together (scripts/bench/http-middleware-cost.ts, docs/benchmarks.md). Which routes
+ * a path matches is worked out once, when the app is built, from the router's routes as
+ * declared (operation.ts keeps each one's middleware) and their public fields (`regexp`,
+ * `methods`, `paramNames`), and the context gets the public fields the router sets
+ * (test/http/router-tree.test.ts compares them). @koa/router is used through its public API only.
  */
 import type Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Context, Middleware, Next } from 'koa';
+import type { DocumentedRouter } from './operation.js';
 
 interface RouterBranch {
   /** A literal first segment such as "/users"; every route of `router` must lie under it. */
@@ -77,10 +80,10 @@ interface StaticRoute {
 
 /**
  * `dispatch`, except that a request whose method and exact path name one route without
- * parameters runs that route directly, with the context fields @koa/router sets for it
- * (test/http/router-tree.test.ts compares them). Only when the router itself, asked at build
- * time, matches that path and method to that route alone and nothing else of the router could
- * apply (a host, a routerPath option, router-level middleware).
+ * parameters runs that route directly, with the public context fields @koa/router sets for it
+ * (test/http/router-tree.test.ts compares them). Only for a router whose routes were declared
+ * (documentedRouter), when that path and method match that route alone and nothing else of the
+ * router could apply (a host, a routerPath option, router-level middleware).
  */
 function withStaticRoutes(router: Router, dispatch: Middleware): Middleware {
   const routes = staticRoutes(router);
@@ -96,8 +99,6 @@ function withStaticRoutes(router: Router, dispatch: Middleware): Middleware {
     routed.matched = [...route.matched];
     routed.router = router;
     routed.routeMatched = true;
-    routed._matchedRoute = layer.path;
-    if (layer.name) routed._matchedRouteName = layer.name;
     routed.captures = [];
     const params = {};
     (ctx.request as { params?: Record<string, string> }).params = params;
@@ -108,37 +109,39 @@ function withStaticRoutes(router: Router, dispatch: Middleware): Middleware {
   };
 }
 
-/** The fields @koa/router's dispatch sets on a context (its typings declare only some). */
+/** The public fields @koa/router's dispatch sets on a context (RouterContext in its typings). */
 type RoutedContext = Context & {
   matched?: Layer[];
   newRouterPath?: string;
   routerPath?: string | RegExp;
   router?: Router;
   routeMatched?: boolean;
-  _matchedRoute?: string | RegExp;
-  _matchedRouteName?: string;
   captures?: string[];
   routerName?: string;
 };
 
 function staticRoutes(router: Router): Map<string, Map<string, StaticRoute>> {
   const routes = new Map<string, Map<string, StaticRoute>>();
+  const { declared } = router as Partial<DocumentedRouter>;
   const options = router.opts as { host?: unknown; routerPath?: unknown };
-  if (options.host !== undefined || options.routerPath !== undefined) return routes;
+  if (!declared || options.host !== undefined || options.routerPath !== undefined) return routes;
   if (router.stack.some((layer) => layer.methods.length === 0)) return routes;
-  for (const layer of router.stack) {
+  for (const { layer, middleware } of declared) {
     if (layer.paramNames.length > 0 || typeof layer.path !== 'string') continue;
-    // `/users/` (a prefixed router's "/" route) also serves `/users`; both are asked about.
+    // `/users/` (a prefixed router's "/" route) also serves `/users`; both are looked at.
     const paths = new Set([layer.path, layer.path.length > 1 ? layer.path.replace(/\/$/, '') : layer.path]);
     for (const path of paths) {
+      // What the router's dispatch finds: the layers whose expression matches the path, of them
+      // those of the method (or of any, router-level middleware: none here).
+      const matched = router.stack.filter((each) => each.regexp.test(path));
       for (const method of layer.methods) {
-        const match = router.match(path, method);
-        if (!match.route || match.pathAndMethod.length !== 1 || match.pathAndMethod[0] !== layer) continue;
-        // Exactly what the router's dispatch would find: the captures of a parameterless path are none.
-        if (layer.captures(path).length > 0) continue;
+        const forMethod = matched.filter((each) => each.methods.includes(method));
+        if (forMethod.length !== 1 || forMethod[0] !== layer) continue;
+        // The captures of a parameterless path are none.
+        if ((layer.regexp.exec(path)?.length ?? 0) > 1) continue;
         let byPath = routes.get(method);
         if (!byPath) routes.set(method, (byPath = new Map()));
-        byPath.set(path, { layer, matched: match.path, handle: compose(layer.stack as Middleware[]) });
+        byPath.set(path, { layer, matched, handle: compose(middleware as Middleware[]) });
       }
     }
   }

@@ -4,7 +4,7 @@
  */
 import type { Engine } from './engine.js';
 import { sentenceEmbeddingEngine } from './embeddings/sentence-embedding-engine.js';
-import { sileroVadEngine } from './speech-to-text/silero-vad-engine.js';
+import { sileroVadEngine } from './speech-to-text/vad/silero-vad-engine.js';
 import { transformersAsrEngine } from './speech-to-text/transformers-asr-engine.js';
 import { kokoroEngine } from './text-to-speech/kokoro-engine.js';
 import { piperEngine } from './text-to-speech/piper-engine.js';

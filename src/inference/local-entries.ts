@@ -12,7 +12,7 @@ import { parseManifest, readManifest, type Manifest, type ManifestEntry } from '
 export const LOCAL_ENTRY_FILE = '.manifest-entry.json';
 
 /** A user-installed entry left out, and why (the server logs one line for each). */
-export interface SkippedEntry {
+interface SkippedEntry {
   file: string;
   reason: string;
 }

@@ -96,7 +96,7 @@ export interface ManifestEntry {
   voices?: string[];
 }
 
-export interface HubRepo {
+interface HubRepo {
   repo: string;
   /** A commit; or, when none could be found to pin, a branch ("main") that the install resolves and records. */
   revision: string;

@@ -253,7 +253,7 @@ const JSON_SHAPES: Readonly<Record<string, (value: unknown) => string | undefine
   'tokenizer.json': (value) => (isObject(value) && isObject(value.model) ? undefined : 'is not a tokenizer (no "model" object)'),
 };
 
-export function isPermissionError(error: unknown): boolean {
+function isPermissionError(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code === 'EACCES' || code === 'EPERM';
 }

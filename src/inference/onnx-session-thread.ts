@@ -10,17 +10,11 @@
 import { setMaxListeners } from 'node:events';
 import { Tensor } from 'onnxruntime-node';
 import type { OnnxSessionApi, OnnxSessionWorkerInit, WireTensor } from './onnx-session-thread-protocol.js';
+import type { OrtTensor } from './ort-tensor.js';
 import { ModelWorker } from './worker/model-worker.js';
 import { workerModule } from './worker/worker-api.js';
 
 const SESSION_WORKER = workerModule<OnnxSessionApi, OnnxSessionWorkerInit>(import.meta.url, './onnx-session-worker');
-
-/** An onnxruntime tensor, as sessions take them. */
-interface OrtTensor {
-  type: string;
-  data: unknown;
-  dims: readonly number[];
-}
 
 export class OnnxSessionThread {
   readonly #client: ModelWorker<OnnxSessionApi>;

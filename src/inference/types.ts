@@ -316,9 +316,9 @@ export interface VoiceActivityDetector extends Disposable {
 
 /** Which side of a retrieval pair a text is: models trained with prefixes (e5's `query: `, `passage: `) embed each differently. */
 export const EMBEDDING_INPUT_TYPES = ['query', 'passage'] as const;
-export type EmbeddingInputType = (typeof EMBEDDING_INPUT_TYPES)[number];
+type EmbeddingInputType = (typeof EMBEDDING_INPUT_TYPES)[number];
 
-export interface EmbedOptions extends Cancellable {
+interface EmbedOptions extends Cancellable {
   /** Default `passage`; ignored by models trained without prefixes. */
   inputType?: EmbeddingInputType;
 }

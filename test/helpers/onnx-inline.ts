@@ -7,7 +7,7 @@
  * branches). Same tensors, same model; only where the bytes live changes.
  */
 
-import { readFields, texts, writeFields } from '../../src/inference/protobuf-fields.js';
+import { readFields, texts, writeFields } from '../../src/inference/speech-to-text/graph/protobuf-fields.js';
 
 // Field numbers of onnx.proto.
 const MODEL_GRAPH = 7;

@@ -5,7 +5,7 @@
  * this gives the tests a model with external weights to damage.
  */
 
-import { messageField, readFields, textField, varintField, writeFields, type ProtoField } from '../../src/inference/protobuf-fields.js';
+import { messageField, readFields, textField, varintField, writeFields, type ProtoField } from '../../src/inference/speech-to-text/graph/protobuf-fields.js';
 
 // Field numbers of onnx.proto.
 const MODEL_GRAPH = 7;

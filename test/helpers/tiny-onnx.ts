@@ -3,7 +3,7 @@
  * (`location`, `offset`, `length` in TensorProto.external_data), optionally inside an If branch,
  * as an exported graph lays them out. Not runnable graphs: they carry only what the file checks read.
  */
-import { messageField, textField, varintField, writeFields, type ProtoField } from '../../src/inference/protobuf-fields.js';
+import { messageField, textField, varintField, writeFields, type ProtoField } from '../../src/inference/speech-to-text/graph/protobuf-fields.js';
 
 export interface ExternalTensor {
   location: string;

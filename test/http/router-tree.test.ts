@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { expect } from 'chai';
 import Koa from 'koa';
 import supertest from 'supertest';
+import { documentedRouter, type DocumentedRouter } from '../../src/http/operation.js';
 import { routerTree } from '../../src/http/router-tree.js';
 
 function routerWith(prefix: string | undefined, ...paths: string[]): Router {
@@ -42,15 +43,13 @@ describe('routerTree', () => {
   });
 
   it('gives a route without parameters the same context the router gives it', async () => {
-    // What a handler (and the metrics, ctx._matchedRoute) can read of the routing.
+    // What a handler (and the metrics, ctx.routerPath) can read of the routing: @koa/router's public context fields.
     const seen = (ctx: Koa.Context) => {
       const routed = ctx as Koa.Context & Record<string, unknown>;
       return {
         matched: (routed.matched as { path: string }[]).map((layer) => layer.path),
         router: routed.router === named,
         routeMatched: routed.routeMatched,
-        matchedRoute: routed._matchedRoute,
-        matchedRouteName: routed._matchedRouteName,
         captures: routed.captures,
         params: ctx.params,
         requestParams: (ctx.request as unknown as { params: unknown }).params,
@@ -59,11 +58,17 @@ describe('routerTree', () => {
         routerName: routed.routerName,
       };
     };
-    const named = new Router({ sensitive: true, prefix: '/things' });
-    named.get('all', '/', (ctx) => void (ctx.body = seen(ctx)));
-    named.post('/', (ctx) => void (ctx.body = seen(ctx)));
-    named.get('/:id', (ctx) => void (ctx.body = seen(ctx)));
-    named.get('/static/list', (ctx) => void (ctx.body = seen(ctx)));
+    const named = documentedRouter({ sensitive: true, prefix: '/things' });
+    const handler = (ctx: Koa.Context) => void (ctx.body = seen(ctx));
+    // As declareRoute does (it names no routes): each route's layer and middleware kept.
+    const declare = (register: (router: DocumentedRouter) => void) => {
+      register(named);
+      named.declared.push({ layer: named.stack.at(-1)!, middleware: [handler] });
+    };
+    declare((router) => router.get('all', '/', handler));
+    declare((router) => router.post('/', handler));
+    declare((router) => router.get('/:id', handler));
+    declare((router) => router.get('/static/list', handler));
     const viaTree = new Koa().use(routerTree([{ prefix: '/things', router: named }], routerWith(undefined, '/')));
     const viaRouter = new Koa().use(named.routes()).use(named.allowedMethods());
     for (const [method, path] of [
@@ -79,6 +84,17 @@ describe('routerTree', () => {
     }
     const head = await supertest(viaTree.callback()).head('/things');
     expect(head.status).to.equal(200);
+    // The route without parameters ran without the router's per-request matching; one with them went through it.
+    let matches = 0;
+    const match = named.match.bind(named);
+    named.match = (...args) => {
+      matches++;
+      return match(...args);
+    };
+    await supertest(viaTree.callback()).get('/things/static/list').expect(200);
+    expect(matches).to.equal(0);
+    await supertest(viaTree.callback()).get('/things/7').expect(200);
+    expect(matches).to.equal(1);
   });
 
   it('lists its routers for tests that enumerate routes', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { messageField, readFields, texts, textField, varintField, writeFields } from '../../src/inference/protobuf-fields.js';
+import { messageField, readFields, texts, textField, varintField, writeFields } from '../../src/inference/speech-to-text/graph/protobuf-fields.js';
 
 describe('protobuf fields', () => {
   it('writes back what it reads, byte for byte, nested messages and large varints included', () => {

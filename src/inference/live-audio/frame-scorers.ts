@@ -2,7 +2,7 @@
  * Where live streams get their speech detector: one Silero VAD session per worker, a fresh
  * recurrent state per stream (SileroVad.openStream). Without a model file, no stream can detect speech.
  */
-import { loadVadModel } from '../speech-to-text/vad-model.js';
+import { loadVadModel } from '../speech-to-text/vad/vad-model.js';
 import type { FrameScorer } from './live-audio-converter.js';
 import type { LiveAudioWorkerInit } from './live-audio-protocol.js';
 

@@ -54,16 +54,16 @@ export const AsrOptions = Type.Object(
     /**
      * onnxruntime's idle compute threads spin-wait between operators (its own default) instead of
      * sleeping. Off by default: a spinning thread takes a core from the worker's own thread and
-     * from everything else on the machine, and on a shared 2-core machine a 10-min VAD file took
-     * 0.69–0.79× the wall time and ~0.75× the CPU with sleeping threads (docs/benchmarks.md,
-     * "Speech to text"; ort-threads.ts).
+     * from everything else on the machine; on a shared 2-core machine a long VAD file took less
+     * wall time and less CPU with sleeping threads (docs/benchmarks.md, "Speech to text";
+     * ort-threads.ts).
      */
     spinning: Type.Boolean({ default: false }),
     /**
      * Memory (MiB) a batch of VAD windows decoded side by side may add (whisper-batch-size.ts
      * counts each row's caches: ~25 MiB tiny, ~49 base, ~616 large-v3 fp32); 0 decodes the
      * windows one at a time. The batch is also capped by the threads. 256 (tiny: 10 rows) gave
-     * most of 512's speed for ~200 MB less peak (docs/benchmarks.md, "Speech to text").
+     * most of 512's speed at a lower peak (docs/benchmarks.md, "Speech to text").
      */
     batchMemoryMb: Type.Integer({ minimum: 0, default: 256 }),
     /**

@@ -3,7 +3,7 @@ import type { PcmAudio } from '../../audio/pcm-audio.js';
 import type { DecodingOptions, EncodedAudio, Transcript, TranscriptSegment } from '../types.js';
 import type { CallContext } from '../worker/worker-api.js';
 import type { Dtype } from './asr-options.js';
-import type { VadFilterRequest } from './vad-filter.js';
+import type { VadFilterRequest } from './vad/vad-filter.js';
 
 export interface AsrWorkerInit {
   /** transformers.js resolves `modelId` under this folder (env.localModelPath). */

@@ -19,31 +19,29 @@ import { serveWorker } from '../worker/serve-worker.js';
 import { lowerThreadPriority } from '../worker/thread-priority.js';
 import type { CallContext } from '../worker/worker-api.js';
 import type { AsrApi, AsrProgress, AsrRequest, AsrResponse, AsrWorkerInit } from './asr-worker-protocol.js';
-import { useFastWhisperFeatures } from './fast-features.js';
-import { silentTranscript, VadFilter } from './vad-filter.js';
+import { type WhisperProcessor, withFastWhisperFeatures } from './features/fast-features.js';
+import { silentTranscript, VadFilter } from './vad/vad-filter.js';
 import { needsOwnDecoder, whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
-import { decodeLongForm, type DecodedSegment } from './long-form-decoder.js';
-import { hasDecodingOptions, longFormDecoding, windowsDecoding } from './decoding-options.js';
+import { decodeLongForm, type DecodedSegment } from './long-form/long-form-decoder.js';
+import { hasDecodingOptions, longFormDecoding, windowsDecoding } from './decoding/decoding-options.js';
 import { TokenLogprobs } from './token-logprobs.js';
-import { decodeWindows } from './decode-windows.js';
-import { leadingSpeech, windowReader, type SpeechWindow } from './speech-windows.js';
-import { whisperStartTokens } from './whisper-special-tokens.js';
-import { searchBatchFits, whisperBatchSize, type WhisperDimensions } from './whisper-batch-size.js';
-import { whisperLongFormModel, type WhisperPipelineParts } from './whisper-long-form-model.js';
-import { PrepackedBatchDecoder } from './prepacked-batch-decoder.js';
-import { whisperInSteps } from './whisper-in-steps.js';
-import { encoderFile, moveEncoderToThread } from './whisper-encoder-thread.js';
+import { decodeWindows } from './long-form/decode-windows.js';
+import { leadingSpeech, windowReader, type SpeechWindow } from './vad/speech-windows.js';
+import { whisperStartTokens } from './decoding/whisper-special-tokens.js';
+import { searchBatchFits, whisperBatchSize, type WhisperDimensions } from './long-form/whisper-batch-size.js';
+import { whisperLongFormModel, type WhisperPipelineParts } from './long-form/whisper-long-form-model.js';
+import { PrepackedBatchDecoder } from './graph/prepacked-batch-decoder.js';
+import { whisperInSteps } from './long-form/whisper-in-steps.js';
+import { encoderFile, withEncoderInThread } from './whisper-encoder-thread.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
 interface AsrPipeline extends LanguageIdPipeline, WhisperPipelineParts {
   (audio: Float32Array, options: Record<string, unknown>): Promise<WhisperOutput>;
   model: LanguageIdPipeline['model'] & WhisperPipelineParts['model'] & { config: WhisperDimensions };
   tokenizer: WhisperPipelineParts['tokenizer'] & { encode(text: string, options: { add_special_tokens: boolean }): number[] };
-  processor: LanguageIdPipeline['processor'] & {
-    feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] & { config: { sampling_rate: number } };
-  };
+  processor: LanguageIdPipeline['processor'] & WhisperProcessor;
   dispose(): Promise<void>;
 }
 
@@ -54,24 +52,25 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   quietDecoderLogs();
   // Each worker has its own copy of the transformers.js module and so its own `env`.
   configureRuntime({ modelsDir: init.modelsDir });
-  const asr = (await pipeline('automatic-speech-recognition', init.modelId, {
+  const loaded = (await pipeline('automatic-speech-recognition', init.modelId, {
     dtype: init.dtype as never,
     device: 'cpu',
     session_options: asrSessionOptions(init),
   })) as unknown as AsrPipeline;
-  if (init.encoderThreads > 0) {
-    await moveEncoderToThread(
-      asr.model,
-      encoderFile(join(init.modelsDir, init.modelId), init.dtype),
-      {
-        sessionOptions: asrSessionOptions({ ...init, threads: init.encoderThreads }),
-        nice: init.nice,
-      },
-      init.modelId,
-    );
-  }
+  const featured = init.fastFeatures ? withFastWhisperFeatures(loaded) : loaded;
+  const asr =
+    init.encoderThreads > 0
+      ? await withEncoderInThread(
+          featured,
+          encoderFile(join(init.modelsDir, init.modelId), init.dtype),
+          {
+            sessionOptions: asrSessionOptions({ ...init, threads: init.encoderThreads }),
+            nice: init.nice,
+          },
+          init.modelId,
+        )
+      : featured;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
-  if (init.fastFeatures) useFastWhisperFeatures(asr.processor.feature_extractor);
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
   const batchDecoder = init.prepackWeights
     ? undefined

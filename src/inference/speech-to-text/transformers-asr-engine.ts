@@ -11,7 +11,7 @@ import type { ManifestEntry } from '../manifest.js';
 import type { Transcriber } from '../types.js';
 import { AsrOptions, asrOptionsRule, defaultThreads, prepacksWeights } from './asr-options.js';
 import type { AsrWorkerInit } from './asr-worker-protocol.js';
-import { vadModelFile } from './silero-vad-engine.js';
+import { vadModelFile } from './vad/silero-vad-engine.js';
 import { WhisperTranscriber } from './whisper-transcriber.js';
 
 export const transformersAsrEngine = defineEngine({

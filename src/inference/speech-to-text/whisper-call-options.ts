@@ -1,6 +1,6 @@
 /** The options one ASR request passes to the transformers.js Whisper pipeline. */
 import type { AsrRequest } from './asr-worker-protocol.js';
-import { hasDecodingOptions } from './decoding-options.js';
+import { hasDecodingOptions } from './decoding/decoding-options.js';
 import { transformersJsKnowsLanguage } from './whisper-languages.js';
 
 /**

@@ -1,6 +1,6 @@
 /** Turns the transformers.js Whisper pipeline output, or our long-form decoder's segments, into our Transcript shape. */
 import type { Transcript, TranscriptSegment } from '../types.js';
-import { segmentsText, type DecodedSegment } from './long-form-decoder.js';
+import { segmentsText, type DecodedSegment } from './long-form/long-form-decoder.js';
 
 /** The pipeline's output: `chunks` only with `return_timestamps: true`. */
 export interface WhisperOutput {

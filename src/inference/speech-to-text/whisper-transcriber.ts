@@ -9,7 +9,7 @@ import { ModelWorker } from '../worker/model-worker.js';
 import { workerModule } from '../worker/worker-api.js';
 import type { AsrOptions } from './asr-options.js';
 import type { AsrApi, AsrRequest, AsrWorkerInit } from './asr-worker-protocol.js';
-import { vadFilterRequest } from './vad-request.js';
+import { vadFilterRequest } from './vad/vad-request.js';
 import { whisperLanguageCode, whisperLanguageName } from './whisper-languages.js';
 
 const ASR_WORKER = workerModule<AsrApi, AsrWorkerInit>(import.meta.url, './asr-worker');

@@ -20,7 +20,7 @@ import type { SentenceSynthesizer } from './sentence-synthesizer.js';
 import { concatSamples } from '../../audio/concat-samples.js';
 import { peakOf } from './piece-join.js';
 
-export const KOKORO_SAMPLE_RATE = 24_000;
+const KOKORO_SAMPLE_RATE = 24_000;
 const STYLE_WIDTH = 256;
 const INPUTS = ['input_ids', 'style', 'speed'];
 

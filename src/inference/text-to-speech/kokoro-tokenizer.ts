@@ -8,7 +8,7 @@
 /** Phoneme ids one run takes, between its two pads: the model's 512 positions, less the pads. */
 export const MAX_PHONEME_IDS = 510;
 
-export class KokoroTokenizerError extends Error {
+class KokoroTokenizerError extends Error {
   override name = 'KokoroTokenizerError';
 }
 

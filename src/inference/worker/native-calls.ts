@@ -33,7 +33,7 @@ export function nativeCallState(): Int32Array {
 }
 
 /** Thrown in the worker by a native call attempted while its thread is being stopped. */
-export class ThreadStoppingError extends Error {
+class ThreadStoppingError extends Error {
   override name = 'ThreadStoppingError';
   constructor() {
     super('the model thread is being stopped');

@@ -92,7 +92,7 @@ export type CallArgs<Api, M extends MethodName<Api>> =
     : [payload: PayloadOf<Api, M>, options?: CallOptions<ProgressOf<Api, M>>];
 
 /** What a method may answer on the worker side: its result, possibly with buffers to move. */
-export type Reply<T> = T | Transferable<T> | Promise<T | Transferable<T>>;
+type Reply<T> = T | Transferable<T> | Promise<T | Transferable<T>>;
 
 /** What `serveWorker`'s setup returns: one function per Api method, plus an optional clean-up. */
 export type WorkerImplementation<Api> = {

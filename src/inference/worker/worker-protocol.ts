@@ -11,7 +11,7 @@ export interface WorkerData<Init> {
   nativeCalls: Int32Array;
 }
 
-export interface WorkerCall {
+interface WorkerCall {
   type: 'call';
   id: number;
   method: string;
@@ -26,13 +26,13 @@ export interface WorkerCall {
  * stops at its next step. The worker still answers the call once it has let go of it, which
  * tells the client the thread is not stuck.
  */
-export interface WorkerCancel {
+interface WorkerCancel {
   type: 'cancel';
   id: number;
 }
 
 /** Free what the worker holds (its `dispose`), once the queued jobs are done; answered as call `id`. */
-export interface WorkerDispose {
+interface WorkerDispose {
   type: 'dispose';
   id: number;
 }

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeAudio } from '../../../src/audio/decode-audio.js';
 import { LiveAudioConverter } from '../../../src/inference/live-audio/live-audio-converter.js';
-import { SileroVad } from '../../../src/inference/speech-to-text/silero-vad.js';
+import { SileroVad } from '../../../src/inference/speech-to-text/vad/silero-vad.js';
 import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
 
 const ONNX = join(REPO_ROOT, 'models/silero-vad-v6/silero_vad_v6.onnx');

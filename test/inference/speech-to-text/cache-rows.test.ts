@@ -1,6 +1,6 @@
 /** Moving key/value cache rows between beam-search steps (cache-rows.ts), in place and grown. */
 import { expect } from 'chai';
-import { alikeRows, gatherRows } from '../../../src/inference/speech-to-text/cache-rows.js';
+import { alikeRows, gatherRows } from '../../../src/inference/speech-to-text/decoder/cache-rows.js';
 
 class FakeTensor {
   constructor(

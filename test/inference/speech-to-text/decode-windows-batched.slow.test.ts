@@ -14,14 +14,14 @@ import { pipeline } from '@huggingface/transformers';
 import { expect } from 'chai';
 import { Pcm16Buffer } from '../../../src/audio/pcm16-buffer.js';
 import { configureRuntime } from '../../../src/inference/runtime.js';
-import { decodeWindows, type WindowsDecodeOptions, type WindowsModel } from '../../../src/inference/speech-to-text/decode-windows.js';
-import { useFastWhisperFeatures } from '../../../src/inference/speech-to-text/fast-features.js';
-import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/prepacked-batch-decoder.js';
-import type { DecodedSegment } from '../../../src/inference/speech-to-text/long-form-decoder.js';
-import type { SpeechWindow } from '../../../src/inference/speech-to-text/speech-windows.js';
-import { VadFilter } from '../../../src/inference/speech-to-text/vad-filter.js';
-import { whisperLongFormModel, type WhisperPipelineParts } from '../../../src/inference/speech-to-text/whisper-long-form-model.js';
-import { whisperStartTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
+import { decodeWindows, type WindowsDecodeOptions, type WindowsModel } from '../../../src/inference/speech-to-text/long-form/decode-windows.js';
+import { type WhisperProcessor, withFastWhisperFeatures } from '../../../src/inference/speech-to-text/features/fast-features.js';
+import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/graph/prepacked-batch-decoder.js';
+import type { DecodedSegment } from '../../../src/inference/speech-to-text/long-form/long-form-decoder.js';
+import type { SpeechWindow } from '../../../src/inference/speech-to-text/vad/speech-windows.js';
+import { VadFilter } from '../../../src/inference/speech-to-text/vad/vad-filter.js';
+import { whisperLongFormModel, type WhisperPipelineParts } from '../../../src/inference/speech-to-text/long-form/whisper-long-form-model.js';
+import { whisperStartTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
 import { REPO_ROOT, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
@@ -35,7 +35,7 @@ const CLIPS = 22;
 
 type TestPipeline = WhisperPipelineParts & {
   tokenizer: { encode(text: string, options: { add_special_tokens: boolean }): number[] };
-  processor: { feature_extractor: Parameters<typeof useFastWhisperFeatures>[0] };
+  processor: WhisperProcessor;
   dispose(): Promise<void>;
 };
 
@@ -63,12 +63,13 @@ describe('decodeWindows in batches, whisper-tiny.en and Silero VAD v6 on the spe
   before(async function () {
     if (!['whisper-tiny.en', 'silero-vad-v6'].every((id) => existsSync(join(MODELS_DIR, id, '.installed.json')))) this.skip(); // `npm run test-models`
     configureRuntime({ modelsDir: MODELS_DIR });
-    asr = (await pipeline('automatic-speech-recognition', 'whisper-tiny.en', {
-      dtype: 'fp32',
-      device: 'cpu',
-      session_options: { intraOpNumThreads: 2, interOpNumThreads: 1, enableCpuMemArena: false, extra: { session: { disable_prepacking: '1' } } },
-    })) as unknown as TestPipeline;
-    useFastWhisperFeatures(asr.processor.feature_extractor);
+    asr = withFastWhisperFeatures(
+      (await pipeline('automatic-speech-recognition', 'whisper-tiny.en', {
+        dtype: 'fp32',
+        device: 'cpu',
+        session_options: { intraOpNumThreads: 2, interOpNumThreads: 1, enableCpuMemArena: false, extra: { session: { disable_prepacking: '1' } } },
+      })) as unknown as TestPipeline,
+    );
     model = whisperLongFormModel(asr)!;
     const shared = await decodeClipsOnce(await readSpeechClips(SPEECH_DIR));
     const clips = Array.from({ length: CLIPS }, (_, index) => shared[index % shared.length]!);

@@ -4,9 +4,9 @@
  */
 import { expect } from 'chai';
 import { Tensor } from '@huggingface/transformers';
-import { decodeLongForm, segmentsText, type LongFormModel } from '../../../src/inference/speech-to-text/long-form-decoder.js';
-import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import { decodeLongForm, segmentsText, type LongFormModel } from '../../../src/inference/speech-to-text/long-form/long-form-decoder.js';
+import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
 
 const TOKENS: WhisperSpecialTokens = { eot: 100, sot: 101, noTimestamps: 102, timestampBegin: 103, suppress: [], beginSuppress: [] };
 const TS = (seconds: number) => TOKENS.timestampBegin + Math.round(seconds / 0.02);

@@ -5,12 +5,12 @@
  */
 import { expect } from 'chai';
 import { Tensor } from '@huggingface/transformers';
-import { longFormDecoding, WINDOWS_BEAM_SIZE, windowsDecoding } from '../../../src/inference/speech-to-text/decoding-options.js';
-import { decodeLongForm, type LongFormModel } from '../../../src/inference/speech-to-text/long-form-decoder.js';
+import { longFormDecoding, WINDOWS_BEAM_SIZE, windowsDecoding } from '../../../src/inference/speech-to-text/decoding/decoding-options.js';
+import { decodeLongForm, type LongFormModel } from '../../../src/inference/speech-to-text/long-form/long-form-decoder.js';
 import { TokenLogprobs } from '../../../src/inference/speech-to-text/token-logprobs.js';
-import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import { windowPrompt } from '../../../src/inference/speech-to-text/whisper-prompt.js';
-import { MAX_PROMPT_TOKENS, type WindowDecodeRequest, type WindowDecodeResult } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import { windowPrompt } from '../../../src/inference/speech-to-text/decoding/whisper-prompt.js';
+import { MAX_PROMPT_TOKENS, type WindowDecodeRequest, type WindowDecodeResult } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
 import { ValidationError } from '../../../src/errors.js';
 import type { DecodingOptions } from '../../../src/inference/types.js';
 

@@ -1,9 +1,9 @@
 /** The pure parts of long-form decoding: segment splitting, timestamp rules, fallback decisions. */
 import { expect } from 'chai';
-import { compressionRatio, isNoSpeech, needsFallback } from '../../../src/inference/speech-to-text/decode-quality.js';
-import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import { applyTimestampRules } from '../../../src/inference/speech-to-text/whisper-timestamp-rules.js';
-import { splitWindow } from '../../../src/inference/speech-to-text/whisper-window-segments.js';
+import { compressionRatio, isNoSpeech, needsFallback } from '../../../src/inference/speech-to-text/decoding/decode-quality.js';
+import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import { applyTimestampRules } from '../../../src/inference/speech-to-text/decoding/whisper-timestamp-rules.js';
+import { splitWindow } from '../../../src/inference/speech-to-text/long-form/whisper-window-segments.js';
 
 // A toy vocabulary: text 0–9, eot 10, no-timestamps 11, timestamps from 12 (12 = 0.00 s, 13 = 0.02 s …).
 const TOKENS: WhisperSpecialTokens = { eot: 10, sot: 20, noTimestamps: 11, timestampBegin: 12, suppress: [3], beginSuppress: [0, 10] };

@@ -5,9 +5,9 @@
  */
 import { Tensor as OrtTensor } from 'onnxruntime-node';
 import { expect } from 'chai';
-import { SearchBatchRows } from '../../../src/inference/speech-to-text/search-batch-rows.js';
-import { SearchStepsTogether, type GroupStep } from '../../../src/inference/speech-to-text/search-steps-together.js';
-import { SelfAttentionRows } from '../../../src/inference/speech-to-text/self-attention-rows.js';
+import { SearchBatchRows } from '../../../src/inference/speech-to-text/decoder/search-batch-rows.js';
+import { SearchStepsTogether, type GroupStep } from '../../../src/inference/speech-to-text/decoder/search-steps-together.js';
+import { SelfAttentionRows } from '../../../src/inference/speech-to-text/decoder/self-attention-rows.js';
 
 /** A [rows, 1] tensor whose row i holds values[i]. */
 const column = (values: readonly number[]) => new OrtTensor('float32', Float32Array.from(values), [values.length, 1]);

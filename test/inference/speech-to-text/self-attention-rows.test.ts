@@ -5,7 +5,7 @@
  */
 import { Tensor as OrtTensor } from 'onnxruntime-node';
 import { expect } from 'chai';
-import { SelfAttentionRows } from '../../../src/inference/speech-to-text/self-attention-rows.js';
+import { SelfAttentionRows } from '../../../src/inference/speech-to-text/decoder/self-attention-rows.js';
 
 /** [rows, heads, positions, 1]: rows[r][h] lists head h's positions of row r. */
 const cacheOf = (rows: readonly (readonly (readonly number[])[])[]) =>

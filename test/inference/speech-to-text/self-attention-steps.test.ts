@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import * as ort from 'onnxruntime-node';
-import { addSelfAttentionSteps } from '../../../src/inference/speech-to-text/self-attention-steps.js';
+import { addSelfAttentionSteps } from '../../../src/inference/speech-to-text/graph/self-attention-steps.js';
 import { REPO_ROOT } from '../../audio/audio-test-helpers.js';
 import { tinyEnAvailable } from './tiny-en-window-decoder.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { speechChunksFromProbs, VAD_FRAME_SAMPLES, type SpeechChunk, type VadOptions } from '../../../src/inference/speech-to-text/speech-timestamps.js';
+import { speechChunksFromProbs, VAD_FRAME_SAMPLES, type SpeechChunk, type VadOptions } from '../../../src/inference/speech-to-text/vad/speech-timestamps.js';
 import { REPO_ROOT } from '../../audio/audio-test-helpers.js';
 import { fuzzRuns } from '../../helpers/fuzz-runs.js';
 

@@ -7,8 +7,8 @@ import { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { floatReader } from '../../../src/audio/pcm16-buffer.js';
-import { decodeWindows, onOriginalTimeline, uncoveredGaps, uncoveredRest } from '../../../src/inference/speech-to-text/decode-windows.js';
-import type { DecodedSegment, LongFormModel } from '../../../src/inference/speech-to-text/long-form-decoder.js';
+import { decodeWindows, onOriginalTimeline, uncoveredGaps, uncoveredRest } from '../../../src/inference/speech-to-text/long-form/decode-windows.js';
+import type { DecodedSegment, LongFormModel } from '../../../src/inference/speech-to-text/long-form/long-form-decoder.js';
 import {
   type GainedRegion,
   leadingSpeech,
@@ -18,9 +18,9 @@ import {
   splitLongRegion,
   WINDOW_SAMPLES,
   windowReader,
-} from '../../../src/inference/speech-to-text/speech-windows.js';
-import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+} from '../../../src/inference/speech-to-text/vad/speech-windows.js';
+import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
 import { fuzzRuns } from '../../helpers/fuzz-runs.js';
 
 const RATE = 16_000;

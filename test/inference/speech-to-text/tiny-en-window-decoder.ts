@@ -7,8 +7,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline, type Tensor } from '@huggingface/transformers';
 import { configureRuntime } from '../../../src/inference/runtime.js';
-import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import { WhisperWindowDecoder, type WhisperSeq2Seq } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import { whisperSpecialTokens, whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import { WhisperWindowDecoder } from '../../../src/inference/speech-to-text/decoder/whisper-window-decoder.js';
+import type { WhisperSeq2Seq } from '../../../src/inference/speech-to-text/decoder/decoder-passes.js';
 import { REPO_ROOT } from '../../audio/audio-test-helpers.js';
 
 const MODELS_DIR = join(REPO_ROOT, 'models');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ModelNotInstalledError } from '../../../src/errors.js';
 import { Pcm16Buffer } from '../../../src/audio/pcm16-buffer.js';
-import { windowReader } from '../../../src/inference/speech-to-text/speech-windows.js';
+import { windowReader } from '../../../src/inference/speech-to-text/vad/speech-windows.js';
 import {
   gainedRegion,
   islandVadOptions,
@@ -10,8 +10,8 @@ import {
   regionGain,
   silentTranscript,
   windowedVadOptions,
-} from '../../../src/inference/speech-to-text/vad-filter.js';
-import { vadFilterRequest } from '../../../src/inference/speech-to-text/vad-request.js';
+} from '../../../src/inference/speech-to-text/vad/vad-filter.js';
+import { vadFilterRequest } from '../../../src/inference/speech-to-text/vad/vad-request.js';
 
 describe('vad filter pieces', () => {
   it('asks the VAD for regions of at most one window, or shorter when the request says so', () => {

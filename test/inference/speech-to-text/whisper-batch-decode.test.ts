@@ -5,8 +5,9 @@
  */
 import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
-import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import type { WhisperWindowDecoder, WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import type { WhisperWindowDecoder } from '../../../src/inference/speech-to-text/decoder/whisper-window-decoder.js';
+import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
 import { SPEECH_DIR } from '../../audio/audio-test-helpers.js';

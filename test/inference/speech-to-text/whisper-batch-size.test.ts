@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { batchRowBytes, searchBatchFits, searchWindowBytes, whisperBatchSize } from '../../../src/inference/speech-to-text/whisper-batch-size.js';
+import { batchRowBytes, searchBatchFits, searchWindowBytes, whisperBatchSize } from '../../../src/inference/speech-to-text/long-form/whisper-batch-size.js';
 
 const TINY = { decoder_layers: 4, d_model: 384, vocab_size: 51_864 };
 const LARGE_V3 = { decoder_layers: 32, d_model: 1280, vocab_size: 51_866 };

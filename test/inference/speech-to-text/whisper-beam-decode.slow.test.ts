@@ -6,11 +6,12 @@
 import { join } from 'node:path';
 import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
-import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/prepacked-batch-decoder.js';
-import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
-import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import { WhisperWindowDecoder, type WindowDecodeRequest } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
-import type { SearchOptions } from '../../../src/inference/speech-to-text/whisper-search-decode.js';
+import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/graph/prepacked-batch-decoder.js';
+import { seededRandom } from '../../../src/inference/speech-to-text/decoding/whisper-token-choice.js';
+import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import { WhisperWindowDecoder } from '../../../src/inference/speech-to-text/decoder/whisper-window-decoder.js';
+import type { WindowDecodeRequest } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
+import type { SearchOptions } from '../../../src/inference/speech-to-text/decoding/whisper-search-decode.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { normalizeTranscript } from '../../../scripts/eval/lib/normalize-transcript.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';

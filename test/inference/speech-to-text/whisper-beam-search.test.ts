@@ -4,8 +4,8 @@
  * and how the length penalty ranks.
  */
 import { expect } from 'chai';
-import { BeamSearch, bestHypothesis, topCandidates, type Hypothesis } from '../../../src/inference/speech-to-text/whisper-beam-search.js';
-import { logSumExp } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
+import { BeamSearch, bestHypothesis, topCandidates, type Hypothesis } from '../../../src/inference/speech-to-text/decoding/whisper-beam-search.js';
+import { logSumExp } from '../../../src/inference/speech-to-text/decoding/whisper-token-choice.js';
 
 const EOT = 9;
 const beam = (tokens: number[], sumLogProb: number): Hypothesis => ({

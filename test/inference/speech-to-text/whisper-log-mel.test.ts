@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { AutoProcessor } from '@huggingface/transformers';
 import { decodeAudio } from '../../../src/audio/decode-audio.js';
 import { configureRuntime } from '../../../src/inference/runtime.js';
-import { ComplexFft, RealFft } from '../../../src/inference/speech-to-text/fft.js';
-import { useFastWhisperFeatures } from '../../../src/inference/speech-to-text/fast-features.js';
-import { WhisperLogMel, type WhisperFeatureConfig } from '../../../src/inference/speech-to-text/whisper-log-mel.js';
+import { ComplexFft, RealFft } from '../../../src/inference/speech-to-text/features/fft.js';
+import { fastWhisperProcessor } from '../../../src/inference/speech-to-text/features/fast-features.js';
+import { WhisperLogMel, type WhisperFeatureConfig } from '../../../src/inference/speech-to-text/features/whisper-log-mel.js';
 import { REPO_ROOT, sine, SPEECH_DIR } from '../../audio/audio-test-helpers.js';
 
+/** transformers.js's WhisperFeatureExtractor, through its public call. */
 interface Extractor {
-  config: WhisperFeatureConfig & { n_samples: number };
-  _extract_fbank_features(waveform: Float32Array): Promise<{ data: Float32Array; dims: number[] }>;
+  (audio: Float32Array): Promise<{ input_features: { data: Float32Array; dims: number[] } }>;
+  config: WhisperFeatureConfig & { n_samples: number; sampling_rate: number };
 }
 
 function naiveDft(re: Float64Array, im: Float64Array): [Float64Array, Float64Array] {
@@ -60,12 +61,11 @@ for (const [model, melBins] of [
 ] as const) {
   describe(`WhisperLogMel (against transformers.js WhisperFeatureExtractor, ${model})`, () => {
     let extractor: Extractor;
-    let reference: Extractor['_extract_fbank_features'];
+
     before(async () => {
       configureRuntime({ modelsDir: join(REPO_ROOT, 'test/fixtures/models') });
       const processor = (await AutoProcessor.from_pretrained(model)) as unknown as { feature_extractor: Extractor };
       extractor = processor.feature_extractor;
-      reference = extractor._extract_fbank_features.bind(extractor);
     });
 
     const window = (audio: Float32Array) => {
@@ -92,21 +92,26 @@ for (const [model, melBins] of [
     for (const [what, audio] of cases) {
       it(`gives the same features for ${what}`, async () => {
         const waveform = window(await audio());
-        const expected = await reference(waveform);
+        const expected = (await extractor(waveform)).input_features;
         const got = new WhisperLogMel(extractor.config).extract(waveform);
-        expect([got.melBins, got.frames]).to.deep.equal(expected.dims);
+        expect([1, got.melBins, got.frames]).to.deep.equal(expected.dims);
         let maxDifference = 0;
         for (let i = 0; i < got.data.length; i++) maxDifference = Math.max(maxDifference, Math.abs(got.data[i]! - expected.data[i]!));
         expect(maxDifference).to.be.below(1e-5);
       });
     }
 
-    it('is installed into an extractor only when its hook and config fit', () => {
-      const fake = { config: { ...extractor.config }, _extract_fbank_features: reference };
-      expect(useFastWhisperFeatures(fake)).to.equal(true);
-      expect(fake._extract_fbank_features).to.not.equal(reference);
-      expect(useFastWhisperFeatures({ config: extractor.config })).to.equal(false);
-      expect(useFastWhisperFeatures({ config: { ...extractor.config, mel_filters: [[1, 2]] }, _extract_fbank_features: reference })).to.equal(false);
+    it("as a processor, gives the extractor's call exactly: audio cut or padded to the window, [1, mel, frames]", async () => {
+      const processor = fastWhisperProcessor(extractor.config)!;
+      expect(processor.feature_extractor.config).to.equal(extractor.config);
+      for (const audio of [sine(440, 16000, 3, 0.3), sine(440, 16000, 31, 0.3)]) {
+        const [got, expected] = [(await processor(audio)).input_features, (await extractor(audio)).input_features];
+        expect(got.dims).to.deep.equal(expected.dims);
+        let maxDifference = 0;
+        for (let i = 0; i < got.data.length; i++) maxDifference = Math.max(maxDifference, Math.abs((got.data as Float32Array)[i]! - expected.data[i]!));
+        expect(maxDifference).to.be.below(1e-5);
+      }
+      expect(fastWhisperProcessor({ ...extractor.config, mel_filters: [[1, 2]] })).to.equal(undefined);
     });
   });
 }

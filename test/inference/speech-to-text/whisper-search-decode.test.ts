@@ -3,9 +3,9 @@
  * cache it has (a best-of's samples all grow from the start tokens' one row).
  */
 import { expect } from 'chai';
-import { decodeSearch, type SearchSession } from '../../../src/inference/speech-to-text/whisper-search-decode.js';
-import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import { seededRandom } from '../../../src/inference/speech-to-text/whisper-token-choice.js';
+import { decodeSearch, type SearchSession } from '../../../src/inference/speech-to-text/decoding/whisper-search-decode.js';
+import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import { seededRandom } from '../../../src/inference/speech-to-text/decoding/whisper-token-choice.js';
 
 const TOKENS: WhisperSpecialTokens = { eot: 100, sot: 101, noTimestamps: 102, timestampBegin: 103, suppress: [], beginSuppress: [] };
 const VOCAB = 110;

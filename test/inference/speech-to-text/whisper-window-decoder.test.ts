@@ -4,8 +4,9 @@
  * hundreds of tokens), which must decode exactly as reading it in one pass.
  */
 import { expect } from 'chai';
-import { MAX_PROMPT_TOKENS, type WhisperWindowDecoder } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
-import { whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
+import type { WhisperWindowDecoder } from '../../../src/inference/speech-to-text/decoder/whisper-window-decoder.js';
+import { MAX_PROMPT_TOKENS } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
+import { whisperStartTokens, type WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
 import { decodeClipsOnce } from '../../../scripts/eval/lib/long-speech.js';
 import { readSpeechClips } from '../../../scripts/eval/lib/speech-clips.js';
 import { SPEECH_DIR } from '../../audio/audio-test-helpers.js';

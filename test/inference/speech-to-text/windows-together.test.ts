@@ -7,11 +7,11 @@
 import { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
 import { floatReader } from '../../../src/audio/pcm16-buffer.js';
-import { decodeWindows, type WindowsModel } from '../../../src/inference/speech-to-text/decode-windows.js';
-import type { DecodedSegment } from '../../../src/inference/speech-to-text/long-form-decoder.js';
-import { type GainedRegion, mergeRegions } from '../../../src/inference/speech-to-text/speech-windows.js';
-import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/whisper-special-tokens.js';
-import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/whisper-window-decoder.js';
+import { decodeWindows, type WindowsModel } from '../../../src/inference/speech-to-text/long-form/decode-windows.js';
+import type { DecodedSegment } from '../../../src/inference/speech-to-text/long-form/long-form-decoder.js';
+import { type GainedRegion, mergeRegions } from '../../../src/inference/speech-to-text/vad/speech-windows.js';
+import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
+import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
 
 const RATE = 16_000;
 const s = (seconds: number) => seconds * RATE;

@@ -14,7 +14,7 @@ import {
   splitWords,
   timeWords,
   type WordTiming,
-} from '../../../src/inference/speech-to-text/word-timing.js';
+} from '../../../src/inference/speech-to-text/decoding/word-timing.js';
 
 describe('word timing', () => {
   it('medianFilter takes the median of each window with reflected edges, and leaves too-short input alone', () => {
