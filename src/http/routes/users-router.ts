@@ -57,7 +57,7 @@ const User = Type.Object(
   { $id: 'User' },
 );
 
-/** Area A: user records. Open (no API key), plain-text errors, see SPEC "Area A". */
+/** The users API: user records. Open (no API key), plain-text errors. */
 export function createUsersRouter(users: UserStore, limits: Limits, operations: Operation[] = []): DocumentedRouter {
   const router = documentedRouter({ prefix: '/users', sensitive: true }, operations);
   const json = jsonBody(limits.maxJsonBytes);
@@ -182,7 +182,7 @@ function quoteForMessage(raw: string): string {
   return JSON.stringify(characters.length > 40 ? `${characters.slice(0, 40).join('')}…` : raw);
 }
 
-/** Area A errors are short plain text (SPEC "Errors" 1). */
+/** The users API answers errors in short plain text. */
 const errors = (limits: Limits) => ({
   invalid: textError(
     'Invalid input: malformed JSON, a missing or invalid field, or a malformed id (not a positive integer).',

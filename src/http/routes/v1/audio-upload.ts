@@ -67,9 +67,9 @@ const FIELDS = [
 /** Array fields: sent as `name[]` (repeated) by the OpenAI SDKs; every value is kept, comma-joined. */
 const ARRAY_FIELDS: ReadonlySet<UploadField> = new Set(['timestamp_granularities', 'include', 'temperature']);
 /** The OpenAI form has a handful of fields (model, language, prompt, temperature, timestamp_granularities[] …), the decoding options a few more. */
-const MAX_FORM_FIELDS = 40;
+export const MAX_FORM_FIELDS = 40;
 /** A prompt is the longest field OpenAI clients send (224 tokens). */
-const MAX_FIELD_BYTES = 16 * 1024;
+export const MAX_FIELD_BYTES = 16 * 1024;
 type UploadField = (typeof FIELDS)[number];
 /**
  * The header that may carry a field: X-Model, X-Language, X-Task, X-Vad-Threshold. The reader
