@@ -43,6 +43,7 @@ export interface Config {
 }
 
 export interface Limits {
+  /** Largest JSON (or form) body but /v1/embeddings' (MAX_JSON_MB). */
   readonly maxJsonBytes: number;
   /** Largest audio upload (MAX_AUDIO_MB); larger is a 413 while reading. */
   readonly maxAudioBytes: number;
@@ -122,6 +123,13 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
+/** The variable that sets each limit the environment can raise; a 413 past one names it. */
+export const LIMIT_SETTINGS = {
+  maxJsonBytes: 'MAX_JSON_MB',
+  maxAudioBytes: 'MAX_AUDIO_MB',
+  maxAudioSeconds: 'MAX_AUDIO_MINUTES',
+} as const satisfies Partial<Record<keyof Limits, string>>;
+
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxJsonBytes: 1024 * 1024,
   // An hour of 16-kHz 16-bit mono WAV is 115 MB; an hour of MP3 at 128 kbit/s is 58 MB.
@@ -191,7 +199,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         .filter((id) => id !== ''),
     ),
     teiModel: env.TEI_MODEL?.trim() || undefined,
-    limits: audioLimits(env),
+    limits: bodyLimits(env),
     modelIdleTtlSeconds: parseIdleTtl(env.MODEL_IDLE_TTL ?? '-1'),
     modelsMaxMemoryBytes: parseBytes('MODELS_MAX_MEMORY', env.MODELS_MAX_MEMORY ?? ''),
     preloadModels: Object.freeze(
@@ -203,13 +211,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   });
 }
 
-/** DEFAULT_LIMITS with the audio limits the environment sets (MAX_AUDIO_MB, MAX_AUDIO_MINUTES). */
-function audioLimits(env: Record<string, string | undefined>): Limits {
-  if (env.MAX_AUDIO_MB === undefined && env.MAX_AUDIO_MINUTES === undefined) return DEFAULT_LIMITS;
+/** DEFAULT_LIMITS with the body and audio limits the environment sets (LIMIT_SETTINGS). */
+function bodyLimits(env: Record<string, string | undefined>): Limits {
+  const { maxJsonBytes: json, maxAudioBytes: audio, maxAudioSeconds: minutes } = LIMIT_SETTINGS;
+  if (env[json] === undefined && env[audio] === undefined && env[minutes] === undefined) return DEFAULT_LIMITS;
+  const MiB = 1024 * 1024;
   return Object.freeze({
     ...DEFAULT_LIMITS,
-    maxAudioBytes: parseWhole('MAX_AUDIO_MB', env.MAX_AUDIO_MB, DEFAULT_LIMITS.maxAudioBytes / 1024 / 1024, 1024) * 1024 * 1024,
-    maxAudioSeconds: parseWhole('MAX_AUDIO_MINUTES', env.MAX_AUDIO_MINUTES, DEFAULT_LIMITS.maxAudioSeconds / 60, 240) * 60,
+    // A JSON body is parsed whole in memory, once per request in flight.
+    maxJsonBytes: parseWhole(json, env[json], DEFAULT_LIMITS.maxJsonBytes / MiB, 64) * MiB,
+    maxAudioBytes: parseWhole(audio, env[audio], DEFAULT_LIMITS.maxAudioBytes / MiB, 1024) * MiB,
+    maxAudioSeconds: parseWhole(minutes, env[minutes], DEFAULT_LIMITS.maxAudioSeconds / 60, 240) * 60,
   });
 }
 
