@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { join } from 'node:path';
 import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
 import { ENGINES } from '../../src/inference/engines.js';
+import { defaultMaxPending } from '../../src/inference/tasks.js';
 import { type Manifest, readManifest } from '../../src/inference/manifest.js';
 import { ModelCatalog } from '../../src/inference/model-catalog.js';
 import { NLLB_CODES } from '../../src/inference/translation/language-codes.js';
@@ -61,6 +62,14 @@ describe('the documentation says what the code does', () => {
         expect(entry.source ?? entry.hubRepo, `${id} is said to be skipped, yet has a download source`).to.equal(undefined);
       }
     }
+  });
+
+  it('quotes the admission bound of every task (the tasks table)', () => {
+    const pending = defaultMaxPending();
+    const sentence =
+      `${pending['speech-to-text']} speech-to-text, ${pending['text-to-speech']} text-to-speech, ${pending.translation} translation and ` +
+      `${pending['text-classification']} classification requests and ${pending.embeddings} embedding texts`;
+    for (const file of ['docs/api.md', 'docs/security.md']) expect(oneLine(readDoc(file)), file).to.include(sentence);
   });
 
   it('quotes the multipart and JSON body limits of the code', () => {
