@@ -129,8 +129,17 @@ export class UndecodableAudioError extends AppError {
 
 export class UnknownModelError extends AppError {
   override name = 'UnknownModelError';
-  constructor(id: string, known: readonly string[]) {
-    super(404, 'model_not_found', `Unknown model "${id}". Known models: ${known.join(', ') || 'none'}`);
+  /** `known`: the installed models the client may use instead; `task` names what none is installed of. */
+  constructor(id: string, known: readonly string[], task?: string) {
+    super(
+      404,
+      'model_not_found',
+      known.length > 0
+        ? `Unknown model "${id}". Known models: ${known.join(', ')}`
+        : // With nothing to offer the client, tell the operator what to run.
+          `Unknown model "${id}", and no ${task ? `${task} ` : ''}model is installed. ` +
+            'List the installable ones with `npm run download-models -- --list`, install one with `npm run download-models -- <id>`',
+    );
   }
 }
 

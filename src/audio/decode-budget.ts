@@ -42,7 +42,8 @@ export const DECODE_MS_PER_AUDIO_SECOND = 40;
  * boundary, where errors are rebuilt from the classes in src/errors.ts.
  */
 export function audioTooLong(maxSeconds: number): PayloadTooLargeError {
-  return new PayloadTooLargeError(`audio is longer than the limit of ${maxSeconds} seconds`);
+  // Only speech to text decodes with a limit, which MAX_AUDIO_MINUTES sets.
+  return new PayloadTooLargeError(`audio is longer than the limit of ${maxSeconds} seconds (the server's MAX_AUDIO_MINUTES setting raises it)`);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * One error type for every answer the server refuses. The /v1 routes answer
  * `{"error": {"message", "type", "code"}}`; the users routes answer plain text, so their code is
- * read from the status (SPEC area A); the LibreTranslate-style routes answer `{"error": "…"}`.
+ * read from the status; the LibreTranslate-style routes answer `{"error": "…"}`.
  */
 
 /** The server's error codes (its /openapi.json `x-error-codes`), plus the client's own `stream_interrupted`. */
@@ -48,7 +48,7 @@ export class InferenceError extends Error {
   }
 }
 
-/** Area A's plain-text errors carry no code: each status has one meaning there. */
+/** The users API's plain-text errors carry no code: each status has one meaning there. */
 const CODE_OF_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'invalid_request',
   401: 'unauthorized',

@@ -5,7 +5,7 @@
  * keeps these in line with /openapi.json.
  */
 
-/** A user record (area A, `/users`). */
+/** A user record (the users API, `/users`). */
 export interface User {
   id: number;
   name: string;

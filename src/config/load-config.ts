@@ -43,6 +43,7 @@ export interface Config {
 }
 
 export interface Limits {
+  /** Largest JSON (or form) body but /v1/embeddings' (MAX_JSON_MB). */
   readonly maxJsonBytes: number;
   /** Largest audio upload (MAX_AUDIO_MB); larger is a 413 while reading. */
   readonly maxAudioBytes: number;
@@ -121,6 +122,13 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+/** The variable that sets each limit the environment can raise; a 413 past one names it. */
+export const LIMIT_SETTINGS = {
+  maxJsonBytes: 'MAX_JSON_MB',
+  maxAudioBytes: 'MAX_AUDIO_MB',
+  maxAudioSeconds: 'MAX_AUDIO_MINUTES',
+} as const satisfies Partial<Record<keyof Limits, string>>;
 
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxJsonBytes: 1024 * 1024,
@@ -207,17 +215,21 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 const REALTIME_VARIABLES = ['REALTIME_MAX_SESSIONS', 'REALTIME_MAX_SESSIONS_PER_KEY', 'REALTIME_SESSION_MINUTES', 'REALTIME_IDLE_SECONDS'] as const;
 
 /**
- * DEFAULT_LIMITS with the limits the environment sets: audio (MAX_AUDIO_MB, MAX_AUDIO_MINUTES)
- * and realtime sessions (REALTIME_*).
+ * DEFAULT_LIMITS with the limits the environment sets: body and audio sizes (LIMIT_SETTINGS) and
+ * realtime sessions (REALTIME_*).
  */
 function envLimits(env: Record<string, string | undefined>): Limits {
-  const audioSet = env.MAX_AUDIO_MB !== undefined || env.MAX_AUDIO_MINUTES !== undefined;
+  const { maxJsonBytes: json, maxAudioBytes: audio, maxAudioSeconds: minutes } = LIMIT_SETTINGS;
+  const bodySet = env[json] !== undefined || env[audio] !== undefined || env[minutes] !== undefined;
   const realtimeSet = REALTIME_VARIABLES.some((name) => env[name] !== undefined);
-  if (!audioSet && !realtimeSet) return DEFAULT_LIMITS;
+  if (!bodySet && !realtimeSet) return DEFAULT_LIMITS;
+  const MiB = 1024 * 1024;
   return Object.freeze({
     ...DEFAULT_LIMITS,
-    maxAudioBytes: parseWhole('MAX_AUDIO_MB', env.MAX_AUDIO_MB, DEFAULT_LIMITS.maxAudioBytes / 1024 / 1024, 1024) * 1024 * 1024,
-    maxAudioSeconds: parseWhole('MAX_AUDIO_MINUTES', env.MAX_AUDIO_MINUTES, DEFAULT_LIMITS.maxAudioSeconds / 60, 240) * 60,
+    // A JSON body is parsed whole in memory, once per request in flight.
+    maxJsonBytes: parseWhole(json, env[json], DEFAULT_LIMITS.maxJsonBytes / MiB, 64) * MiB,
+    maxAudioBytes: parseWhole(audio, env[audio], DEFAULT_LIMITS.maxAudioBytes / MiB, 1024) * MiB,
+    maxAudioSeconds: parseWhole(minutes, env[minutes], DEFAULT_LIMITS.maxAudioSeconds / 60, 240) * 60,
     realtime: realtimeSet ? realtimeLimits(env) : DEFAULT_LIMITS.realtime,
   });
 }

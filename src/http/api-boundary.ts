@@ -1,7 +1,7 @@
 /**
- * The one rule that splits the server in two: a request belongs to the key-protected API
- * (area B, JSON errors) when any reading of its path lies under /v1; everything else is area A
- * or the open root pages (plain-text errors, no key).
+ * The one rule that splits the server in two: a request belongs to the key-protected
+ * /v1 API (JSON errors) when any reading of its path lies under /v1; everything else is the users
+ * API or the open root pages (plain-text errors, no key).
  *
  * "Any reading" because the router, a proxy in front of us and the client may each read a
  * target differently: `/V1/models`, `/v1//models`, `/%76%31/models`, `/users/../v1/models`,
@@ -20,7 +20,7 @@ export function isApiPath(path: string): boolean {
  * Percent-decoded (repeatedly, so double encoding does not hide a segment), backslashes as
  * slashes, empty and `.` segments dropped, `..` resolved, lower case. Each `%XX` is decoded on
  * its own, as a byte, so a stray `%` elsewhere (`/users/%`) neither hides an encoded `/v1` nor
- * moves an area A path into the API.
+ * moves a users API path into the /v1 API.
  */
 export function canonicalPath(path: string): string {
   let decoded = path;

@@ -8,9 +8,47 @@ import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
 
-/** JSON only; 415 for any other Content-Type, 413 past `limitBytes`, 400 for malformed JSON. */
-export function jsonBody(limitBytes: number): Middleware {
-  const parse = koaBody({ json: true, jsonLimit: limitBytes, multipart: false, urlencoded: false, text: false });
+const MiB = 1024 * 1024;
+
+/** A size as the docs write limits: `1 MB`, `2.4 MB` (MiB), `16 KiB`, `900 bytes`. */
+export function sizeText(bytes: number): string {
+  if (bytes >= MiB) return `${Number((bytes / MiB).toFixed(1))} MB`;
+  return bytes >= 1024 ? `${Number((bytes / 1024).toFixed(1))} KiB` : `${bytes} bytes`;
+}
+
+/** "the limit of 1 MB (the server's MAX_JSON_MB setting raises it)": every 413 says its limit, and what raises it when a setting does. */
+export function limitText(limitBytes: number, setting?: string): string {
+  return `the limit of ${sizeText(limitBytes)}${setting ? ` (the server's ${setting} setting raises it)` : ''}`;
+}
+
+/** "The body is 2.4 MB, over the limit of 1 MB …", or "larger than" when its size is not known. */
+function bodyTooLarge(bytes: number | undefined, limitBytes: number, setting: string | undefined): PayloadTooLargeError {
+  if (bytes === undefined || bytes <= limitBytes) return new PayloadTooLargeError(`The body is larger than ${limitText(limitBytes, setting)}`);
+  // Rounded to the limit's own figure, "128 MB, over the limit of 128 MB" would say nothing.
+  const size = sizeText(bytes) === sizeText(limitBytes) ? `${bytes} bytes` : sizeText(bytes);
+  return new PayloadTooLargeError(`The body is ${size}, over ${limitText(limitBytes, setting)}`);
+}
+
+/**
+ * koa-body's own 413 ("request entity too large", from raw-body) says no limit: it becomes ours.
+ * `next` runs outside the parse, so a 413 from further down is not taken for the body's.
+ */
+function withBodyLimit(parse: Middleware, limitBytes: number, setting: string | undefined): Middleware {
+  return async (ctx, next) => {
+    try {
+      await parse(ctx, async () => {});
+    } catch (error) {
+      const { type, length } = error as { type?: unknown; length?: unknown };
+      if (type !== 'entity.too.large') throw error;
+      throw bodyTooLarge(typeof length === 'number' ? length : undefined, limitBytes, setting);
+    }
+    await next();
+  };
+}
+
+/** JSON only; 415 for any other Content-Type, 413 past `limitBytes` (naming `setting`, which raises it), 400 for malformed JSON. */
+export function jsonBody(limitBytes: number, setting?: string): Middleware {
+  const parse = withBodyLimit(koaBody({ json: true, jsonLimit: limitBytes, multipart: false, urlencoded: false, text: false }), limitBytes, setting);
   return async (ctx, next) => {
     if (!ctx.is('application/json')) {
       throw new UnsupportedMediaTypeError(`Content-Type must be application/json, got ${ctx.get('Content-Type') || 'none'}`);
@@ -24,8 +62,12 @@ export function jsonBody(limitBytes: number): Middleware {
  * at all is an empty form, whatever its type: clients that send every value in the query string
  * (deep-translator) send no Content-Type.
  */
-export function formOrJsonBody(limitBytes: number): Middleware {
-  const parse = koaBody({ json: true, urlencoded: true, jsonLimit: limitBytes, formLimit: limitBytes, multipart: false, text: false });
+export function formOrJsonBody(limitBytes: number, setting?: string): Middleware {
+  const parse = withBodyLimit(
+    koaBody({ json: true, urlencoded: true, jsonLimit: limitBytes, formLimit: limitBytes, multipart: false, text: false }),
+    limitBytes,
+    setting,
+  );
   return async (ctx, next) => {
     const length = ctx.get('Content-Length');
     if (ctx.get('Transfer-Encoding') === '' && (length === '' || length === '0')) {
@@ -43,6 +85,8 @@ export interface MultipartLimits {
   /** Names the one file part may have: `file` (the OpenAI form, named in messages), then aliases. */
   fileFields: readonly [string, ...string[]];
   maxFileBytes: number;
+  /** The server setting that raises `maxFileBytes`, named in its 413. */
+  maxFileSetting?: string;
   maxFields: number;
   maxFieldBytes: number;
 }
@@ -95,7 +139,7 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
       stream.on('data', (chunk: Buffer) => collector.push(chunk));
       // A body cut short fails the file stream too; unhandled, that error would end the process.
       stream.on('error', () => fail(malformedMultipart()));
-      stream.on('limit', () => fail(new PayloadTooLargeError(`"${name}" is larger than the limit of ${limits.maxFileBytes} bytes`)));
+      stream.on('limit', () => fail(new PayloadTooLargeError(`"${name}" is larger than ${limitText(limits.maxFileBytes, limits.maxFileSetting)}`)));
       stream.on('close', () => {
         if (!failed)
           file = { bytes: collector.bytes(), contentType: (info.mimeType || 'application/octet-stream').toLowerCase(), filename: info.filename ?? '' };
@@ -131,16 +175,16 @@ const malformedMultipart = () => new ValidationError('the multipart/form-data bo
  * Reads a raw body into memory, answering 413 as soon as it passes `limitBytes` (without
  * waiting for the rest, and before a declared Content-Length is read at all).
  */
-export async function readRawBody(req: NodeJS.ReadableStream & { headers: Record<string, unknown> }, limitBytes: number): Promise<Buffer> {
+export async function readRawBody(req: NodeJS.ReadableStream & { headers: Record<string, unknown> }, limitBytes: number, setting?: string): Promise<Buffer> {
   const declared = declaredLength(req.headers);
   if (declared !== undefined && declared > limitBytes) {
-    throw new PayloadTooLargeError(`Body is ${declared} bytes; the limit is ${limitBytes} bytes`);
+    throw bodyTooLarge(declared, limitBytes, setting);
   }
   const collector = new ByteCollector(declared);
   for await (const chunk of req) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     if (collector.received + buffer.length > limitBytes) {
-      throw new PayloadTooLargeError(`Body is larger than the limit of ${limitBytes} bytes`);
+      throw bodyTooLarge(undefined, limitBytes, setting);
     }
     collector.push(buffer);
   }

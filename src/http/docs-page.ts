@@ -146,7 +146,7 @@ ${markdown(doc.info?.description)}
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI ${escapeHtml(doc.openapi)}).</p>
 <nav><h2>Endpoints</h2><ul>${index.join('')}</ul></nav>
 ${groups.join('\n')}
-<h2 id="errors">Error codes (area B)</h2>
+<h2 id="errors">Error codes (the key-protected /v1 API)</h2>
 <table><thead><tr><th>Code</th><th>Meaning</th></tr></thead><tbody>${errorRows.join('')}</tbody></table>
 <h2>Schemas</h2>
 ${schemas.map(([name, schema]) => `<section id="${anchor(name)}"><h3>${escapeHtml(name)}</h3>${markdown(schema.description)}${fieldTable(schema)}</section>`).join('\n')}

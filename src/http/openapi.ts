@@ -64,7 +64,7 @@ function toPlainJson(value: unknown, components: Record<string, unknown>): any {
 
 /** What the tags that need more than their name say (a task's tag is its task table row's: inference/tasks.ts). */
 const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  users: 'Area A: user records.',
+  users: 'The users API: user records, no API key needed.',
   libretranslate: 'The LibreTranslate API, for its clients.',
   tei: "Hugging Face Text Embeddings Inference's API, for its clients.",
 };
@@ -78,10 +78,10 @@ function tags(operations: readonly Operation[]): Json[] {
 function description(limits: Limits): string {
   const { timeouts } = limits;
   return [
-    'Two areas. **Area A** (`/`, `/users`) manages user records; it needs no credentials and answers errors in short plain text.',
-    '**Area B** (`/v1/...`) runs local models for classification, translation, speech to text and text to speech.',
+    'Two APIs. **The users API** (`/users`) manages user records; it needs no API key and answers errors in short plain text.',
+    '**The key-protected /v1 API** (`/v1/...`) runs local models for classification, translation, speech to text, text to speech and embeddings.',
     'Every `/v1` request needs `Authorization: Bearer <API_KEY>` (create keys with `npm run keys -- create --name NAME`).',
-    'Area B errors are JSON: `{"error": {"message", "type", "code"}}`; the codes are listed below and in `x-error-codes`. Messages of 5xx errors are generic (the server log has the details under the request id), except the 503s written for clients: `model_not_installed` names the install command and `server_busy` asks to retry.',
+    'Errors of the key-protected /v1 API are JSON: `{"error": {"message", "type", "code"}}`; the codes are listed below and in `x-error-codes`. Messages of 5xx errors are generic (the server log has the details under the request id), except the 503s written for clients: `model_not_installed` names the install command and `server_busy` asks to retry.',
     'A request with an unsupported method on a known path is answered 405 (`method_not_allowed`) with an `Allow` header (501 for a method no route uses, such as PROPFIND); an unknown path 404 (`not_found`).',
     'Every response carries `X-Request-Id` (echoed when the client sends one); the server log uses it.',
     'Request fields are strings of well-formed Unicode; lengths are counted in characters (code points). Fields marked `x-not-blank` refuse whitespace-only text, `x-no-control-characters` refuses control characters (one-line fields), and a field marked `x-too-large-status: 413` is answered 413 instead of 400 when over its `maxLength`.',

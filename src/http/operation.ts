@@ -72,7 +72,7 @@ function openApiPath(routerPath: string): string {
   return path.length > 1 ? path.replace(/\/$/, '') : path;
 }
 
-/** Error bodies of area B. Named schemas (`$id`) become components of the document. */
+/** Error bodies of the key-protected /v1 API. Named schemas (`$id`) become components of the document. */
 const ErrorDetail = Type.Object(
   {
     message: Type.String({ description: 'What went wrong and, where possible, how to fix it.' }),
@@ -83,7 +83,7 @@ const ErrorDetail = Type.Object(
   },
   { $id: 'ErrorDetail' },
 );
-const ErrorBody = Type.Object({ error: ErrorDetail }, { $id: 'Error', description: 'The body of every area B error.' });
+const ErrorBody = Type.Object({ error: ErrorDetail }, { $id: 'Error', description: 'The body of every error of the key-protected /v1 API.' });
 
 const MiB = 1024 * 1024;
 export const megabytes = (bytes: number) => `${bytes / MiB} MB`;
@@ -118,12 +118,12 @@ export function teiError(description: string): Json {
   };
 }
 
-/** Area B errors: `{"error": {"message", "type", "code"}}` with the codes this response can carry. */
+/** Errors of the key-protected /v1 API: `{"error": {"message", "type", "code"}}` with the codes this response can carry. */
 export function jsonError(summary: string, codes: readonly ErrorCode[]): Json {
   return { description: `${summary} Codes: ${codeList(codes)}.`, 'x-error-codes': codes, content: { 'application/json': { schema: ErrorBody } } };
 }
 
-/** Area A errors: short plain text. The codes are for reference; the body has none. */
+/** Errors of the users API: short plain text. The codes are for reference; the body has none. */
 export function textError(description: string, example: string, codes: readonly ErrorCode[]): Json {
   return { description, 'x-error-codes': codes, content: { 'text/plain': { schema: { type: 'string' }, example } } };
 }

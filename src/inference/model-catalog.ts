@@ -114,7 +114,7 @@ export class ModelCatalog {
     const alias = this.#aliases.get(id);
     if (!alias) {
       const installed = (await this.list(() => undefined)).filter((info) => info.task === task && info.installed).map((info) => info.id);
-      throw new UnknownModelError(id, installed);
+      throw new UnknownModelError(id, installed, task);
     }
     if (alias.task !== task) throw new WrongModelTaskError(id, alias.task, task);
     return this.#firstInstalled(id, this.#candidates(alias));
@@ -126,7 +126,7 @@ export class ModelCatalog {
    */
   async defaultModel(task: Task): Promise<string> {
     const candidates = this.#candidates({ task, prefer: [] });
-    if (candidates.length === 0) throw new UnknownModelError(`(any ${task} model)`, []);
+    if (candidates.length === 0) throw new UnknownModelError(`(any ${task} model)`, [], task);
     return this.#firstInstalled(candidates[0]!.id, candidates);
   }
 

@@ -53,6 +53,12 @@ describe('loadConfig: the service settings', () => {
     }
   });
 
+  it('takes the JSON body limit from MAX_JSON_MB (1 MB by default, 1 to 64)', () => {
+    expect(loadConfig({}).limits.maxJsonBytes).to.equal(1024 * 1024);
+    expect(loadConfig({ MAX_JSON_MB: '8' }).limits).to.include({ maxJsonBytes: 8 * 1024 * 1024, maxAudioBytes: 128 * 1024 * 1024 });
+    for (const bad of ['0', '2.5', '', '65']) expect(() => loadConfig({ MAX_JSON_MB: bad }), bad).to.throw(/MAX_JSON_MB must be a whole number from 1 to 64/);
+  });
+
   it('takes a postgres:// DATABASE_URL, which must parse (the password is not echoed)', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }).databasePath).to.equal('postgres://postgres@127.0.0.1:5432/test');
     expect(() => loadConfig({ DATABASE_URL: 'postgres://user:secret@[bad' })).to.throw(/not a valid postgres:\/\/ URL: "postgres:\/\/user:\*\*\*@\[bad"/);

@@ -150,6 +150,9 @@ describe('broken models over HTTP (damaged copies of the fixture models)', funct
       /^Model "silero-vad-v6" cannot be loaded: silero-vad-v6\/silero_vad_v6\.onnx is not a readable ONNX graph .*Reinstall it: npm run download-models -- silero-vad-v6$/,
     );
     await expectHealthyAnswers();
+    // Short audio, not asking for the filter: its no-speech check is skipped, Whisper answers.
+    const unasked = await transcribe('whisper-healthy');
+    expect(unasked.status, unasked.text).to.equal(200);
   });
 
   it('names the VAD model when its file is a whole ONNX graph of another model, in vad_filter and in realtime streams', async () => {

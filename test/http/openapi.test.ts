@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ERROR_CODES } from '../../src/errors.js';
 import { LIBRETRANSLATE_PATHS } from '../../src/http/routes/libretranslate-routes.js';
 import { TEI_PATHS } from '../../src/http/routes/tei-routes.js';
@@ -8,6 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { declareRoute, documentedRouter } from '../../src/http/operation.js';
 import { createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
+import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { registeredRoutes } from '../helpers/registered-routes.js';
 
 type Json = Record<string, any>;
@@ -150,7 +153,18 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents area A errors as plain text, area B errors as the JSON error object, LibreTranslate ones as {"error"}, TEI ones with error_type', () => {
+  it('names the two APIs as the README does, in the document and on /docs', async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const names = ['the key-protected /v1 API', 'the users API'];
+    for (const name of names) expect(readme.toLowerCase()).to.include(name.toLowerCase());
+    const page = (await app.request.get('/docs')).text;
+    for (const text of [JSON.stringify(doc), page]) {
+      expect(text).not.to.match(/\barea [AB]\b/i);
+      for (const name of names) expect(text.toLowerCase()).to.include(name.toLowerCase());
+    }
+  });
+
+  it('documents users API errors as plain text, /v1 API errors as the JSON error object, LibreTranslate ones as {"error"}, TEI ones with error_type', () => {
     for (const [method, path, op] of operations()) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
         if (Number(status) < 400) continue;

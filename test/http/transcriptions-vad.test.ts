@@ -146,6 +146,28 @@ describe('vad_filter with the real whisper-tiny.en and Silero VAD v6', function 
     expect(short.body).to.deep.equal({ text: '', usage: { type: 'duration', seconds: 10 } });
   });
 
+  it('answers empty text for short audio in which the VAD hears no speech, unless vad_filter=false; short speech is transcribed whole', async () => {
+    // The first 3 KB of an MP3 (a third of a second before the speech): Whisper alone answers "you".
+    const start = readFileSync(join(REPO_ROOT, 'samples/jfk.mp3')).subarray(0, 3072);
+    const post = (fields: Record<string, string>) => {
+      let request = app.request.post('/v1/audio/transcriptions').set('Authorization', bearer()).field('model', 'whisper-tiny.en');
+      for (const [name, value] of Object.entries(fields)) request = request.field(name, value);
+      return request.attach('file', start, 'start.mp3');
+    };
+    const empty = await post({ response_format: 'verbose_json' });
+    expect(empty.status, empty.text).to.equal(200);
+    expect(empty.body).to.include({ text: '', duration: 0.327 });
+    expect(empty.body.segments).to.deep.equal([]);
+    expect((await post({ vad_filter: 'false' })).body.text).to.equal('you');
+    for (const [name, samples] of [
+      ['2 s of silence', new Float32Array(2 * RATE)],
+      ['5 s of noise', whiteNoise(5, 0.05)],
+    ] as const) {
+      expect((await transcribe(samples)).body.text, name).to.equal('');
+    }
+    expect(words((await transcribe(jfk)).body.text)).to.include('not what your country can do for you');
+  });
+
   it('transcribes more than 30 s of joined speech in order, each clip at its own time', async () => {
     // Three clips with 5 s pauses: 33 s of speech after the filter, 43 s of timeline, more than one window.
     const clips = 3;

@@ -238,6 +238,17 @@ describe('model errors over HTTP (POST /v1/classifications)', () => {
     expect(res.body.error.message).to.include('gpt-17').and.include('sentiment').and.not.include('a-translator');
   });
 
+  it('answers an unknown model, when none of the task is installed, with the commands that list and install one', async () => {
+    rmSync(join(modelsDir, 'sentiment'), { recursive: true, force: true });
+    const res = await classify('whisper-huge');
+    expect(res.status).to.equal(404);
+    expect(res.body.error.code).to.equal('model_not_found');
+    expect(res.body.error.message).to.equal(
+      'Unknown model "whisper-huge", and no text-classification model is installed. ' +
+        'List the installable ones with `npm run download-models -- --list`, install one with `npm run download-models -- <id>`',
+    );
+  });
+
   it('answers 400 wrong_model_task for a model of another task', async () => {
     const res = await classify('a-translator');
     expect(res.status).to.equal(400);

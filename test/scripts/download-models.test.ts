@@ -335,10 +335,10 @@ describe('npm run download-models', () => {
     expect(stderr).to.match(/skip apertium-eng-spa: .*install it with: sudo apt-get install apertium-eng-spa/);
   });
 
-  it('rejects unknown ids and lists the known ones', async () => {
-    const { code, stderr } = await run(['nope']);
+  it('rejects unknown ids in one line with the nearest known ones and a pointer to --list', async () => {
+    const { code, stderr } = await run(['tinny', 'nope']);
     expect(code).to.equal(2);
-    expect(stderr).to.match(/unknown model id nope\. Known: tiny, voice/);
+    expect(stderr).to.equal('error: unknown model ids tinny (did you mean tiny?), nope; every model: npm run download-models -- --list\n');
   });
 
   it('lists models with their installed state', async () => {

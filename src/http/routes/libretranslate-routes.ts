@@ -18,7 +18,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import { bearerToken } from '../../auth/api-key.js';
 import type { KeyAccess } from '../../auth/key-access.js';
-import type { Limits } from '../../config/load-config.js';
+import { LIMIT_SETTINGS, type Limits } from '../../config/load-config.js';
 import { AppError, ValidationError } from '../../errors.js';
 import { identifyLanguage } from '../../inference/model-registry.js';
 import type { Models } from '../scoped-models.js';
@@ -87,7 +87,7 @@ export function libreTranslateRoutes(router: DocumentedRouter, deps: LibreTransl
   const detectBody = DetectBody(limits);
   const parseTranslate = deps.validator.compile(translateBody);
   const parseDetect = deps.validator.compile(detectBody);
-  const readBody = formOrJsonBody(limits.maxJsonBytes);
+  const readBody = formOrJsonBody(limits.maxJsonBytes, LIMIT_SETTINGS.maxJsonBytes);
   const body: Middleware = (ctx, next) => readBody(ctx, () => (ctx.is('application/json') ? next() : (withQueryValues(ctx), next())));
   const requireKey = libreTranslateKey(deps.access);
   const pairs = new LanguagePairs(models, deps.preferredModels);

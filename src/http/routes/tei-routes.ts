@@ -18,7 +18,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
-import type { Limits } from '../../config/load-config.js';
+import { LIMIT_SETTINGS, type Limits } from '../../config/load-config.js';
 import { AppError, ValidationError, WrongModelTaskError } from '../../errors.js';
 import type { ModelInfo } from '../../inference/model-registry.js';
 import { EMBEDDING_INPUT_TYPES } from '../../inference/types.js';
@@ -98,7 +98,7 @@ export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
   const predictBody = PredictBody(limits);
   const parseEmbed = deps.validator.compile(embedBody);
   const parsePredict = deps.validator.compile(predictBody);
-  const body = jsonBody(limits.maxJsonBytes);
+  const body = jsonBody(limits.maxJsonBytes, LIMIT_SETTINGS.maxJsonBytes);
   const admitEmbed = admit('embeddings', { maxBodyBytes: limits.maxJsonBytes });
   const admitPredict = admit('text-classification');
   const queryModel = (ctx: Context) => (typeof ctx.query.model === 'string' && ctx.query.model !== '' ? ctx.query.model : undefined);

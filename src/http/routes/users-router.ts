@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { Limits } from '../../config/load-config.js';
+import { LIMIT_SETTINGS, type Limits } from '../../config/load-config.js';
 import { ValidationError } from '../../errors.js';
 import type { UserInput, UserStore } from '../../users/user-store.js';
-import { jsonBody } from '../body-parsers.js';
+import { jsonBody, limitText } from '../body-parsers.js';
 import {
   declareRoute,
   documentedRouter,
@@ -57,10 +57,10 @@ const User = Type.Object(
   { $id: 'User' },
 );
 
-/** Area A: user records. Open (no API key), plain-text errors, see SPEC "Area A". */
+/** The users API: user records. Open (no API key), plain-text errors. */
 export function createUsersRouter(users: UserStore, limits: Limits, operations: Operation[] = []): DocumentedRouter {
   const router = documentedRouter({ prefix: '/users', sensitive: true }, operations);
-  const json = jsonBody(limits.maxJsonBytes);
+  const json = jsonBody(limits.maxJsonBytes, LIMIT_SETTINGS.maxJsonBytes);
   const parseUserInput = userInputParser(createRequestValidator());
   const e = errors(limits);
   const writeErrors = { '400': e.invalid, '409': e.conflict, '413': e.tooLarge, '415': e.mediaType, '500': e.server, '503': e.locked };
@@ -182,7 +182,7 @@ function quoteForMessage(raw: string): string {
   return JSON.stringify(characters.length > 40 ? `${characters.slice(0, 40).join('')}…` : raw);
 }
 
-/** Area A errors are short plain text (SPEC "Errors" 1). */
+/** The users API answers errors in short plain text. */
 const errors = (limits: Limits) => ({
   invalid: textError(
     'Invalid input: malformed JSON, a missing or invalid field, or a malformed id (not a positive integer).',
@@ -191,7 +191,11 @@ const errors = (limits: Limits) => ({
   ),
   notFound: textError('No user has this id.', 'user 42 not found', ['not_found']),
   conflict: textError('Another user already has this email (compared case-insensitively).', 'a user with email ann@example.org already exists', ['conflict']),
-  tooLarge: textError(`The JSON body is larger than ${megabytes(limits.maxJsonBytes)}.`, 'Request body is too large', ['payload_too_large']),
+  tooLarge: textError(
+    `The JSON body is larger than ${megabytes(limits.maxJsonBytes)} (MAX_JSON_MB).`,
+    `The body is larger than ${limitText(limits.maxJsonBytes, LIMIT_SETTINGS.maxJsonBytes)}`,
+    ['payload_too_large'],
+  ),
   mediaType: textError('The body is not sent as application/json.', 'Content-Type must be application/json, got text/plain', ['unsupported_media_type']),
   locked: textError(
     'Another process (e.g. `npm run keys`) has held the database write lock for over 5 s; retry after `Retry-After` seconds.',

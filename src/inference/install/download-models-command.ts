@@ -23,6 +23,7 @@ import { listModels } from './list-models.js';
 import { formatBytes, type ProgressStream } from './progress-bar.js';
 import { DEFAULT_INDEX_URL } from './pypi-wheel.js';
 import { checkInstallFolder } from './install-target-check.js';
+import { closeMatches } from './close-matches.js';
 import { oneLine, terminalSafe } from './terminal-text.js';
 import { transferLimitsFromEnv } from './transfer-limits.js';
 
@@ -156,7 +157,12 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
   }
   const unknown = ids.filter((id) => !manifest.models.some((entry) => entry.id === id));
   if (unknown.length > 0) {
-    say(`error: unknown model id ${unknown.join(', ')}. Known: ${manifest.models.map((entry) => entry.id).join(', ')}`);
+    say(
+      unknownIdsLine(
+        unknown,
+        manifest.models.map((entry) => entry.id),
+      ),
+    );
     return 2;
   }
 
@@ -345,4 +351,13 @@ function entryFileText(entry: ManifestEntry, installed: ReadonlyArray<{ path: st
     files: entry.source.files.map((file) => ({ ...file, sha256: file.sha256 ?? hashes.get(file.target ?? file.path) })),
   };
   return `${JSON.stringify({ ...entry, ...(source ? { source } : {}) }, null, 2)}\n`;
+}
+
+/** One short line: each unknown id with the known ones nearest it, and where the whole list is. */
+export function unknownIdsLine(unknown: readonly string[], known: readonly string[]): string {
+  const named = unknown.map((id) => {
+    const near = closeMatches(id, known);
+    return near.length > 0 ? `${id} (did you mean ${near.join(', ')}?)` : id;
+  });
+  return `error: unknown model id${unknown.length > 1 ? 's' : ''} ${named.join(', ')}; every model: npm run download-models -- --list`;
 }

@@ -1,4 +1,4 @@
-/** Users: list, create, edit and delete the records of `/users` (area A: no key). */
+/** Users: list, create, edit and delete the records of `/users` (the users API: no key). */
 import type { User } from '../../client/index.js';
 import { client, element, PaneState } from '../page.js';
 

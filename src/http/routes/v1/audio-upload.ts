@@ -5,6 +5,7 @@
  * - multipart/form-data with a `file` part (or `audio`) and form fields (the OpenAI SDK form).
  * Size limits apply while reading (413); unknown media types are a 415.
  */
+import { LIMIT_SETTINGS } from '../../../config/load-config.js';
 import type { Context } from 'koa';
 import { UnsupportedMediaTypeError } from '../../../errors.js';
 import { readMultipart, readRawBody, type MultipartLimits } from '../../body-parsers.js';
@@ -67,9 +68,9 @@ const FIELDS = [
 /** Array fields: sent as `name[]` (repeated) by the OpenAI SDKs; every value is kept, comma-joined. */
 const ARRAY_FIELDS: ReadonlySet<UploadField> = new Set(['timestamp_granularities', 'include', 'temperature']);
 /** The OpenAI form has a handful of fields (model, language, prompt, temperature, timestamp_granularities[] …), the decoding options a few more. */
-const MAX_FORM_FIELDS = 40;
+export const MAX_FORM_FIELDS = 40;
 /** A prompt is the longest field OpenAI clients send (224 tokens). */
-const MAX_FIELD_BYTES = 16 * 1024;
+export const MAX_FIELD_BYTES = 16 * 1024;
 type UploadField = (typeof FIELDS)[number];
 /**
  * The header that may carry a field: X-Model, X-Language, X-Task, X-Vad-Threshold. The reader
@@ -91,9 +92,16 @@ export interface AudioUpload {
 
 type AudioUploadReader = (ctx: Context) => Promise<AudioUpload>;
 
+/** Reads uploads of at most `limitBytes`, the server's maxAudioBytes (MAX_AUDIO_MB, named in its 413). */
 export function audioUploadReader(limitBytes: number): AudioUploadReader {
   // `audio`: what a client following the SPEC's words ("audio file (binary)") may name the part.
-  const multipart: MultipartLimits = { fileFields: ['file', 'audio'], maxFileBytes: limitBytes, maxFields: MAX_FORM_FIELDS, maxFieldBytes: MAX_FIELD_BYTES };
+  const multipart: MultipartLimits = {
+    fileFields: ['file', 'audio'],
+    maxFileBytes: limitBytes,
+    maxFileSetting: LIMIT_SETTINGS.maxAudioBytes,
+    maxFields: MAX_FORM_FIELDS,
+    maxFieldBytes: MAX_FIELD_BYTES,
+  };
   return (ctx) => (ctx.is('multipart/form-data') ? readMultipartUpload(ctx, multipart) : readRaw(ctx, limitBytes));
 }
 
@@ -104,7 +112,7 @@ async function readRaw(ctx: Context, limitBytes: number): Promise<AudioUpload> {
       `Content-Type must be audio/mpeg (or audio/wav, audio/flac, audio/ogg, audio/webm, audio/mp4, audio/aac, or multipart/form-data with a "file" part); got ${contentType || 'none'}`,
     );
   }
-  const bytes = await readRawBody(ctx.req, limitBytes);
+  const bytes = await readRawBody(ctx.req, limitBytes, LIMIT_SETTINGS.maxAudioBytes);
   return { bytes, contentType, fields: fieldsFrom(ctx, {}) };
 }
 

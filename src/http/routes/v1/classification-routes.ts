@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Limits } from '../../../config/load-config.js';
+import { LIMIT_SETTINGS, type Limits } from '../../../config/load-config.js';
 import { jsonBody } from '../../body-parsers.js';
 import {
   declareRoute,
@@ -125,7 +125,7 @@ export function classificationRoutes(router: DocumentedRouter, { models, limits,
       },
     },
     admit('text-classification'),
-    jsonBody(limits.maxJsonBytes),
+    jsonBody(limits.maxJsonBytes, LIMIT_SETTINGS.maxJsonBytes),
     async (ctx) => {
       const { model, query, labels } = await parse(ctx.request.body);
       if (Array.isArray(query)) claimBatch(ctx, query.length);

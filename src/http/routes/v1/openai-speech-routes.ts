@@ -4,7 +4,7 @@
  * /v1/text-to-speech.
  */
 import { Type } from '@sinclair/typebox';
-import type { Limits } from '../../../config/load-config.js';
+import { LIMIT_SETTINGS, type Limits } from '../../../config/load-config.js';
 import { jsonBody } from '../../body-parsers.js';
 import { declareRoute, type DocumentedRouter } from '../../operation.js';
 import type { V1RouteDeps } from '../v1-router.js';
@@ -28,7 +28,7 @@ export function openaiSpeechRoutes(router: DocumentedRouter, deps: V1RouteDeps):
       deps.limits,
     ),
     deps.admit('text-to-speech'),
-    jsonBody(deps.limits.maxJsonBytes),
+    jsonBody(deps.limits.maxJsonBytes, LIMIT_SETTINGS.maxJsonBytes),
     (ctx) => deps.speak(ctx, toSpeechRequest(parse(ctx.request.body))),
   );
 }

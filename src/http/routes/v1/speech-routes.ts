@@ -9,7 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
-import type { Limits } from '../../../config/load-config.js';
+import { LIMIT_SETTINGS, type Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import type { Models } from '../../scoped-models.js';
 import { outputSampleRate } from '../../../audio/codec-sample-rates.js';
@@ -80,7 +80,7 @@ export function speechRoutes(router: DocumentedRouter, deps: V1RouteDeps): void 
     router,
     speechOperation('/text-to-speech', 'Speak a text', 'Synthesises `input` and streams the audio as it is produced.', request, deps.limits),
     deps.admit('text-to-speech'),
-    jsonBody(deps.limits.maxJsonBytes),
+    jsonBody(deps.limits.maxJsonBytes, LIMIT_SETTINGS.maxJsonBytes),
     (ctx) => deps.speak(ctx, toSpeechRequest(parse(ctx.request.body))),
   );
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Limits } from '../../../config/load-config.js';
+import { LIMIT_SETTINGS, type Limits } from '../../../config/load-config.js';
 import { ValidationError } from '../../../errors.js';
 import { jsonBody } from '../../body-parsers.js';
 import {
@@ -106,7 +106,7 @@ export function translationRoutes(router: DocumentedRouter, { models, limits, ad
       },
     },
     admit('translation'),
-    jsonBody(limits.maxJsonBytes),
+    jsonBody(limits.maxJsonBytes, LIMIT_SETTINGS.maxJsonBytes),
     async (ctx) => {
       const body = parse(ctx.request.body, ctx.params.model ?? '');
       if (body.model !== ctx.params.model) {

@@ -21,7 +21,10 @@ const VAD_DEFAULT_ABOVE_SECONDS = 30;
 
 /** What an ASR request says about the filter; absent: off. */
 export interface VadFilterRequest {
-  /** true: always; false: only audio longer than VAD_DEFAULT_ABOVE_SECONDS. */
+  /**
+   * true: always; false: audio longer than VAD_DEFAULT_ABOVE_SECONDS is filtered, shorter audio
+   * is transcribed whole unless the VAD hears no speech in it at all.
+   */
   always: boolean;
   options: VadOptions;
 }
@@ -37,9 +40,10 @@ export class VadFilter {
 
   /**
    * The speech windows of 16 kHz `samples` (empty: no speech), or undefined when the request
-   * does not filter this audio. The LSTM state restarts every 10 s (TRANSCRIPTION_STATE_RESETS):
-   * quiet speech after loud speech is otherwise lost whole; and the VAD hears very quiet
-   * stretches raised (vad-input-level.ts), which it otherwise does not hear at all.
+   * does not filter this audio (short audio, unless `always`, with some speech in it). The LSTM
+   * state restarts every 10 s (TRANSCRIPTION_STATE_RESETS): quiet speech after loud speech is
+   * otherwise lost whole; and the VAD hears very quiet stretches raised (vad-input-level.ts),
+   * which it otherwise does not hear at all.
    */
   async speechWindows(
     samples: PcmReader,
@@ -48,21 +52,33 @@ export class VadFilter {
     signal?: AbortSignal,
   ): Promise<SpeechWindow[] | undefined> {
     if (!request || sampleRate !== VAD_SAMPLE_RATE) return undefined;
-    if (!request.always && samples.length / sampleRate <= VAD_DEFAULT_ABOVE_SECONDS) return undefined;
-    // A failed load is not kept, so a later request tries again.
-    this.#vad ??= loadVadModel(this.#onnxFile).catch((error: unknown) => {
-      this.#vad = undefined;
+    // Short speech gains nothing from the filter (docs/api.md, "Why these defaults"), but with no
+    // speech at all Whisper invents some ("you" for a third of a second of an MP3's start). That
+    // check is not asked for: a VAD that cannot load leaves short audio to Whisper, as before it.
+    const onlyCheck = !request.always && samples.length / sampleRate <= VAD_DEFAULT_ABOVE_SECONDS;
+    const vad = await this.#load().catch((error: unknown) => {
+      if (onlyCheck) return undefined;
       throw error;
     });
-    const vad = await this.#vad;
+    if (!vad) return undefined;
     const probs = await vad.speechProbs(vadLeveledReader(samples), signal, undefined, TRANSCRIPTION_STATE_RESETS);
     const options = windowedVadOptions(request.options);
+    if (onlyCheck) return speechChunksFromProbs(probs, samples.length, options).length === 0 ? [] : undefined;
     const islands = speechChunksFromProbs(probs, samples.length, islandVadOptions(options));
     return mergeRegions(
       speechChunksFromProbs(probs, samples.length, options).map((chunk) => gainedRegion(samples, chunk, islands)),
       WINDOW_SAMPLES,
       samples,
     );
+  }
+
+  /** The VAD session; a failed load is not kept, so a later request tries again. */
+  #load(): Promise<SileroVad> {
+    this.#vad ??= loadVadModel(this.#onnxFile).catch((error: unknown) => {
+      this.#vad = undefined;
+      throw error;
+    });
+    return this.#vad;
   }
 
   async dispose(): Promise<void> {
