@@ -14,7 +14,7 @@ import type { RealtimeLimits } from '../../config/load-config.js';
 import { AppError, PayloadTooLargeError, ValidationError } from '../../errors.js';
 import type { LiveAudioOptions, LiveAudioStream, Transcriber } from '../../inference/types.js';
 import { decodeBase64Audio } from './base64-audio.js';
-import { type ClientEvent, type ClientEventType, LOGPROBS_INCLUDE, type RealtimeErrorBody, type ServerEvent } from './realtime-events.js';
+import { type ClientEvent, type ClientEventType, LOGPROBS_INCLUDE, type ServerEvent } from './realtime-events.js';
 import type { SessionBudget } from './session-budget.js';
 import {
   betaChange,
@@ -29,6 +29,8 @@ import {
   type SessionChange,
   type SessionSettings,
 } from './session-dialects.js';
+import { describeError, errorBody, KEY_INVALID } from './session-errors.js';
+import { StreamBuffer } from './stream-buffer.js';
 import { TurnDetector } from './turn-detector.js';
 
 const SAMPLE_RATE = 16_000;
@@ -37,13 +39,6 @@ const FRAME_SAMPLES = 512;
 const FRAME_MS = (FRAME_SAMPLES * 1000) / SAMPLE_RATE;
 /** OpenAI refuses to commit less than 100 ms of audio. */
 const MIN_COMMIT_MS = 100;
-
-/** What a session whose key was revoked or expired says before it ends. */
-const KEY_INVALID = {
-  code: 'unauthorized',
-  message: "The session's API key has been revoked or has expired; the session is closed",
-  reason: 'API key revoked or expired',
-} as const;
 
 interface SessionDeps {
   /** The session's model (from the URL's `?model=` or a session update), loaded on first use. */
@@ -78,10 +73,8 @@ export class TranscriptionSession {
   #dialect: Dialect;
   #audio: { stream: Promise<LiveAudioStream>; options: LiveAudioOptions } | undefined;
   #detector: TurnDetector | null = null;
-  /** 16-kHz audio not yet committed; `#bufferStart` is its first sample's index in the stream. */
-  #buffer: Float32Array[] = [];
-  #bufferStart = 0;
-  #streamSamples = 0;
+  /** 16-kHz audio not yet committed. */
+  #buffer: StreamBuffer;
   /**
    * Where the audio stream's VAD frames fall in the session's audio: a stream (re)opened at
    * stream sample `origin` scores 512-sample frames from there; `frames` have been scored.
@@ -96,6 +89,7 @@ export class TranscriptionSession {
   /** `dialect`: the protocol the upgrade asked for; `expiresAt`: when the session's lifetime ends (epoch seconds). */
   constructor(deps: SessionDeps, initial: { model?: string; dialect: Dialect; expiresAt: number }) {
     this.#deps = deps;
+    this.#buffer = new StreamBuffer((samples) => deps.budget.buffered(samples));
     this.#dialect = initial.dialect;
     this.#expiresAt = initial.expiresAt;
     this.#settings = {
@@ -170,7 +164,7 @@ export class TranscriptionSession {
       case 'input_audio_buffer.commit':
         return this.#commitByClient(event.event_id);
       case 'input_audio_buffer.clear':
-        this.#dropBuffer(this.#streamSamples);
+        this.#buffer.drop(this.#buffer.streamSamples);
         this.#turnItemId = undefined;
         this.#detector = this.#newDetector();
         this.#deps.send({ type: 'input_audio_buffer.cleared' });
@@ -226,15 +220,13 @@ export class TranscriptionSession {
       throw new ValidationError(`"audio" must be whole 16-bit samples (an even number of bytes); it decodes to ${bytes.length}`, 'audio');
     }
     const bufferCap = this.#deps.limits.maxBufferSeconds * SAMPLE_RATE;
-    if (this.#settings.turnDetection === null && this.#bufferSamples + (bytes.length / bytesPerSample) * (SAMPLE_RATE / sampleRate) > bufferCap) {
+    if (this.#settings.turnDetection === null && this.#buffer.samples + (bytes.length / bytesPerSample) * (SAMPLE_RATE / sampleRate) > bufferCap) {
       throw new PayloadTooLargeError(`The input audio buffer holds at most ${this.#deps.limits.maxBufferSeconds} s; commit or clear it`);
     }
     const audio = await this.#openAudio();
     const { samples, speechProbabilities } = await audio.push(bytes);
     if (this.#abort.signal.aborted) return;
     this.#buffer.push(samples);
-    this.#streamSamples += samples.length;
-    this.#deps.budget.buffered(this.#bufferSamples);
     const firstFrameMs = samplesToMs(this.#frameClock.origin + this.#frameClock.frames * FRAME_SAMPLES);
     this.#frameClock.frames += speechProbabilities.length;
     if (this.#detector && this.#settings.turnDetection) {
@@ -244,14 +236,14 @@ export class TranscriptionSession {
       }
       // Between turns only the prefix padding is kept.
       if (!this.#detector.speaking) {
-        this.#dropBuffer(this.#streamSamples - msToSamples(this.#settings.turnDetection.prefixPaddingMs));
+        this.#buffer.drop(this.#buffer.streamSamples - msToSamples(this.#settings.turnDetection.prefixPaddingMs));
       }
     }
   }
 
   #speechStarted(atMs: number, prefixPaddingMs: number): void {
     this.#turnItemId = newItemId();
-    this.#dropBuffer(msToSamples(Math.max(0, atMs - prefixPaddingMs)));
+    this.#buffer.drop(msToSamples(Math.max(0, atMs - prefixPaddingMs)));
     // The spec's times are whole milliseconds; a frame (32 ms) may start at a fraction of one.
     this.#deps.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(atMs), item_id: this.#turnItemId });
   }
@@ -264,10 +256,10 @@ export class TranscriptionSession {
   }
 
   #commitByClient(eventId: string | undefined): void {
-    if (this.#bufferSamples < msToSamples(MIN_COMMIT_MS)) {
+    if (this.#buffer.samples < msToSamples(MIN_COMMIT_MS)) {
       this.sendError(
         'input_audio_buffer_commit_empty',
-        `The buffer holds ${Math.round((this.#bufferSamples * 1000) / SAMPLE_RATE)} ms of audio; commit at least ${MIN_COMMIT_MS} ms`,
+        `The buffer holds ${Math.round((this.#buffer.samples * 1000) / SAMPLE_RATE)} ms of audio; commit at least ${MIN_COMMIT_MS} ms`,
         eventId,
       );
       return;
@@ -275,12 +267,12 @@ export class TranscriptionSession {
     const itemId = this.#turnItemId ?? newItemId();
     this.#turnItemId = undefined;
     this.#detector = this.#newDetector();
-    this.#commit(itemId, this.#streamSamples);
+    this.#commit(itemId, this.#buffer.streamSamples);
   }
 
   /** Turns the buffered audio up to stream sample `end` into an item and queues its transcription. */
   #commit(itemId: string, end: number): void {
-    const audio = this.#takeBuffer(end);
+    const audio = this.#buffer.take(end);
     const previousItemId = this.#previousItemId;
     this.#previousItemId = itemId;
     this.#deps.send({ type: 'input_audio_buffer.committed', previous_item_id: previousItemId, item_id: itemId });
@@ -362,7 +354,7 @@ export class TranscriptionSession {
       const stream = this.#deps.openAudio(options);
       this.#audio = { stream, options };
       // A new stream's frames start at the audio it is given next.
-      this.#frameClock = { origin: this.#streamSamples, frames: 0 };
+      this.#frameClock = { origin: this.#buffer.streamSamples, frames: 0 };
       // Opening fails when server VAD is asked for and its model is not installed: the error
       // event says so, and the next append tries again.
       stream.catch(() => (this.#audio = undefined));
@@ -381,34 +373,6 @@ export class TranscriptionSession {
     return settings && new TurnDetector(settings, { frameMs: FRAME_MS, maxTurnMs: this.#deps.limits.maxTurnSeconds * 1000 });
   }
 
-  /** Samples buffered: everything received since the buffer's first sample. */
-  get #bufferSamples(): number {
-    return this.#streamSamples - this.#bufferStart;
-  }
-
-  /** Forgets buffered audio before stream sample `until`. */
-  #dropBuffer(until: number): void {
-    this.#takeBuffer(Math.max(this.#bufferStart, Math.min(until, this.#streamSamples)));
-  }
-
-  /** Removes and returns the buffered audio before stream sample `end`. */
-  #takeBuffer(end: number): Float32Array {
-    const count = Math.max(0, Math.min(end - this.#bufferStart, this.#bufferSamples));
-    const taken = new Float32Array(count);
-    let filled = 0;
-    while (filled < count) {
-      const chunk = this.#buffer[0]!;
-      const used = Math.min(chunk.length, count - filled);
-      taken.set(chunk.subarray(0, used), filled);
-      filled += used;
-      if (used === chunk.length) this.#buffer.shift();
-      else this.#buffer[0] = chunk.subarray(used);
-    }
-    this.#bufferStart += count;
-    this.#deps.budget.buffered(this.#bufferSamples);
-    return taken;
-  }
-
   #describe(): Record<string, unknown> {
     return describeSession(this.#dialect, this.#settings, { id: this.id, expiresAt: this.#expiresAt });
   }
@@ -418,18 +382,6 @@ export class TranscriptionSession {
     const param = error instanceof ValidationError ? error.param : undefined;
     this.#deps.send({ type: 'error', error: errorBody(serverFault ? 'server_error' : 'invalid_request_error', code, message, eventId, param) });
   }
-}
-
-function describeError(error: unknown): { code: string; message: string; serverFault: boolean } {
-  if (error instanceof AppError) {
-    const serverFault = error.status >= 500;
-    return { code: error.code, message: serverFault && !error.expose ? 'Internal error' : error.message, serverFault };
-  }
-  return { code: 'internal_error', message: 'Internal error', serverFault: true };
-}
-
-function errorBody(type: RealtimeErrorBody['type'], code: string, message: string, eventId?: string, param?: string): RealtimeErrorBody {
-  return { type, code, message, param: param ?? null, event_id: eventId ?? null };
 }
 
 function newItemId(): string {
