@@ -151,23 +151,13 @@ export function embeddingsRoutes(router: DocumentedRouter, { models, limits, adm
       const request = parse(body);
       const modelId = await models.resolve(request.model, 'embeddings');
       const signal = requestSignal(ctx);
-      let texts: string[];
-      if (tokens) {
-        const encoding = claimedEncoding(request.model);
-        if (!encoding) throw unclaimedTokens(request.model);
-        claimBatch(ctx, tokens.inputs.length);
-        texts = await decodedTexts(models, encoding, tokens, signal);
-      } else {
-        texts = typeof request.input === 'string' ? [request.input] : (request.input as string[]);
-        const characters = texts.reduce((sum, text) => sum + characterCount(text), 0);
-        if (characters > limits.maxEmbeddingChars) {
-          throw new PayloadTooLargeError(
-            `"input" holds ${characters} characters in ${texts.length} texts; the limit is ${limits.maxEmbeddingChars} per request: send smaller batches`,
-          );
-        }
-        claimBatch(ctx, texts.length);
-      }
+      const encoding = tokens && claimedEncoding(request.model);
+      if (tokens && !encoding) throw unclaimedTokens(request.model);
+      const sent = tokens ? undefined : textsWithin(request.input as string | string[], limits.maxEmbeddingChars);
+      claimBatch(ctx, tokens ? tokens.inputs.length : (sent as string[]).length);
+      // The key's model list is checked here: ids are decoded only for a request that may run the model.
       const embedder = await models.get(request.model, 'embeddings');
+      const texts = tokens && encoding ? await decodedTexts(models, encoding, tokens, signal) : (sent as string[]);
       const vectors = await embedder.embed(texts, { signal, ...(request.input_type ? { inputType: request.input_type } : {}) });
       const width = vectors[0]?.length ?? 0;
       const dimensions = request.dimensions ?? width;
@@ -194,6 +184,18 @@ export function embeddingsRoutes(router: DocumentedRouter, { models, limits, adm
       );
     },
   );
+}
+
+/** The texts sent (the schema has refused every other shape but token ids, which went the other way). */
+function textsWithin(input: string | string[], maxCharacters: number): string[] {
+  const texts = typeof input === 'string' ? [input] : input;
+  const characters = texts.reduce((sum, text) => sum + characterCount(text), 0);
+  if (characters > maxCharacters) {
+    throw new PayloadTooLargeError(
+      `"input" holds ${characters} characters in ${texts.length} texts; the limit is ${maxCharacters} per request: send smaller batches`,
+    );
+  }
+  return texts;
 }
 
 /** Token ids sent with a model's own id: nothing says whose ids they are, so they are not guessed. */
