@@ -15,7 +15,7 @@ export interface InferenceObserver {
 }
 
 /** What the HTTP layer uses of the model registry. */
-export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'taskOf' | 'defaultModel' | 'openLiveAudio' | 'load' | 'unload'>;
+export type Models = Pick<ModelRegistry, 'get' | 'list' | 'resolve' | 'taskOf' | 'defaultModel' | 'openLiveAudio' | 'decodeTokens' | 'load' | 'unload'>;
 
 /** `announce` is told the model each `get` resolved to (the X-Model answer header). */
 export function scopedModels(registry: ModelRegistry, access: KeyAccess, observer?: InferenceObserver, announce?: (modelId: string) => void): Models {
@@ -25,6 +25,7 @@ export function scopedModels(registry: ModelRegistry, access: KeyAccess, observe
     taskOf: (name) => registry.taskOf(name),
     defaultModel: (task) => registry.defaultModel(task),
     openLiveAudio: (options) => registry.openLiveAudio(options),
+    decodeTokens: (encoding, inputs, options) => registry.decodeTokens(encoding, inputs, options),
     // Loading and unloading change what every key gets: admin keys only.
     load: async (name) => (requireAdmin(access, 'Loading a model'), registry.load(name)),
     unload: async (name) => (requireAdmin(access, 'Unloading a model'), registry.unload(name)),

@@ -23,6 +23,9 @@ import { modelHandle } from './lifecycle/model-handle.js';
 import { Residents, type Resident } from './lifecycle/residents.js';
 import { SharedServices } from './lifecycle/shared-services.js';
 import { taskModel } from './task-models.js';
+import type { DecodeOptions } from './embeddings/token-decoder.js';
+import type { DecodeResult } from './embeddings/token-decoder-protocol.js';
+import type { TokenEncoding } from './embeddings/token-encodings.js';
 import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech-encoder.js';
 import type { Disposable, LiveAudioOptions, LiveAudioStream, ModelForTask, Task } from './types.js';
 
@@ -33,6 +36,10 @@ export type { ModelInfo } from './model-catalog.js';
  * module and types.ts.
  */
 export { languageCandidates as identifyLanguage } from './translation/detect-language.js';
+/** OpenAI's embeddings protocol, for every embedding model: token-id inputs and `dimensions`. */
+export { claimedEncoding, TOKENIZED_MODEL_NAMES, type TokenEncoding } from './embeddings/token-encodings.js';
+export type { DecodeResult } from './embeddings/token-decoder-protocol.js';
+export { shortenEmbedding } from './embeddings/shorten-embedding.js';
 
 /** Why a model left memory. */
 type UnloadReason = 'idle' | 'memory' | 'admin';
@@ -210,6 +217,14 @@ export class ModelRegistry {
   /** A stream for a realtime session's audio; see SharedServices.openLiveAudio. */
   openLiveAudio(options: LiveAudioOptions): Promise<LiveAudioStream> {
     return this.#shared.openLiveAudio(options);
+  }
+
+  /**
+   * Texts of OpenAI token ids (an embedding request's `input`), decoded in a thread of their own:
+   * see TokenDecoder. No model is involved, so no key's model list applies.
+   */
+  decodeTokens(encoding: TokenEncoding, inputs: readonly (readonly number[])[], options: DecodeOptions): Promise<DecodeResult> {
+    return this.#shared.tokenDecoder().decode(encoding, inputs, options);
   }
 
   async close(): Promise<void> {

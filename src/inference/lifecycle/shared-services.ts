@@ -2,9 +2,11 @@
  * What several models or sessions share, owned by the registry rather than by one of them: the one
  * MP3/WAV encoder every voice uses (started on first use, closed with the last voice so that
  * unloading every voice frees it too) and the live-audio worker behind realtime sessions (started
- * with the first session). Both are closed with the registry.
+ * with the first session), and the thread that decodes OpenAI token ids for embedding requests
+ * (started by the first request that sends them, stopped when idle). All are closed with the registry.
  */
 import { ModelNotInstalledError } from '../../errors.js';
+import { TokenDecoder } from '../embeddings/token-decoder.js';
 import { LiveAudio } from '../live-audio/live-audio.js';
 import { vadModelFile } from '../speech-to-text/vad/silero-vad-engine.js';
 import { DEFAULT_VAD_MODEL, VAD_INSTALL_COMMAND } from '../speech-to-text/vad/vad-request.js';
@@ -16,6 +18,7 @@ export class SharedServices {
   readonly #createSpeechEncoder: () => SpeechEncoder;
   #speechEncoder: SpeechEncoder | undefined;
   #liveAudio: LiveAudio | undefined;
+  #tokenDecoder: TokenDecoder | undefined;
 
   constructor(modelsDir: string, createSpeechEncoder: () => SpeechEncoder) {
     this.#modelsDir = modelsDir;
@@ -32,6 +35,11 @@ export class SharedServices {
     const encoder = this.#speechEncoder;
     this.#speechEncoder = undefined;
     await encoder?.dispose();
+  }
+
+  /** The token-id decoder, made on first use; its thread stops by itself when idle. */
+  tokenDecoder(): TokenDecoder {
+    return (this.#tokenDecoder ??= new TokenDecoder());
   }
 
   /**
@@ -53,5 +61,8 @@ export class SharedServices {
     const liveAudio = this.#liveAudio;
     this.#liveAudio = undefined;
     await liveAudio?.dispose();
+    const tokenDecoder = this.#tokenDecoder;
+    this.#tokenDecoder = undefined;
+    await tokenDecoder?.dispose();
   }
 }
