@@ -175,7 +175,7 @@ function parseGranularities(value: string | undefined): Set<Granularity> {
   for (const item of value.split(',')) {
     const granularity = item.trim();
     if (!(GRANULARITIES as readonly string[]).includes(granularity)) {
-      throw new ValidationError(`"timestamp_granularities[]" values must be "segment" or "word"; got "${granularity}"`);
+      throw new ValidationError(`"timestamp_granularities[]" values must be "segment" or "word"; got "${granularity}"`, 'timestamp_granularities');
     }
     granularities.add(granularity as Granularity);
   }
@@ -189,9 +189,10 @@ function parseGranularities(value: string | undefined): Set<Granularity> {
 function parseIncludes(value: string | undefined, format: ResponseFormat): boolean {
   if (value === undefined) return false;
   for (const item of value.split(',')) {
-    if (!(INCLUDES as readonly string[]).includes(item.trim())) throw new ValidationError(`"include[]" values must be "logprobs"; got "${item.trim()}"`);
+    if (!(INCLUDES as readonly string[]).includes(item.trim()))
+      throw new ValidationError(`"include[]" values must be "logprobs"; got "${item.trim()}"`, 'include');
   }
-  if (format !== 'json') throw new ValidationError(`"include[]" logprobs needs "response_format" json; got "${format}"`);
+  if (format !== 'json') throw new ValidationError(`"include[]" logprobs needs "response_format" json; got "${format}"`, 'include');
   return true;
 }
 

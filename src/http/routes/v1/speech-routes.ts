@@ -89,7 +89,10 @@ export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>):
   const { model, input, voice, speed, response_format, stream_format, sample_rate } = body;
   const format = response_format ?? 'mp3';
   if (sample_rate !== undefined && !SPEECH_SAMPLE_RATES[format].includes(sample_rate)) {
-    throw new ValidationError(`"sample_rate" ${sample_rate} is not supported for ${format}; use one of: ${SPEECH_SAMPLE_RATES[format].join(', ')}`);
+    throw new ValidationError(
+      `"sample_rate" ${sample_rate} is not supported for ${format}; use one of: ${SPEECH_SAMPLE_RATES[format].join(', ')}`,
+      'sample_rate',
+    );
   }
   return { model, input, voice, speed, format, events: stream_format === 'sse', ...(sample_rate === undefined ? {} : { sampleRate: sample_rate }) };
 }
@@ -151,7 +154,7 @@ export function createSpeechResponder(deps: { models: Models }): SpeechResponder
     });
     // Pull the first chunk before committing to a status: until then errors are plain JSON.
     const first = await chunks.next();
-    if (first.done) throw new ValidationError('"input" contains nothing that can be spoken');
+    if (first.done) throw new ValidationError('"input" contains nothing that can be spoken', 'input');
 
     ctx.status = 200;
     ctx.set('Cache-Control', 'no-store');
