@@ -16,7 +16,7 @@ import { outputSampleRate } from '../../../audio/codec-sample-rates.js';
 import { startsWavStream } from '../../../audio/encode-wav.js';
 import { MAX_WHOLE_FLAC_SECONDS, SPEECH_FORMATS, SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
 import { taskTag } from '../../../inference/tasks.js';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
 import {
   declareRoute,
@@ -98,13 +98,7 @@ export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>):
 }
 
 /** The declaration of both speech routes, from their request schema. */
-export function speechOperation(
-  path: string,
-  summary: string,
-  description: string,
-  request: ReturnType<typeof speechRequest>,
-  limits: Limits,
-): RouteDeclaration {
+export function speechOperation(path: string, summary: string, description: string, request: TSchema, limits: Limits): RouteDeclaration {
   const audio = (type: string): Json => ({ schema: { type: 'string', contentMediaType: type } });
   return {
     method: 'post',
