@@ -21,7 +21,7 @@ import { fileField, toTranscriptionRequest, transcriptionFields, transcriptionFi
 import { requestSignal } from '../../request-signal.js';
 import { ValidationError } from '../../../errors.js';
 import { respondWithTranscriptEvents, TokenLogprob, transcriptEventStream } from './transcription-stream.js';
-import { openAiFieldsReader, openAiFormFields, refusedFormField, refuseUnsupported } from './openai-transcription-fields.js';
+import { openAiFieldsReader, openAiFormFields, openAiFormParts, refusedFormField, refuseUnsupported } from './openai-transcription-fields.js';
 
 const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
@@ -43,7 +43,7 @@ const OpenAITranscriptionForm = Type.Object(
     file: fileField,
     ...transcriptionFields,
     response_format: openAiFields.response_format,
-    ...openAiFormFields,
+    ...openAiFormParts,
     'timestamp_granularities[]': Type.Optional(
       Type.Array(StringEnum(GRANULARITIES), {
         description:

@@ -50,6 +50,15 @@ export const openAiFormFields = {
   known_speaker_references: Type.Optional(Type.String({ description: 'Refused (400): the server has no speaker diarization.' })),
 };
 
+/** The same fields as the multipart form spells them (the SDKs send arrays as repeated `name[]`), for the document. */
+export const openAiFormParts = {
+  'languages[]': Type.Optional(Type.Array(Type.String(), { maxItems: 1, description: openAiFormFields.languages.description })),
+  'keywords[]': Type.Optional(Type.Array(Type.String(), { description: openAiFormFields.keywords.description })),
+  chunking_strategy: openAiFormFields.chunking_strategy,
+  'known_speaker_names[]': Type.Optional(Type.Array(Type.String(), { description: openAiFormFields.known_speaker_names.description })),
+  'known_speaker_references[]': Type.Optional(Type.Array(Type.String(), { description: openAiFormFields.known_speaker_references.description })),
+};
+
 const NO_DIARIZATION = 'speaker diarization is not supported: this server has no diarization model';
 
 /** A form field refused whatever its value, by the name of its part (`known_speaker_references`). */
