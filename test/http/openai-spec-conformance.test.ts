@@ -18,7 +18,17 @@ import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
 import { SPEECH_DIR } from '../audio/audio-test-helpers.js';
 import { REAL_MODELS_DIR, realModel } from '../helpers/real-models.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
-import { type Answer, nonConformance, requestBody, resolve, responseFormats, type SpecOperation, specOperation } from './openai-spec/openai-spec.js';
+import {
+  type Answer,
+  nonConformance,
+  requestBody,
+  resolve,
+  responseFormats,
+  SPEC,
+  type SpecOperation,
+  specOperation,
+  specOperations,
+} from './openai-spec/openai-spec.js';
 
 type Json = Record<string, any>;
 
@@ -126,6 +136,17 @@ describe("OpenAI's OpenAPI document: our answers and fields conform (real models
     expect(error.message, what).to.include(field);
     if (reason) expect(error.message, what).to.match(reason);
   }
+
+  it('covers every operation of the document this server serves (by its own /openapi.json)', async () => {
+    // Path parameters may be named otherwise (`/models/{id}` here, `{model}` there).
+    const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
+    const ours = Object.entries((await app.request.get('/openapi.json')).body.paths as Json).map(([path, item]) => [shape(path), item] as const);
+    const serves = ({ method, path }: SpecOperation) => ours.some(([ourPath, item]) => ourPath === shape(`/v1${path}`) && item[method] !== undefined);
+    const served = specOperations(Object.keys(SPEC.paths)).filter(serves);
+    expect(served.length, 'operations found on both sides').to.be.at.least(OPERATIONS.length);
+    const covered = (op: SpecOperation) => OPERATIONS.some(({ method, path }) => method === op.method && path === op.path);
+    expect(served.filter((op) => !covered(op)).map(({ method, path }) => `${method.toUpperCase()} ${path}`)).to.deep.equal([]);
+  });
 
   describe('every answer of every format validates against its operation', () => {
     for (const { method, path } of OPERATIONS) {
