@@ -39,6 +39,8 @@ export class AppError extends Error {
   override name = 'AppError';
   /** Koa convention: messages below 500 are safe to show to the client. */
   readonly expose: boolean;
+  /** The request field the error is about (OpenAI's `param`); set by the subclasses that know one. */
+  declare readonly param?: string;
 
   constructor(
     readonly status: number,
@@ -59,8 +61,8 @@ export class ValidationError extends AppError {
   override name = 'ValidationError';
   constructor(
     message: string,
-    /** The field at fault (`audio`, `session.turn_detection.threshold`): a realtime error event's `param`. */
-    readonly param?: string,
+    /** The field at fault (`audio`, `session.turn_detection.threshold`): the `param` of an OpenAI error object or realtime error event. */
+    override readonly param?: string,
   ) {
     super(400, 'invalid_request', message);
   }
@@ -82,7 +84,11 @@ export class ConflictError extends AppError {
 
 export class PayloadTooLargeError extends AppError {
   override name = 'PayloadTooLargeError';
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The field over its limit, when one is (`input`); absent for the body as a whole. */
+    override readonly param?: string,
+  ) {
     super(413, 'payload_too_large', message);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * One error type for every answer the server refuses. The /v1 routes answer
- * `{"error": {"message", "type", "code"}}`; the users routes answer plain text, so their code is
+ * `{"error": {"message", "type", "param", "code"}}`; the users routes answer plain text, so their code is
  * read from the status; the LibreTranslate-style routes answer `{"error": "…"}`.
  */
 

@@ -89,6 +89,8 @@ export interface MultipartLimits {
   maxFileSetting?: string;
   maxFields: number;
   maxFieldBytes: number;
+  /** A field refused by its name alone, checked before its length (so its refusal is never a 413). */
+  refuseField?: (name: string) => Error | undefined;
 }
 
 interface MultipartForm {
@@ -130,7 +132,7 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
       if (!isFileField(name)) {
         stream.on('error', () => {});
         stream.resume();
-        fail(new ValidationError(`unexpected file part "${name}": send the audio in a part named "${fileField}"`));
+        fail(new ValidationError(`unexpected file part "${name}": send the audio in a part named "${fileField}"`, name));
         return;
       }
       // The file part is never longer than the whole body.
@@ -146,21 +148,23 @@ export function readMultipart(req: IncomingMessage, limits: MultipartLimits): Pr
       });
     });
     parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) fail(new PayloadTooLargeError(`field "${name}" is longer than ${limits.maxFieldBytes} bytes`));
-      else if (isFileField(name)) fail(new ValidationError(`"${name}" must be a file part (with a filename), not a text field`));
+      const refusal = typeof name === 'string' ? limits.refuseField?.(name) : undefined;
+      if (refusal) fail(refusal);
+      else if (info.valueTruncated) fail(new PayloadTooLargeError(`field "${name}" is longer than ${limits.maxFieldBytes} bytes`));
+      else if (isFileField(name)) fail(new ValidationError(`"${name}" must be a file part (with a filename), not a text field`, name));
       // An array field (`name[]`, as the OpenAI SDKs send `timestamp_granularities[]`) keeps every value, comma-joined.
       // (busboy gives a part without a name as `undefined`, typed string or not.)
       else if (typeof name === 'string' && name.endsWith('[]') && fields[name] !== undefined) fields[name] += `,${value}`;
       else fields[name] ??= value;
     });
-    parser.on('filesLimit', () => fail(new ValidationError(`send exactly one file part ("${fileField}")`)));
+    parser.on('filesLimit', () => fail(new ValidationError(`send exactly one file part ("${fileField}")`, fileField)));
     parser.on('fieldsLimit', () => fail(new PayloadTooLargeError(`too many form fields; at most ${limits.maxFields} are accepted`)));
     parser.on('partsLimit', () => fail(new PayloadTooLargeError(`too many form parts; at most ${limits.maxFields + 1} are accepted`)));
     // busboy's own messages ("Unexpected end of form", "Malformed part header") are not ours to show.
     parser.on('error', () => fail(malformedMultipart()));
     parser.on('close', () => {
       if (failed) return;
-      if (!file) reject(new ValidationError(`multipart upload must include a file part named "${fileField}" with the audio`));
+      if (!file) reject(new ValidationError(`multipart upload must include a file part named "${fileField}" with the audio`, fileField));
       else resolve({ file, fields });
     });
     // A body cut off by the client or by the slow-client guard (408) fails the read with its reason.

@@ -1,6 +1,6 @@
 /**
- * The one place errors become responses. Area A answers in short plain text (SPEC), area B
- * in JSON `{"error": {"message", "type", "code"}}`. Unexpected errors are logged with the
+ * The one place errors become responses. The users API answers in short plain text (SPEC), the
+ * key-protected /v1 API in JSON `{"error": {"message", "type", "param", "code"}}`, OpenAI's Error object. Unexpected errors are logged with the
  * request id and answered with a generic 500 that leaks nothing.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,7 @@ import type { Logger } from '../logger.js';
 import { isCorsHeader } from './cors.js';
 
 /**
- * `text`: area A; `json`: the /v1 error object; `message`: `{"error": "…"}` (the LibreTranslate
+ * `text`: the users API; `json`: the /v1 error object; `message`: `{"error": "…"}` (the LibreTranslate
  * API); `tei`: `{"error": "…", "error_type": "…"}` (Text Embeddings Inference's ErrorResponse).
  */
 type ErrorFormat = 'text' | 'json' | 'message' | 'tei';
@@ -20,6 +20,8 @@ interface MappedError {
   status: number;
   code: ErrorCode;
   message: string;
+  /** The request field at fault, when the error is about one; OpenAI's error object always has the key. */
+  param?: string;
   headers?: Readonly<Record<string, string>>;
 }
 
@@ -96,7 +98,7 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
 
   ctx.status = error.status;
   if (format === 'json') {
-    ctx.body = { error: { message: error.message, type: errorType(error.status), code: error.code } };
+    ctx.body = { error: { message: error.message, type: errorType(error.status), param: error.param ?? null, code: error.code } };
   } else if (format === 'message') {
     ctx.body = { error: error.message };
   } else if (format === 'tei') {
@@ -112,7 +114,13 @@ function mapError(error: unknown): MappedError {
   // Koa's rule: only exposed messages reach clients (below 500, plus the 503s written for
   // clients: model_not_installed names the install command, server_busy says to retry).
   if (error instanceof AppError) {
-    return { status: error.status, code: error.code, message: error.expose ? error.message : clientMessage(error), headers: error.headers };
+    return {
+      status: error.status,
+      code: error.code,
+      message: error.expose ? error.message : clientMessage(error),
+      ...(error.param === undefined ? {} : { param: error.param }),
+      headers: error.headers,
+    };
   }
   const status = httpStatusOf(error);
   const type = (error as { type?: string })?.type;

@@ -79,6 +79,9 @@ const ErrorDetail = Type.Object(
     type: StringEnum(['invalid_request_error', 'authentication_error', 'not_found_error', 'service_unavailable_error', 'server_error'], {
       description: 'Broad class, OpenAI style.',
     }),
+    param: Type.Union([Type.String(), Type.Null()], {
+      description: 'The request field the error is about (`input`, `voice`, `chunking_strategy.type`), or null when it is about no one field.',
+    }),
     code: StringEnum(Object.keys(ERROR_CODES) as ErrorCode[], { description: 'Stable machine-readable code; see the error code table.' }),
   },
   { $id: 'ErrorDetail' },
@@ -118,7 +121,7 @@ export function teiError(description: string): Json {
   };
 }
 
-/** Errors of the key-protected /v1 API: `{"error": {"message", "type", "code"}}` with the codes this response can carry. */
+/** Errors of the key-protected /v1 API: `{"error": {"message", "type", "param", "code"}}` with the codes this response can carry. */
 export function jsonError(summary: string, codes: readonly ErrorCode[]): Json {
   return { description: `${summary} Codes: ${codeList(codes)}.`, 'x-error-codes': codes, content: { 'application/json': { schema: ErrorBody } } };
 }

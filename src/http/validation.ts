@@ -176,7 +176,9 @@ function phraseUnion(field: string, branches: readonly JsonSchema[], errors: rea
   const jsonType = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
   const branch = branches.findIndex((candidate) => candidate.type === jsonType);
   if (branch === -1) {
-    const shapes = branches.map((candidate) => (candidate.type === 'array' ? `an array of ${candidate.items?.type ?? 'value'}s` : `a ${candidate.type}`));
+    const shapes = branches.map((candidate) =>
+      candidate.type === 'array' ? `an array of ${candidate.items?.type ?? 'value'}s` : `${/^[aeiou]/.test(candidate.type) ? 'an' : 'a'} ${candidate.type}`,
+    );
     return new ValidationError(`"${field}" must be ${shapes.join(' or ')}`, field);
   }
   const prefix = `#/properties/${escapePointer(field)}/anyOf/${branch}/`;
@@ -258,7 +260,7 @@ function phrase({ error, field, item }: Located, fieldSchema: JsonSchema): AppEr
       return invalid(`${name} must not be empty`);
     case MAX_CHARACTERS: {
       const message = `${name} is ${characterCount(value)} characters; the limit is ${valueSchema.maxLength}`;
-      return valueSchema[KEYWORDS.tooLargeStatus] === 413 ? new PayloadTooLargeError(message) : invalid(message);
+      return valueSchema[KEYWORDS.tooLargeStatus] === 413 ? new PayloadTooLargeError(message, param) : invalid(message);
     }
     case KEYWORDS.noControlCharacters:
       return invalid(`${name} must not contain control characters (found ${codePointName(CONTROL_CHARACTER.exec(value)![0])})`);

@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import Koa from 'koa';
 import supertest from 'supertest';
-import { AppError, InferenceFailedError, ModelNotInstalledError, ModelUnavailableError, ServerBusyError, ValidationError } from '../../src/errors.js';
+import {
+  AppError,
+  InferenceFailedError,
+  ModelNotInstalledError,
+  ModelUnavailableError,
+  PayloadTooLargeError,
+  ServerBusyError,
+  ValidationError,
+} from '../../src/errors.js';
 import { errorMiddleware } from '../../src/http/error-middleware.js';
 import { createLogger } from '../../src/logger.js';
 
@@ -19,9 +27,21 @@ function appThrowing(error: unknown) {
 
 describe('error middleware: AppError.expose', () => {
   it('shows the messages of 4xx errors', async () => {
-    const res = await appThrowing(new ValidationError('"model" is required')).request.get('/');
+    const res = await appThrowing(new ValidationError('"model" is required', 'model')).request.get('/');
     expect(res.status).to.equal(400);
-    expect(res.body.error).to.deep.equal({ message: '"model" is required', type: 'invalid_request_error', code: 'invalid_request' });
+    expect(res.body.error).to.deep.equal({ message: '"model" is required', type: 'invalid_request_error', param: 'model', code: 'invalid_request' });
+  });
+
+  it("always carries OpenAI's param: the field at fault, or null when the error is about none", async () => {
+    const fieldless = await appThrowing(new ValidationError('Request body must be a JSON object')).request.get('/');
+    expect(Object.keys(fieldless.body.error)).to.deep.equal(['message', 'type', 'param', 'code']);
+    expect(fieldless.body.error.param).to.equal(null);
+    const tooLong = await appThrowing(new PayloadTooLargeError('"input" is 6000 characters; the limit is 5000', 'input')).request.get('/');
+    expect(tooLong.body.error).to.include({ param: 'input', code: 'payload_too_large' });
+    for (const error of [new ModelNotInstalledError('whisper-base'), new Error('boom'), Object.assign(new Error('too big'), { status: 413 })]) {
+      const res = await appThrowing(error).request.get('/');
+      expect(res.body.error, String(error)).to.have.property('param', null);
+    }
   });
 
   it("types every 4xx as the client's error, as OpenAI does: 403 and 429 are not server errors", async () => {
@@ -71,6 +91,7 @@ describe('error middleware: AppError.expose', () => {
     expect(res.body.error).to.deep.equal({
       message: 'Model "sentiment" failed to load; the server log has the reason',
       type: 'service_unavailable_error',
+      param: null,
       code: 'model_unavailable',
     });
     expect(JSON.stringify(res.body)).not.to.include('/srv/models');

@@ -68,21 +68,21 @@ export class WhisperTranscriber implements Transcriber {
   #languageAndTask(options: TranscribeOptions): Pick<AsrRequest, 'language' | 'detectLanguage' | 'task'> {
     const language = options.language === undefined ? undefined : whisperLanguageCode(options.language);
     if (options.language !== undefined && language === undefined) {
-      throw new ValidationError(`"language" must be a Whisper language code such as en, es, fr or de; got "${options.language}"`);
+      throw new ValidationError(`"language" must be a Whisper language code such as en, es, fr or de; got "${options.language}"`, 'language');
     }
     const { languages } = this.#options;
     if (this.#options.multilingual && language !== undefined && languages !== undefined && !languages.includes(language)) {
       // Without its token the model would decode the audio as some other language.
       const hint = language === 'yue' ? ' (Cantonese came with large-v3)' : '';
-      throw new ValidationError(`Model "${this.#options.modelId}" has no "${language}" language token${hint}`);
+      throw new ValidationError(`Model "${this.#options.modelId}" has no "${language}" language token${hint}`, 'language');
     }
     if (this.#options.multilingual) return language ? { language, task: options.task } : { detectLanguage: true, task: options.task };
     // English-only models have no language or task tokens: English transcription is all they do.
     if (language !== undefined && language !== 'en') {
-      throw new ValidationError(`Model "${this.#options.modelId}" is English-only; "language" can only be "en"`);
+      throw new ValidationError(`Model "${this.#options.modelId}" is English-only; "language" can only be "en"`, 'language');
     }
     if (options.task === 'translate') {
-      throw new ValidationError(`Model "${this.#options.modelId}" is English-only and cannot translate; use "task": "transcribe"`);
+      throw new ValidationError(`Model "${this.#options.modelId}" is English-only and cannot translate; use "task": "transcribe"`, 'model');
     }
     // English-only models take no language token at all (transformers.js refuses one).
     return {};

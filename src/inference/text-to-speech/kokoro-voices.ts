@@ -108,10 +108,11 @@ export class KokoroVoices {
     if (this.#installed.has(name) && language && !language.espeak) {
       throw new ValidationError(
         `voice "${name}" speaks ${language.name}, which needs a ${language.name} phonemizer (grapheme-to-phoneme) this server does not have; pick one of: ${this.speakable.join(', ')}`,
+        'voice',
       );
     }
     if (!this.#installed.has(name) || !language?.espeak) {
-      throw new ValidationError(`"voice" must be one of: ${[...this.speakable, ...Object.keys(this.aliases)].join(', ')}`);
+      throw new ValidationError(`"voice" must be one of: ${[...this.speakable, ...Object.keys(this.aliases)].join(', ')}`, 'voice');
     }
     return { name, language: language as ResolvedVoice['language'] };
   }

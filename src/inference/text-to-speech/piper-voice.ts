@@ -94,7 +94,7 @@ export class PiperVoice implements SentenceSynthesizer {
     if (voice === undefined || speakers.size === 0) return 0;
     const id = speakers.get(voice);
     if (id === undefined) {
-      throw new ValidationError(`"voice" must be one of: ${[...speakers.keys()].join(', ')}`);
+      throw new ValidationError(`"voice" must be one of: ${[...speakers.keys()].join(', ')}`, 'voice');
     }
     return id;
   }

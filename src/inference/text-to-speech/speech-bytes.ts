@@ -177,5 +177,5 @@ function tooLongForFlac(maxSeconds: number): PayloadTooLargeError {
 
 /** Raised before any byte is produced, so the client still gets a 400. */
 function nothingToSay(): ValidationError {
-  return new ValidationError('"input" contains nothing that can be spoken');
+  return new ValidationError('"input" contains nothing that can be spoken', 'input');
 }

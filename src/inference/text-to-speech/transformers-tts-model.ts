@@ -45,7 +45,7 @@ export class TransformersTtsModel implements SentenceSynthesizer {
 
   checkOptions(options: { speed?: number; voice?: string }): void {
     if (options.speed !== undefined && options.speed !== 1) {
-      throw new ValidationError(`"speed" is not supported by model "${this.#modelId}"; omit it or send 1`);
+      throw new ValidationError(`"speed" is not supported by model "${this.#modelId}"; omit it or send 1`, 'speed');
     }
   }
 

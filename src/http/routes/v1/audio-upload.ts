@@ -7,7 +7,7 @@
  */
 import { LIMIT_SETTINGS } from '../../../config/load-config.js';
 import type { Context } from 'koa';
-import { UnsupportedMediaTypeError } from '../../../errors.js';
+import { type AppError, UnsupportedMediaTypeError } from '../../../errors.js';
 import { readMultipart, readRawBody, type MultipartLimits } from '../../body-parsers.js';
 
 /** Media types accepted as a raw body. The bytes are sniffed; the type is only a hint. */
@@ -64,9 +64,29 @@ const FIELDS = [
   'best_of',
   'patience',
   'length_penalty',
+  // OpenAI's form: read so that each is honoured or refused by name, never silently dropped.
+  'languages',
+  'keywords',
+  'chunking_strategy',
+  'known_speaker_names',
+  'known_speaker_references',
 ] as const;
 /** Array fields: sent as `name[]` (repeated) by the OpenAI SDKs; every value is kept, comma-joined. */
-const ARRAY_FIELDS: ReadonlySet<UploadField> = new Set(['timestamp_granularities', 'include', 'temperature']);
+const ARRAY_FIELDS: ReadonlySet<UploadField> = new Set([
+  'timestamp_granularities',
+  'include',
+  'temperature',
+  'languages',
+  'keywords',
+  'known_speaker_names',
+  'known_speaker_references',
+]);
+/**
+ * Object fields: the OpenAI SDKs send `{"type": "server_vad", "threshold": 0.6}` as
+ * `name[type]`, `name[threshold]` parts; they are gathered into the JSON text of that object.
+ * A plain `name` field (`auto`, or JSON) is kept as sent.
+ */
+const OBJECT_FIELDS: ReadonlySet<UploadField> = new Set(['chunking_strategy']);
 /** The OpenAI form has a handful of fields (model, language, prompt, temperature, timestamp_granularities[] …), the decoding options a few more. */
 export const MAX_FORM_FIELDS = 40;
 /** A prompt is the longest field OpenAI clients send (224 tokens). */
@@ -92,8 +112,13 @@ export interface AudioUpload {
 
 type AudioUploadReader = (ctx: Context) => Promise<AudioUpload>;
 
-/** Reads uploads of at most `limitBytes`, the server's maxAudioBytes (MAX_AUDIO_MB, named in its 413). */
-export function audioUploadReader(limitBytes: number): AudioUploadReader {
+/**
+ * Reads uploads of at most `limitBytes`, the server's maxAudioBytes (MAX_AUDIO_MB, named in its 413).
+ * `refuseField`: the error of a field the route refuses whatever its value (a feature the server
+ * does not have), raised as soon as its name is read: so a long value of it (a speaker sample as a
+ * data URL) is refused for what it asks, not as a field over MAX_FIELD_BYTES.
+ */
+export function audioUploadReader(limitBytes: number, refuseField?: (name: string) => AppError | undefined): AudioUploadReader {
   // `audio`: what a client following the SPEC's words ("audio file (binary)") may name the part.
   const multipart: MultipartLimits = {
     fileFields: ['file', 'audio'],
@@ -101,6 +126,7 @@ export function audioUploadReader(limitBytes: number): AudioUploadReader {
     maxFileSetting: LIMIT_SETTINGS.maxAudioBytes,
     maxFields: MAX_FORM_FIELDS,
     maxFieldBytes: MAX_FIELD_BYTES,
+    ...(refuseField ? { refuseField: (name: string) => refuseField(formFieldName(name)) } : {}),
   };
   return (ctx) => (ctx.is('multipart/form-data') ? readMultipartUpload(ctx, multipart) : readRaw(ctx, limitBytes));
 }
@@ -125,12 +151,29 @@ async function readMultipartUpload(ctx: Context, limits: MultipartLimits): Promi
 function fieldsFrom(ctx: Context, form: Record<string, unknown>): AudioUpload['fields'] {
   const fields: AudioUpload['fields'] = {};
   for (const name of FIELDS) {
-    const value = ARRAY_FIELDS.has(name)
-      ? (listParam(form[`${name}[]`] ?? form[name]) ?? listParam(ctx.query[`${name}[]`] ?? ctx.query[name]) ?? stringParam(ctx.get(FIELD_HEADERS[name])))
-      : (stringParam(form[name]) ?? stringParam(ctx.query[name]) ?? stringParam(ctx.get(FIELD_HEADERS[name])));
+    const value = OBJECT_FIELDS.has(name)
+      ? (stringParam(form[name]) ?? objectParam(form, name) ?? stringParam(ctx.query[name]) ?? stringParam(ctx.get(FIELD_HEADERS[name])))
+      : ARRAY_FIELDS.has(name)
+        ? (listParam(form[`${name}[]`] ?? form[name]) ?? listParam(ctx.query[`${name}[]`] ?? ctx.query[name]) ?? stringParam(ctx.get(FIELD_HEADERS[name])))
+        : (stringParam(form[name]) ?? stringParam(ctx.query[name]) ?? stringParam(ctx.get(FIELD_HEADERS[name])));
     if (value !== undefined) fields[name] = value;
   }
   return fields;
+}
+
+/** `chunking_strategy[type]`, `chunking_strategy[threshold]` … → `{"type": …, "threshold": …}` (values stay text). */
+function objectParam(form: Record<string, unknown>, name: string): string | undefined {
+  const prefix = `${name}[`;
+  const entries = Object.entries(form)
+    .filter(([key]) => key.startsWith(prefix) && key.endsWith(']'))
+    .map(([key, value]) => [key.slice(prefix.length, -1), stringParam(value)]);
+  return entries.length > 0 ? JSON.stringify(Object.fromEntries(entries)) : undefined;
+}
+
+/** The field a form part belongs to: `known_speaker_names[]` and `chunking_strategy[type]` are parts of their field. */
+export function formFieldName(part: string): string {
+  const bracket = part.indexOf('[');
+  return bracket > 0 ? part.slice(0, bracket) : part;
 }
 
 /** Every value of a repeated parameter, comma-joined. */

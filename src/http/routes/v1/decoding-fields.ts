@@ -100,7 +100,7 @@ type DecodingFields = Static<TObject<typeof decodingFields>>;
 /** The fields' DecodingOptions; undefined when none is set (the default decode). */
 export function toDecodingOptions(fields: DecodingFields): DecodingOptions | undefined {
   if (fields.prompt !== undefined && fields.initial_prompt !== undefined) {
-    throw new ValidationError('"prompt" and "initial_prompt" are the same option: send one of them');
+    throw new ValidationError('"prompt" and "initial_prompt" are the same option: send one of them', 'initial_prompt');
   }
   const options: DecodingOptions = {
     prompt: fields.prompt ?? fields.initial_prompt,
@@ -118,6 +118,7 @@ export function toDecodingOptions(fields: DecodingFields): DecodingOptions | und
   if ((fields.beam_size ?? 1) * (fields.best_of ?? 1) > MAX_SEARCH_PRODUCT) {
     throw new ValidationError(
       `"beam_size" × "best_of" must be at most ${MAX_SEARCH_PRODUCT} (the cost cap); got ${fields.beam_size ?? 1} × ${fields.best_of ?? 1} = ${(fields.beam_size ?? 1) * (fields.best_of ?? 1)}`,
+      'best_of',
     );
   }
   const set = Object.entries(options).filter(([, value]) => value !== undefined);

@@ -21,6 +21,7 @@ import { fileField, toTranscriptionRequest, transcriptionFields, transcriptionFi
 import { requestSignal } from '../../request-signal.js';
 import { ValidationError } from '../../../errors.js';
 import { respondWithTranscriptEvents, TokenLogprob, transcriptEventStream } from './transcription-stream.js';
+import { openAiFieldsReader, openAiFormFields, openAiFormParts, refusedFormField, refuseUnsupported } from './openai-transcription-fields.js';
 
 const RESPONSE_FORMATS = ['json', 'text', 'verbose_json', 'srt', 'vtt'] as const;
 type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
@@ -32,6 +33,7 @@ const INCLUDES = ['logprobs'] as const;
 
 const openAiFields = {
   ...transcriptionFields,
+  ...openAiFormFields,
   response_format: Type.Optional(StringEnum(RESPONSE_FORMATS, { description: 'Answer format.', default: 'json' })),
   timestamp_granularities: Type.Optional(Type.String({ description: 'The `timestamp_granularities[]` values, comma-joined (read by the route).' })),
   include: Type.Optional(Type.String({ description: 'The `include[]` values, comma-joined (read by the route).' })),
@@ -41,6 +43,7 @@ const OpenAITranscriptionForm = Type.Object(
     file: fileField,
     ...transcriptionFields,
     response_format: openAiFields.response_format,
+    ...openAiFormParts,
     'timestamp_granularities[]': Type.Optional(
       Type.Array(StringEnum(GRANULARITIES), {
         description:
@@ -108,12 +111,14 @@ const OpenAIVerboseTranscription = Type.Object(
 );
 
 export function openaiAudioRoutes(router: DocumentedRouter, { models, limits, admit, validator }: V1RouteDeps): void {
-  const readAudioUpload = audioUploadReader(limits.maxAudioBytes);
+  const readAudioUpload = audioUploadReader(limits.maxAudioBytes, refusedFormField);
   const parseFields = transcriptionFieldsParser(validator, openAiFields);
+  const foldOpenAiFields = openAiFieldsReader(validator);
   const handler = (task: 'transcribe' | 'translate') => async (ctx: Context) => {
     const upload = await readAudioUpload(ctx);
+    refuseUnsupported(upload.fields);
     // /audio/translations always translates into English, whatever `task` says.
-    const fields = parseFields(task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload);
+    const fields = foldOpenAiFields(parseFields(task === 'translate' ? { ...upload, fields: { ...upload.fields, task } } : upload));
     const format = fields.response_format ?? 'json';
     const granularities = parseGranularities(fields.timestamp_granularities);
     const logprobs = parseIncludes(fields.include, format);
@@ -175,7 +180,7 @@ function parseGranularities(value: string | undefined): Set<Granularity> {
   for (const item of value.split(',')) {
     const granularity = item.trim();
     if (!(GRANULARITIES as readonly string[]).includes(granularity)) {
-      throw new ValidationError(`"timestamp_granularities[]" values must be "segment" or "word"; got "${granularity}"`);
+      throw new ValidationError(`"timestamp_granularities[]" values must be "segment" or "word"; got "${granularity}"`, 'timestamp_granularities');
     }
     granularities.add(granularity as Granularity);
   }
@@ -189,9 +194,10 @@ function parseGranularities(value: string | undefined): Set<Granularity> {
 function parseIncludes(value: string | undefined, format: ResponseFormat): boolean {
   if (value === undefined) return false;
   for (const item of value.split(',')) {
-    if (!(INCLUDES as readonly string[]).includes(item.trim())) throw new ValidationError(`"include[]" values must be "logprobs"; got "${item.trim()}"`);
+    if (!(INCLUDES as readonly string[]).includes(item.trim()))
+      throw new ValidationError(`"include[]" values must be "logprobs"; got "${item.trim()}"`, 'include');
   }
-  if (format !== 'json') throw new ValidationError(`"include[]" logprobs needs "response_format" json; got "${format}"`);
+  if (format !== 'json') throw new ValidationError(`"include[]" logprobs needs "response_format" json; got "${format}"`, 'include');
   return true;
 }
 

@@ -16,7 +16,7 @@ import { outputSampleRate } from '../../../audio/codec-sample-rates.js';
 import { startsWavStream } from '../../../audio/encode-wav.js';
 import { MAX_WHOLE_FLAC_SECONDS, SPEECH_FORMATS, SPEECH_MEDIA_TYPES, SPEECH_SAMPLE_RATES, type SpeechFormat } from '../../../inference/types.js';
 import { taskTag } from '../../../inference/tasks.js';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { jsonBody } from '../../body-parsers.js';
 import {
   declareRoute,
@@ -89,19 +89,16 @@ export function toSpeechRequest(body: Static<ReturnType<typeof speechRequest>>):
   const { model, input, voice, speed, response_format, stream_format, sample_rate } = body;
   const format = response_format ?? 'mp3';
   if (sample_rate !== undefined && !SPEECH_SAMPLE_RATES[format].includes(sample_rate)) {
-    throw new ValidationError(`"sample_rate" ${sample_rate} is not supported for ${format}; use one of: ${SPEECH_SAMPLE_RATES[format].join(', ')}`);
+    throw new ValidationError(
+      `"sample_rate" ${sample_rate} is not supported for ${format}; use one of: ${SPEECH_SAMPLE_RATES[format].join(', ')}`,
+      'sample_rate',
+    );
   }
   return { model, input, voice, speed, format, events: stream_format === 'sse', ...(sample_rate === undefined ? {} : { sampleRate: sample_rate }) };
 }
 
 /** The declaration of both speech routes, from their request schema. */
-export function speechOperation(
-  path: string,
-  summary: string,
-  description: string,
-  request: ReturnType<typeof speechRequest>,
-  limits: Limits,
-): RouteDeclaration {
+export function speechOperation(path: string, summary: string, description: string, request: TSchema, limits: Limits): RouteDeclaration {
   const audio = (type: string): Json => ({ schema: { type: 'string', contentMediaType: type } });
   return {
     method: 'post',
@@ -151,7 +148,7 @@ export function createSpeechResponder(deps: { models: Models }): SpeechResponder
     });
     // Pull the first chunk before committing to a status: until then errors are plain JSON.
     const first = await chunks.next();
-    if (first.done) throw new ValidationError('"input" contains nothing that can be spoken');
+    if (first.done) throw new ValidationError('"input" contains nothing that can be spoken', 'input');
 
     ctx.status = 200;
     ctx.set('Cache-Control', 'no-store');

@@ -52,19 +52,20 @@ function searchOptions(options: DecodingOptions): SearchOptions | undefined {
     ['best_of', bestOf],
   ] as const) {
     if (!Number.isInteger(value) || value < 1 || value > MAX_SEARCH_ROWS) {
-      throw new ValidationError(`"${field}" must be an integer from 1 to ${MAX_SEARCH_ROWS}; got ${value}`);
+      throw new ValidationError(`"${field}" must be an integer from 1 to ${MAX_SEARCH_ROWS}; got ${value}`, field);
     }
   }
   if (beamSize * bestOf > MAX_SEARCH_PRODUCT) {
     throw new ValidationError(
       `"beam_size" × "best_of" must be at most ${MAX_SEARCH_PRODUCT} (the cost cap); got ${beamSize} × ${bestOf} = ${beamSize * bestOf}`,
+      'best_of',
     );
   }
   if (patience !== undefined && !(patience >= MIN_PATIENCE && patience <= MAX_PATIENCE)) {
-    throw new ValidationError(`"patience" must be a number between ${MIN_PATIENCE} and ${MAX_PATIENCE}; got ${patience}`);
+    throw new ValidationError(`"patience" must be a number between ${MIN_PATIENCE} and ${MAX_PATIENCE}; got ${patience}`, 'patience');
   }
   if (lengthPenalty !== undefined && !(lengthPenalty >= 0 && lengthPenalty <= 1)) {
-    throw new ValidationError(`"length_penalty" must be a number between 0 and 1; got ${lengthPenalty}`);
+    throw new ValidationError(`"length_penalty" must be a number between 0 and 1; got ${lengthPenalty}`, 'length_penalty');
   }
   if (beamSize === 1 && bestOf === 1) return undefined;
   return { beamSize, bestOf, patience, lengthPenalty };
@@ -74,7 +75,7 @@ function searchOptions(options: DecodingOptions): SearchOptions | undefined {
 export function longFormDecoding(options: DecodingOptions = {}, encode: (text: string) => number[]): LongFormDecoding {
   const temperatures = options.temperatures ?? FALLBACK_TEMPERATURES;
   if (temperatures.length === 0 || temperatures.length > MAX_TEMPERATURES) {
-    throw new ValidationError(`"temperature" takes 1 to ${MAX_TEMPERATURES} values; got ${temperatures.length}`);
+    throw new ValidationError(`"temperature" takes 1 to ${MAX_TEMPERATURES} values; got ${temperatures.length}`, 'temperature');
   }
   const text = (value: string | undefined) => (value === undefined || value.trim() === '' ? [] : encode(promptText(value)));
   return {
