@@ -29,10 +29,11 @@ export function scopedModels(registry: ModelRegistry, access: KeyAccess, observe
     load: async (name) => (requireAdmin(access, 'Loading a model'), registry.load(name)),
     unload: async (name) => (requireAdmin(access, 'Unloading a model'), registry.unload(name)),
     async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
-      const id = await registry.resolve(name, task);
-      access.checkModel(name, id);
-      announce?.(id);
-      return counting(await registry.get(id, task), { model: id, task, access, observer });
+      const { id, model } = await registry.open(name, task, (resolved) => {
+        access.checkModel(name, resolved);
+        announce?.(resolved);
+      });
+      return counting(model, { model: id, task, access, observer });
     },
   };
 }

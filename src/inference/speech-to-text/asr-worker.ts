@@ -27,7 +27,7 @@ import { needsOwnDecoder, whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
 import { decodeLongForm, type DecodedSegment } from './long-form/long-form-decoder.js';
-import { hasDecodingOptions, longFormDecoding, windowsDecoding } from './decoding/decoding-options.js';
+import { hasDecodingOptions, longFormDecoding, withDefaultSearch } from './decoding/decoding-options.js';
 import { TokenLogprobs } from './token-logprobs.js';
 import { decodeWindows } from './long-form/decode-windows.js';
 import { leadingSpeech, windowReader, type SpeechWindow } from './vad/speech-windows.js';
@@ -141,7 +141,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
         batchSize: windows
           ? whisperBatchSize({ windows: windows.length, threads: init.threads, dims: asr.model.config, memoryBudgetBytes: init.batchMemoryBytes })
           : 1,
-        ...(windows ? windowsDecoding(decoding, request.decoding) : decoding),
+        ...withDefaultSearch(decoding, request.decoding ?? {}, windows ? 'vadWindows' : 'sequential'),
       };
       const model = whisperInSteps(longForm, step);
       const segments = windows ? await decodeWindows(decoded, windows, model, options) : await decodeLongForm(decoded, model, options);
