@@ -1,10 +1,12 @@
 /**
  * Whether a Whisper decoder graph takes one row of cross-attention cache for all of a window's
  * rows (a beam search's or best-of's group), read from the graph's structure when the model
- * loads, never learnt from a failed run. It does when the cache inputs reach only Transpose and
- * MatMul nodes (MatMul broadcasts the batch axis) or Shape nodes (grouped-cross-attention.ts
- * reads the cache's rows that way); a node that reshapes by the batch size, or any other, needs
- * the rows repeated to the group's size (window-search.ts).
+ * loads, never learnt from a failed run. It does when the cache inputs reach only nodes that
+ * broadcast the batch axis: Transpose and elementwise ones (a key scaled by Mul in older exports)
+ * pass its one row on, MatMul broadcasts it over the query's rows, and Shape only reads it
+ * (grouped-cross-attention.ts). A node that fixes the number of rows (a Reshape by the batch
+ * size, a Concat, a fused attention) or any other needs the rows repeated to the group's size
+ * (window-search.ts).
  */
 import { join } from 'node:path';
 import { DTYPE_SUFFIX, DTYPES } from '../../dtype.js';
@@ -19,8 +21,8 @@ export interface CrossRowsSupport {
   reason: string;
 }
 
-/** Nodes the cross-attention cache may pass through and still broadcast. */
-const PASSES_ROWS = new Set(['Transpose']);
+/** Nodes the cross-attention cache may pass through and still broadcast (onnx's elementwise ops broadcast as numpy does). */
+const PASSES_ROWS = new Set(['Transpose', 'Mul', 'Div', 'Add', 'Sub', 'Cast']);
 /** Nodes that read the cache's rows without fixing their number. */
 const BROADCASTS = new Set(['MatMul', 'Shape']);
 
@@ -38,15 +40,18 @@ export function crossRowsSupport(model: Uint8Array): CrossRowsSupport {
     for (const input of node.inputs) readers.set(input, [...(readers.get(input) ?? []), node]);
   }
   const pending = [...inputs];
+  const seen = new Set<string>();
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
     for (const node of readers.get(name) ?? []) {
+      seen.add(node.opType);
       if (PASSES_ROWS.has(node.opType)) pending.push(...node.outputs);
       else if (!BROADCASTS.has(node.opType)) {
         return { broadcasts: false, reason: `${node.opType} node ${node.name || '(unnamed)'} reads the cross-attention cache (${name}) by its rows` };
       }
     }
   }
-  return { broadcasts: true, reason: `its ${inputs.length} cross-attention cache inputs reach only ${[...PASSES_ROWS, ...BROADCASTS].join(', ')} nodes` };
+  const reached = [...seen].sort().join(', ');
+  return { broadcasts: true, reason: `its ${inputs.length} cross-attention cache inputs reach only ${reached} nodes, which broadcast the batch axis` };
 }
 
 /** The decoder's file in the transformers.js layout, or undefined for a dtype we cannot place. */
