@@ -2,7 +2,9 @@
  * The registry as a request sees it: `get` first checks that the current API key may use the
  * model (key-access.ts), and the model it returns adds what it processes to the key's usage
  * (characters of text, seconds of audio) and reports each call's time and usage to the metrics.
- * Everything else is the registry's.
+ * Everything else is the registry's. The metering is a Proxy over whatever methods the task's
+ * model has (tasks.ts names the metered ones), not a wrapper per task to keep in step with
+ * types.ts; what it costs a call is measured in docs/benchmarks.md ("HTTP layer", issue 41).
  */
 import type { KeyAccess } from '../auth/key-access.js';
 import { AdminRequiredError } from '../errors.js';
