@@ -3,6 +3,7 @@
  * here: audio decoding and resampling, log-mel feature extraction, the ONNX encoder/decoder
  * and detokenisation, so the HTTP event loop stays free.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from '@huggingface/transformers';
@@ -209,7 +210,10 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
 async function chooseDecoders(init: AsrWorkerInit, log: Logger) {
   const modelDir = join(init.modelsDir, init.modelId);
   const file = decoderFile(modelDir, init.dtype);
-  const cross = file ? crossRowsSupport(await readFile(file)) : { broadcasts: false, reason: `no decoder file for dtype ${JSON.stringify(init.dtype)}` };
+  const cross =
+    file && existsSync(file)
+      ? crossRowsSupport(await readFile(file))
+      : { broadcasts: false, reason: `no decoder file where transformers.js keeps dtype ${JSON.stringify(init.dtype)}` };
   const choice = init.prepackWeights
     ? { use: false, reason: 'its sessions pre-pack their weights already' }
     : PrepackedBatchDecoder.choose(modelDir, init.dtype);
