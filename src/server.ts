@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     aliasOverrides: config.modelAliases,
     idleTtlSeconds: config.modelIdleTtlSeconds,
     maxMemoryBytes: config.modelsMaxMemoryBytes,
+    logLevel: config.logLevel,
   });
   models.onLoad((event) =>
     event.ok

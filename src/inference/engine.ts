@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TObject, Static } from '@sinclair/typebox';
 import { engineOptions, type EngineOptions, type OptionsRule } from './engine-options.js';
+import type { LogLevel } from '../config/load-config.js';
 import type { ManifestEntry } from './manifest.js';
 import type { EngineModelForTask, Task } from './types.js';
 
@@ -12,6 +13,8 @@ export interface EngineContext {
   /** The folder this model is installed in: `<MODELS_DIR>/<id>`. */
   modelDir: string;
   modelsDir: string;
+  /** LOG_LEVEL, for a worker that logs on its own (the ASR worker's decoder paths); absent: info. */
+  logLevel?: LogLevel;
 }
 
 /**

@@ -13,6 +13,7 @@ import { hasInstallMarker, type Engine, type EngineContext } from './engine.js';
 import { NO_OPTIONS } from './engine-options.js';
 import { ManifestError, type AliasEntry, type Manifest, type ManifestEntry } from './manifest.js';
 import { knownSize } from './model-size.js';
+import type { LogLevel } from '../config/load-config.js';
 import type { Task } from './types.js';
 
 export interface ModelInfo {
@@ -51,6 +52,8 @@ export interface ModelCatalogOptions {
   engines: Readonly<Record<string, Engine>>;
   /** Aliases pinned to one model each (MODEL_ALIASES), over the manifest's `aliases`. */
   aliasOverrides?: Readonly<Record<string, string>>;
+  /** LOG_LEVEL, for the lines engines' workers write themselves (EngineContext.logLevel); absent: info. */
+  logLevel?: LogLevel;
 }
 
 export class ModelCatalog {
@@ -58,10 +61,12 @@ export class ModelCatalog {
   readonly #aliases: ReadonlyMap<string, AliasEntry>;
   readonly #modelsDir: string;
   readonly #engines: Readonly<Record<string, Engine>>;
+  readonly #logLevel: LogLevel | undefined;
 
   constructor(options: ModelCatalogOptions) {
     this.#modelsDir = options.modelsDir;
     this.#engines = options.engines;
+    this.#logLevel = options.logLevel;
     for (const entry of options.manifest.models) checkEntry(entry, this.#engines);
     this.#entries = new Map(options.manifest.models.map((entry) => [entry.id, entry]));
     const aliases = new Map(Object.entries(options.manifest.aliases ?? {}));
@@ -138,7 +143,7 @@ export class ModelCatalog {
 
   /** Where the engine finds the model's files. */
   context(entry: ManifestEntry): EngineContext {
-    return { modelDir: join(this.#modelsDir, entry.id), modelsDir: this.#modelsDir };
+    return { modelDir: join(this.#modelsDir, entry.id), modelsDir: this.#modelsDir, ...(this.#logLevel ? { logLevel: this.#logLevel } : {}) };
   }
 
   /** The folder whose files the model loads (checked before each load), or undefined when it has none. */

@@ -139,9 +139,19 @@ export class ModelRegistry {
 
   /** Loads (once) and returns the model, or throws the AppError the client should see. */
   async get<T extends Task>(name: string, task: T): Promise<ModelForTask[T]> {
+    return (await this.open(name, task)).model;
+  }
+
+  /**
+   * `get`, also saying which model `name` resolved to: the one place a request's model name is
+   * resolved (an alias may stand for another model by the next call). `admit(id)` runs before the
+   * load, so a model the caller may not use is never loaded for it.
+   */
+  async open<T extends Task>(name: string, task: T, admit?: (id: string) => void): Promise<{ id: string; model: ModelForTask[T] }> {
     const id = await this.resolve(name, task);
+    admit?.(id);
     const model = await this.#acquire(id);
-    return this.#handle(id, model) as ModelForTask[T];
+    return { id, model: this.#handle(id, model) as ModelForTask[T] };
   }
 
   /**

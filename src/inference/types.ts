@@ -93,7 +93,7 @@ export interface DecodingOptions {
   conditionOnPreviousText?: boolean;
   /** Report each text token's log probability (Transcript.logprobs). */
   logprobs?: boolean;
-  /** Beams of a beam search at temperature 0 (1: greedy, the default; VAD windows take WINDOWS_BEAM_SIZE when unset). */
+  /** Beams of a beam search at temperature 0 (1: greedy, the default; VAD windows take decoding-options.ts's DEFAULT_SEARCH when unset). */
   beamSize?: number;
   /** Samples drawn at a temperature above 0, the likeliest kept (default 1). */
   bestOf?: number;

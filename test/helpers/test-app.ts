@@ -77,6 +77,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     manifest: options.manifest ?? { models: [] },
     modelsDir,
     engines: options.engines ?? ENGINES,
+    logLevel: config.logLevel,
     ...options.registry,
   });
   const app = createApp({

@@ -125,6 +125,21 @@ describe('ModelRegistry', () => {
     expect(engine.loads).to.equal(2);
   });
 
+  it('open resolves the name once, lets the caller refuse the id before any load, and says which model it is', async () => {
+    const admitted: string[] = [];
+    const opened = await registry.open('sentiment', 'text-classification', (id) => admitted.push(id));
+    expect(opened.id).to.equal('sentiment');
+    expect(admitted).to.deep.equal(['sentiment']);
+    expect(await opened.model.classify('hi')).to.have.length(2);
+    const refused = await registry
+      .open('not-installed', 'text-classification', () => {
+        throw new Error('not for this key');
+      })
+      .catch((error: unknown) => error);
+    expect((refused as Error).message).to.equal('not for this key');
+    expect(engine.loads).to.equal(1);
+  });
+
   it('reports loaded models and disposes them on close', async () => {
     await registry.get('sentiment', 'text-classification');
     const info = (await registry.list()).find((model) => model.id === 'sentiment');

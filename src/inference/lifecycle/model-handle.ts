@@ -1,7 +1,9 @@
 /**
  * The object the registry hands out for a model: it forwards to the loaded model and counts the
  * calls in flight, so the model is never unloaded under a call. A call that arrives after the model
- * was unloaded (idle time-out or eviction between `get` and the call) loads it again first.
+ * was unloaded (idle time-out or eviction between `get` and the call) loads it again first. A
+ * Proxy, so that it forwards every task's methods alike; its cost per call is measured in
+ * docs/benchmarks.md ("HTTP layer", issue 41).
  */
 
 /** Methods that return an async iterable (synthesis) rather than a promise. */

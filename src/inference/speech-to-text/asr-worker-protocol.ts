@@ -1,5 +1,6 @@
 /** What the main thread and asr-worker.ts exchange (structured-cloneable data only). */
 import type { PcmAudio } from '../../audio/pcm-audio.js';
+import type { LogLevel } from '../../config/load-config.js';
 import type { DecodingOptions, EncodedAudio, Transcript, TranscriptSegment } from '../types.js';
 import type { CallContext } from '../worker/worker-api.js';
 import type { Dtype } from './asr-options.js';
@@ -27,6 +28,8 @@ export interface AsrWorkerInit {
   batchMemoryBytes: number;
   /** Intra-op threads of the encoder in a thread of its own (AsrOptions.encoderThreads); 0: in the worker's thread. */
   encoderThreads: number;
+  /** The worker's log lines (which decoder runs what, a decoder that cannot be opened); absent: info. */
+  logLevel?: LogLevel;
 }
 
 export interface AsrRequest {

@@ -3,9 +3,12 @@
  * here: audio decoding and resampling, log-mel feature extraction, the ONNX encoder/decoder
  * and detokenisation, so the HTTP event loop stays free.
  */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from '@huggingface/transformers';
 import { ValidationError } from '../../errors.js';
+import { createLogger, type Logger } from '../../logger.js';
 import { decodeAudio16, probeAudio } from '../../audio/decode-audio.js';
 import { quietDecoderLogs } from '../../audio/quiet-decoder-logs.js';
 import type { PcmAudio } from '../../audio/pcm-audio.js';
@@ -25,13 +28,14 @@ import { needsOwnDecoder, whisperCallOptions } from './whisper-call-options.js';
 import { detectWhisperLanguage, type LanguageIdPipeline } from './whisper-language-id.js';
 import { decodedTranscript, toTranscript, type WhisperOutput } from './whisper-output.js';
 import { decodeLongForm, type DecodedSegment } from './long-form/long-form-decoder.js';
-import { hasDecodingOptions, longFormDecoding, windowsDecoding } from './decoding/decoding-options.js';
+import { hasDecodingOptions, longFormDecoding, withDefaultSearch } from './decoding/decoding-options.js';
 import { TokenLogprobs } from './token-logprobs.js';
 import { decodeWindows } from './long-form/decode-windows.js';
 import { leadingSpeech, windowReader, type SpeechWindow } from './vad/speech-windows.js';
 import { whisperStartTokens } from './decoding/whisper-special-tokens.js';
 import { searchBatchFits, whisperBatchSize, type WhisperDimensions } from './long-form/whisper-batch-size.js';
 import { whisperLongFormModel, type WhisperPipelineParts } from './long-form/whisper-long-form-model.js';
+import { crossRowsSupport, decoderFile } from './graph/cross-rows-support.js';
 import { PrepackedBatchDecoder } from './graph/prepacked-batch-decoder.js';
 import { whisperInSteps } from './long-form/whisper-in-steps.js';
 import { encoderFile, withEncoderInThread } from './whisper-encoder-thread.js';
@@ -72,11 +76,11 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
       : featured;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
-  const batchDecoder = init.prepackWeights
-    ? undefined
-    : PrepackedBatchDecoder.of(join(init.modelsDir, init.modelId), init.dtype, asrSessionOptions({ ...init, prepackWeights: true }));
+  const log = createLogger(init.logLevel ?? 'info');
+  const decoders = await chooseDecoders(init, log);
   const longForm = whisperLongFormModel(asr, {
-    batchDecoder: batchDecoder && (() => batchDecoder.session()),
+    ...decoders.windowDecoder,
+    log,
     fitsSearchBatch: searchBatchFits({ threads: init.threads, dims: asr.model.config, memoryBudgetBytes: init.batchMemoryBytes }),
   });
   const cannotTimeWords = longForm?.aligner
@@ -138,7 +142,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
         batchSize: windows
           ? whisperBatchSize({ windows: windows.length, threads: init.threads, dims: asr.model.config, memoryBudgetBytes: init.batchMemoryBytes })
           : 1,
-        ...(windows ? windowsDecoding(decoding, request.decoding) : decoding),
+        ...withDefaultSearch(decoding, request.decoding ?? {}, windows ? 'vadWindows' : 'sequential'),
       };
       const model = whisperInSteps(longForm, step);
       const segments = windows ? await decodeWindows(decoded, windows, model, options) : await decodeLongForm(decoded, model, options);
@@ -191,11 +195,48 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     },
     dispose: async () => {
       await vadFilter?.dispose();
-      await batchDecoder?.dispose();
+      await decoders.batchDecoder?.dispose();
       await asr.dispose();
     },
   };
 });
+
+/**
+ * Which decoder each decode runs on, decided from the graphs when the model loads and logged in
+ * one line with the reasons: one row on the model's decoder; several rows (beam search, best-of,
+ * a batch of windows) on a pre-packed, rewritten copy when the model's runs unpacked; and whether
+ * the model's decoder takes one row of cross-attention cache for a search's rows.
+ */
+async function chooseDecoders(init: AsrWorkerInit, log: Logger) {
+  const modelDir = join(init.modelsDir, init.modelId);
+  const file = decoderFile(modelDir, init.dtype);
+  const cross =
+    file && existsSync(file)
+      ? crossRowsSupport(await readFile(file))
+      : { broadcasts: false, reason: `no decoder file where transformers.js keeps dtype ${JSON.stringify(init.dtype)}` };
+  const choice = init.prepackWeights
+    ? { use: false, reason: 'its sessions pre-pack their weights already' }
+    : PrepackedBatchDecoder.choose(modelDir, init.dtype);
+  const batchDecoder = choice.use ? PrepackedBatchDecoder.of(modelDir, init.dtype, asrSessionOptions({ ...init, prepackWeights: true }), log) : undefined;
+  const plan = await batchDecoder?.plan();
+  log.info('whisper decoder paths', {
+    model: init.modelId,
+    oneRow: "the model's decoder",
+    severalRows: batchDecoder ? 'a pre-packed copy of decoder_model_merged.onnx, opened on first use' : "the model's decoder",
+    severalRowsWhy: choice.reason,
+    rewrites: plan && {
+      crossAttentionGroupedLayers: plan.groupedLayers,
+      selfAttentionStepOutputs: plan.stepOutputs,
+      logitsFrom: plan.logitsFrom,
+    },
+    crossRows: cross.broadcasts ? 'one row broadcast to a search group' : "repeated to a search group's size",
+    crossRowsWhy: cross.reason,
+  });
+  return {
+    batchDecoder,
+    windowDecoder: { batchDecoder: batchDecoder && (() => batchDecoder.session()), decoderBroadcastsCrossRows: cross.broadcasts },
+  };
+}
 
 /** The onnxruntime options of the model's sessions. */
 function asrSessionOptions(init: AsrWorkerInit) {

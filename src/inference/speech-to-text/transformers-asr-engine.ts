@@ -36,6 +36,7 @@ export const transformersAsrEngine = defineEngine({
       batchMemoryBytes: options.batchMemoryMb * 2 ** 20,
       encoderThreads: options.encoderThreads ?? threads,
       vadModelFile: await vadModelFile(context.modelsDir),
+      logLevel: context.logLevel,
     };
     return WhisperTranscriber.start(init, { ...options, modelId: entry.id, multilingual, languages: generation.languages });
   },

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { Tensor } from '@huggingface/transformers';
-import { longFormDecoding, WINDOWS_BEAM_SIZE, windowsDecoding } from '../../../src/inference/speech-to-text/decoding/decoding-options.js';
+import { DEFAULT_SEARCH, longFormDecoding, withDefaultSearch } from '../../../src/inference/speech-to-text/decoding/decoding-options.js';
 import { decodeLongForm, type LongFormModel } from '../../../src/inference/speech-to-text/long-form/long-form-decoder.js';
 import { TokenLogprobs } from '../../../src/inference/speech-to-text/token-logprobs.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
@@ -158,8 +158,11 @@ describe('longFormDecoding', () => {
     expect(() => longFormDecoding({ beamSize: 2, patience: 0.2 }, encode)).to.throw(ValidationError, /"patience" must be a number between 0.5 and 5/);
   });
 
-  it('VAD windows take a beam search of WINDOWS_BEAM_SIZE unless the request names beam_size or best_of', () => {
-    const windows = (options: DecodingOptions) => windowsDecoding(longFormDecoding(options, encode), options).search;
+  it('VAD windows take a beam search of DEFAULT_SEARCH unless the request names beam_size or best_of; a sequential decode none', () => {
+    const WINDOWS_BEAM_SIZE = DEFAULT_SEARCH.vadWindows!.beamSize;
+    expect(WINDOWS_BEAM_SIZE).to.equal(2);
+    expect(withDefaultSearch(longFormDecoding({}, encode), {}, 'sequential').search).to.equal(undefined);
+    const windows = (options: DecodingOptions) => withDefaultSearch(longFormDecoding(options, encode), options, 'vadWindows').search;
     expect(windows({})).to.deep.equal({ beamSize: WINDOWS_BEAM_SIZE, bestOf: 1, patience: undefined, lengthPenalty: undefined });
     expect(windows({ patience: 2 })).to.deep.equal({ beamSize: WINDOWS_BEAM_SIZE, bestOf: 1, patience: 2, lengthPenalty: undefined });
     // beam_size=1 is the request's own choice: the greedy decode.

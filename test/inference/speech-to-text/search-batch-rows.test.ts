@@ -63,31 +63,59 @@ describe('SearchBatchRows', () => {
 });
 
 describe('SearchStepsTogether', () => {
-  it('runs once every window still searching has asked, and without those that left', async () => {
+  /** A run that answers each row with its token. */
+  const echo = (runs: (GroupStep | undefined)[][]) => async (steps: readonly (GroupStep | undefined)[]) => {
+    runs.push([...steps]);
+    return steps.map((step) => step?.tokens.map((token) => Float32Array.of(token)));
+  };
+
+  it('runs once every window still searching has asked, and without those that ended', async () => {
     const runs: (GroupStep | undefined)[][] = [];
-    const together = new SearchStepsTogether(3, async (steps) => {
-      runs.push([...steps]);
-      return steps.map((step) => step?.tokens.map((token) => Float32Array.of(token)));
+    const together = new SearchStepsTogether(3, echo(runs));
+    let firstStep!: Promise<Float32Array[]>;
+    const first = together.search(0, (step) => {
+      firstStep = step([0], [7]);
+      return firstStep;
     });
-    const first = together.step(0, [0], [7]);
-    together.leave(1);
+    const second = together.search(1, async () => 'done');
     expect(runs).to.have.length(0);
-    const third = together.step(2, [0, 0], [8, 9]);
+    const third = together.search(2, (step) => step([0, 0], [8, 9]));
     expect((await first).map((row) => row[0])).to.deep.equal([7]);
     expect((await third).map((row) => row[0])).to.deep.equal([8, 9]);
+    expect(await second).to.equal('done');
     expect(runs).to.have.length(1);
     expect(runs[0]![1]).to.equal(undefined);
   });
 
-  it('fails every waiting window, and every later step, once one fails', async () => {
-    const together = new SearchStepsTogether(2, async () => []);
-    const waiting = together.step(0, [0], [1]);
-    together.fail(new Error('cancelled'));
-    let failure: unknown;
-    await waiting.catch((error: unknown) => (failure = error));
-    expect((failure as Error).message).to.equal('cancelled');
+  it('a search that ends early without ever asking does not stall the others', async () => {
+    const runs: (GroupStep | undefined)[][] = [];
+    const together = new SearchStepsTogether(3, echo(runs));
+    const searching = (group: number) =>
+      together.search(group, async (step) => {
+        const got: number[] = [];
+        for (let token = 0; token < 3; token++) got.push((await step([0], [group * 10 + token]))[0]![0]!);
+        return got;
+      });
+    // Group 1 waits on something else first, then returns having asked nothing.
+    const early = together.search(1, () => new Promise<string>((resolve) => setTimeout(() => resolve('nothing to decode'), 20)));
+    const [zero, two] = await Promise.all([searching(0), searching(2)]);
+    expect(zero).to.deep.equal([0, 1, 2]);
+    expect(two).to.deep.equal([20, 21, 22]);
+    expect(await early).to.equal('nothing to decode');
+    expect(runs).to.have.length(3);
+    expect(runs.every((steps) => steps[1] === undefined)).to.equal(true);
+  });
+
+  it('fails every waiting window, and every later step, once one search fails', async () => {
+    const together = new SearchStepsTogether(3, async () => []);
+    const waiting = together.search(0, (step) => step([0], [1]));
+    const failing = together.search(1, async () => {
+      throw new Error('cancelled');
+    });
+    const failures = await Promise.allSettled([waiting, failing]);
+    expect(failures.map((failure) => failure.status === 'rejected' && (failure.reason as Error).message)).to.deep.equal(['cancelled', 'cancelled']);
     let later: unknown;
-    await together.step(1, [0], [1]).catch((error: unknown) => (later = error));
+    await together.search(2, (step) => step([0], [1])).catch((error: unknown) => (later = error));
     expect((later as Error).message).to.equal('cancelled');
   });
 });

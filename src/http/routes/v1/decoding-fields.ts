@@ -115,12 +115,7 @@ export function toDecodingOptions(fields: DecodingFields): DecodingOptions | und
     patience: fields.patience,
     lengthPenalty: fields.length_penalty,
   };
-  if ((fields.beam_size ?? 1) * (fields.best_of ?? 1) > MAX_SEARCH_PRODUCT) {
-    throw new ValidationError(
-      `"beam_size" × "best_of" must be at most ${MAX_SEARCH_PRODUCT} (the cost cap); got ${fields.beam_size ?? 1} × ${fields.best_of ?? 1} = ${(fields.beam_size ?? 1) * (fields.best_of ?? 1)}`,
-      'best_of',
-    );
-  }
+  // beam_size × best_of is bounded in one place, with the other search options (the engine's decoding-options.ts).
   const set = Object.entries(options).filter(([, value]) => value !== undefined);
   return set.length > 0 ? (Object.fromEntries(set) as DecodingOptions) : undefined;
 }

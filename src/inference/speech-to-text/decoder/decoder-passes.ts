@@ -40,6 +40,8 @@ export interface WhisperDecoderSession {
    * window's rows together (grouped-cross-attention.ts): several windows' searches can step in one run.
    */
   readonly groupsCrossRows?: boolean;
+  /** Whether its attention takes one row of cross-attention cache for many rows, read from its graph (graph/cross-rows-support.ts). */
+  readonly broadcastsCrossRows?: boolean;
   /** `options.signal`: honoured by a session in a thread of its own (onnx-session-thread.ts), whose run may wait its turn. */
   run(feeds: Record<string, unknown>, fetches?: readonly string[], options?: { signal?: AbortSignal }): Promise<Record<string, OrtTensor>>;
 }

@@ -1,9 +1,12 @@
 /**
  * Several windows' searches (beam search or best-of sampling, whisper-search-decode.ts) stepping
- * together: each window runs its own search loop unchanged and asks for one step at a time; once
- * every window still searching has asked (or ended), one decoder run reads all their rows and each
- * window gets its own rows' logits back. A window that ends (its search done, or failed) leaves,
- * and the next run goes on without its rows, as the greedy lockstep batch drops a finished row.
+ * together: each window runs its own search loop unchanged, inside `search`, and asks for one step
+ * at a time; once every window still searching has asked (or ended), one decoder run reads all
+ * their rows and each window gets its own rows' logits back. A window whose search returns or
+ * throws leaves (`search` sees to it), and the next run goes on without its rows, as the greedy
+ * lockstep batch drops a finished row. This is the inner of the two places that gather decodes;
+ * the outer, long-form/decode-batcher.ts, gathers whole window decodes of concurrent long-form
+ * decodes into one decodeBatch call, and its `join` likewise counts a caller out however it ends.
  */
 
 /** One window's step: its next rows are copies of its current rows `sources`, each then reading `tokens[i]`. */
@@ -38,8 +41,26 @@ export class SearchStepsTogether {
     this.#live = new Array(groups).fill(true);
   }
 
+  /**
+   * Runs window `group`'s search, given its `step`: the search is one of those a run waits for
+   * until it returns or throws, whether it asked for a step or not, so no search can stall the
+   * others by ending without saying so. Its failure (an abort) ends every window's search with it,
+   * as a row's does in the greedy lockstep batch, rather than leaving the others to run on unheard.
+   */
+  async search<T>(group: number, run: (step: (sources: readonly number[], tokens: readonly number[]) => Promise<Float32Array[]>) => Promise<T>): Promise<T> {
+    try {
+      return await run((sources, tokens) => this.#step(group, sources, tokens));
+    } catch (error) {
+      this.#fail(error);
+      throw error;
+    } finally {
+      this.#live[group] = false;
+      this.#runWhenAllAsked();
+    }
+  }
+
   /** Window `group`'s next step, answered with its rows' logits once the shared run is done. */
-  step(group: number, sources: readonly number[], tokens: readonly number[]): Promise<Float32Array[]> {
+  #step(group: number, sources: readonly number[], tokens: readonly number[]): Promise<Float32Array[]> {
     if (this.#failure) return Promise.reject(this.#failure.error);
     return new Promise((resolve, reject) => {
       this.#asked[group] = { step: { sources, tokens }, resolve, reject };
@@ -47,17 +68,7 @@ export class SearchStepsTogether {
     });
   }
 
-  /** Window `group` asks no more: its search is over. */
-  leave(group: number): void {
-    this.#live[group] = false;
-    this.#runWhenAllAsked();
-  }
-
-  /**
-   * Ends every window's search with `error`: one window's abort or failure stops the batch, as a
-   * row's does in the greedy lockstep batch, rather than leaving the others to run on unheard.
-   */
-  fail(error: unknown): void {
+  #fail(error: unknown): void {
     this.#failure ??= { error };
     this.#asked.forEach((asked, group) => {
       asked?.reject(this.#failure!.error);

@@ -41,22 +41,18 @@ export async function searchTogether(
     return start.logits;
   })();
   const searches = requests.map(async (request, group) => {
-    try {
-      const result = await decodeSearch(request, passes.tokens, {
+    const result = await together.search(group, (step) =>
+      decodeSearch(request, passes.tokens, {
         start: async () => {
           const logits = await started;
           const [, steps, vocab] = logits.dims as [number, number, number];
           const at = (group * steps + steps - 1) * vocab;
           return { logits: (logits.data as Float32Array).subarray(at, at + vocab), noSpeechProb: passes.noSpeechProb(logits, group, request) };
         },
-        step: (sources, tokens) => together.step(group, sources, tokens),
-      });
-      together.leave(group);
-      onDecoded(group, result);
-    } catch (error) {
-      together.fail(error);
-      throw error;
-    }
+        step,
+      }),
+    );
+    onDecoded(group, result);
   });
   const settled = await Promise.allSettled(searches);
   const failure = settled.find((one) => one.status === 'rejected');

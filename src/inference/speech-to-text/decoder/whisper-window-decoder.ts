@@ -14,6 +14,7 @@
  *   cross-attention is grouped by window (graph/grouped-cross-attention.ts).
  */
 import type { Tensor } from '@huggingface/transformers';
+import type { Logger } from '../../../logger.js';
 import { decodeSearch, searchRows } from '../decoding/whisper-search-decode.js';
 import type { WhisperSpecialTokens } from '../decoding/whisper-special-tokens.js';
 import type { WindowDecodeRequest, WindowDecodeResult } from '../decoding/window-decode-request.js';
@@ -23,40 +24,63 @@ import type { SearchBatchFits } from '../long-form/whisper-batch-size.js';
 import { DecoderPasses, ortTensorOf, type WhisperDecoderSession, type WhisperSeq2Seq, wrapTensor } from './decoder-passes.js';
 import { decodeLockstep } from './lockstep-decode.js';
 import { searchBatches, searchTogether } from './searches-together.js';
-import { type CrossRowsBroadcast, windowSearch } from './window-search.js';
+import { windowSearch } from './window-search.js';
 
 export interface WhisperWindowDecoderOptions {
   batchDecoder?: () => Promise<WhisperDecoderSession>;
   fitsSearchBatch?: SearchBatchFits;
+  /** Whether the model's decoder broadcasts one row of cross-attention cache, read from its graph at load (graph/cross-rows-support.ts). */
+  decoderBroadcastsCrossRows?: boolean;
+  /** Where a batch decoder that cannot be opened is reported. */
+  log?: Pick<Logger, 'error'>;
 }
 
 export class WhisperWindowDecoder {
   readonly #model: WhisperSeq2Seq;
   readonly #passes: DecoderPasses;
-  readonly #crossRows: CrossRowsBroadcast = { broadcasts: undefined };
   readonly #batchDecoder: (() => Promise<WhisperDecoderSession>) | undefined;
   readonly #fitsSearchBatch: SearchBatchFits;
+  readonly #decoderBroadcasts: boolean;
+  readonly #log: Pick<Logger, 'error'>;
+  #severalRows: Promise<WhisperDecoderSession> | undefined;
 
   /**
    * `batchDecoder`: the session decodes of several rows (beam search, best-of, a batch of windows)
    * run on instead of the model's decoder (the same graph with its weights pre-packed, opened when
    * first asked; asr-worker.ts). `fitsSearchBatch`: whether a number of windows' searches, each
    * of so many rows, may step in one run (decodeBatch; searchBatchFits, by threads and memory); by
-   * default each window's search runs alone.
+   * default each window's search runs alone. `decoderBroadcastsCrossRows`: true by default, as
+   * optimum's exports do; the worker reads it from the graph when it loads.
    */
   constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: WhisperWindowDecoderOptions = {}) {
     this.#model = model;
     this.#passes = new DecoderPasses(model, tokens);
     this.#batchDecoder = options.batchDecoder;
     this.#fitsSearchBatch = options.fitsSearchBatch ?? (() => false);
+    this.#decoderBroadcasts = options.decoderBroadcastsCrossRows ?? true;
+    this.#log = options.log ?? { error: () => {} };
   }
 
   /**
-   * The pre-packed copy for decodes of several rows, or the model's decoder when there is none or
-   * it cannot be opened (then slower).
+   * The pre-packed copy for decodes of several rows, or the model's decoder when there is none.
+   * A copy that cannot be opened (out of memory) is an error logged once with its cause; the
+   * model's decoder, slower for several rows, then takes them for the model's lifetime.
    */
-  async #severalRowsSession(): Promise<WhisperDecoderSession> {
-    return (await this.#batchDecoder?.().catch(() => undefined)) ?? this.#passes.decoder;
+  #severalRowsSession(): Promise<WhisperDecoderSession> {
+    this.#severalRows ??= this.#batchDecoder
+      ? this.#batchDecoder().catch((error: unknown) => {
+          this.#log.error("whisper decoder: the batch decoder cannot be opened; decodes of several rows run on the model's decoder, unpacked", {
+            cause: error,
+          });
+          return this.#passes.decoder;
+        })
+      : Promise.resolve(this.#passes.decoder);
+    return this.#severalRows;
+  }
+
+  /** Whether `session` takes one row of cross-attention cache for many. */
+  #broadcasts(session: WhisperDecoderSession): boolean {
+    return session === this.#passes.decoder ? this.#decoderBroadcasts : (session.broadcastsCrossRows ?? false);
   }
 
   /** Runs the encoder on input features [1, mel, 3000]; `signal` stops a run that has yet to start. */
@@ -91,7 +115,7 @@ export class WhisperWindowDecoder {
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
     if (searchRows(request) > 1) {
       const session = await this.#severalRowsSession();
-      return decodeSearch(request, this.#passes.tokens, windowSearch(this.#passes, request, session, this.#crossRows));
+      return decodeSearch(request, this.#passes.tokens, windowSearch(this.#passes, request, session, this.#broadcasts(session)));
     }
     const [result] = await decodeLockstep(this.#passes, [request], this.#passes.decoder);
     return result!;

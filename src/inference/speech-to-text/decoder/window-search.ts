@@ -5,8 +5,8 @@
  * cross-attention cache are the same on every row, so each step is given their one row, which
  * the decoder's attention broadcasts over the group's rows (its MatMuls broadcast the batch
  * axis): no copy per row, and a step reads a fifth of the cache a 5-row copy would have it read
- * (docs/benchmarks.md, "Speech to text"). A decoder whose graph does not broadcast gets them
- * repeated to the group's size once.
+ * (docs/benchmarks.md, "Speech to text"). A decoder whose graph does not broadcast (decided from
+ * the graph at load: graph/cross-rows-support.ts) gets them repeated to the group's size once.
  */
 import type { OrtTensor } from '../../ort-tensor.js';
 import { searchRows, type SearchSession } from '../decoding/whisper-search-decode.js';
@@ -16,12 +16,8 @@ import { alikeRows } from './cache-rows.js';
 import { ortTensorOf, type Cache, type DecoderPasses, type WhisperDecoderSession } from './decoder-passes.js';
 import type { SelfAttentionRows } from './self-attention-rows.js';
 
-/** Whether the decoder's attention broadcasts one row of cross-attention cache over many; unknown until a search step tries. */
-export interface CrossRowsBroadcast {
-  broadcasts: boolean | undefined;
-}
-
-export function windowSearch(passes: DecoderPasses, request: WindowDecodeRequest, session: WhisperDecoderSession, cross: CrossRowsBroadcast): SearchSession {
+/** `broadcasts`: whether `session`'s attention takes one row of cross-attention cache for many (graph/cross-rows-support.ts). */
+export function windowSearch(passes: DecoderPasses, request: WindowDecodeRequest, session: WhisperDecoderSession, broadcasts: boolean): SearchSession {
   const groupSize = searchRows(request);
   let audio = ortTensorOf(request.audioFeatures);
   /** The cross-attention cache (`.encoder`): one row, or the group's size once repeated. */
@@ -57,18 +53,8 @@ export function windowSearch(passes: DecoderPasses, request: WindowDecodeRequest
     step: async (sources, tokens) => {
       // The rows move once, before the run (a retried run reads them as they are).
       selfAttention!.past(sources);
-      if (cross.broadcasts === false && !repeated) repeat();
-      let step: Awaited<ReturnType<typeof read>>;
-      try {
-        step = await read(tokens);
-      } catch (error) {
-        // The first search step on a decoder that does not broadcast: repeat the rows from now on.
-        if (repeated || cross.broadcasts || sources.length === 1) throw error;
-        cross.broadcasts = false;
-        repeat();
-        step = await read(tokens);
-      }
-      if (!repeated && sources.length > 1) cross.broadcasts = true;
+      if (!broadcasts && !repeated && sources.length > 1) repeat();
+      const step = await read(tokens);
       const data = step.logits!.data as Float32Array;
       const vocab = step.logits!.dims[2]!;
       return tokens.map((_, row) => data.subarray(row * vocab, (row + 1) * vocab));

@@ -20,15 +20,25 @@ interface LongFormDecoding {
   search?: SearchOptions;
 }
 
+/** How a request's audio is decoded (asr-worker.ts picks it by duration, options, language and VAD). */
+export type DecodePath = 'sequential' | 'vadWindows';
+
 /**
- * Beams for VAD windows (a file over 30 s, by default) when the request names neither
- * `beam_size` nor `best_of`. On the long files built from the shared clips, beam 2 lowered the
- * WER of German and French against greedy and left English and Spanish level; beam 3 gained a
- * few more English words at a time over the goal against faster-whisper. The windows' beams step
- * together in one decoder batch (docs/benchmarks.md, 2026-12-01). Without VAD windows (30 s or less, or
- * `vad_filter=false`) the default decode stays greedy.
+ * The search each path runs when the request names neither `beam_size` nor `best_of`, in one
+ * table. A clip of 30 s or less without options never reaches it: transformers.js's pipeline
+ * decodes it greedily, its text the same to the byte.
+ * - sequential (openai's long-form decode, each window prompted with the text before it): greedy
+ *   with temperature fallback, as openai/whisper and the `vad_filter=false` answer clients compare with;
+ * - vadWindows (independent windows, a file over 30 s by default): beam 2. On the long files built
+ *   from the shared clips, beam 2 lowered the WER of German and French against greedy and left
+ *   English and Spanish level; beam 3 gained a few more English words at a time over the goal
+ *   against faster-whisper. The windows' beams step together in one decoder batch
+ *   (docs/benchmarks.md, 2026-12-01), which a sequential decode cannot do.
  */
-export const WINDOWS_BEAM_SIZE = 2;
+export const DEFAULT_SEARCH: Readonly<Record<DecodePath, { beamSize: number } | undefined>> = {
+  sequential: undefined,
+  vadWindows: { beamSize: 2 },
+};
 
 /** The search options, which only take effect with more than one beam or sample. */
 const SEARCH_KEYS = new Set<keyof DecodingOptions>(['beamSize', 'bestOf', 'patience', 'lengthPenalty']);
@@ -44,7 +54,10 @@ export function hasDecodingOptions(options: DecodingOptions | undefined): boolea
   return Object.entries(options).some(([key, value]) => value !== undefined && (searches || !SEARCH_KEYS.has(key as keyof DecodingOptions)));
 }
 
-/** Checks what the per-field ranges cannot: the cost cap on beams × samples. */
+/**
+ * The one place beams × samples are bounded (the cost cap; the HTTP fields only bound each), for
+ * every caller of the engine; checked in the worker before the audio is decoded.
+ */
 function searchOptions(options: DecodingOptions): SearchOptions | undefined {
   const { beamSize = 1, bestOf = 1, patience, lengthPenalty } = options;
   for (const [field, value] of [
@@ -93,8 +106,9 @@ export function longFormDecoding(options: DecodingOptions = {}, encode: (text: s
   };
 }
 
-/** `decoding` for VAD windows: beam search of WINDOWS_BEAM_SIZE where the request asked for no search of its own. */
-export function windowsDecoding(decoding: LongFormDecoding, options: DecodingOptions = {}): LongFormDecoding {
-  if (decoding.search || options.beamSize !== undefined || options.bestOf !== undefined) return decoding;
-  return { ...decoding, search: { beamSize: WINDOWS_BEAM_SIZE, bestOf: 1, patience: options.patience, lengthPenalty: options.lengthPenalty } };
+/** `decoding` with `path`'s default search (DEFAULT_SEARCH) where the request asked for no search of its own. */
+export function withDefaultSearch(decoding: LongFormDecoding, options: DecodingOptions, path: DecodePath): LongFormDecoding {
+  const search = DEFAULT_SEARCH[path];
+  if (!search || decoding.search || options.beamSize !== undefined || options.bestOf !== undefined) return decoding;
+  return { ...decoding, search: { beamSize: search.beamSize, bestOf: 1, patience: options.patience, lengthPenalty: options.lengthPenalty } };
 }
