@@ -30,11 +30,7 @@ import { createSpeechEncoder, type SpeechEncoder } from './text-to-speech/speech
 import type { Disposable, LiveAudioOptions, LiveAudioStream, ModelForTask, Task } from './types.js';
 
 export type { ModelInfo } from './model-catalog.js';
-/**
- * Languages a text may be in, most likely first (LibreTranslate's /detect and source "auto"). It
- * needs no model, so no registry; it is here because src/http sees inference only through this
- * module and types.ts.
- */
+/** Languages a text may be in, most likely first (LibreTranslate's /detect, source "auto"); here since src/http sees inference only here and in types.ts. */
 export { languageCandidates as identifyLanguage } from './translation/detect-language.js';
 /** OpenAI's embeddings protocol, for every embedding model: token-id inputs and `dimensions`. */
 export { claimedEncoding, TOKENIZED_MODEL_NAMES, type TokenEncoding } from './embeddings/token-encodings.js';
