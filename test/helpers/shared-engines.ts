@@ -4,10 +4,11 @@
  * start the same model's worker threads and ONNX sessions again (1.8–3.4 CPU-s a load). A load is
  * shared when engine, manifest entry and folders are all equal, so what a test asks for is what
  * it gets; the registry above still sees every load and unload (its lifecycle, budget and load
- * events are each app's own), only the model's `dispose` is left to the process's exit.
+ * events are each app's own). The model's `dispose` waits for its calls and leaves it loaded; the
+ * process's exit ends it.
  *
  * Not for tests whose subject is what a load or dispose does to the model itself (threads ended,
- * memory given back): they pass their own engines.
+ * memory given back): they pass stand-in engines, or createTestApp's `shareModels: false`.
  */
 import { resolve } from 'node:path';
 import type { Engine, EngineContext } from '../../src/inference/engine.js';
@@ -46,13 +47,41 @@ function whatLoadsRead(entry: ManifestEntry): Partial<ManifestEntry> {
   return read;
 }
 
-/** `model` with a `dispose` that leaves it loaded; its methods run on the model itself (private fields). */
+/** Calls in flight on each shared model, whichever app's handle made them. */
+const inFlight = new WeakMap<object, Set<Promise<unknown>>>();
+/** How long a dispose waits for calls still running (an abandoned request stops within a step). */
+const SETTLE_MS = 30_000;
+
+/**
+ * `model` with a `dispose` that leaves it loaded but, as the real one would, leaves no work of
+ * the closing app running into the next test: it waits for the calls in flight. Its methods run
+ * on the model itself (private fields).
+ */
 function keptOpen(model: object): object {
+  let calls = inFlight.get(model);
+  if (!calls) inFlight.set(model, (calls = new Set()));
+  const running = calls;
   return new Proxy(model, {
     get(target, property) {
-      if (property === 'dispose') return async () => {};
+      if (property === 'dispose') return () => settled(running);
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(target, args);
+        if (result instanceof Promise) {
+          running.add(result);
+          const done = () => running.delete(result);
+          result.then(done, done);
+        }
+        return result;
+      };
     },
   });
+}
+
+async function settled(calls: Set<Promise<unknown>>): Promise<void> {
+  const deadline = Date.now() + SETTLE_MS;
+  while (calls.size > 0 && Date.now() < deadline) {
+    await Promise.race([Promise.allSettled([...calls]), new Promise((resolve) => setTimeout(resolve, deadline - Date.now()).unref())]);
+  }
 }

@@ -37,6 +37,11 @@ export interface TestAppOptions {
   manifest?: Manifest;
   modelsDir?: string;
   engines?: Readonly<Record<string, Engine>>;
+  /**
+   * false: this app's registry loads its own models and disposing them frees them, for tests
+   * whose subject is the memory a model takes or gives back (default: shared, shared-engines.ts).
+   */
+  shareModels?: boolean;
   env?: Record<string, string>;
   /** Overrides of the built-in limits (they are not read from the environment). */
   limits?: Partial<Limits>;
@@ -86,7 +91,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const models = new ModelRegistry({
     manifest: options.manifest ?? { models: [] },
     modelsDir,
-    engines: sharedEngines(options.engines ?? ENGINES),
+    engines: options.shareModels === false ? (options.engines ?? ENGINES) : sharedEngines(options.engines ?? ENGINES),
     ...options.registry,
   });
   const app = createApp({
