@@ -32,7 +32,7 @@ import type { Json, Operation } from './operation.js';
 import { slowClientGuard } from './slow-client-guard.js';
 import { modelUsedHeader } from './model-used-header.js';
 import { scopedModels } from './scoped-models.js';
-import { createRequestValidator } from './validation.js';
+import { createRequestValidator, type RequestValidator } from './validation.js';
 
 interface AppDeps {
   db: Kysely<Database>;
@@ -47,6 +47,8 @@ interface AppDeps {
   playgroundDir?: string;
   /** The clock API keys expire by (tests move it). */
   now?: () => Date;
+  /** Compiles the routes' request schemas (default: a new one); tests share one across their apps. */
+  validator?: RequestValidator;
 }
 
 /**
@@ -101,8 +103,7 @@ export function createApp(deps: AppDeps): InferenceApp {
     prefix: deps.rateLimitPrefix,
     logger,
   });
-  // One per app: Ajv keeps every schema it compiled, and schemas carry the app's limits.
-  const validator = createRequestValidator();
+  const validator = deps.validator ?? createRequestValidator();
   const requireKey = requireApiKey(access);
   // What routes see of the registry: the key's model list is checked and its usage counted.
   const modelUsed = modelUsedHeader();
@@ -119,7 +120,7 @@ export function createApp(deps: AppDeps): InferenceApp {
   const playgroundRouter = createPlaygroundRouter(deps.playgroundDir, operations);
   healthRoutes(rootRouter, { db: deps.db, readiness, models: deps.models, answers });
   metricsRoute(rootRouter, { metrics, requireKey, access });
-  const usersRouter = createUsersRouter(createUserStore(deps.db), limits, operations);
+  const usersRouter = createUsersRouter(createUserStore(deps.db), limits, operations, validator);
   const v1Router = createV1Router({ models, limits, admit, validator }, operations);
   // Served beside Koa's routers (realtime-endpoint.ts), documented with /v1.
   operations.push(...realtimeOperations(limits.realtime));

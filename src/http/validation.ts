@@ -4,7 +4,7 @@
  * place, the way clients read them: one message naming the first field that is wrong.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { type AppError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import { KEYWORDS } from './schema-types.js';
 import { characterCount } from '../character-count.js';
@@ -27,7 +27,12 @@ const CONTROL_CHARACTER = /\p{Cc}/u;
  */
 const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
-/** One per app: Ajv keeps every schema it compiled, and schemas carry the app's limits. */
+/**
+ * One per app by default (createApp's `validator`); tests share one across their apps, since
+ * compiling every route's schema is most of what building an app costs. Ajv keeps every schema
+ * it compiled, so a schema whose content was compiled before (another app with the same limits)
+ * gets the same check back.
+ */
 export function createRequestValidator(): RequestValidator {
   // allErrors: the message reports the first field in schema order, as a reader checks them,
   // not whichever keyword Ajv happens to evaluate first.
@@ -56,16 +61,24 @@ export function createRequestValidator(): RequestValidator {
   // Annotations: read when phrasing an error, and shown in the document.
   for (const keyword of [KEYWORDS.tooLargeStatus, KEYWORDS.invalidMessage, KEYWORDS.missingHint]) ajv.addKeyword({ keyword });
 
+  const compiled = new Map<string, ValidateFunction>();
   return {
     compile<T extends TSchema>(schema: T): Validate<T> {
-      const validate = ajv.compile(forAjv(schema) as JsonSchema);
+      const checked = forAjv(schema) as JsonSchema;
+      const key = JSON.stringify(checked);
+      let validate = compiled.get(key);
+      if (!validate) {
+        validate = ajv.compile(checked);
+        compiled.set(key, validate);
+      }
       const numberFields = Object.entries(propertiesOf(schema))
         .filter(([, field]) => field.type === 'number' || field.type === 'integer')
         .map(([name]) => name);
+      const check = validate;
       return (input) => {
         const body = normalise(input, numberFields);
-        if (validate(body)) return body as Static<T>;
-        throw toAppError(validate.errors ?? [], schema);
+        if (check(body)) return body as Static<T>;
+        throw toAppError(check.errors ?? [], schema);
       };
     },
   };
@@ -82,7 +95,9 @@ const MAX_CHARACTERS = 'x-max-characters';
 /**
  * The schema as Ajv checks it: cheap lengths (above), and `x-well-formed` on every string, not
  * only the fields built with `Text`: a lone surrogate is refused in whatever string a route
- * declares (a TEI input, a LibreTranslate `q`, a realtime `prompt`), in one place.
+ * declares (a TEI input, a LibreTranslate `q`, a realtime `prompt`), in one place. Without `$id`:
+ * names are for the document (nothing refers to them), and one Ajv may compile the same name
+ * with two apps' limits.
  */
 function forAjv(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(forAjv);
@@ -90,6 +105,7 @@ function forAjv(schema: unknown): unknown {
   const isString = (schema as JsonSchema).type === 'string';
   const copy: Record<string, unknown> = isString ? { [KEYWORDS.wellFormed]: true } : {};
   for (const [key, value] of Object.entries(schema)) {
+    if (key === '$id') continue;
     if (isString && key === 'maxLength') copy[MAX_CHARACTERS] = value;
     // minLength 1 documents what x-not-blank checks (and Ajv would count every string for it).
     else if (isString && key === 'minLength' && value === 1 && (schema as JsonSchema)[KEYWORDS.notBlank]) continue;

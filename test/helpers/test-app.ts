@@ -1,6 +1,8 @@
 /**
  * Builds the real app on a real SQLite database (a temp file, so restart tests can reopen it)
- * and a model registry over a chosen manifest, and gives tests a supertest agent.
+ * and a model registry over a chosen manifest, and gives tests a supertest agent. The product's
+ * engines load each model once per mocha process (shared-engines.ts), and one request validator
+ * serves every app; the database, registry and app are each test's own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import type { Kysely } from 'kysely';
 import supertest from 'supertest';
 import { loadConfig, type Config, type Limits } from '../../src/config/load-config.js';
 import { createApp } from '../../src/http/create-app.js';
+import { createRequestValidator } from '../../src/http/validation.js';
 import type { Engine } from '../../src/inference/engine.js';
 import { ENGINES } from '../../src/inference/engines.js';
 import type { Manifest } from '../../src/inference/manifest.js';
@@ -17,16 +20,28 @@ import { ModelRegistry, type ModelRegistryOptions } from '../../src/inference/mo
 import { configureRuntime } from '../../src/inference/runtime.js';
 import type { Redis } from 'ioredis';
 import { createLogger, type Logger } from '../../src/logger.js';
+import { sharedEngines } from './shared-engines.js';
 import { freshPostgresSchema, type TestDatabaseKind } from './test-databases.js';
 import type { Database } from '../../src/users/database.js';
 import { openDatabase } from '../../src/users/open-database.js';
 
 export const TEST_API_KEY = 'test-key-0123456789abcdef';
 
+/**
+ * One request validator for every app of the mocha process: compiling each route's schema is most
+ * of what building an app costs (~0.1 CPU-s), and many tests build one each.
+ */
+const VALIDATOR = createRequestValidator();
+
 export interface TestAppOptions {
   manifest?: Manifest;
   modelsDir?: string;
   engines?: Readonly<Record<string, Engine>>;
+  /**
+   * false: this app's registry loads its own models and disposing them frees them, for tests
+   * whose subject is the memory a model takes or gives back (default: shared, shared-engines.ts).
+   */
+  shareModels?: boolean;
   env?: Record<string, string>;
   /** Overrides of the built-in limits (they are not read from the environment). */
   limits?: Partial<Limits>;
@@ -76,7 +91,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const models = new ModelRegistry({
     manifest: options.manifest ?? { models: [] },
     modelsDir,
-    engines: options.engines ?? ENGINES,
+    engines: options.shareModels === false ? (options.engines ?? ENGINES) : sharedEngines(options.engines ?? ENGINES),
     logLevel: config.logLevel,
     ...options.registry,
   });
@@ -88,6 +103,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     redis: options.redis,
     rateLimitPrefix: `test-${databasePath}`,
     now: options.now,
+    validator: VALIDATOR,
   });
   return {
     request: supertest.agent(app.callback()),

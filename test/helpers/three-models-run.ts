@@ -42,7 +42,13 @@ async function use(app: TestApp, id: (typeof THREE_MODELS)[number]): Promise<voi
 async function run(maxMemoryBytes: number | undefined): Promise<ThreeModelsRun> {
   const committed = JSON.parse(readFileSync(join(REAL_MODELS_DIR, 'models.json'), 'utf8')) as Manifest;
   const manifest = { models: committed.models.filter((entry) => (THREE_MODELS as readonly string[]).includes(entry.id)) };
-  const app = await createTestApp({ manifest, modelsDir: REAL_MODELS_DIR, registry: maxMemoryBytes === undefined ? {} : { maxMemoryBytes } });
+  const app = await createTestApp({
+    manifest,
+    modelsDir: REAL_MODELS_DIR,
+    // An evicted model must free its memory, as in the server.
+    shareModels: false,
+    registry: maxMemoryBytes === undefined ? {} : { maxMemoryBytes },
+  });
   try {
     const unloads: UnloadEvent[] = [];
     app.models.onUnload((event) => unloads.push(event));

@@ -76,7 +76,8 @@ describe('embeddings: OpenAI /v1/embeddings and TEI /embed, /predict (real MiniL
     it('embeds 2048 inputs in one call (the AI SDK sends that many), each vector in its place', async function () {
       // 2048 real forward passes: seconds on an idle machine, far longer when CI shares its cores.
       this.timeout(90_000);
-      const texts = Array.from({ length: 2048 }, (_, i) => `Note ${i}: the ${i % 2 ? 'cat sleeps on the mat' : 'stock market fell'} on day ${i % 31}.`);
+      // Short texts: what is checked is where each vector lands, which their length does not change.
+      const texts = Array.from({ length: 2048 }, (_, i) => `${i % 2 ? 'cat' : 'market'} ${i}`);
       // Without encoding_format the SDK asks for base64 and decodes the float32 itself.
       const res = await client.embeddings.create({ model: 'text-embedding-3-small', input: texts });
       expect(res.model).to.equal('minilm-embeddings');

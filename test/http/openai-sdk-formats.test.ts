@@ -15,6 +15,7 @@ import type { Manifest } from '../../src/inference/manifest.js';
 import { AUDIO_FIXTURES, REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { createTestApp, TEST_API_KEY, type TestApp } from '../helpers/test-app.js';
 
+/** The fixtures with the options most files use, so a mocha process loads each once (shared-engines.ts). */
 const MANIFEST: Manifest = {
   models: [
     {
@@ -23,9 +24,9 @@ const MANIFEST: Manifest = {
       engine: 'transformers-asr',
       description: 'random Whisper',
       license: 'MIT',
-      options: { maxNewTokens: 4 },
+      options: { maxNewTokens: 6 },
     },
-    { id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'random Piper voice', license: 'MIT' },
+    { id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'random Piper voice', license: 'MIT', options: { threads: 1 } },
   ],
 };
 

@@ -48,7 +48,8 @@ describe('vad_filter request fields (random-weight Whisper fixture, no VAD model
           engine: 'transformers-asr',
           description: 'random Whisper',
           license: 'MIT',
-          options: { maxNewTokens: 4 },
+          // As in most fixture tests, so a mocha process loads it once (shared-engines.ts).
+          options: { maxNewTokens: 6 },
         },
       ],
     };

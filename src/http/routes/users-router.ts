@@ -58,10 +58,15 @@ const User = Type.Object(
 );
 
 /** The users API: user records. Open (no API key), plain-text errors. */
-export function createUsersRouter(users: UserStore, limits: Limits, operations: Operation[] = []): DocumentedRouter {
+export function createUsersRouter(
+  users: UserStore,
+  limits: Limits,
+  operations: Operation[] = [],
+  validator: RequestValidator = createRequestValidator(),
+): DocumentedRouter {
   const router = documentedRouter({ prefix: '/users', sensitive: true }, operations);
   const json = jsonBody(limits.maxJsonBytes, LIMIT_SETTINGS.maxJsonBytes);
-  const parseUserInput = userInputParser(createRequestValidator());
+  const parseUserInput = userInputParser(validator);
   const e = errors(limits);
   const writeErrors = { '400': e.invalid, '409': e.conflict, '413': e.tooLarge, '415': e.mediaType, '500': e.server, '503': e.locked };
 

@@ -20,6 +20,8 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   let tokens: WhisperSpecialTokens;
   let startTokens: number[];
   let features: Tensor[];
+  /** The encoder's output for each clip, computed once: every test decodes from it. */
+  let audio: Tensor[];
   let references: string[];
   const signal = new AbortController().signal;
   const request = (audioFeatures: Tensor, prompt: number[] = []): WindowDecodeRequest => ({
@@ -44,11 +46,11 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
     features = [];
     for (const clip of clips) features.push((await asr.processor(clip.samples)).input_features);
     references = clips.map((clip) => clip.reference);
+    audio = await encodeEach(features);
   });
   after(() => asr?.dispose());
 
   it('decodes each row of a batch to the tokens of its sequential decode', async () => {
-    const audio = await encodeEach(features);
     const sequential: WindowDecodeResult[] = [];
     for (const audioFeatures of audio) sequential.push(await decoder.decode(request(audioFeatures)));
     const batched = await decoder.decodeBatch(audio.map((audioFeatures) => request(audioFeatures)));
@@ -66,7 +68,6 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   });
 
   it('batches rows with prompts of the same length together and others apart, each as decoded alone', async () => {
-    const audio = await encodeEach(features.slice(0, 4));
     const encode = (text: string) => asr.tokenizer.encode(text, { add_special_tokens: false });
     const promptA = encode(references.slice(1).join(' ')).slice(0, 12);
     const promptB = encode(references[0]!).slice(0, 12);
@@ -77,7 +78,7 @@ describe('WhisperWindowDecoder batches, whisper-tiny.en (real weights)', functio
   });
 
   it('stops between steps once a row’s signal aborts', async () => {
-    const audioFeatures = await decoder.encode(features[0]!);
+    const audioFeatures = audio[0]!;
     const controller = new AbortController();
     let steps = 0;
     const counting = { ...request(audioFeatures), signal: controller.signal };

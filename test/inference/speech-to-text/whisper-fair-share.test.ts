@@ -2,24 +2,13 @@
  * The real Whisper tiny.en shared between two keys (fair-queue.ts, whisper-in-steps.ts), when
  * installed (`npm run test-models`); skipped otherwise.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { ManifestEntry } from '../../../src/inference/manifest.js';
-import { transformersAsrEngine } from '../../../src/inference/speech-to-text/transformers-asr-engine.js';
 import type { DecodingOptions, EncodedAudio, Transcriber } from '../../../src/inference/types.js';
 import { asRequester } from '../../../src/requester.js';
 import { REPO_ROOT } from '../../audio/audio-test-helpers.js';
-
-const MODELS_DIR = join(REPO_ROOT, 'models');
-const ENTRY: ManifestEntry = {
-  id: 'whisper-tiny.en',
-  task: 'speech-to-text',
-  engine: 'transformers-asr',
-  description: 'Whisper tiny.en',
-  license: 'MIT',
-  options: { dtype: 'fp32' },
-};
+import { loadRealModel, realModel } from '../../helpers/real-models.js';
 
 /**
  * Every temperature fails its thresholds, so the window is decoded at each: three greedy decodes
@@ -36,10 +25,10 @@ describe('whisper-tiny.en shared between keys (real weights)', () => {
   let transcriber: Transcriber;
   const jfk = (): EncodedAudio => ({ bytes: readFileSync(join(REPO_ROOT, 'samples', 'jfk.mp3')), contentType: 'audio/mpeg', maxSeconds: 60 });
   before(async function () {
-    if (!existsSync(join(MODELS_DIR, ENTRY.id, '.installed.json'))) {
+    if (!realModel('whisper-tiny.en').installed) {
       this.skip(); // not installed: run `npm run test-models` to include this test
     }
-    transcriber = await transformersAsrEngine.load(ENTRY, { modelDir: join(MODELS_DIR, ENTRY.id), modelsDir: MODELS_DIR });
+    transcriber = await loadRealModel('whisper-tiny.en', 'speech-to-text');
   });
   after(() => transcriber?.dispose());
 

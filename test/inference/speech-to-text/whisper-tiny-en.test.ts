@@ -1,26 +1,15 @@
 /**
  * The real Whisper tiny.en, when installed (`npm run test-models`); skipped otherwise.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { decodeAudio } from '../../../src/audio/decode-audio.js';
 import { encodeWav } from '../../../src/audio/encode-wav.js';
-import type { ManifestEntry } from '../../../src/inference/manifest.js';
-import { transformersAsrEngine } from '../../../src/inference/speech-to-text/transformers-asr-engine.js';
 import type { EncodedAudio, Transcriber } from '../../../src/inference/types.js';
-import { AUDIO_FIXTURES, REPO_ROOT } from '../../audio/audio-test-helpers.js';
+import { AUDIO_FIXTURES } from '../../audio/audio-test-helpers.js';
+import { loadRealModel, realModel } from '../../helpers/real-models.js';
 import { abortEachAfter, coresBusyOver, cpuUntilIdle } from '../cpu-load.js';
-
-const MODELS_DIR = join(REPO_ROOT, 'models');
-const ENTRY: ManifestEntry = {
-  id: 'whisper-tiny.en',
-  task: 'speech-to-text',
-  engine: 'transformers-asr',
-  description: 'Whisper tiny.en',
-  license: 'MIT',
-  options: { dtype: 'fp32' },
-};
 
 /** A WAV of about `seconds`, the tone fixture (5 s, 44.1 kHz stereo FLAC) repeated. */
 async function longWav(seconds: number): Promise<EncodedAudio> {
@@ -34,10 +23,10 @@ async function longWav(seconds: number): Promise<EncodedAudio> {
 describe('whisper-tiny.en (real weights)', () => {
   let transcriber: Transcriber;
   before(async function () {
-    if (!existsSync(join(MODELS_DIR, ENTRY.id, '.installed.json'))) {
+    if (!realModel('whisper-tiny.en').installed) {
       this.skip(); // not installed: run `npm run test-models` to include this test
     }
-    transcriber = await transformersAsrEngine.load(ENTRY, { modelDir: join(MODELS_DIR, ENTRY.id), modelsDir: MODELS_DIR });
+    transcriber = await loadRealModel('whisper-tiny.en', 'speech-to-text');
   });
   after(() => transcriber?.dispose());
 
