@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, sql } from 'kysely';
 import { BusyRetryingDialect } from './busy-retrying-dialect.js';
 import type { Database } from './database.js';
 import { migrationProvider } from './migrations.js';
@@ -58,10 +58,27 @@ async function migrated(db: Kysely<Database>): Promise<Kysely<Database>> {
 }
 
 async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+  const migrationTableSchema = await currentPostgresSchema(db);
+  const { error, results } = await new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  }).migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
   }
+}
+
+/**
+ * On PostgreSQL, the schema the connection writes to (its search_path's first). Kysely's migrator,
+ * given no schema, takes a migration table of ANY schema for its own: a database shared by several
+ * schemas (one per deployment, or per test) then skips creating its lock table and fails
+ * ("relation kysely_migration_lock does not exist"). Undefined on SQLite, which has one.
+ */
+async function currentPostgresSchema(db: Kysely<Database>): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
+  const { rows } = await sql<{ schema: string | null }>`SELECT current_schema() AS schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
 }

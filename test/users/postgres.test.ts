@@ -28,4 +28,21 @@ describe('PostgreSQL', () => {
       await drop();
     }
   });
+
+  it('migrates each schema of a shared database on its own, even when they start at once', async () => {
+    // Kysely's migrator, given no schema, took another schema's kysely_migration_lock for its own
+    // and skipped creating one: "relation kysely_migration_lock does not exist".
+    const schemas = await Promise.all(Array.from({ length: 4 }, () => freshPostgresSchema()));
+    try {
+      const first = await openDatabase(schemas[0]!.url);
+      const others = await Promise.all(schemas.slice(1).map((schema) => openDatabase(schema.url)));
+      for (const db of [first, ...others]) {
+        const applied = await sql<{ count: string }>`select count(*) as count from kysely_migration`.execute(db);
+        expect(Number(applied.rows[0]!.count)).to.be.greaterThan(0);
+        await db.destroy();
+      }
+    } finally {
+      await Promise.all(schemas.map((schema) => schema.drop()));
+    }
+  });
 });
