@@ -21,7 +21,7 @@
  *
  *   tsx scripts/bench/text-to-speech.ts [--voice piper-en_US-joe-medium] [--rounds 3] [--limit N]
  *                                       [--ttfb-requests 20] [--skip-baseline] [--skip-server] [--ttfb-only]
- *                                       [--spinning on|off|<µs>]
+ *                                       [--spinning on|off|<µs>] [--memory-arena on|off]
  *
  * `--ttfb-only`: only part 3 (no Piper baseline, no in-process speed rounds).
  *
@@ -63,6 +63,8 @@ const { values: args } = parseArgs({
     'ttfb-only': { type: 'boolean', default: false },
     /** The voice's `spinning` option for this run (the manifest's when absent). */
     spinning: { type: 'string' },
+    /** The voice's `memoryArena` option for this run (the manifest's when absent). */
+    'memory-arena': { type: 'string' },
   },
 });
 const voiceId = args.voice!;
@@ -75,7 +77,7 @@ const sentencesFile = join(work, 'sentences.txt');
 await writeFile(sentencesFile, `${sentences.join('\n')}\n`);
 let failed = false;
 console.log(
-  `TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}${args.spinning ? `, spinning ${args.spinning}` : ''}, load average ${loadAverage()}\n`,
+  `TTS bench: ${voiceId}, ${sentences.length} sentences from ${ttsDir()}, rounds ${rounds}${args.spinning ? `, spinning ${args.spinning}` : ''}${args['memory-arena'] ? `, memoryArena ${args['memory-arena']}` : ''}, load average ${loadAverage()}\n`,
 );
 
 try {
@@ -89,7 +91,8 @@ if (failed) process.exitCode = 1;
 async function measureSpeed(): Promise<void> {
   const loadStarted = performance.now();
   const spinning = args.spinning === undefined ? undefined : args.spinning === 'on' ? true : args.spinning === 'off' ? false : Number(args.spinning);
-  const { synthesizer, modelDir, entry } = await loadSynthesizer(voiceId, spinning === undefined ? {} : { spinning });
+  const arena = args['memory-arena'] === undefined ? {} : { memoryArena: args['memory-arena'] === 'on' };
+  const { synthesizer, modelDir, entry } = await loadSynthesizer(voiceId, { ...(spinning === undefined ? {} : { spinning }), ...arena });
   const loadSeconds = (performance.now() - loadStarted) / 1000;
   const onnx = join(modelDir, String(entry.options?.onnxFile ?? 'en_US-joe-medium.onnx'));
   const encoder = createSpeechEncoder();

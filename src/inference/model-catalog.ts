@@ -8,10 +8,11 @@
  * stops the server at start-up instead of answering 503 on a first request.
  */
 import { join } from 'node:path';
-import { ModelNotInstalledError, UnknownModelError, WrongModelTaskError } from '../errors.js';
-import { hasInstallMarker, type Engine, type EngineContext } from './engine.js';
+import { ModelFilesError, ModelNotInstalledError, UnknownModelError, WrongModelTaskError } from '../errors.js';
+import { hasInstallMarker, INSTALL_MARKER, type Engine, type EngineContext } from './engine.js';
 import { NO_OPTIONS } from './engine-options.js';
 import { ManifestError, type AliasEntry, type Manifest, type ManifestEntry } from './manifest.js';
+import { ModelFolderCheck } from './model-folder-check.js';
 import { knownSize } from './model-size.js';
 import type { LogLevel } from '../config/load-config.js';
 import type { Task } from './types.js';
@@ -54,6 +55,8 @@ export interface ModelCatalogOptions {
   aliasOverrides?: Readonly<Record<string, string>>;
   /** LOG_LEVEL, for the lines engines' workers write themselves (EngineContext.logLevel); absent: info. */
   logLevel?: LogLevel;
+  /** Checks each model's files (here: why one reads as not installed); tests pass one over a failing file system. */
+  filesCheck?: ModelFolderCheck;
 }
 
 export class ModelCatalog {
@@ -62,11 +65,13 @@ export class ModelCatalog {
   readonly #modelsDir: string;
   readonly #engines: Readonly<Record<string, Engine>>;
   readonly #logLevel: LogLevel | undefined;
+  readonly #filesCheck: ModelFolderCheck;
 
   constructor(options: ModelCatalogOptions) {
     this.#modelsDir = options.modelsDir;
     this.#engines = options.engines;
     this.#logLevel = options.logLevel;
+    this.#filesCheck = options.filesCheck ?? new ModelFolderCheck();
     for (const entry of options.manifest.models) checkEntry(entry, this.#engines);
     this.#entries = new Map(options.manifest.models.map((entry) => [entry.id, entry]));
     const aliases = new Map(Object.entries(options.manifest.aliases ?? {}));
@@ -169,9 +174,31 @@ export class ModelCatalog {
     return entry.installCommand ?? this.engineFor(entry).installCommand?.(entry) ?? `npm run download-models -- ${entry.id}`;
   }
 
+  /** The error a request for `entry`, which reads as not installed, answers: see #refused. */
+  async notInstalledError(entry: ManifestEntry): Promise<ModelFilesError | ModelNotInstalledError> {
+    return (await this.#refused(entry)) ?? new ModelNotInstalledError(entry.id, this.installCommand(entry));
+  }
+
+  /**
+   * A folder the server may not read looks absent (its install marker cannot be seen): then
+   * permission denied, naming the folder, not "not installed", which would send the operator to
+   * reinstall a model that is there. Undefined when the model is simply not installed.
+   */
+  async #refused(entry: ManifestEntry): Promise<ModelFilesError | undefined> {
+    const filesDir = this.filesDir(entry);
+    const problem = filesDir && (await this.#filesCheck.unreadable(this.#modelsDir, filesDir, INSTALL_MARKER));
+    if (!problem) return undefined;
+    return new ModelFilesError(entry.id, problem.file, problem.problem, problem.fix ?? `Reinstall it: ${this.installCommand(entry)}`);
+  }
+
   async #firstInstalled(name: string, candidates: readonly ManifestEntry[]): Promise<string> {
     for (const candidate of candidates) {
       if (await this.isInstalled(candidate)) return candidate.id;
+    }
+    // None is usable: one that is there but refused to the server's user says so, as its id would.
+    for (const candidate of candidates) {
+      const refused = await this.#refused(candidate);
+      if (refused) throw refused;
     }
     const first = candidates[0];
     throw first ? new ModelNotInstalledError(name, this.installCommand(first)) : new UnknownModelError(name, []);

@@ -10,11 +10,10 @@
  * count past it, the least recently used idle models are unloaded; a model with a call in flight
  * (model-handle.ts counts them) is never unloaded.
  */
-import { AppError, ConflictError, ModelFilesError, ModelNotInstalledError, ModelUnavailableError } from '../errors.js';
-import { INSTALL_MARKER } from './engine.js';
+import { AppError, ConflictError, ModelUnavailableError } from '../errors.js';
 import type { ManifestEntry } from './manifest.js';
 import { ModelCatalog, type ModelCatalogOptions, type ModelInfo } from './model-catalog.js';
-import { ModelFolderCheck, type FolderProblem } from './model-folder-check.js';
+import { ModelFolderCheck } from './model-folder-check.js';
 import { filesSize } from './lifecycle/files-size.js';
 import { IdleSweeper } from './lifecycle/idle-sweeper.js';
 import { footprintBytes, MemoryBudget, type Footprint } from './lifecycle/memory-budget.js';
@@ -66,8 +65,6 @@ export interface ModelRegistryOptions extends ModelCatalogOptions {
   estimateBytes?: (entry: ManifestEntry, modelDir: string) => Promise<number>;
   /** How often idle models are looked for (default: a quarter of the shortest time-out, 1–60 s). */
   sweepIntervalMs?: number;
-  /** Checks each model's files before it loads; tests pass one over a failing file system. */
-  filesCheck?: ModelFolderCheck;
 }
 
 export class ModelRegistry {
@@ -87,14 +84,15 @@ export class ModelRegistry {
   #preloadPending: Set<string> | undefined;
 
   constructor(options: ModelRegistryOptions) {
-    this.#catalog = new ModelCatalog(options);
+    // One file system for both the catalog's "not installed" and each load's check (tests inject a failing one).
+    this.#filesCheck = options.filesCheck ?? new ModelFolderCheck();
+    this.#catalog = new ModelCatalog({ ...options, filesCheck: this.#filesCheck });
     this.#now = options.now ?? Date.now;
     this.#residents = new Residents(this.#now);
     this.#meter = new MemoryMeter(options.rss === undefined ? () => process.memoryUsage.rss() : options.rss);
     // The budget's unloads take their model out of the count at once (#unload's first step).
     this.#budget = new MemoryBudget(options.maxMemoryBytes, (victim) => this.#unload(victim, 'memory'));
     this.#estimateBytes = options.estimateBytes ?? ((_entry, dir) => filesSize(dir));
-    this.#filesCheck = options.filesCheck ?? new ModelFolderCheck();
     this.#shared = new SharedServices(options.modelsDir, options.createSpeechEncoder ?? createSpeechEncoder);
     this.#sweeper = new IdleSweeper({
       idleTtlSeconds: options.idleTtlSeconds ?? -1,
@@ -365,12 +363,7 @@ export class ModelRegistry {
     const { modelsDir } = this.#catalog.context(entry);
     const filesDir = this.#catalog.filesDir(entry);
     const reinstall = this.#catalog.installCommand(entry);
-    if (!(await this.#catalog.isInstalled(entry))) {
-      // A folder the server may not read looks absent: say so instead of "not installed".
-      const refused = filesDir && (await this.#filesCheck.unreadable(modelsDir, filesDir, INSTALL_MARKER));
-      if (refused) throw filesError(entry.id, refused, reinstall);
-      throw new ModelNotInstalledError(entry.id, reinstall);
-    }
+    if (!(await this.#catalog.isInstalled(entry))) throw await this.#catalog.notInstalledError(entry);
     // Before any session is made: a missing or cut-short weight file must not reach onnxruntime.
     if (filesDir) await this.#filesCheck.check(entry.id, modelsDir, filesDir, reinstall, this.#dtypes(entry));
     try {
@@ -391,8 +384,4 @@ function dtypesOf(options: unknown): string[] | undefined {
   if (typeof dtype === 'string') return [dtype];
   if (dtype && typeof dtype === 'object') return Object.values(dtype).filter((one): one is string => typeof one === 'string');
   return undefined;
-}
-
-function filesError(modelId: string, problem: FolderProblem, reinstall: string): ModelFilesError {
-  return new ModelFilesError(modelId, problem.file, problem.problem, problem.fix ?? `Reinstall it: ${reinstall}`);
 }

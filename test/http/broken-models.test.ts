@@ -204,13 +204,15 @@ describe('model folders the server may not read', () => {
       access: async (path, mode) => (await deny(path), fs.access(path, mode)),
     };
   };
-  const speak = async (filesCheck: ModelFolderCheck) => {
+  /** A speech request for `model` (the voice's id, or the alias `tts-1` standing for it) in a server over `folder`. */
+  const speak = async (filesCheck: ModelFolderCheck, model = 'piper-random', folder = modelsDir) => {
     const manifest: Manifest = {
       models: [{ id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'fixture', license: 'test' }],
+      aliases: { 'tts-1': { task: 'text-to-speech', prefer: ['piper-random'] } },
     };
-    const app = await createTestApp({ manifest, modelsDir, registry: { filesCheck } });
+    const app = await createTestApp({ manifest, modelsDir: folder, registry: { filesCheck } });
     try {
-      return await app.request.post('/v1/audio/speech').set('Authorization', bearer()).send({ model: 'piper-random', input: 'hi', voice: 'default' });
+      return await app.request.post('/v1/audio/speech').set('Authorization', bearer()).send({ model, input: 'hi', voice: 'default' });
     } finally {
       await app.close();
     }
@@ -237,18 +239,46 @@ describe('model folders the server may not read', () => {
     expect(res.body.error.message).to.match(/piper-random\/piper-random\.onnx\.json cannot be read: permission denied/);
   });
 
-  it('says permission denied for a real chmod 000 folder when not run as root', async function () {
-    if (process.getuid?.() === 0) this.skip(); // root reads anything; the injected refusals above stand in
-    const folder = join(modelsDir, 'piper-random');
-    await fs.chmod(folder, 0o000);
-    try {
-      const res = await speak(new ModelFolderCheck());
+  it('says permission denied for an alias as for the id when the refused folder hides its install marker', async () => {
+    // What a user without the rights sees: the marker cannot be read, so the model reads as not
+    // installed. Root reads anything, so here the marker is gone and the folder's refusal injected.
+    const hidden = join(dir, 'hidden-models');
+    cpSync(join(FIXTURES, 'piper-random'), join(hidden, 'piper-random'), { recursive: true });
+    rmSync(join(hidden, 'piper-random/.installed.json'));
+    const check = new ModelFolderCheck(refusing(join(hidden, 'piper-random')));
+    const byId = await speak(check, 'piper-random', hidden);
+    const byAlias = await speak(check, 'tts-1', hidden);
+    for (const res of [byId, byAlias]) {
       expect(res.status).to.equal(503);
-      expect(res.body.error.message).to.match(/piper-random cannot be read: permission denied/);
-    } finally {
-      await fs.chmod(folder, 0o755);
+      expect(res.body.error.code).to.equal('model_unavailable');
     }
+    expect(byId.body.error.message).to.match(
+      /^Model "piper-random" cannot be loaded: piper-random cannot be read: permission denied\. Let the server's user read it/,
+    );
+    expect(byAlias.body.error.message).to.equal(byId.body.error.message);
   });
+
+  it('still says not installed, under the alias, when the folder is simply absent', async () => {
+    const res = await speak(new ModelFolderCheck(), 'tts-1', join(dir, 'no-models'));
+    expect(res.status).to.equal(503);
+    expect(res.body.error.code).to.equal('model_not_installed');
+    expect(res.body.error.message).to.equal('Model "tts-1" is not installed. Run: npm run download-models -- piper-random');
+  });
+
+  for (const model of ['piper-random', 'tts-1']) {
+    it(`says permission denied for a real chmod 000 folder when not run as root (${model})`, async function () {
+      if (process.getuid?.() === 0) this.skip(); // root reads anything; the injected refusals above stand in
+      const folder = join(modelsDir, 'piper-random');
+      await fs.chmod(folder, 0o000);
+      try {
+        const res = await speak(new ModelFolderCheck(), model);
+        expect(res.status).to.equal(503);
+        expect(res.body.error.message).to.match(/piper-random cannot be read: permission denied/);
+      } finally {
+        await fs.chmod(folder, 0o755);
+      }
+    });
+  }
 });
 
 describe('a corrupt Silero VAD in realtime sessions', () => {

@@ -31,6 +31,8 @@ export interface BatchModelInit {
   maxBatchSize: number;
   /** Feature extraction: mean of the token vectors, or the first (CLS) token's. */
   pooling: 'mean' | 'cls';
+  /** onnxruntime's CPU memory arena (EncoderOptions.memoryArena); off when absent. */
+  memoryArena?: boolean;
 }
 
 export interface ForwardRequest {

@@ -50,18 +50,14 @@ serveWorker<BatchModelApi, BatchModelInit>(async (init) => {
   configureRuntime({ modelsDir: init.modelsDir });
   const Model = init.head === 'sequence-classification' ? AutoModelForSequenceClassification : AutoModel;
   // A spinning pool stops when its run ends unless told otherwise (the solo session, whose spin is bounded).
-  const sessionOptions = init.threads
-    ? {
-        session_options: threadSessionOptions({
-          threads: init.threads,
-          spinning: init.spinning ?? false,
-          stopSpinningAfterRun: init.stopSpinningAfterRun ?? true,
-        }),
-      }
+  const threadOptions = init.threads
+    ? threadSessionOptions({ threads: init.threads, spinning: init.spinning ?? false, stopSpinningAfterRun: init.stopSpinningAfterRun ?? true })
     : {};
+  // Without the arena a batch of long texts gives its buffers back when it ends (EncoderOptions.memoryArena).
+  const session_options = { ...threadOptions, enableCpuMemArena: init.memoryArena ?? false };
   const [tokenizer, model] = await Promise.all([
     AutoTokenizer.from_pretrained(init.dir),
-    Model.from_pretrained(init.dir, { dtype: init.dtype, ...sessionOptions }),
+    Model.from_pretrained(init.dir, { dtype: init.dtype, session_options }),
   ]);
   const config = model.config as unknown as ModelFacts & { max_position_embeddings?: number };
   const facts: ModelFacts = {

@@ -37,6 +37,13 @@ export const encoderOptions = {
    * token's (`cls`: bge). Both are L2-normalised.
    */
   pooling: stringEnum(['mean', 'cls'] as const, { default: 'mean' }),
+  /**
+   * onnxruntime's CPU memory arena. Off (the default), each batch's buffers go back to the
+   * allocator when it ends; on, every session keeps those of its largest batch so far (a batch of
+   * 32 long texts: +440–670 MB) for the model's life, to save allocating them again. Figures in
+   * docs/benchmarks.md ("Memory").
+   */
+  memoryArena: Type.Boolean({ default: false }),
 } satisfies TProperties;
 
 const EncoderOptions = Type.Object(encoderOptions);

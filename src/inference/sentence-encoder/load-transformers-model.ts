@@ -38,6 +38,7 @@ export function startBatchModel(modelId: string, options: EncoderOptions, contex
     threads,
     maxBatchSize: options.maxBatchSize,
     pooling: options.pooling,
+    memoryArena: options.memoryArena,
   };
   return BatchModel.start(init, modelId, { workers, soloThreads });
 }

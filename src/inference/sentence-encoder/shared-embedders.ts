@@ -27,6 +27,7 @@ export function acquireSentenceEmbedder(modelId: string, options: EncoderOptions
     dtype: options.dtype,
     pooling: options.pooling,
     maxTokens: options.maxTokens,
+    memoryArena: options.memoryArena,
     layout: workerLayout(options),
     batch,
   });

@@ -11,6 +11,7 @@ import { encodeWav } from '../../audio/encode-wav.js';
 import { resample } from '../../audio/resample.js';
 import { StreamingResampler } from '../../audio/streaming-resampler.js';
 import { serveWorker } from '../worker/serve-worker.js';
+import type { WorkerImplementation } from '../worker/worker-api.js';
 import { withTransfer } from '../worker/worker-protocol.js';
 
 /** The methods this worker serves; `id` names one open stream. */
@@ -49,7 +50,10 @@ function resampledBefore(encoder: StreamEncoder, fromRate: number, toRate: numbe
   };
 }
 
-serveWorker<EncoderApi>(async () => {
+// No model runs here: the thread need not load onnxruntime (ServeOptions.onnxRuntime).
+serveWorker<EncoderApi>(startEncoders, { onnxRuntime: false });
+
+async function startEncoders(): Promise<WorkerImplementation<EncoderApi>> {
   const codec = await compileMp3Codec();
   const streams = new Map<number, StreamEncoder>();
   const stream = (id: number) => {
@@ -87,4 +91,4 @@ serveWorker<EncoderApi>(async () => {
     wav: ({ samples, sampleRate, outputRate }) =>
       bytes(encodeWav(outputRate === undefined ? { samples, sampleRate } : { samples: resample(samples, sampleRate, outputRate), sampleRate: outputRate })),
   };
-});
+}

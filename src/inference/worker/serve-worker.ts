@@ -15,15 +15,26 @@ export type { CallContext } from './worker-api.js';
 
 type AnyMethod = (payload: unknown, context: CallContext<unknown>) => unknown;
 
+export interface ServeOptions {
+  /**
+   * Whether this thread may run onnxruntime (default true). A worker that never does (audio
+   * codecs, phonemes) says false, so it does not load onnxruntime's binding only to guard it
+   * (native-calls.ts): that maps the library, ~5 MB in a process where no model has loaded it
+   * yet (docs/benchmarks.md, "Memory").
+   */
+  onnxRuntime?: boolean;
+}
+
 export function serveWorker<Api extends WorkerApi<Api>, Init = undefined>(
   setup: (init: Init) => Promise<WorkerImplementation<Api>> | WorkerImplementation<Api>,
+  options: ServeOptions = {},
 ): void {
   const port = parentPort;
   if (!port) throw new Error('serveWorker must run inside a worker thread');
 
   const { init, nativeCalls } = workerData as WorkerData<Init>;
   // Before any session exists: the client must know when this thread is inside onnxruntime.
-  guardNativeCalls(nativeCalls);
+  if (options.onnxRuntime !== false) guardNativeCalls(nativeCalls);
   const start = async () => {
     let implementation: WorkerImplementation<Api>;
     try {

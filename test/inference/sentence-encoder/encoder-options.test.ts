@@ -1,5 +1,16 @@
 import { expect } from 'chai';
+import { sentenceEmbeddingEngine } from '../../../src/inference/embeddings/sentence-embedding-engine.js';
+import { ManifestError, type ManifestEntry } from '../../../src/inference/manifest.js';
 import { batchOptions, workerLayout } from '../../../src/inference/sentence-encoder/encoder-options.js';
+
+const embeddings = (options: Record<string, unknown>): ManifestEntry => ({
+  id: 'e',
+  task: 'embeddings',
+  engine: 'sentence-embedding',
+  description: 'an encoder',
+  license: 'MIT',
+  options,
+});
 
 describe('sentence-encoder options', () => {
   it('splits the cores between two workers by default, with a solo session on all cores for lone requests', () => {
@@ -16,10 +27,16 @@ describe('sentence-encoder options', () => {
   });
 
   it('lets as many batches run at once as there are workers', () => {
-    expect(batchOptions({ dtype: 'fp32', workers: 3, maxBatchSize: 8, maxWaitMs: 0, pooling: 'mean' })).to.include({
+    expect(batchOptions({ dtype: 'fp32', workers: 3, maxBatchSize: 8, maxWaitMs: 0, pooling: 'mean', memoryArena: false })).to.include({
       maxInFlight: 3,
       maxBatchSize: 8,
       maxWaitMs: 0,
     });
+  });
+
+  it("runs without onnxruntime's memory arena unless the manifest turns it on", () => {
+    expect(sentenceEmbeddingEngine.options.read(embeddings({}))).to.include({ memoryArena: false });
+    expect(sentenceEmbeddingEngine.options.read(embeddings({ memoryArena: true }))).to.include({ memoryArena: true });
+    expect(() => sentenceEmbeddingEngine.options.read(embeddings({ memoryArena: 'on' }))).to.throw(ManifestError, /options\.memoryArena/);
   });
 });

@@ -35,4 +35,16 @@ describe('stopping a worker inside onnxruntime (native-calls.ts)', () => {
       await worker.dispose();
     }
   });
+
+  it('is not loaded by the speech encoder, which runs no model (ServeOptions.onnxRuntime)', async function () {
+    if (process.platform !== 'linux') this.skip(); // reads /proc/self/maps
+    this.timeout(60_000);
+    // Its own process: in this one, other tests have loaded onnxruntime already (a library is process-wide).
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'scripts/bench/codec-worker-memory.ts'), '--child'], {
+      cwd: REPO_ROOT,
+      timeout: 50_000,
+    });
+    const sample = JSON.parse(stdout.trim().split('\n').at(-1)!) as { onnxMapped: boolean };
+    expect(sample.onnxMapped).to.equal(false);
+  });
 });
