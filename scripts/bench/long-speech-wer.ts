@@ -27,6 +27,9 @@
  * `--alone`: one more column, ours with each placed clip decoded alone at its level, vad_filter
  * off: the model's own errors on the clips, which no way of cutting a long file removes.
  * `--decoding`: decoding options (DecodingOptions, camelCase) for every side of ours, e.g. beam search.
+ * Two more sides of ours, by `--ours-sides` only, to find what the default loses: `vad greedy`
+ * (VAD windows decoded with beam 1, not the windows' beam 2) and `beam2 no vad` (the whole file
+ * with beam 2). `--dtype fp32|q8`: our model's dtype instead of the manifest's.
  * `--keep DIR`: write each file's clips (times, references) and every side's text (ours with
  * segments) to DIR/<language>-<seed>-<minutes>.json for a per-clip diff, and reuse
  * faster-whisper's texts found there (its side does not change between runs of ours).
@@ -64,6 +67,7 @@ const { values: args } = parseArgs({
     'clip-rms': { type: 'string' },
     alone: { type: 'boolean', default: false },
     decoding: { type: 'string' },
+    dtype: { type: 'string' },
   },
 });
 const vad = args.vad ? (JSON.parse(args.vad) as VadOptions) : undefined;
@@ -72,9 +76,12 @@ const OURS = {
   default: { ...decoding, ...(vad ? { vad } : {}) },
   'vad off': { ...decoding, vadFilter: false },
   'vad on': { ...decoding, vadFilter: true, ...(vad ? { vad } : {}) },
+  // To find what the default's windows lose: the VAD windows decoded greedy, the whole file with beam 2.
+  'vad greedy': { decoding: { ...decoding.decoding, beamSize: 1 }, vadFilter: true, ...(vad ? { vad } : {}) },
+  'beam2 no vad': { decoding: { ...decoding.decoding, beamSize: 2 }, vadFilter: false },
 } satisfies Record<string, TranscribeOptions>;
 type Side = keyof typeof OURS | 'fw vad off' | 'fw vad on' | 'alone';
-const SIDES: Side[] = ['default', 'vad off', 'vad on', 'fw vad off', 'fw vad on', 'alone'];
+const SIDES: Side[] = ['default', 'vad off', 'vad on', 'vad greedy', 'beam2 no vad', 'fw vad off', 'fw vad on', 'alone'];
 const GOAL_FW_RATIO = 0.8;
 
 const seeds = args.seeds!.split(',').map(Number);
@@ -119,7 +126,7 @@ async function benchLanguage(language: string): Promise<boolean> {
         ).then((fresh) => kept.map((row) => row?.fw ?? fresh.shift()));
   const ours: Array<Record<string, string>> = [];
   const oursSegments: Array<Record<string, unknown>> = [];
-  const { transcriber } = await loadTranscriber({ modelId, options: { threads } });
+  const { transcriber } = await loadTranscriber({ modelId, options: { threads, ...(args.dtype ? { dtype: args.dtype } : {}) } });
   try {
     for (const { audio } of files) {
       const texts: Record<string, string> = {};
@@ -153,7 +160,7 @@ async function benchLanguage(language: string): Promise<boolean> {
     }
   }
   const normalize = english ? normalizeTranscript : multilingualWords;
-  const counts: Record<Side, WerCounts[]> = { default: [], 'vad off': [], 'vad on': [], 'fw vad off': [], 'fw vad on': [], alone: [] };
+  const counts = Object.fromEntries(SIDES.map((side) => [side, []])) as unknown as Record<Side, WerCounts[]>;
   console.log(`\n${language}, ${modelId} (faster-whisper: the same weights, fp32)`);
   console.log(`${'seed'.padEnd(6)}${'s'.padStart(6)}${'clips'.padStart(6)}${SIDES.map((side) => side.padStart(12)).join('')}`);
   files.forEach(({ seed, audio }, index) => {
