@@ -29,7 +29,9 @@
  * `--decoding`: decoding options (DecodingOptions, camelCase) for every side of ours, e.g. beam search.
  * Two more sides of ours, by `--ours-sides` only, to find what the default loses: `vad greedy`
  * (VAD windows decoded with beam 1, not the windows' beam 2) and `beam2 no vad` (the whole file
- * with beam 2). `--dtype fp32|q8`: our model's dtype instead of the manifest's.
+ * with beam 2). `--dtype fp32|q8`: our model's dtype instead of the manifest's. `--plain`: every
+ * clip at its own level and 1.5 s pauses (long-speech.ts's file, in the seed's clip order), where
+ * the sequential decode without VAD loses no quiet clip.
  * `--keep DIR`: write each file's clips (times, references) and every side's text (ours with
  * segments) to DIR/<language>-<seed>-<minutes>.json for a per-clip diff, and reuse
  * faster-whisper's texts found there (its side does not change between runs of ours).
@@ -68,6 +70,7 @@ const { values: args } = parseArgs({
     alone: { type: 'boolean', default: false },
     decoding: { type: 'string' },
     dtype: { type: 'string' },
+    plain: { type: 'boolean', default: false },
   },
 });
 const vad = args.vad ? (JSON.parse(args.vad) as VadOptions) : undefined;
@@ -91,7 +94,7 @@ const clipRms = args['clip-rms'] === undefined ? undefined : 10 ** (Number(args[
 
 await ensureFasterWhisper(python, tinyEnWheelPath(root));
 console.log(
-  `long-file WER: ${args.minutes} min per file from ${speechDir()}, ${clipRms ? `clips at ${args['clip-rms']} dBFS RMS, ` : ''}pauses 3–6 s, a quarter of the clips 20–30 dB quieter, seeds ${seeds.join(',')}, ` +
+  `long-file WER: ${args.minutes} min per file from ${speechDir()}, ${clipRms ? `clips at ${args['clip-rms']} dBFS RMS, ` : ''}${args.plain ? 'pauses 1.5 s, no clip quieter' : 'pauses 3–6 s, a quarter of the clips 20–30 dB quieter'}, seeds ${seeds.join(',')}, ` +
     `threads ${threads} per side${vad ? `, ours' VAD options ${JSON.stringify(vad)}` : ''}; load average ${loadAverage()}`,
 );
 const dir = await mkdtemp(join(tmpdir(), 'long-speech-wer-'));
@@ -110,7 +113,9 @@ async function benchLanguage(language: string): Promise<boolean> {
   const decoded = await decodeClipsOnce(await readSpeechClips(undefined, language));
   const files: Array<{ seed: number; file: string; audio: LongSpeech }> = [];
   for (const seed of seeds) {
-    const audio = variedSpeech(decoded, { targetSeconds, gapSeconds: [3, 6], quietShare: 0.25, quietDb: [20, 30], seed, clipRms });
+    const audio = args.plain
+      ? variedSpeech(decoded, { targetSeconds, gapSeconds: [1.5, 1.5], quietShare: 0, quietDb: [0, 0], seed, clipRms })
+      : variedSpeech(decoded, { targetSeconds, gapSeconds: [3, 6], quietShare: 0.25, quietDb: [20, 30], seed, clipRms });
     const file = join(dir, `${language}-${seed}.f32`);
     await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
     files.push({ seed, file, audio });
@@ -225,7 +230,10 @@ async function benchShortClips(language: string): Promise<boolean> {
 }
 
 function keptPath(language: string, seed: number): string {
-  return join(args.keep!, `${language}-${seed}-${args.minutes}${args['clip-rms'] === undefined ? '' : `-rms${args['clip-rms']}`}.json`);
+  return join(
+    args.keep!,
+    `${language}-${seed}-${args.minutes}${args['clip-rms'] === undefined ? '' : `-rms${args['clip-rms']}`}${args.plain ? '-plain' : ''}.json`,
+  );
 }
 
 async function readKept(language: string, seed: number): Promise<{ fw?: { novad: string; vad: string } } | undefined> {
