@@ -185,7 +185,10 @@ export function uncoveredRest(window: SpeechWindow, last: { start: number; end: 
   if (index >= 0 && regions[index]!.start <= until && regions[index]!.end - until < MIN_REST_SECONDS * sampleRate) index++;
   if (index < 0 || index >= regions.length) return undefined;
   const region = regions[index]!;
-  const from = region.start > until || began < region.start ? region.start : until;
+  // Began in an earlier region, not merely in the pause before this one (a start stamp a step early):
+  // decoding this region again from its start would give its sentence twice.
+  const beganEarlier = index > 0 && began < regions[index - 1]!.end;
+  const from = region.start > until || beganEarlier ? region.start : until;
   return { start: from, end: window.end, regions: [{ ...region, start: from }, ...regions.slice(index + 1)] };
 }
 
