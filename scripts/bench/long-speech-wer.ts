@@ -27,6 +27,13 @@
  * `--alone`: one more column, ours with each placed clip decoded alone at its level, vad_filter
  * off: the model's own errors on the clips, which no way of cutting a long file removes.
  * `--decoding`: decoding options (DecodingOptions, camelCase) for every side of ours, e.g. beam search.
+ * Two more sides of ours, by `--ours-sides` only, to find what the default loses: `vad greedy`
+ * (VAD windows decoded with beam 1, not the windows' beam 2) and `beam2 no vad` (the whole file
+ * with beam 2). `--dtype fp32|q8`: our model's dtype instead of the manifest's. `--plain`: every
+ * clip at its own level and 1.5 s pauses (long-speech.ts's file, in the seed's clip order), where
+ * the sequential decode without VAD loses no quiet clip; `--file-order`: the same in file order
+ * (exactly long-speech.ts's file; the seed does not change it). `--language`: our sides are told
+ * the file's language (multilingual model only).
  * `--keep DIR`: write each file's clips (times, references) and every side's text (ours with
  * segments) to DIR/<language>-<seed>-<minutes>.json for a per-clip diff, and reuse
  * faster-whisper's texts found there (its side does not change between runs of ours).
@@ -38,7 +45,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { loadAverage } from '../eval/lib/load-average.js';
 import { ensureFasterWhisper, tinyEnWheelPath } from './baselines/faster-whisper-setup.js';
-import { decodeClipsOnce, variedSpeech, type LongSpeech } from '../eval/lib/long-speech.js';
+import { decodeClipsOnce, joinClips, variedSpeech, type LongSpeech } from '../eval/lib/long-speech.js';
 import { loadTranscriber } from '../eval/lib/load-transcriber.js';
 import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
@@ -64,6 +71,10 @@ const { values: args } = parseArgs({
     'clip-rms': { type: 'string' },
     alone: { type: 'boolean', default: false },
     decoding: { type: 'string' },
+    dtype: { type: 'string' },
+    plain: { type: 'boolean', default: false },
+    'file-order': { type: 'boolean', default: false },
+    language: { type: 'boolean', default: false },
   },
 });
 const vad = args.vad ? (JSON.parse(args.vad) as VadOptions) : undefined;
@@ -72,9 +83,12 @@ const OURS = {
   default: { ...decoding, ...(vad ? { vad } : {}) },
   'vad off': { ...decoding, vadFilter: false },
   'vad on': { ...decoding, vadFilter: true, ...(vad ? { vad } : {}) },
+  // To find what the default's windows lose: the VAD windows decoded greedy, the whole file with beam 2.
+  'vad greedy': { decoding: { ...decoding.decoding, beamSize: 1 }, vadFilter: true, ...(vad ? { vad } : {}) },
+  'beam2 no vad': { decoding: { ...decoding.decoding, beamSize: 2 }, vadFilter: false },
 } satisfies Record<string, TranscribeOptions>;
 type Side = keyof typeof OURS | 'fw vad off' | 'fw vad on' | 'alone';
-const SIDES: Side[] = ['default', 'vad off', 'vad on', 'fw vad off', 'fw vad on', 'alone'];
+const SIDES: Side[] = ['default', 'vad off', 'vad on', 'vad greedy', 'beam2 no vad', 'fw vad off', 'fw vad on', 'alone'];
 const GOAL_FW_RATIO = 0.8;
 
 const seeds = args.seeds!.split(',').map(Number);
@@ -84,7 +98,7 @@ const clipRms = args['clip-rms'] === undefined ? undefined : 10 ** (Number(args[
 
 await ensureFasterWhisper(python, tinyEnWheelPath(root));
 console.log(
-  `long-file WER: ${args.minutes} min per file from ${speechDir()}, ${clipRms ? `clips at ${args['clip-rms']} dBFS RMS, ` : ''}pauses 3–6 s, a quarter of the clips 20–30 dB quieter, seeds ${seeds.join(',')}, ` +
+  `long-file WER: ${args.minutes} min per file from ${speechDir()}, ${clipRms ? `clips at ${args['clip-rms']} dBFS RMS, ` : ''}${args['file-order'] ? 'clips in file order, ' : ''}${args.plain || args['file-order'] ? 'pauses 1.5 s, no clip quieter' : 'pauses 3–6 s, a quarter of the clips 20–30 dB quieter'}${args.language ? ', language told' : ''}, seeds ${seeds.join(',')}, ` +
     `threads ${threads} per side${vad ? `, ours' VAD options ${JSON.stringify(vad)}` : ''}; load average ${loadAverage()}`,
 );
 const dir = await mkdtemp(join(tmpdir(), 'long-speech-wer-'));
@@ -103,7 +117,11 @@ async function benchLanguage(language: string): Promise<boolean> {
   const decoded = await decodeClipsOnce(await readSpeechClips(undefined, language));
   const files: Array<{ seed: number; file: string; audio: LongSpeech }> = [];
   for (const seed of seeds) {
-    const audio = variedSpeech(decoded, { targetSeconds, gapSeconds: [3, 6], quietShare: 0.25, quietDb: [20, 30], seed, clipRms });
+    const audio = args['file-order']
+      ? joinClips(decoded, { targetSeconds, gapSeconds: 1.5 })
+      : args.plain
+        ? variedSpeech(decoded, { targetSeconds, gapSeconds: [1.5, 1.5], quietShare: 0, quietDb: [0, 0], seed, clipRms })
+        : variedSpeech(decoded, { targetSeconds, gapSeconds: [3, 6], quietShare: 0.25, quietDb: [20, 30], seed, clipRms });
     const file = join(dir, `${language}-${seed}.f32`);
     await writeFile(file, new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength));
     files.push({ seed, file, audio });
@@ -119,13 +137,17 @@ async function benchLanguage(language: string): Promise<boolean> {
         ).then((fresh) => kept.map((row) => row?.fw ?? fresh.shift()));
   const ours: Array<Record<string, string>> = [];
   const oursSegments: Array<Record<string, unknown>> = [];
-  const { transcriber } = await loadTranscriber({ modelId, options: { threads } });
+  const { transcriber } = await loadTranscriber({ modelId, options: { threads, ...(args.dtype ? { dtype: args.dtype } : {}) } });
   try {
     for (const { audio } of files) {
       const texts: Record<string, string> = {};
       const segments: Record<string, unknown> = {};
       for (const [side, options] of Object.entries(OURS).filter(([side]) => args['ours-sides']!.split(',').includes(side))) {
-        const transcript = await transcriber.transcribe({ samples: audio.samples.slice(), sampleRate: audio.sampleRate }, { ...options, segments: true });
+        const told = args.language && !english ? { language } : {};
+        const transcript = await transcriber.transcribe(
+          { samples: audio.samples.slice(), sampleRate: audio.sampleRate },
+          { ...options, ...told, segments: true },
+        );
         texts[side] = transcript.text;
         segments[side] = transcript.segments?.map(({ start, end, text }) => ({ start, end, text }));
       }
@@ -153,7 +175,7 @@ async function benchLanguage(language: string): Promise<boolean> {
     }
   }
   const normalize = english ? normalizeTranscript : multilingualWords;
-  const counts: Record<Side, WerCounts[]> = { default: [], 'vad off': [], 'vad on': [], 'fw vad off': [], 'fw vad on': [], alone: [] };
+  const counts = Object.fromEntries(SIDES.map((side) => [side, []])) as unknown as Record<Side, WerCounts[]>;
   console.log(`\n${language}, ${modelId} (faster-whisper: the same weights, fp32)`);
   console.log(`${'seed'.padEnd(6)}${'s'.padStart(6)}${'clips'.padStart(6)}${SIDES.map((side) => side.padStart(12)).join('')}`);
   files.forEach(({ seed, audio }, index) => {
@@ -218,7 +240,10 @@ async function benchShortClips(language: string): Promise<boolean> {
 }
 
 function keptPath(language: string, seed: number): string {
-  return join(args.keep!, `${language}-${seed}-${args.minutes}${args['clip-rms'] === undefined ? '' : `-rms${args['clip-rms']}`}.json`);
+  return join(
+    args.keep!,
+    `${language}-${seed}-${args.minutes}${args['clip-rms'] === undefined ? '' : `-rms${args['clip-rms']}`}${args.plain ? '-plain' : ''}.json`,
+  );
 }
 
 async function readKept(language: string, seed: number): Promise<{ fw?: { novad: string; vad: string } } | undefined> {

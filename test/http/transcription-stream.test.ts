@@ -115,8 +115,8 @@ describe('stream=true with the real whisper-tiny.en on joined clips', function (
 
   it('POST /v1/transcriptions?stream=true (raw body) streams the same events; a client that hangs up cancels the work', async () => {
     const controller = new AbortController();
-    // vad_filter=false: the sequential decode sends a delta per window; the batched VAD decode
-    // (on by default past 30 s) decodes its windows together and sends them together.
+    // vad_filter=false: the sequential decode sends a delta per window. (The VAD path sends its
+    // first window, decoded alone, before it batches the rest: decode-windows-batched.slow.test.ts.)
     const response = await fetch(`${baseUrl}/v1/transcriptions?model=whisper-tiny.en&stream=true&vad_filter=false`, {
       method: 'POST',
       headers: { authorization: bearer(), 'content-type': 'audio/wav' },

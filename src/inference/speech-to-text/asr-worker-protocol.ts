@@ -49,6 +49,11 @@ export interface AsrRequest {
   vad?: VadFilterRequest;
   /** Absent: greedy with openai/whisper's temperature fallback. */
   decoding?: DecodingOptions;
+  /**
+   * The caller takes segments as they are decoded (AsrProgress): the first VAD window is then
+   * decoded alone before the rest are batched, so its text is not held for the whole batch.
+   */
+  stream?: boolean;
 }
 
 export type AsrResponse = Transcript;

@@ -128,15 +128,18 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
         signal,
         sampleRate,
         maxTokensPerWindow: request.maxNewTokens,
-        onSegments: (fresh: DecodedSegment[]) =>
-          progress({
-            segments: decoding.logprobs
-              ? fresh.map((segment) => ({
-                  ...segment,
-                  logprobs: logprobEntries.entries(segment.details.tokens, segment.tokenLogprobs ?? [], longForm.tokens.eot),
-                }))
-              : fresh,
-          }),
+        // Only a caller that streams asks for segments: with them, decodeWindows sends the first window's text first.
+        onSegments: !request.stream
+          ? undefined
+          : (fresh: DecodedSegment[]) =>
+              progress({
+                segments: decoding.logprobs
+                  ? fresh.map((segment) => ({
+                      ...segment,
+                      logprobs: logprobEntries.entries(segment.details.tokens, segment.tokenLogprobs ?? [], longForm.tokens.eot),
+                    }))
+                  : fresh,
+              }),
         words: request.words,
         language: language ?? 'en',
         batchSize: windows

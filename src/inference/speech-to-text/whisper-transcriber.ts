@@ -49,6 +49,7 @@ export class WhisperTranscriber implements Transcriber {
       maxNewTokens: this.#options.maxNewTokens,
       vad: vadFilterRequest(options, this.#vadInstalled),
       decoding: options.decoding,
+      stream: options.onSegments !== undefined,
     };
     const { onSegments } = options;
     const transcript = await this.#worker.call('transcribe', request, {

@@ -5,7 +5,8 @@
  * its clips several times over),
  * windows decoded in batches give the segments, words and log probabilities of windows decoded
  * one at a time, with the user's prompt and hotwords too, and with beam search (several windows'
- * beams in one run); an abort in the middle of a batch stops
+ * beams in one run); with a stream the first window is decoded and reported before the rest are
+ * batched; an abort in the middle of a batch stops
  * the decode, and nothing runs on after it.
  */
 import { existsSync } from 'node:fs';
@@ -102,6 +103,44 @@ describe('decodeWindows in batches, whisper-tiny.en and Silero VAD v6 on the spe
       expect(segment.tokenLogprobs).to.have.length(expected.length);
       segment.tokenLogprobs!.forEach((logprob, at) => expect(logprob).to.be.closeTo(expected[at]!, 1e-3));
     }
+  });
+
+  it('with a stream (onSegments), reports the first window before the others are decoded, then batches the rest', async () => {
+    const events: string[] = [];
+    const decoder = model.decoder;
+    const logging: WindowsModel = {
+      ...model,
+      decoder: {
+        encode: (features) => decoder.encode(features),
+        decode: (request) => decoder.decode(request),
+        decodeBatch: (requests, onDecoded) => {
+          events.push(`batch of ${requests.length}`);
+          return decoder.decodeBatch!(requests, onDecoded);
+        },
+      },
+    };
+    const few = windows.slice(0, 4);
+    const reported: DecodedSegment[] = [];
+    const segments = await decodeWindows(audio, few, logging, {
+      ...base,
+      batchSize: 3,
+      onSegments: (fresh) => {
+        events.push(`report from ${fresh[0]!.start} s`);
+        reported.push(...fresh);
+      },
+    });
+    const firstReport = events.findIndex((event) => event.startsWith('report'));
+    // Only the first window's rows (its follow-ups too) were decoded before its text went out ...
+    expect(firstReport, events.join('; ')).to.be.greaterThan(0);
+    expect(
+      events.slice(0, firstReport).every((event) => event === 'batch of 1'),
+      events.join('; '),
+    ).to.equal(true);
+    expect(reported[0]!.start).to.be.below(few[0]!.end / RATE);
+    // ... and the other three stepped together after it.
+    expect(events.slice(firstReport).includes('batch of 3'), events.join('; ')).to.equal(true);
+    expect(shape(reported)).to.deep.equal(shape(segments));
+    expect(shape(segments)).to.deep.equal(shape(await decodeWindows(audio, few, model, base)));
   });
 
   it("keeps the user's prompt and hotwords in every window of a batch", async () => {

@@ -239,6 +239,10 @@ describe('decodeWindows (scripted windows)', () => {
       [20, 25],
     ]);
     expect(uncoveredRest(w, { start: 3, end: 12 }, RATE)?.start).to.equal(s(10));
+    // A start stamp in the pause just before its own region (Whisper's 20-ms steps) began in no earlier
+    // region: the rest is from the end, not the region again (which decoded its sentence twice).
+    expect(uncoveredRest(w, { start: 9.98, end: 12 }, RATE)?.start).to.equal(s(12));
+    expect(uncoveredRest(w, { start: 5.5, end: 12 }, RATE)?.start).to.equal(s(12));
     // Nothing decoded: from the second region.
     expect(uncoveredRest(w, undefined, RATE)?.start).to.equal(s(10));
   });

@@ -100,13 +100,38 @@ describe('decodeWindows in batches (scripted windows)', () => {
       [80, 85, ' five'],
       [120, 124, ' one'],
     ]);
-    // The last two windows end after the first batch, before the first two: their segments waited.
+    // A caller that takes segments as they come gets the first window decoded alone (its follow-up
+    // too), then the rest batched; the last two end after their first batch, before the second: their segments waited.
+    expect(log.batches).to.deep.equal([[5], [14], [40, 80, 120], [48]]);
+    expect(log.decodes).to.equal(0);
+    expect(reported).to.deep.equal(timed(segments));
+  });
+
+  it('batches every window from the first when nobody takes segments on the way', async () => {
+    const log = newLog();
+    await decodeWindows(clock, windows, scriptedModel(log, true), { startTokens: [TOKENS.sot], signal: new AbortController().signal, batchSize: 4 });
     expect(log.batches).to.deep.equal([
       [5, 40, 80, 120],
       [14, 48],
     ]);
-    expect(log.decodes).to.equal(0);
-    expect(reported).to.deep.equal(timed(segments));
+  });
+
+  it('streams the first window before the last is decoded, and each later window as its batch row is done', async () => {
+    const events: string[] = [];
+    const model = scriptedModel(newLog(), true);
+    const batching = model.decoder.decodeBatch!;
+    model.decoder.decodeBatch = async (requests, onDecoded) => {
+      const starts = requests.map((request) => (request.audioFeatures.data as Float32Array)[0]!);
+      events.push(`batch ${starts.join(',')}`);
+      return batching(requests, onDecoded);
+    };
+    await decodeWindows(clock, windows, model, {
+      startTokens: [TOKENS.sot],
+      signal: new AbortController().signal,
+      batchSize: 4,
+      onSegments: (fresh) => events.push(`report ${fresh.map((segment) => segment.start).join(',')}`),
+    });
+    expect(events).to.deep.equal(['batch 5', 'batch 14', 'report 5,9', 'batch 40,80,120', 'batch 48', 'report 40,48', 'report 80', 'report 120']);
   });
 
   it('holds at most batchSize windows at once, the next starting as one ends', async () => {

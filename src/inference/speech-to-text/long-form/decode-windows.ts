@@ -9,7 +9,8 @@
  * uncovered, which WhisperX drops) while their decoder steps share lockstep batches. Kept from
  * the one-at-a-time loop: segments reported through `onSegments` in window order as soon as every
  * window before them is final, the abort signal checked between and inside windows, and at most
- * `batchSize` windows' audio read at a time.
+ * `batchSize` windows' audio read at a time. With `onSegments` (a caller that streams) the first
+ * window is decoded alone before the rest are batched, so its text is sent first.
  */
 import type { PcmReader } from '../../../audio/pcm16-buffer.js';
 import { decodeLongForm, type DecodedSegment, type LongFormModel, type LongFormOptions } from './long-form-decoder.js';
@@ -46,24 +47,29 @@ export async function decodeWindows(
   // A window prompted by the one before, or one generator drawn from by every window in turn, needs the windows in order.
   if (decodeBatch && batchSize > 1 && !options.conditionOnPreviousWindow && !options.random) {
     const encode = model.decoder.encode.bind(model.decoder);
-    const perWindow = await decodeWindowsTogether(
-      windows.length,
-      { decodeBatch: decodeBatch.bind(model.decoder) },
-      async (index, turn) =>
-        (
-          await decodeWindow(
-            source,
-            windows[index]!,
-            { ...model, decoder: { encode, decode: turn.decode } },
-            {
-              ...options,
-              onSegments: options.onSegments && turn.report,
-            },
-          )
-        ).segments,
-      { concurrency: batchSize, onSegments: options.onSegments },
-    );
-    return perWindow.flat();
+    const together = (some: readonly SpeechWindow[]) =>
+      decodeWindowsTogether(
+        some.length,
+        { decodeBatch: decodeBatch.bind(model.decoder) },
+        async (index, turn) =>
+          (
+            await decodeWindow(
+              source,
+              some[index]!,
+              { ...model, decoder: { encode, decode: turn.decode } },
+              {
+                ...options,
+                onSegments: options.onSegments && turn.report,
+              },
+            )
+          ).segments,
+        { concurrency: Math.min(batchSize, some.length), onSegments: options.onSegments },
+      );
+    // A caller that streams gets the first window's text once that window alone is decoded: in a
+    // batch it would wait for the batch's slowest row and every follow-up decode, often the whole file.
+    const first = options.onSegments ? await together(windows.slice(0, 1)) : [];
+    const rest = first.length < windows.length ? await together(windows.slice(first.length)) : [];
+    return [...first, ...rest].flat();
   }
   const all: DecodedSegment[] = [];
   let previous: readonly DecodedSegment[] = [];
@@ -179,7 +185,10 @@ export function uncoveredRest(window: SpeechWindow, last: { start: number; end: 
   if (index >= 0 && regions[index]!.start <= until && regions[index]!.end - until < MIN_REST_SECONDS * sampleRate) index++;
   if (index < 0 || index >= regions.length) return undefined;
   const region = regions[index]!;
-  const from = region.start > until || began < region.start ? region.start : until;
+  // Began in an earlier region, not merely in the pause before this one (a start stamp a step early):
+  // decoding this region again from its start would give its sentence twice.
+  const beganEarlier = index > 0 && began < regions[index - 1]!.end;
+  const from = region.start > until || beganEarlier ? region.start : until;
   return { start: from, end: window.end, regions: [{ ...region, start: from }, ...regions.slice(index + 1)] };
 }
 
