@@ -80,18 +80,19 @@ describe('ApertiumPipeline (stand-in stages)', () => {
   });
 
   it('times each request from when it is the oldest in the pipe, so slow ones ahead do not time it out', async () => {
-    // Each request (one chunk plus its nonce) takes 0.2 s; eight queued in the pipe take 1.6 s.
-    const slow = pipeline([echoStage(0.1)], { timeoutMs: 600 });
-    const texts = Array.from({ length: 8 }, (_, index) => `text ${index}`);
+    // Each request (one chunk plus its nonce) takes 0.2 s; twelve queued in the pipe take 2.4 s, over
+    // the time-out, which leaves each request 1.5 s for a busy machine (npm test runs two files at once).
+    const slow = pipeline([echoStage(0.1)], { timeoutMs: 1500 });
+    const texts = Array.from({ length: 12 }, (_, index) => `text ${index}`);
     expect(await Promise.all(texts.map((text) => slow.translate([text])))).to.deep.equal(texts.map((text) => [text]));
     expect(slow.starts).to.equal(1);
   });
 
   it('fails a request that gets no answer in its time, and answers the requests behind it', async () => {
-    const hanging = pipeline([echoStage(0)], { timeoutMs: 300 });
+    const hanging = pipeline([echoStage(0)], { timeoutMs: 1000 });
     const stuck = hanging.translate(['HANG']);
     const behind = ['one', 'two', 'three'].map((text) => hanging.translate([text]));
-    expect(((await rejection(stuck)) as Error).message).to.match(/test: no answer within 300 ms; pipeline restarted/);
+    expect(((await rejection(stuck)) as Error).message).to.match(/test: no answer within 1000 ms; pipeline restarted/);
     expect(await Promise.all(behind)).to.deep.equal([['one'], ['two'], ['three']]);
     expect(hanging.starts).to.equal(2);
   });

@@ -9,7 +9,8 @@ describe('ApertiumTranslator (stand-in stages)', () => {
   beforeEach(() => {
     // Echoes every chunk, and exits on one containing POISON, printing internals to stderr.
     const stage = ['bash', '-c', `sed -u -z '/POISON/{s/.*/parse error in \\/usr\\/share\\/secret.bin/w /dev/stderr\nQ 3\n}'`];
-    const pipeline = new ApertiumPipeline({ commands: [stage], name: 'xx-yy', timeoutMs: 300, timeoutPerCharMs: 0 });
+    // The time-out only has to outlast bash and sed starting on a busy machine (npm test runs two files at once).
+    const pipeline = new ApertiumPipeline({ commands: [stage], name: 'xx-yy', timeoutMs: 3000, timeoutPerCharMs: 0 });
     translator = new ApertiumTranslator({ modelId: 'apertium-xx-yy', pipeline, source: 'xx', target: 'yy' });
   });
   afterEach(() => translator.dispose());
