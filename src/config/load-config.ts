@@ -40,6 +40,21 @@ export interface Config {
   readonly modelsMaxMemoryBytes: number | undefined;
   /** Models (ids or aliases) loaded at start (PRELOAD_MODELS); /readyz waits for them. */
   readonly preloadModels: readonly string[];
+  /** The Files and Batch API (src/batches). */
+  readonly batches: BatchConfig;
+}
+
+export interface BatchConfig {
+  /** Where uploaded and generated files are kept (FILES_DIR). */
+  readonly filesDir: string;
+  /** Largest file one upload may store (FILES_MAX_MB); larger is a 413 while reading. */
+  readonly maxFileBytes: number;
+  /** All stored files together (FILES_MAX_TOTAL_MB); an upload past it is a 413. */
+  readonly maxTotalBytes: number;
+  /** Batch lines one process runs at once (BATCH_CONCURRENCY); interactive requests take turns with them. */
+  readonly concurrency: number;
+  /** A claimed line whose runner stops renewing it (killed) goes back to the queue after this (BATCH_LEASE_SECONDS). */
+  readonly leaseSeconds: number;
 }
 
 export interface Limits {
@@ -200,6 +215,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         .map((name) => name.trim())
         .filter((name) => name !== ''),
     ),
+    batches: Object.freeze({
+      filesDir: nonEmpty('FILES_DIR', env.FILES_DIR ?? 'data/files'),
+      maxFileBytes: parseWhole('FILES_MAX_MB', env.FILES_MAX_MB, 512, 100_000) * 1024 * 1024,
+      maxTotalBytes: parseWhole('FILES_MAX_TOTAL_MB', env.FILES_MAX_TOTAL_MB, 10_240, 10_000_000) * 1024 * 1024,
+      concurrency: parseWhole('BATCH_CONCURRENCY', env.BATCH_CONCURRENCY, 8, 256),
+      leaseSeconds: parseWhole('BATCH_LEASE_SECONDS', env.BATCH_LEASE_SECONDS, 30, 3600),
+    }),
   });
 }
 

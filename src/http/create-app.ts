@@ -20,6 +20,8 @@ import { createRootRouter, rootResponses } from './routes/root-router.js';
 import { createPlaygroundRouter } from './routes/playground-routes.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
+import { filesRoutes } from './routes/v1/files-routes.js';
+import { FileStore } from '../batches/file-store.js';
 import { LIBRETRANSLATE_PATHS, libreTranslateRoutes } from './routes/libretranslate-routes.js';
 import { TEI_PATHS, teiRoutes } from './routes/tei-routes.js';
 import { createAdmission } from './admission.js';
@@ -121,6 +123,12 @@ export function createApp(deps: AppDeps): InferenceApp {
   metricsRoute(rootRouter, { metrics, requireKey, access });
   const usersRouter = createUsersRouter(createUserStore(deps.db), limits, operations);
   const v1Router = createV1Router({ models, limits, admit, validator }, operations);
+  const files = new FileStore(deps.db, {
+    dir: deps.config.batches.filesDir,
+    maxFileBytes: deps.config.batches.maxFileBytes,
+    maxTotalBytes: deps.config.batches.maxTotalBytes,
+  });
+  filesRoutes(v1Router, { files, access });
   // Served beside Koa's routers (realtime-endpoint.ts), documented with /v1.
   operations.push(...realtimeOperations(limits.realtime));
   libreTranslateRoutes(rootRouter, { models, access, admit, validator, limits, preferredModels: deps.config.libreTranslateModels, answers });
