@@ -133,10 +133,18 @@ export class FileStore {
     try {
       await this.#db.insertInto('files').values(row).execute();
     } catch (error) {
+      // A batch's output file has an id of its own making: another runner may have listed the same content first.
+      const existing = await this.#db.selectFrom('files').selectAll().where('id', '=', staged.id).executeTakeFirst();
+      if (existing) return normalised(existing);
       await this.discard(staged.id);
       throw error;
     }
     return row;
+  }
+
+  /** Whether a file with this id is listed (expired or not). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.#db.selectFrom('files').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
   }
 
   /** Removes a staged file that will not be listed. */
