@@ -23,6 +23,7 @@ import type { BatchObserver } from './batch-metrics.js';
 import type { BatchStore, LineResult } from './batch-store.js';
 import type { BatchLineRow, BatchRow } from './batch-tables.js';
 import type { FileStore, Viewer } from './file-store.js';
+import type { InteractiveActivity } from './interactive-activity.js';
 import { readInputLines } from './input-file.js';
 import type { LineDispatcher } from './line-dispatch.js';
 
@@ -35,6 +36,8 @@ export interface BatchRunnerOptions {
   observer?: BatchObserver;
   /** Lines running at once in this process. */
   concurrency: number;
+  /** Interactive requests seen lately: while there are, one line runs at a time. */
+  activity?: InteractiveActivity;
   leaseMs: number;
   /** How often the database is looked at for new work when nothing woke the runner. */
   pollMs?: number;
@@ -42,14 +45,20 @@ export interface BatchRunnerOptions {
 
 /** A static key's policy: static keys are admin and unlimited (key-store.ts). */
 const STATIC_POLICY: KeyPolicy = Object.freeze({ id: null, rpm: null, models: null, admin: true });
-/** Results are written together once this many wait, or after FLUSH_MS. */
-const FLUSH_LINES = 64;
-const FLUSH_MS = 20;
+/**
+ * Results are written together once this many wait, or after FLUSH_MS: each transaction is an
+ * fsync (SQLite's synchronous=FULL) on the event loop, which interactive requests wait behind. A
+ * crash loses at most these results; their lines run again.
+ */
+const FLUSH_LINES = 256;
+const FLUSH_MS = 250;
+/** Lines claimed per claim, in units of the concurrency: fewer claim transactions, for the same reason. */
+const CLAIM_AHEAD = 4;
 const POLICY_TTL_MS = 5_000;
 const SWEEP_FILES_MS = 60_000;
 
 export class BatchRunner {
-  readonly #o: Required<Omit<BatchRunnerOptions, 'observer'>> & { observer?: BatchObserver };
+  readonly #o: Required<Omit<BatchRunnerOptions, 'observer' | 'activity'>> & Pick<BatchRunnerOptions, 'observer' | 'activity'>;
   readonly #id = `runner-${randomBytes(8).toString('hex')}`;
   readonly #queue: BatchLineRow[] = [];
   readonly #running = new Set<Promise<void>>();
@@ -66,6 +75,7 @@ export class BatchRunner {
   #refill = false;
   #housekeeping: Promise<void> | undefined;
   #lastSweep = 0;
+  #resumeTimer: NodeJS.Timeout | undefined;
 
   constructor(options: BatchRunnerOptions) {
     this.#o = { pollMs: 500, ...options };
@@ -91,6 +101,7 @@ export class BatchRunner {
     this.#started = false;
     clearInterval(this.#timer);
     clearInterval(this.#renewer);
+    clearTimeout(this.#resumeTimer);
     await Promise.allSettled([...this.#running]);
     await this.#housekeeping;
     await this.#flush();
@@ -119,9 +130,9 @@ export class BatchRunner {
     try {
       do {
         this.#refill = false;
-        while (this.#started && this.#running.size < this.#o.concurrency) {
+        while (this.#started && this.#running.size < this.#concurrency()) {
           if (this.#queue.length === 0) {
-            const claimed = await this.#o.store.claim(this.#id, this.#o.concurrency, this.#o.leaseMs);
+            const claimed = await this.#o.store.claim(this.#id, this.#o.concurrency * CLAIM_AHEAD, this.#o.leaseMs);
             if (claimed.length === 0) break;
             this.#queue.push(...claimed);
           }
@@ -138,6 +149,17 @@ export class BatchRunner {
     } finally {
       this.#filling = false;
     }
+  }
+
+  /** Lines to keep running now: all of them, or one while interactive requests are about. */
+  #concurrency(): number {
+    if (!this.#o.activity?.recent()) return this.#o.concurrency;
+    // Look again once they may have stopped, so the batch takes its full speed back.
+    this.#resumeTimer ??= setTimeout(() => {
+      this.#resumeTimer = undefined;
+      void this.#fill();
+    }, 250);
+    return 1;
   }
 
   async #run(line: BatchLineRow): Promise<void> {

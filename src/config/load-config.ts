@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { defaultMaxPending, type Task } from '../inference/tasks.js';
 
 /**
@@ -187,10 +189,11 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
 });
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
+  const databasePath = parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:data/app.db');
   return Object.freeze({
     port: parsePort(env.PORT ?? '3000'),
     host: nonEmpty('HOST', env.HOST ?? '127.0.0.1'),
-    databasePath: parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:data/app.db'),
+    databasePath,
     apiKeys: Object.freeze(parseApiKeys(env.API_KEYS ?? '')),
     modelsDir: nonEmpty('MODELS_DIR', env.MODELS_DIR ?? 'models'),
     manifestPath: nonEmpty('MODELS_MANIFEST', env.MODELS_MANIFEST ?? 'models/models.json'),
@@ -216,13 +219,24 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         .filter((name) => name !== ''),
     ),
     batches: Object.freeze({
-      filesDir: nonEmpty('FILES_DIR', env.FILES_DIR ?? 'data/files'),
+      filesDir: nonEmpty('FILES_DIR', env.FILES_DIR ?? defaultFilesDir(databasePath)),
       maxFileBytes: parseWhole('FILES_MAX_MB', env.FILES_MAX_MB, 512, 100_000) * 1024 * 1024,
       maxTotalBytes: parseWhole('FILES_MAX_TOTAL_MB', env.FILES_MAX_TOTAL_MB, 10_240, 10_000_000) * 1024 * 1024,
       concurrency: parseWhole('BATCH_CONCURRENCY', env.BATCH_CONCURRENCY, 8, 256),
       leaseSeconds: parseWhole('BATCH_LEASE_SECONDS', env.BATCH_LEASE_SECONDS, 30, 3600),
     }),
   });
+}
+
+/**
+ * Files live beside the SQLite database they are listed in (data/app.db: data/files), so the two
+ * move, are backed up and are thrown away together; an in-memory database's files are temporary.
+ * On PostgreSQL, `data/files`: replicas must set FILES_DIR to one folder they all share.
+ */
+function defaultFilesDir(databasePath: string): string {
+  if (/^postgres(ql)?:\/\//.test(databasePath)) return 'data/files';
+  if (databasePath === ':memory:') return join(tmpdir(), `lis-files-${process.pid}`);
+  return join(dirname(databasePath), 'files');
 }
 
 /** DEFAULT_LIMITS with the audio limits the environment sets (MAX_AUDIO_MB, MAX_AUDIO_MINUTES). */

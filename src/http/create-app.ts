@@ -27,6 +27,7 @@ import { BatchStore } from '../batches/batch-store.js';
 import { BatchRunner } from '../batches/batch-runner.js';
 import { LineDispatcher } from '../batches/line-dispatch.js';
 import { batchMetrics } from '../batches/batch-metrics.js';
+import { InteractiveActivity } from '../batches/interactive-activity.js';
 import { LIBRETRANSLATE_PATHS, libreTranslateRoutes } from './routes/libretranslate-routes.js';
 import { TEI_PATHS, teiRoutes } from './routes/tei-routes.js';
 import { createAdmission } from './admission.js';
@@ -124,7 +125,15 @@ export function createApp(deps: AppDeps): InferenceApp {
   // What routes see of the registry: the key's model list is checked and its usage counted.
   const modelUsed = modelUsedHeader();
   const models = scopedModels(deps.models, access, metrics.inference, modelUsed.announce);
-  const admit = createAdmission(limits.maxPendingRequests, metrics.admission);
+  // Every inference route passes admission first: that is where interactive requests are seen,
+  // so batch lines can make way for them (interactive-activity.ts).
+  const activity = new InteractiveActivity();
+  const admitted = createAdmission(limits.maxPendingRequests, metrics.admission);
+  const seen = activity.middleware();
+  const admit: typeof admitted = (task, door) => {
+    const admission = admitted(task, door);
+    return (ctx, next) => seen(ctx, () => admission(ctx, next));
+  };
   const readiness = { draining: false };
 
   // Every route is declared once (declareRoute): on its router, and as its Operation in
@@ -156,6 +165,7 @@ export function createApp(deps: AppDeps): InferenceApp {
     logger,
     observer: batchMetrics(metrics.registry, batches),
     concurrency: deps.config.batches.concurrency,
+    activity,
     leaseMs: deps.config.batches.leaseSeconds * 1000,
   });
   batchesRoutes(v1Router, { batches, files, runner, access, validator, maxJsonBytes: limits.maxJsonBytes });
