@@ -26,7 +26,7 @@ describe('Batch API (real MiniLM)', function () {
     if (!existsSync(join(MODELS_DIR, 'all-MiniLM-L6-v2', '.installed.json'))) this.skip();
     app = await createTestApp({
       manifest: {
-        models: committed.models.filter((entry) => ['minilm-embeddings', 'minilm-sentiment'].includes(entry.id)),
+        models: committed.models.filter((entry) => ['minilm-embeddings', 'minilm-sentiment', 'minilm-topics'].includes(entry.id)),
         aliases: { 'text-embedding-3-small': { task: 'embeddings', prefer: ['minilm-embeddings'] } },
       },
       modelsDir: MODELS_DIR,
@@ -160,6 +160,21 @@ describe('Batch API (real MiniLM)', function () {
     expectOpenAiShape('ListBatchesResponse', list.body);
     expect(list.body.data).to.deep.equal([]);
     expect((await app.request.get('/v1/batches').set('Authorization', bearer(ann))).body.data.map((b: { id: string }) => b.id)).to.deep.equal([done.id]);
+  });
+
+  it("runs each line under the batch key's policy: a model outside its list fails that line alone", async () => {
+    const keys = createKeyStore(app.db, { staticKeys: [] });
+    const { key } = await keys.create('sentiment-only', { models: ['minilm-sentiment'] });
+    const lines = [
+      { custom_id: 'allowed', method: 'POST', url: '/v1/classifications', body: { model: 'minilm-sentiment', query: 'lovely' } },
+      { custom_id: 'refused', method: 'POST', url: '/v1/classifications', body: { model: 'minilm-topics', query: 'lovely' } },
+    ];
+    const done = await settle((await create(await upload(lines, key), '/v1/classifications', key)).id, key);
+    expect(done.request_counts).to.deep.equal({ total: 2, completed: 1, failed: 1 });
+    const [refused] = await content(done.error_file_id, key);
+    expect(refused?.custom_id).to.equal('refused');
+    expect(refused?.response?.status_code).to.equal(403);
+    expect(refused?.response?.body.error.code).to.equal('model_not_allowed');
   });
 
   it('cancels mid-way: a partial output with each finished line once', async () => {
