@@ -26,12 +26,12 @@ const { values: args } = parseArgs({
   options: {
     lines: { type: 'string', default: '2000' },
     probes: { type: 'string', default: '40' },
-    concurrency: { type: 'string', default: '8' },
+    concurrency: { type: 'string', default: '16' },
   },
 });
 const LINES = Math.max(100, Math.min(50_000, Number(args.lines) || 2000));
 const PROBES = Math.max(5, Math.min(500, Number(args.probes) || 40));
-const CONCURRENCY = Math.max(1, Math.min(256, Number(args.concurrency) || 8));
+const CONCURRENCY = Math.max(1, Math.min(256, Number(args.concurrency) || 16));
 const RUN_LIMIT_MS = 15 * 60_000;
 const SYNC_SECONDS = 8;
 const MODEL = 'text-embedding-3-small';

@@ -76,6 +76,8 @@ export class BatchRunner {
   #housekeeping: Promise<void> | undefined;
   #lastSweep = 0;
   #resumeTimer: NodeJS.Timeout | undefined;
+  /** Lines ran since the queue was last found empty: its running dry is then worth a look at once. */
+  #ranSinceDry = false;
 
   constructor(options: BatchRunnerOptions) {
     this.#o = { pollMs: 500, ...options };
@@ -133,10 +135,18 @@ export class BatchRunner {
         while (this.#started && this.#running.size < this.#concurrency()) {
           if (this.#queue.length === 0) {
             const claimed = await this.#o.store.claim(this.#id, this.#o.concurrency * CLAIM_AHEAD, this.#o.leaseMs);
-            if (claimed.length === 0) break;
+            if (claimed.length === 0) {
+              // The queue ran dry: once the last results are written, write the batch out now rather than at the next poll.
+              if (this.#running.size === 0 && this.#ranSinceDry) {
+                this.#ranSinceDry = false;
+                void this.#flush().then(() => this.wake());
+              }
+              break;
+            }
             this.#queue.push(...claimed);
           }
           const line = this.#queue.shift()!;
+          this.#ranSinceDry = true;
           const run: Promise<void> = this.#run(line).finally(() => {
             this.#running.delete(run);
             void this.#fill();

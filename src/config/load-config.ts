@@ -222,7 +222,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       filesDir: nonEmpty('FILES_DIR', env.FILES_DIR ?? defaultFilesDir(databasePath)),
       maxFileBytes: parseWhole('FILES_MAX_MB', env.FILES_MAX_MB, 512, 100_000) * 1024 * 1024,
       maxTotalBytes: parseWhole('FILES_MAX_TOTAL_MB', env.FILES_MAX_TOTAL_MB, 10_240, 10_000_000) * 1024 * 1024,
-      concurrency: parseWhole('BATCH_CONCURRENCY', env.BATCH_CONCURRENCY, 8, 256),
+      concurrency: parseWhole('BATCH_CONCURRENCY', env.BATCH_CONCURRENCY, 16, 256),
       leaseSeconds: parseWhole('BATCH_LEASE_SECONDS', env.BATCH_LEASE_SECONDS, 30, 3600),
     }),
   });

@@ -34,7 +34,7 @@ describe('loadConfig: the service settings', () => {
       filesDir: 'data/files',
       maxFileBytes: 512 * 1024 * 1024,
       maxTotalBytes: 10_240 * 1024 * 1024,
-      concurrency: 8,
+      concurrency: 16,
       leaseSeconds: 30,
     });
     expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/lis/app.db' }).batches.filesDir).to.equal('/srv/lis/files');
