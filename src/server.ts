@@ -81,6 +81,8 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info('listening', { url: `http://${config.host}:${port}`, database: config.databasePath, modelsDir: config.modelsDir });
   void logInstalledModels(models, logger);
+  // Batches left running by the last process (killed or stopped) go on from their last written line.
+  await app.batches.start();
   // While these load, /readyz answers 503 (health-routes.ts); a failed one is logged and the
   // server becomes ready anyway: its requests get the load error, and other models still serve.
   if (config.preloadModels.length > 0) {

@@ -63,6 +63,20 @@ export class KeyAccess {
   }
 
   /** Counts one more request of a verified key, under its requests-per-minute limit (throws RateLimitedError past it). */
+  charge(policy: KeyPolicy): Promise<void> {
+    return this.#charge(policy);
+  }
+
+  /** The policy of stored key `id` now; undefined once it is revoked, expired or gone. */
+  policyOf(id: number): Promise<KeyPolicy | undefined> {
+    return this.#keys.policyOf(id);
+  }
+
+  /** As `run`, for work whose requester is named by its owner (a batch) rather than by a presented key. */
+  runAs<T>(policy: KeyPolicy, requester: string, work: () => T): T {
+    return asRequester(requester, () => this.#current.run(policy, work));
+  }
+
   async #charge(policy: KeyPolicy): Promise<void> {
     if (policy.id === null) return;
     if (policy.rpm !== null) await this.#consume(policy.id, policy.rpm);

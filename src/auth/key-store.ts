@@ -20,6 +20,8 @@ interface KeyVerifier {
    * nor expired; undefined otherwise.
    */
   verify(key: string): Promise<KeyPolicy | undefined>;
+  /** The policy of the stored key `id`, if it is neither revoked nor expired. */
+  policyOf(id: number): Promise<KeyPolicy | undefined>;
 }
 
 /** What `keys list` shows: everything but the hash. */
@@ -116,6 +118,13 @@ export function createKeyStore(db: Kysely<Database>, options: KeyStoreOptions): 
       if (!row || row.revoked_at !== null || !digestsEqual(Buffer.from(row.key_hash, 'hex'), digest)) return undefined;
       if (row.expires_at !== null && Date.parse(row.expires_at) <= now().getTime()) return undefined;
       touch(row.id);
+      return { id: row.id, rpm: row.rpm, models: row.models === null ? null : (JSON.parse(row.models) as string[]), admin: row.admin === 1 };
+    },
+
+    async policyOf(id) {
+      const row = await db.selectFrom('api_keys').select(['id', 'revoked_at', 'expires_at', 'rpm', 'models', 'admin']).where('id', '=', id).executeTakeFirst();
+      if (!row || row.revoked_at !== null) return undefined;
+      if (row.expires_at !== null && Date.parse(row.expires_at) <= now().getTime()) return undefined;
       return { id: row.id, rpm: row.rpm, models: row.models === null ? null : (JSON.parse(row.models) as string[]), admin: row.admin === 1 };
     },
 

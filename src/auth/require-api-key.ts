@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { BEARER_CHALLENGE, UnauthorizedError } from '../errors.js';
 import { bearerToken } from './api-key.js';
 import type { KeyAccess } from './key-access.js';
+import { trustedCaller } from './trusted-caller.js';
 
 /**
  * Bearer-key check for the /v1 router. Mounted on the router rather than exempting paths, so
@@ -9,6 +10,13 @@ import type { KeyAccess } from './key-access.js';
  */
 export function requireApiKey(access: KeyAccess): Middleware {
   return async (ctx, next) => {
+    const trusted = trustedCaller(ctx.req);
+    if (trusted) {
+      // A batch line: the owner's key was checked when the batch was created and its policy
+      // read again (revocation included) before the line was sent; its rate limit still counts.
+      await access.charge(trusted.policy);
+      return access.runAs(trusted.policy, trusted.requester, next);
+    }
     const header = ctx.get('Authorization');
     if (header === '') {
       throw new UnauthorizedError('Missing Authorization header: send "Authorization: Bearer <API_KEY>"');

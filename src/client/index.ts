@@ -23,12 +23,20 @@
  *   `bestOf`, `patience`, `lengthPenalty`, `include`).
  */
 import { Http, type HttpOptions } from './http.js';
-import { transcriptionForm } from './multipart.js';
+import { transcriptionForm, uploadBlob } from './multipart.js';
 import type { RetryOptions } from './retry.js';
 import { InferenceError } from './errors.js';
 import { jsonEvents } from './sse.js';
 import type {
+  Batch,
+  BatchLine,
+  BatchResult,
   CallOptions,
+  CreateBatchInput,
+  FileObject,
+  Page,
+  UploadInput,
+  WaitOptions,
   Classification,
   ClassificationBatch,
   ClassifyInput,
@@ -81,10 +89,38 @@ export interface ModelsApi {
   unload(id: string, options?: CallOptions): Promise<ModelInfo>;
 }
 
+/** OpenAI's Files API: uploads for batches, and their output. */
+export interface FilesApi {
+  upload(input: UploadInput, options?: CallOptions): Promise<FileObject>;
+  list(options?: CallOptions & { purpose?: string; limit?: number; order?: 'asc' | 'desc'; after?: string }): Promise<Page<FileObject>>;
+  get(id: string, options?: CallOptions): Promise<FileObject>;
+  /** The content as text (a batch's JSONL). */
+  text(id: string, options?: CallOptions): Promise<string>;
+  delete(id: string, options?: CallOptions): Promise<void>;
+}
+
+/** OpenAI's Batch API: durable background runs of many requests. */
+export interface BatchesApi {
+  create(input: CreateBatchInput, options?: CallOptions): Promise<Batch>;
+  /** Uploads `lines` as a JSONL file and creates the batch over them. */
+  submit(endpoint: string, lines: readonly BatchLine[], options?: CallOptions & { metadata?: Record<string, string> }): Promise<Batch>;
+  get(id: string, options?: CallOptions): Promise<Batch>;
+  list(options?: CallOptions & { after?: string; limit?: number }): Promise<Page<Batch>>;
+  cancel(id: string, options?: CallOptions): Promise<Batch>;
+  /** Looks at the batch until it has ended (completed, failed, expired, cancelled); answers it. */
+  wait(id: string, options?: WaitOptions): Promise<Batch>;
+  /** Every line of an ended batch's output and error files, in input order of each. */
+  results<Body = unknown>(batch: Batch, options?: CallOptions): Promise<BatchResult<Body>[]>;
+}
+
+const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
+
 export class InferenceClient {
   readonly #http: Http;
   readonly users: UsersApi;
   readonly models: ModelsApi;
+  readonly files: FilesApi;
+  readonly batches: BatchesApi;
 
   constructor(options: InferenceClientOptions) {
     if (typeof options?.baseUrl !== 'string') throw new TypeError('"baseUrl" must be a string (use "" for the page\'s own origin)');
@@ -111,6 +147,78 @@ export class InferenceClient {
       load: (id, o) => http.json({ method: 'POST', path: `/v1/models/${encodeURIComponent(id)}/load`, authorized: true, signal: o?.signal }),
       unload: (id, o) => http.json({ method: 'DELETE', path: `/v1/models/${encodeURIComponent(id)}/load`, authorized: true, signal: o?.signal }),
     };
+    const filePath = (id: string) => `/v1/files/${encodeURIComponent(id)}`;
+    const files: FilesApi = {
+      upload: async (input, o) => {
+        const form = new FormData();
+        form.append('purpose', input.purpose);
+        if (input.expiresAfterSeconds !== undefined) {
+          form.append('expires_after[anchor]', 'created_at');
+          form.append('expires_after[seconds]', String(input.expiresAfterSeconds));
+        }
+        const content = typeof input.file === 'string' ? new Blob([input.file]) : await uploadBlob(input.file);
+        form.append('file', content, input.filename ?? (content instanceof File ? content.name : 'file'));
+        return http.json({ method: 'POST', path: '/v1/files', body: form, authorized: true, signal: o?.signal });
+      },
+      list: (o) =>
+        http.json({
+          method: 'GET',
+          path: '/v1/files',
+          query: { purpose: o?.purpose, limit: o?.limit?.toString(), order: o?.order, after: o?.after },
+          authorized: true,
+          signal: o?.signal,
+        }),
+      get: (id, o) => http.json({ method: 'GET', path: filePath(id), authorized: true, signal: o?.signal }),
+      text: async (id, o) => (await http.send({ method: 'GET', path: `${filePath(id)}/content`, authorized: true, signal: o?.signal })).text(),
+      delete: async (id, o) => {
+        await http.json({ method: 'DELETE', path: filePath(id), authorized: true, signal: o?.signal });
+      },
+    };
+    this.files = files;
+    const batchPath = (id: string) => `/v1/batches/${encodeURIComponent(id)}`;
+    const batches: BatchesApi = {
+      create: (input, o) =>
+        http.json({
+          method: 'POST',
+          path: '/v1/batches',
+          body: {
+            input_file_id: input.inputFileId,
+            endpoint: input.endpoint,
+            completion_window: '24h',
+            ...(input.metadata ? { metadata: input.metadata } : {}),
+          },
+          authorized: true,
+          signal: o?.signal,
+        }),
+      submit: async (endpoint, lines, o) => {
+        const file = await files.upload({ file: lines.map((line) => JSON.stringify(line)).join('\n'), filename: 'batch.jsonl', purpose: 'batch' }, o);
+        return batches.create({ inputFileId: file.id, endpoint, ...(o?.metadata ? { metadata: o.metadata } : {}) }, o);
+      },
+      get: (id, o) => http.json({ method: 'GET', path: batchPath(id), authorized: true, signal: o?.signal }),
+      list: (o) =>
+        http.json({ method: 'GET', path: '/v1/batches', query: { after: o?.after, limit: o?.limit?.toString() }, authorized: true, signal: o?.signal }),
+      cancel: (id, o) => http.json({ method: 'POST', path: `${batchPath(id)}/cancel`, authorized: true, signal: o?.signal }),
+      wait: async (id, o) => {
+        for (;;) {
+          const batch = await batches.get(id, o);
+          o?.onProgress?.(batch);
+          if (ENDED.has(batch.status)) return batch;
+          await new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(resolve, o?.intervalMs ?? 1000);
+            o?.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(o.signal?.reason)), { once: true });
+          });
+        }
+      },
+      results: async <Body>(batch: Batch, o?: CallOptions) => {
+        const lines: BatchResult<Body>[] = [];
+        for (const id of [batch.output_file_id, batch.error_file_id]) {
+          if (id === undefined) continue;
+          for (const line of (await files.text(id, o)).split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as BatchResult<Body>);
+        }
+        return lines;
+      },
+    };
+    this.batches = batches;
   }
 
   /**

@@ -49,6 +49,8 @@ export async function transcriptionForm(input: TranscribeInput, options: { openA
 }
 
 /** A Blob of the audio; bytes are copied, a stream is read to its end. */
+export const uploadBlob = (input: AudioInput): Promise<Blob> => toBlob(input);
+
 async function toBlob(input: AudioInput): Promise<Blob> {
   if (input instanceof Blob) return input;
   if (input instanceof ArrayBuffer) return new Blob([input]);

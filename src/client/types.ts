@@ -294,3 +294,90 @@ export interface CallOptions {
   /** Aborts the request, a retry's wait, and the reading of a streamed answer. */
   signal?: AbortSignal;
 }
+
+/** A stored file (OpenAI's file object, plus its SHA-256). */
+export interface FileObject {
+  id: string;
+  object: 'file';
+  bytes: number;
+  created_at: number;
+  expires_at?: number;
+  filename: string;
+  purpose: string;
+  status: 'processed';
+  sha256: string;
+}
+
+export interface UploadInput {
+  /** The content: a Blob, bytes, a stream, or text (a JSONL file). */
+  file: AudioInput | string;
+  filename?: string;
+  /** `batch` for a batch's input, `user_data` for anything else (audio a batch transcribes). */
+  purpose: 'batch' | 'user_data';
+  /** Seconds after upload the file expires (3600–2592000). */
+  expiresAfterSeconds?: number;
+}
+
+/** A page of a list (files, batches). */
+export interface Page<T> {
+  data: T[];
+  first_id?: string;
+  last_id?: string;
+  has_more: boolean;
+}
+
+export type BatchStatus = 'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
+
+/** OpenAI's batch object. */
+export interface Batch {
+  id: string;
+  object: 'batch';
+  endpoint: string;
+  errors?: { object: 'list'; data: { code: string; message: string; line?: number | null }[] };
+  input_file_id: string;
+  completion_window: '24h';
+  status: BatchStatus;
+  output_file_id?: string;
+  error_file_id?: string;
+  created_at: number;
+  in_progress_at?: number;
+  expires_at?: number;
+  finalizing_at?: number;
+  completed_at?: number;
+  failed_at?: number;
+  expired_at?: number;
+  cancelling_at?: number;
+  cancelled_at?: number;
+  request_counts: { total: number; completed: number; failed: number };
+  metadata: Record<string, string> | null;
+}
+
+/** One request of a batch, as a line of its input file. */
+export interface BatchLine {
+  custom_id: string;
+  method: 'POST';
+  url: string;
+  body: Record<string, unknown>;
+}
+
+/** One line of a batch's output or error file. */
+export interface BatchResult<Body = unknown> {
+  id: string;
+  custom_id: string;
+  response: { status_code: number; request_id: string; body: Body } | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface CreateBatchInput {
+  inputFileId: string;
+  /** `/v1/embeddings`, `/v1/classifications`, `/v1/engines/{model}/translate` or `/v1/audio/transcriptions`. */
+  endpoint: string;
+  metadata?: Record<string, string>;
+}
+
+export interface WaitOptions extends CallOptions {
+  /** Between two looks at the batch; default 1000 ms. */
+  intervalMs?: number;
+  /** Called with the batch at each look (its `request_counts` is the progress). */
+  onProgress?: (batch: Batch) => void;
+}

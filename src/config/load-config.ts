@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { defaultMaxPending, type Task } from '../inference/tasks.js';
 
 /**
@@ -40,6 +42,21 @@ export interface Config {
   readonly modelsMaxMemoryBytes: number | undefined;
   /** Models (ids or aliases) loaded at start (PRELOAD_MODELS); /readyz waits for them. */
   readonly preloadModels: readonly string[];
+  /** The Files and Batch API (src/batches). */
+  readonly batches: BatchConfig;
+}
+
+export interface BatchConfig {
+  /** Where uploaded and generated files are kept (FILES_DIR). */
+  readonly filesDir: string;
+  /** Largest file one upload may store (FILES_MAX_MB); larger is a 413 while reading. */
+  readonly maxFileBytes: number;
+  /** All stored files together (FILES_MAX_TOTAL_MB); an upload past it is a 413. */
+  readonly maxTotalBytes: number;
+  /** Batch lines one process runs at once (BATCH_CONCURRENCY); interactive requests take turns with them. */
+  readonly concurrency: number;
+  /** A claimed line whose runner stops renewing it (killed) goes back to the queue after this (BATCH_LEASE_SECONDS). */
+  readonly leaseSeconds: number;
 }
 
 export interface Limits {
@@ -180,10 +197,11 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
 });
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
+  const databasePath = parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:data/app.db');
   return Object.freeze({
     port: parsePort(env.PORT ?? '3000'),
     host: nonEmpty('HOST', env.HOST ?? '127.0.0.1'),
-    databasePath: parseDatabaseUrl(env.DATABASE_URL ?? 'sqlite:data/app.db'),
+    databasePath,
     apiKeys: Object.freeze(parseApiKeys(env.API_KEYS ?? '')),
     modelsDir: nonEmpty('MODELS_DIR', env.MODELS_DIR ?? 'models'),
     manifestPath: nonEmpty('MODELS_MANIFEST', env.MODELS_MANIFEST ?? 'models/models.json'),
@@ -208,7 +226,25 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         .map((name) => name.trim())
         .filter((name) => name !== ''),
     ),
+    batches: Object.freeze({
+      filesDir: nonEmpty('FILES_DIR', env.FILES_DIR ?? defaultFilesDir(databasePath)),
+      maxFileBytes: parseWhole('FILES_MAX_MB', env.FILES_MAX_MB, 512, 100_000) * 1024 * 1024,
+      maxTotalBytes: parseWhole('FILES_MAX_TOTAL_MB', env.FILES_MAX_TOTAL_MB, 10_240, 10_000_000) * 1024 * 1024,
+      concurrency: parseWhole('BATCH_CONCURRENCY', env.BATCH_CONCURRENCY, 16, 256),
+      leaseSeconds: parseWhole('BATCH_LEASE_SECONDS', env.BATCH_LEASE_SECONDS, 30, 3600),
+    }),
   });
+}
+
+/**
+ * Files live beside the SQLite database they are listed in (data/app.db: data/files), so the two
+ * move, are backed up and are thrown away together; an in-memory database's files are temporary.
+ * On PostgreSQL, `data/files`: replicas must set FILES_DIR to one folder they all share.
+ */
+function defaultFilesDir(databasePath: string): string {
+  if (/^postgres(ql)?:\/\//.test(databasePath)) return 'data/files';
+  if (databasePath === ':memory:') return join(tmpdir(), `lis-files-${process.pid}`);
+  return join(dirname(databasePath), 'files');
 }
 
 /** The realtime limits an operator sets (the rest bound memory per session and stay as they are). */

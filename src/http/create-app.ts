@@ -20,6 +20,14 @@ import { createRootRouter, rootResponses } from './routes/root-router.js';
 import { createPlaygroundRouter } from './routes/playground-routes.js';
 import { createUsersRouter } from './routes/users-router.js';
 import { createV1Router } from './routes/v1-router.js';
+import { filesRoutes } from './routes/v1/files-routes.js';
+import { FileStore } from '../batches/file-store.js';
+import { batchesRoutes } from './routes/v1/batches-routes.js';
+import { BatchStore } from '../batches/batch-store.js';
+import { BatchRunner } from '../batches/batch-runner.js';
+import { LineDispatcher } from '../batches/line-dispatch.js';
+import { batchMetrics } from '../batches/batch-metrics.js';
+import { InteractiveActivity } from '../batches/interactive-activity.js';
 import { LIBRETRANSLATE_PATHS, libreTranslateRoutes } from './routes/libretranslate-routes.js';
 import { TEI_PATHS, teiRoutes } from './routes/tei-routes.js';
 import { createAdmission } from './admission.js';
@@ -62,11 +70,20 @@ export class InferenceApp extends Koa {
   readonly #readiness: { draining: boolean };
   /** What /openapi.json documents: every route's declaration, in the document's order. */
   readonly operations: readonly Operation[];
+  /** Runs the Batch API's lines in the background; the server starts it once listening (tests: when they need it). */
+  readonly batches: BatchRunner;
   /** WebSocket upgrades (`/v1/realtime`): the HTTP server's `upgrade` listener, and its close. */
   realtime!: RealtimeEndpoint;
 
-  constructor(answerConstant: ReturnType<typeof constantResponder>, access: KeyAccess, readiness: { draining: boolean }, operations: readonly Operation[]) {
+  constructor(
+    answerConstant: ReturnType<typeof constantResponder>,
+    access: KeyAccess,
+    readiness: { draining: boolean },
+    operations: readonly Operation[],
+    batches: BatchRunner,
+  ) {
     super();
+    this.batches = batches;
     this.#answerConstant = answerConstant;
     this.#access = access;
     this.#readiness = readiness;
@@ -84,6 +101,7 @@ export class InferenceApp extends Koa {
 
   /** Writes what is still buffered (API key usage); call after the server has stopped. */
   async dispose(): Promise<void> {
+    await this.batches.stop();
     await this.#access.close();
   }
 
@@ -108,7 +126,15 @@ export function createApp(deps: AppDeps): InferenceApp {
   // What routes see of the registry: the key's model list is checked and its usage counted.
   const modelUsed = modelUsedHeader();
   const models = scopedModels(deps.models, access, metrics.inference, modelUsed.announce);
-  const admit = createAdmission(limits.maxPendingRequests, metrics.admission);
+  // Every inference route passes admission first: that is where interactive requests are seen,
+  // so batch lines can make way for them (interactive-activity.ts).
+  const activity = new InteractiveActivity();
+  const admitted = createAdmission(limits.maxPendingRequests, metrics.admission);
+  const seen = activity.middleware();
+  const admit: typeof admitted = (task, door) => {
+    const admission = admitted(task, door);
+    return (ctx, next) => seen(ctx, () => admission(ctx, next));
+  };
   const readiness = { draining: false };
 
   // Every route is declared once (declareRoute): on its router, and as its Operation in
@@ -122,6 +148,28 @@ export function createApp(deps: AppDeps): InferenceApp {
   metricsRoute(rootRouter, { metrics, requireKey, access });
   const usersRouter = createUsersRouter(createUserStore(deps.db), limits, operations, validator);
   const v1Router = createV1Router({ models, limits, admit, validator }, operations);
+  const files = new FileStore(deps.db, {
+    dir: deps.config.batches.filesDir,
+    maxFileBytes: deps.config.batches.maxFileBytes,
+    maxTotalBytes: deps.config.batches.maxTotalBytes,
+  });
+  filesRoutes(v1Router, { files, access });
+  const batches = new BatchStore(deps.db);
+  // The lines go through this app's own handler; it exists once the app does (below).
+  let handle: ReturnType<InferenceApp['callback']> | undefined;
+  const dispatcher = new LineDispatcher((req, res) => void (handle ??= app.callback())(req, res));
+  const runner = new BatchRunner({
+    store: batches,
+    files,
+    dispatcher,
+    access,
+    logger,
+    observer: batchMetrics(metrics.registry, batches),
+    concurrency: deps.config.batches.concurrency,
+    activity,
+    leaseMs: deps.config.batches.leaseSeconds * 1000,
+  });
+  batchesRoutes(v1Router, { batches, files, runner, access, validator, maxJsonBytes: limits.maxJsonBytes });
   // Served beside Koa's routers (realtime-endpoint.ts), documented with /v1.
   operations.push(...realtimeOperations(limits.realtime));
   libreTranslateRoutes(rootRouter, { models, access, admit, validator, limits, preferredModels: deps.config.libreTranslateModels, answers });
@@ -135,7 +183,7 @@ export function createApp(deps: AppDeps): InferenceApp {
     info: { ...(libreTranslateSpec.info as Json), title: 'LibreTranslate API of the local inference server' },
   });
 
-  const app = new InferenceApp(constantResponder(constants, observeConstantAnswers(metrics, logger)), access, readiness, operations);
+  const app = new InferenceApp(constantResponder(constants, observeConstantAnswers(metrics, logger)), access, readiness, operations, runner);
   // The router's 405 answers and koa-body's errors all pass through the same mapper.
   app.silent = true;
   // Errors after the response has started (a TTS stream failing mid-way) cannot reach the

@@ -1,6 +1,7 @@
 /** The playground page's entry (bundled by scripts/build-playground.ts): the key field, the model pickers, one pane per task. */
 import { loadModels, watchPickers } from './models.js';
 import { element, storedKey, storeKey } from './page.js';
+import { setUpBatches } from './panes/batches.js';
 import { setUpClassify } from './panes/classify.js';
 import { setUpSpeak } from './panes/speak.js';
 import { setUpTranscribe } from './panes/transcribe.js';
@@ -14,6 +15,7 @@ setUpSpeak();
 setUpTranscribe();
 setUpTranslate();
 setUpClassify();
+setUpBatches();
 const users = setUpUsers();
 watchPickers();
 

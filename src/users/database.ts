@@ -1,5 +1,6 @@
 /** Table types for Kysely. Column types describe what SQLite stores; timestamps are ISO-8601 text. */
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { BatchTables } from '../batches/batch-tables.js';
 
 interface UserTable {
   id: Generated<number>;
@@ -31,7 +32,7 @@ interface ApiKeyTable {
   characters: ColumnType<number, number | undefined, number>;
 }
 
-export interface Database {
+export interface Database extends BatchTables {
   users: UserTable;
   api_keys: ApiKeyTable;
 }

@@ -118,6 +118,8 @@ export async function servePlaygroundApp({ realModels = true } = {}): Promise<Pl
   const app = await createTestApp({ manifest: { models: [...real, ...FIXTURES, ...NOT_INSTALLED] }, modelsDir });
   // The registry knows what is installed (files under models/, or Debian's Apertium pairs).
   const installed = new Set((await app.models.list()).filter((info) => info.installed).map((info) => info.id));
+  // The Batches pane's batches run in the background, as in the server.
+  await app.app.batches.start();
   const server: Server = createServer(app.app.callback());
   server.on('upgrade', app.app.realtime.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -210,6 +210,20 @@ describe('the playground in Chromium', function () {
     await classify.screenshot({ path: join(SCREENSHOTS, 'classify-desktop-light.png') });
   });
 
+  it('Batches: runs a JSONL file of requests, shows progress, offers the results', async () => {
+    const lines = ['What a lovely day', 'This is dreadful'].map((query, i) =>
+      JSON.stringify({ custom_id: `line-${i}`, method: 'POST', url: '/v1/classifications', body: { model: 'bert-sentiment-random', query } }),
+    );
+    await page
+      .getByLabel('JSONL file of requests')
+      .setInputFiles({ name: 'requests.jsonl', mimeType: 'application/jsonl', buffer: Buffer.from(lines.join('\n')) });
+    await page.getByRole('button', { name: 'Start batch' }).click();
+    await expectText(page.locator('#batches-status'), /^completed: 2 done, 0 failed of 2\./, 30_000);
+    expect(await page.getByRole('link', { name: 'Download results' }).isVisible()).to.equal(true);
+    expect(await page.getByLabel('Batch progress').evaluate((bar) => (bar as HTMLProgressElement).value)).to.equal(2);
+    await pane('batches').screenshot({ path: join(SCREENSHOTS, 'batches-desktop-light.png') });
+  });
+
   it('Users: create, edit, delete, and a validation error shown', async () => {
     const users = pane('users');
     const table = page.getByRole('table', { name: 'Users' });

@@ -59,6 +59,23 @@ describe('loadConfig: the service settings', () => {
     for (const bad of ['0', '2.5', '', '65']) expect(() => loadConfig({ MAX_JSON_MB: bad }), bad).to.throw(/MAX_JSON_MB must be a whole number from 1 to 64/);
   });
 
+  it('reads the Files and Batch API settings; files live beside the SQLite database by default', () => {
+    expect(loadConfig({}).batches).to.deep.equal({
+      filesDir: 'data/files',
+      maxFileBytes: 512 * 1024 * 1024,
+      maxTotalBytes: 10_240 * 1024 * 1024,
+      concurrency: 16,
+      leaseSeconds: 30,
+    });
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/srv/lis/app.db' }).batches.filesDir).to.equal('/srv/lis/files');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/lis', FILES_DIR: '/mnt/shared' }).batches.filesDir).to.equal('/mnt/shared');
+    const set = loadConfig({ FILES_MAX_MB: '2', FILES_MAX_TOTAL_MB: '4', BATCH_CONCURRENCY: '1', BATCH_LEASE_SECONDS: '5' }).batches;
+    expect(set).to.include({ maxFileBytes: 2 * 1024 * 1024, maxTotalBytes: 4 * 1024 * 1024, concurrency: 1, leaseSeconds: 5 });
+    for (const name of ['FILES_MAX_MB', 'FILES_MAX_TOTAL_MB', 'BATCH_CONCURRENCY', 'BATCH_LEASE_SECONDS']) {
+      expect(() => loadConfig({ [name]: '0' }), name).to.throw(new RegExp(`${name} must be a whole number`));
+    }
+  });
+
   it('takes a postgres:// DATABASE_URL, which must parse (the password is not echoed)', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test' }).databasePath).to.equal('postgres://postgres@127.0.0.1:5432/test');
     expect(() => loadConfig({ DATABASE_URL: 'postgres://user:secret@[bad' })).to.throw(/not a valid postgres:\/\/ URL: "postgres:\/\/user:\*\*\*@\[bad"/);

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { expect } from 'chai';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -61,4 +62,11 @@ export function realtimeEventProblems(dialect: RealtimeDialect, event: { type: s
   const validate = specSchema(name);
   if (validate(event)) return [];
   return (validate.errors ?? []).map((error) => `${dialect} ${type} (${name}): ${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`);
+}
+
+/** Fails the test, naming every mismatch, unless `value` is a valid `components.schemas[name]`. */
+export function expectOpenAiShape(name: string, value: unknown): void {
+  const validate = specSchema(name);
+  const ok = validate(value);
+  expect(ok, `${name}: ${JSON.stringify(validate.errors)} in ${JSON.stringify(value).slice(0, 500)}`).to.equal(true);
 }

@@ -81,6 +81,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const loaded = loadConfig({
     DATABASE_URL: postgres ? databasePath : `sqlite:${databasePath}`,
     MODELS_DIR: modelsDir,
+    FILES_DIR: join(dir, 'files'),
     API_KEYS: TEST_API_KEY,
     LOG_LEVEL: 'silent',
     ...options.env,
