@@ -13,36 +13,14 @@ import { randomBytes } from 'node:crypto';
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { Database } from '../users/database.js';
-import type { BatchLineRow, BatchRow } from './batch-tables.js';
+import type { BatchLineRow, BatchRow, InputLine, LineResult, NewBatch } from './batch-tables.js';
 import type { BatchStatus, RequestCounts } from './batch-shapes.js';
+
+export type { InputLine, LineResult } from './batch-tables.js';
 import { visible, type Viewer } from './file-store.js';
 
 /** The batch's completion window: 24 h, the only one OpenAI offers. */
 export const COMPLETION_WINDOW_SECONDS = 24 * 3600;
-
-export interface NewBatch {
-  ownerKeyId: number | null;
-  requester: string;
-  endpoint: string;
-  inputFileId: string;
-  metadata: Record<string, string> | null;
-  outputExpiresSeconds: number | null;
-}
-
-/** A line's outcome, as its runner writes it. */
-export interface LineResult {
-  statusCode: number | null;
-  /** The answer's body as sent (JSON text), or a JSON string of a text answer. */
-  response: string | null;
-  error: { code: string; message: string } | null;
-  requestId: string | null;
-}
-
-/** A line of the input file, as validation read it. */
-export interface InputLine {
-  customId: string;
-  request: string;
-}
 
 /** Statuses a batch ends in. */
 export const FINAL_STATUSES: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];

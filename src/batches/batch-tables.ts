@@ -82,3 +82,28 @@ export interface BatchTables {
 export type FileRow = Selectable<FileTable>;
 export type BatchRow = Selectable<BatchTable>;
 export type BatchLineRow = Selectable<BatchLineTable>;
+
+/** What a new batch is made of: its owner, the endpoint its lines call, its input file. */
+export interface NewBatch {
+  ownerKeyId: number | null;
+  requester: string;
+  endpoint: string;
+  inputFileId: string;
+  metadata: Record<string, string> | null;
+  outputExpiresSeconds: number | null;
+}
+
+/** A line's outcome, as its runner writes it. */
+export interface LineResult {
+  statusCode: number | null;
+  /** The answer's body as sent (JSON text), or a JSON string of a text answer. */
+  response: string | null;
+  error: { code: string; message: string } | null;
+  requestId: string | null;
+}
+
+/** A line of the input file, as validation read it. */
+export interface InputLine {
+  customId: string;
+  request: string;
+}
