@@ -59,6 +59,9 @@ async function main(): Promise<void> {
   redis?.on('error', (error) => logger.warn('redis connection error', { error: error.message }));
   const app = createApp({ db, models, config, logger, redis });
 
+  // Batches left running by the last process (killed or stopped) go on from their last written line.
+  // Started before the server listens: once it logs "listening", a SIGTERM finds its handler.
+  await app.batches.start();
   let stopping = false;
   const handle = app.callback();
   const server = createHttpServer((req, res) => {
@@ -81,8 +84,6 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info('listening', { url: `http://${config.host}:${port}`, database: config.databasePath, modelsDir: config.modelsDir });
   void logInstalledModels(models, logger);
-  // Batches left running by the last process (killed or stopped) go on from their last written line.
-  await app.batches.start();
   // While these load, /readyz answers 503 (health-routes.ts); a failed one is logged and the
   // server becomes ready anyway: its requests get the load error, and other models still serve.
   if (config.preloadModels.length > 0) {

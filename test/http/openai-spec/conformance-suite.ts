@@ -31,6 +31,12 @@ const OPERATIONS: ReadonlyArray<{ method: string; path: string; model?: string }
   { method: 'get', path: '/models' },
   { method: 'get', path: '/models/{model}', model: 'whisper-tiny.en' },
 ];
+/**
+ * The Files and Batch API: their answers are checked against the same document's schemas (OpenAIFile,
+ * Batch, ListFilesResponse …) by their own tests, test/batches/files.test.ts and batches.test.ts,
+ * which need their own fixtures (uploaded files, running batches) rather than this suite's rounds.
+ */
+const CHECKED_ELSEWHERE = ['/files', '/batches'];
 const MODELS = ['whisper-tiny.en', 'whisper-base-pypi', 'piper-en_US-joe-medium', 'minilm-embeddings', 'silero-vad-v6'];
 
 const CLIP = readFileSync(join(SPEECH_DIR, 'en_cards_001.wav')); // 1.1 s, "ten of clubs"
@@ -142,7 +148,8 @@ export function describeSpecConformance(title: string, paths: readonly string[])
       const serves = ({ method, path }: SpecOperation) => ours.some(([ourPath, item]) => ourPath === shape(`/v1${path}`) && item[method] !== undefined);
       const served = specOperations(Object.keys(SPEC.paths)).filter(serves);
       expect(served.length, 'operations found on both sides').to.be.at.least(OPERATIONS.length);
-      const covered = (op: SpecOperation) => OPERATIONS.some(({ method, path }) => method === op.method && path === op.path);
+      const covered = (op: SpecOperation) =>
+        OPERATIONS.some(({ method, path }) => method === op.method && path === op.path) || CHECKED_ELSEWHERE.some((prefix) => op.path.startsWith(prefix));
       expect(served.filter((op) => !covered(op)).map(({ method, path }) => `${method.toUpperCase()} ${path}`)).to.deep.equal([]);
     });
 
