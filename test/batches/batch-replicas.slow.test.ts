@@ -43,10 +43,10 @@ describe('replicas share a batch on PostgreSQL; one killed mid-batch (real MiniL
     rmSync(dir, { recursive: true, force: true });
   });
 
-  // Skipped: it failed in the stop's CI (2026-12-07) and passed alone before; it depends on timing
-  // (the first replica must have run lines and the batch must not be done when it is killed). Until
-  // it pins that (e.g. the first replica alone until a quarter is done), the SQLite kill -9 test
-  // (batch-durability.slow.test.ts) carries the exactly-once check.
+  // Skipped: it timed out (300 s) in the stop's CI on 2026-12-07, after passing on a database of its
+  // own; not yet known whether the batch stalled before the kill or the survivor never took the dead
+  // replica's lines back (a defect of the PostgreSQL queue, if so). Until that is found, the SQLite
+  // kill -9 test (batch-durability.slow.test.ts) carries the exactly-once check.
   it.skip('completes every line exactly once after a replica dies', async () => {
     const env = {
       DATABASE_URL: database!.url,
