@@ -61,6 +61,8 @@ export class BatchRunner {
   readonly #o: Required<Omit<BatchRunnerOptions, 'observer' | 'activity'>> & Pick<BatchRunnerOptions, 'observer' | 'activity'>;
   readonly #id = `runner-${randomBytes(8).toString('hex')}`;
   readonly #queue: BatchLineRow[] = [];
+  /** Lines claimed and not yet settled (queued, running, result waiting): the only ones renewed. */
+  readonly #held = new Set<number>();
   readonly #running = new Set<Promise<void>>();
   readonly #results: { lineId: number; result: LineResult }[] = [];
   readonly #batches = new Map<string, BatchRow>();
@@ -69,6 +71,7 @@ export class BatchRunner {
   #started = false;
   #timer: NodeJS.Timeout | undefined;
   #renewer: NodeJS.Timeout | undefined;
+  #renewing = false;
   #flushTimer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
   #filling = false;
@@ -92,6 +95,8 @@ export class BatchRunner {
       if (released > 0) this.#o.logger.info('batch lines resumed', { lines: released });
     }
     await this.#o.dispatcher.start();
+    // The id its claims carry (batch_lines.claimed_by): which process holds which line.
+    this.#o.logger.info('batch runner started', { runner: this.#id, concurrency: this.#o.concurrency, leaseMs: this.#o.leaseMs });
     this.#timer = setInterval(() => this.wake(), this.#o.pollMs);
     this.#renewer = setInterval(() => void this.#renew(), Math.max(100, this.#o.leaseMs / 3));
     this.wake();
@@ -108,7 +113,8 @@ export class BatchRunner {
     await this.#housekeeping;
     await this.#flush();
     const now = Date.now();
-    for (const line of this.#queue.splice(0)) await this.#o.store.release(this.#id, line.id, now).catch(() => {});
+    for (const line of this.#queue.splice(0)) await this.#giveBack(line.id, now).catch(() => {});
+    this.#held.clear();
     this.#stopping.abort();
     await this.#o.dispatcher.close();
   }
@@ -143,6 +149,7 @@ export class BatchRunner {
               }
               break;
             }
+            for (const line of claimed) this.#held.add(line.id);
             this.#queue.push(...claimed);
           }
           const line = this.#queue.shift()!;
@@ -195,7 +202,7 @@ export class BatchRunner {
       const retryAfter = retryDelay(answer.status, answer.headers['retry-after'], answer.body);
       if (retryAfter !== undefined) {
         // Over the key's rate limit, or the server is full: the line waits its turn, it has not failed.
-        await this.#o.store.release(this.#id, line.id, Date.now() + retryAfter);
+        await this.#giveBack(line.id, Date.now() + retryAfter);
         return;
       }
       const text = answer.body.toString('utf8');
@@ -209,8 +216,14 @@ export class BatchRunner {
     } catch (error) {
       if (!this.#started) return;
       this.#o.logger.warn('batch line will be retried', { batch: line.batch_id, line: line.line_index, error });
-      await this.#o.store.release(this.#id, line.id, Date.now() + 1000).catch(() => {});
+      await this.#giveBack(line.id, Date.now() + 1000).catch(() => {});
     }
+  }
+
+  /** Releases a line to run again no sooner than `notBefore`; if that fails, its lease, no longer renewed, runs out. */
+  async #giveBack(lineId: number, notBefore: number): Promise<void> {
+    this.#held.delete(lineId);
+    await this.#o.store.release(this.#id, lineId, notBefore);
   }
 
   #record(line: BatchLineRow, result: LineResult): void {
@@ -232,18 +245,25 @@ export class BatchRunner {
         this.#o.observer?.lineDone('completed', ok);
         this.#o.observer?.lineDone('failed', written.size - ok);
       } catch (error) {
-        // Their claims run out and the lines run again: nothing is written twice.
+        // No longer renewed, their claims run out and the lines run again: nothing is written twice.
         this.#o.logger.error('writing batch results failed; the lines will run again', { lines: results.length, error });
+      } finally {
+        for (const { lineId } of results) this.#held.delete(lineId);
       }
     });
     return this.#flushing;
   }
 
   async #renew(): Promise<void> {
+    // One renewal at a time: a slow one must not pile others up behind it.
+    if (this.#renewing || this.#held.size === 0) return;
+    this.#renewing = true;
     try {
-      await this.#o.store.renew(this.#id, this.#o.leaseMs);
+      await this.#o.store.renew(this.#id, [...this.#held], this.#o.leaseMs);
     } catch (error) {
       this.#o.logger.warn('renewing batch line claims failed', { error });
+    } finally {
+      this.#renewing = false;
     }
   }
 

@@ -211,14 +211,25 @@ export class BatchStore {
     return result.rows.sort((a, b) => (a.batch_id === b.batch_id ? a.line_index - b.line_index : a.batch_id < b.batch_id ? -1 : 1));
   }
 
-  /** Extends every lease `runner` holds. */
-  async renew(runner: string, leaseMs: number): Promise<void> {
-    await this.#db
-      .updateTable('batch_lines')
-      .set({ lease_until: Date.now() + leaseMs })
-      .where('status', '=', 'claimed')
-      .where('claimed_by', '=', runner)
-      .execute();
+  /**
+   * Extends the leases of the lines `runner` names and still holds: only those it is running or
+   * writing, so a line whose result it failed to write is let go rather than renewed forever.
+   * On PostgreSQL it skips rows another transaction has locked instead of waiting: its own result
+   * write (which settles the line anyway) or another runner taking a lost line. Waiting locked the
+   * rows in a different order than that write did, and the two deadlocked.
+   */
+  async renew(runner: string, lineIds: readonly number[], leaseMs: number): Promise<void> {
+    const until = Date.now() + leaseMs;
+    for (let at = 0; at < lineIds.length; at += 500) {
+      const held = this.#db
+        .selectFrom('batch_lines')
+        .select('id')
+        .where('id', 'in', lineIds.slice(at, at + 500))
+        .where('status', '=', 'claimed')
+        .where('claimed_by', '=', runner)
+        .$if(this.#postgres, (select) => select.forUpdate().skipLocked());
+      await this.#db.updateTable('batch_lines').set({ lease_until: until }).where('id', 'in', held).execute();
+    }
   }
 
   /** On start, with one process per database (SQLite): claims of the process that died are void at once. */
@@ -239,7 +250,8 @@ export class BatchStore {
     if (results.length === 0) return [];
     return this.#db.transaction().execute(async (trx) => {
       const written: number[] = [];
-      for (const { lineId, result } of results) {
+      // A fixed order: no two writers ever wait for each other's lines in opposite orders.
+      for (const { lineId, result } of [...results].sort((a, b) => a.lineId - b.lineId)) {
         const update = await trx
           .updateTable('batch_lines')
           .set({
