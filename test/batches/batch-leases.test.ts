@@ -73,10 +73,10 @@ for (const kind of testDatabaseKinds()) {
     it("a dead runner's lines are taken once its lease ends; only the taker's results are written", async () => {
       const store = new BatchStore(db);
       const batch = await started(store, 4);
-      const dead = await store.claim('dead', 10, 300);
+      const dead = await store.claim('dead', 10, 1_000);
       expect(dead).to.have.length(4);
-      expect(await store.claim('alive', 10, 300), 'leases still running').to.deep.equal([]);
-      await sleep(350);
+      expect(await store.claim('alive', 10, 1_000), 'leases still running').to.deep.equal([]);
+      await sleep(1_050);
       const taken = await store.claim('alive', 10, 30_000);
       expect(taken.map((line) => line.id)).to.deep.equal(dead.map((line) => line.id));
       // The dead runner's results, had it lived to send them, are not written over the taker's claim.
@@ -176,7 +176,7 @@ for (const kind of testDatabaseKinds()) {
             claimed.map((line) => line.id),
             30_000,
           );
-          const waited = await Promise.race([renewal.then(() => false), sleep(2_000).then(() => true)]);
+          const waited = await Promise.race([renewal.then(() => false), sleep(5_000).then(() => true)]);
           await holder.query('ROLLBACK');
           await renewal;
           expect(waited, 'renew waited for the held row').to.equal(false);
