@@ -72,6 +72,7 @@ export class BatchRunner {
   #timer: NodeJS.Timeout | undefined;
   #renewer: NodeJS.Timeout | undefined;
   #renewing = false;
+  #claimedBefore = false;
   #flushTimer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
   #filling = false;
@@ -95,8 +96,6 @@ export class BatchRunner {
       if (released > 0) this.#o.logger.info('batch lines resumed', { lines: released });
     }
     await this.#o.dispatcher.start();
-    // The id its claims carry (batch_lines.claimed_by): which process holds which line.
-    this.#o.logger.info('batch runner started', { runner: this.#id, concurrency: this.#o.concurrency, leaseMs: this.#o.leaseMs });
     this.#timer = setInterval(() => this.wake(), this.#o.pollMs);
     this.#renewer = setInterval(() => void this.#renew(), Math.max(100, this.#o.leaseMs / 3));
     this.wake();
@@ -148,6 +147,11 @@ export class BatchRunner {
                 void this.#flush().then(() => this.wake());
               }
               break;
+            }
+            if (!this.#claimedBefore) {
+              // The id its claims carry (batch_lines.claimed_by): which process holds which line.
+              this.#claimedBefore = true;
+              this.#o.logger.info('batch runner claiming lines', { runner: this.#id, concurrency: this.#o.concurrency, leaseMs: this.#o.leaseMs });
             }
             for (const line of claimed) this.#held.add(line.id);
             this.#queue.push(...claimed);
