@@ -47,7 +47,7 @@ import { loadAverage } from '../eval/lib/load-average.js';
 import { ensureFasterWhisper, tinyEnWheelPath } from './baselines/faster-whisper-setup.js';
 import { decodeClipsOnce, joinClips, variedSpeech, type LongSpeech } from '../eval/lib/long-speech.js';
 import { loadTranscriber } from '../eval/lib/load-transcriber.js';
-import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
+import { multilingualWords, normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
 import { corpusWer, wordErrors, type WerCounts } from '../eval/lib/wer.js';
 import type { DecodingOptions, TranscribeOptions, VadOptions } from '../../src/inference/types.js';
@@ -277,16 +277,4 @@ async function fasterWhisper(english: boolean, files: string[]): Promise<Array<{
   );
   const { results } = JSON.parse(stdout) as { results: Array<{ novad: { text: string }; vad: { text: string } }> };
   return results.map((row) => ({ novad: row.novad.text, vad: row.vad.text }));
-}
-
-/** Lower case, letters and digits only (accents kept), as scripts/eval/multilingual-speech.ts compares. */
-function multilingualWords(text: string): string[] {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}']+/gu, ' ')
-    .replace(/'/g, ' ')
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean);
 }

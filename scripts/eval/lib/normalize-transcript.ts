@@ -89,3 +89,15 @@ export function normalizeTranscript(text: string): string[] {
     .filter((w) => w !== '')
     .map((w) => ABBREVIATIONS[w] ?? w);
 }
+
+/** Lower case, letters and digits only (accents kept), as scripts/eval/multilingual-speech.ts compares. */
+export function multilingualWords(text: string): string[] {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}']+/gu, ' ')
+    .replace(/'/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+}

@@ -44,9 +44,9 @@ export const AsrOptions = Type.Object(
      * onnxruntime's weight pre-packing (a copy of each weight in its matrix kernel's layout).
      * Default: off when every part is fp32, on otherwise. fp32 runs as fast without it and the
      * decoder's tied embedding, which the token lookup also reads, is not copied a second time.
-     * The q8 kernels need it (much slower decoder steps without) and save nothing. Off, decodes
-     * of several rows (beam search, best-of, a batch of VAD windows) still run on a pre-packed
-     * decoder, opened at the first such decode (prepacked-batch-decoder.ts). Figures in docs/benchmarks.md, "Memory".
+     * The q8 kernels need it (much slower decoder steps without) and save nothing. Off, the
+     * decoder every decode runs on (graph/rewritten-decoder.ts) still pre-packs up to 512 MiB (tiny,
+     * base fp32): its steps of several rows need it. Figures in docs/benchmarks.md, "Memory".
      */
     prepackWeights: Type.Optional(Type.Boolean()),
     /** Caps tokens generated per window (Whisper's own limit is 448). */

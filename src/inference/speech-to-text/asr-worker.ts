@@ -36,7 +36,8 @@ import { whisperStartTokens } from './decoding/whisper-special-tokens.js';
 import { searchBatchFits, whisperBatchSize, type WhisperDimensions } from './long-form/whisper-batch-size.js';
 import { whisperLongFormModel, type WhisperPipelineParts } from './long-form/whisper-long-form-model.js';
 import { crossRowsSupport, decoderFile } from './graph/cross-rows-support.js';
-import { PrepackedBatchDecoder } from './graph/prepacked-batch-decoder.js';
+import { RewrittenDecoder, rewrites } from './graph/rewritten-decoder.js';
+import { withRewrittenDecoder } from './decoder/pipeline-decoder-session.js';
 import { whisperInSteps } from './long-form/whisper-in-steps.js';
 import { encoderFile, withEncoderInThread } from './whisper-encoder-thread.js';
 
@@ -62,10 +63,13 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     session_options: asrSessionOptions(init),
   })) as unknown as AsrPipeline;
   const featured = init.fastFeatures ? withFastWhisperFeatures(loaded) : loaded;
+  const log = createLogger(init.logLevel ?? 'info');
+  const decoders = await chooseDecoders(init, log);
+  const decoded = decoders.session ? await withRewrittenDecoder(featured, decoders.session) : featured;
   const asr =
     init.encoderThreads > 0
       ? await withEncoderInThread(
-          featured,
+          decoded,
           encoderFile(join(init.modelsDir, init.modelId), init.dtype),
           {
             sessionOptions: asrSessionOptions({ ...init, threads: init.encoderThreads }),
@@ -73,14 +77,11 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
           },
           init.modelId,
         )
-      : featured;
+      : decoded;
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
-  const log = createLogger(init.logLevel ?? 'info');
-  const decoders = await chooseDecoders(init, log);
   const longForm = whisperLongFormModel(asr, {
     ...decoders.windowDecoder,
-    log,
     fitsSearchBatch: searchBatchFits({ threads: init.threads, dims: asr.model.config, memoryBudgetBytes: init.batchMemoryBytes }),
   });
   const cannotTimeWords = longForm?.aligner
@@ -198,47 +199,47 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
     },
     dispose: async () => {
       await vadFilter?.dispose();
-      await decoders.batchDecoder?.dispose();
       await asr.dispose();
     },
   };
 });
 
 /**
- * Which decoder each decode runs on, decided from the graphs when the model loads and logged in
- * one line with the reasons: one row on the model's decoder; several rows (beam search, best-of,
- * a batch of windows) on a pre-packed, rewritten copy when the model's runs unpacked; and whether
- * the model's decoder takes one row of cross-attention cache for a search's rows.
+ * The decoder every decode of ours and the pipeline's run on, decided from the graphs when the
+ * model loads and logged in one line with the reasons: the model's decoder rewritten
+ * (graph/rewritten-decoder.ts) when a rewrite applies and onnxruntime takes it, else the model's
+ * own; whether it pre-packs its weights; and whether it takes one row of cross-attention cache
+ * for a search's rows.
  */
 async function chooseDecoders(init: AsrWorkerInit, log: Logger) {
   const modelDir = join(init.modelsDir, init.modelId);
   const file = decoderFile(modelDir, init.dtype);
-  const cross =
-    file && existsSync(file)
+  const packing = RewrittenDecoder.prepacks(modelDir, init.dtype, init.prepackWeights);
+  const rewritten = RewrittenDecoder.of(modelDir, init.dtype, asrSessionOptions({ ...init, prepackWeights: packing.prepack }));
+  const plan = await rewritten?.plan();
+  const session = plan && rewrites(plan) ? await rewritten!.open(log) : undefined;
+  const cross = session
+    ? { broadcasts: session.broadcastsCrossRows ?? false, reason: 'read from the rewritten graph' }
+    : file && existsSync(file)
       ? crossRowsSupport(await readFile(file))
       : { broadcasts: false, reason: `no decoder file where transformers.js keeps dtype ${JSON.stringify(init.dtype)}` };
-  const choice = init.prepackWeights
-    ? { use: false, reason: 'its sessions pre-pack their weights already' }
-    : PrepackedBatchDecoder.choose(modelDir, init.dtype);
-  const batchDecoder = choice.use ? PrepackedBatchDecoder.of(modelDir, init.dtype, asrSessionOptions({ ...init, prepackWeights: true }), log) : undefined;
-  const plan = await batchDecoder?.plan();
-  log.info('whisper decoder paths', {
+  log.info('whisper decoder', {
     model: init.modelId,
-    oneRow: "the model's decoder",
-    severalRows: batchDecoder ? 'a pre-packed copy of decoder_model_merged.onnx, opened on first use' : "the model's decoder",
-    severalRowsWhy: choice.reason,
+    decoder: session ? 'decoder_model_merged rewritten, for every decode and the pipeline' : "the model's decoder as it is",
     rewrites: plan && {
       crossAttentionGroupedLayers: plan.groupedLayers,
       selfAttentionStepOutputs: plan.stepOutputs,
+      ...(plan.quantizesPerRun
+        ? { selfAttentionStepsWhy: 'none: it quantizes activations per run (q8), where the split attention would change the tokens' }
+        : {}),
       logitsFrom: plan.logitsFrom,
     },
+    prepacked: session ? packing.prepack : init.prepackWeights,
+    prepackedWhy: session ? packing.reason : "the model's sessions as loaded",
     crossRows: cross.broadcasts ? 'one row broadcast to a search group' : "repeated to a search group's size",
     crossRowsWhy: cross.reason,
   });
-  return {
-    batchDecoder,
-    windowDecoder: { batchDecoder: batchDecoder && (() => batchDecoder.session()), decoderBroadcastsCrossRows: cross.broadcasts },
-  };
+  return { session, windowDecoder: { decoder: session, decoderBroadcastsCrossRows: cross.broadcasts } };
 }
 
 /** The onnxruntime options of the model's sessions. */

@@ -17,7 +17,7 @@ import { Pcm16Buffer } from '../../../src/audio/pcm16-buffer.js';
 import { configureRuntime } from '../../../src/inference/runtime.js';
 import { decodeWindows, type WindowsDecodeOptions, type WindowsModel } from '../../../src/inference/speech-to-text/long-form/decode-windows.js';
 import { type WhisperProcessor, withFastWhisperFeatures } from '../../../src/inference/speech-to-text/features/fast-features.js';
-import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/graph/prepacked-batch-decoder.js';
+import { RewrittenDecoder } from '../../../src/inference/speech-to-text/graph/rewritten-decoder.js';
 import type { DecodedSegment } from '../../../src/inference/speech-to-text/long-form/long-form-decoder.js';
 import type { SpeechWindow } from '../../../src/inference/speech-to-text/vad/speech-windows.js';
 import { VadFilter } from '../../../src/inference/speech-to-text/vad/vad-filter.js';
@@ -158,19 +158,16 @@ describe('decodeWindows in batches, whisper-tiny.en and Silero VAD v6 on the spe
   });
 
   it('gives the one-at-a-time segments with beam search, several windows’ beams stepping together', async () => {
-    const prepacked = PrepackedBatchDecoder.of(join(MODELS_DIR, 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 2, interOpNumThreads: 1 })!;
+    const session = (await RewrittenDecoder.of(join(MODELS_DIR, 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 2, interOpNumThreads: 1 })!.open())!;
     try {
       let widest = 0;
       const searching = whisperLongFormModel(asr, {
-        batchDecoder: async () => {
-          const session = await prepacked.session();
-          return {
-            ...session,
-            run: (feeds: Record<string, unknown>, fetches?: readonly string[]) => {
-              widest = Math.max(widest, (feeds.input_ids as { dims: readonly number[] }).dims[0]!);
-              return session.run(feeds, fetches);
-            },
-          };
+        decoder: {
+          ...session,
+          run: (feeds: Record<string, unknown>, fetches?: readonly string[]) => {
+            widest = Math.max(widest, (feeds.input_ids as { dims: readonly number[] }).dims[0]!);
+            return session.run(feeds, fetches);
+          },
         },
         fitsSearchBatch: (count, rows) => count * rows <= 15,
       })!;
@@ -182,7 +179,7 @@ describe('decodeWindows in batches, whisper-tiny.en and Silero VAD v6 on the spe
       expect(shape(batched)).to.deep.equal(shape(alone));
       expect(widest).to.equal(15); // three windows of 5 beams in a run
     } finally {
-      await prepacked.dispose();
+      await session.release();
     }
   });
 

@@ -1,6 +1,6 @@
 /**
  * What a Whisper decoder graph supports is decided from its structure when the model loads
- * (graph/cross-rows-support.ts, PrepackedBatchDecoder.choose), each decision with its reason: the
+ * (graph/cross-rows-support.ts, graph/rewritten-decoder.ts), each decision with its reason: the
  * real tiny.en graphs (skipped when not installed: `npm run test-models`) and small graphs built
  * here for the shapes no installed model has.
  */
@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { crossRowsSupport, decoderFile } from '../../../src/inference/speech-to-text/graph/cross-rows-support.js';
 import { groupCrossAttention } from '../../../src/inference/speech-to-text/graph/grouped-cross-attention.js';
 import { MODEL_GRAPH, newNode, tensorInput } from '../../../src/inference/speech-to-text/graph/onnx-graph-fields.js';
-import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/graph/prepacked-batch-decoder.js';
+import { RewrittenDecoder } from '../../../src/inference/speech-to-text/graph/rewritten-decoder.js';
 import { messageField, writeFields } from '../../../src/inference/speech-to-text/graph/protobuf-fields.js';
 import { REPO_ROOT } from '../../audio/audio-test-helpers.js';
 import { tinyEnAvailable } from './tiny-en-window-decoder.js';
@@ -56,12 +56,21 @@ describe('decoder choices at load', () => {
       }
     });
 
-    it('several rows run on a pre-packed copy of the fp32 decoder only, each choice with its reason', async () => {
-      expect(PrepackedBatchDecoder.choose(TINY_EN, 'fp32')).to.deep.include({ use: true });
-      expect(PrepackedBatchDecoder.choose(TINY_EN, 'q8')).to.deep.equal({ use: false, reason: 'its decoder is q8, not fp32' });
-      expect(PrepackedBatchDecoder.choose(join(REPO_ROOT, 'no-such-model'), 'fp32').reason).to.equal('it has no onnx/decoder_model_merged.onnx');
-      const plan = await PrepackedBatchDecoder.of(TINY_EN, 'fp32', {})!.plan();
-      expect(plan).to.deep.equal({ groupedLayers: 4, stepOutputs: 8, logitsFrom: true });
+    it('every dtype gets the rewritten decoder, pre-packed as the model is or when small, each choice with its reason', async () => {
+      expect(RewrittenDecoder.prepacks(TINY_EN, 'fp32', false)).to.deep.include({ prepack: true });
+      expect(RewrittenDecoder.prepacks(TINY_EN, 'q8', true)).to.deep.equal({ prepack: true, reason: "the model's sessions pre-pack their weights" });
+      expect(RewrittenDecoder.prepacks(join(REPO_ROOT, 'no-such-model'), 'fp32', false).reason).to.equal(
+        'no decoder file where transformers.js keeps dtype "fp32"',
+      );
+      expect(RewrittenDecoder.of(join(REPO_ROOT, 'no-such-model'), 'fp32', {})).to.equal(undefined);
+      expect(await RewrittenDecoder.of(TINY_EN, 'fp32', {})!.plan()).to.deep.equal({
+        groupedLayers: 4,
+        stepOutputs: 8,
+        logitsFrom: true,
+        quantizesPerRun: false,
+      });
+      // q8: its self-attention kept whole (split, the rounding would reach its quantizers), its logits sliced before their quantizer.
+      expect(await RewrittenDecoder.of(TINY_EN, 'q8', {})!.plan()).to.deep.equal({ groupedLayers: 4, stepOutputs: 0, logitsFrom: true, quantizesPerRun: true });
     });
   });
 });

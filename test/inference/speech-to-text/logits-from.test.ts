@@ -1,7 +1,7 @@
 /**
  * addLogitsFrom on the real whisper-tiny.en decoder graph (skipped when not installed: `npm run
  * test-models`): from 0 the logits are the original graph's, from a later token only those
- * tokens', and from the number of tokens read none; a graph of another shape is left as it is.
+ * tokens', and from the number of tokens read none, fp32 and q8; a graph of another shape is left as it is.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -75,6 +75,29 @@ describe('addLogitsFrom (whisper-tiny.en graph)', function () {
       expectSameFloats(last!.data as Float32Array, lastOfEachRow, 'logits from 3');
       const { logits: none } = await sliced.run({ ...inputs, ...from(4) }, ['logits']);
       expect(none!.dims).to.deep.equal([2, 0, VOCAB]);
+    }
+  });
+
+  it("slices q8 logits before their quantizer: from 0 the original graph's, later only those tokens', from the count none", async () => {
+    const file = join(ONNX_DIR, 'decoder_model_merged_quantized.onnx');
+    const rewrite = addLogitsFrom(readFileSync(file));
+    expect(rewrite.added).to.equal(true);
+    const options = { intraOpNumThreads: 1, extra: { session: { model_external_initializers_file_folder_path: ONNX_DIR } } };
+    const [q8, q8Sliced] = await Promise.all([
+      ort.InferenceSession.create(file, { intraOpNumThreads: 1 }),
+      ort.InferenceSession.create(rewrite.model, options),
+    ]);
+    try {
+      const inputs = feeds(3);
+      const { logits: all } = await q8.run(inputs, ['logits']);
+      const { logits: whole } = await q8Sliced.run({ ...inputs, ...from(0) }, ['logits']);
+      expectSameFloats(whole!.data as Float32Array, all!.data as Float32Array, 'q8 logits from 0');
+      // Quantized over the last tokens only, as a prompt read in runs of its own left them.
+      expect((await q8Sliced.run({ ...inputs, ...from(3) }, ['logits'])).logits!.dims).to.deep.equal([2, 1, VOCAB]);
+      expect((await q8Sliced.run({ ...inputs, ...from(4) }, ['logits'])).logits!.dims).to.deep.equal([2, 0, VOCAB]);
+    } finally {
+      await q8.release();
+      await q8Sliced.release();
     }
   });
 

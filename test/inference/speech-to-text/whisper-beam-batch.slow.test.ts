@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
 import type { SearchOptions } from '../../../src/inference/speech-to-text/decoding/whisper-search-decode.js';
-import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/graph/prepacked-batch-decoder.js';
+import { RewrittenDecoder, type RewrittenSession } from '../../../src/inference/speech-to-text/graph/rewritten-decoder.js';
 import { seededRandom } from '../../../src/inference/speech-to-text/decoding/whisper-token-choice.js';
 import { WhisperWindowDecoder } from '../../../src/inference/speech-to-text/decoder/whisper-window-decoder.js';
 import type { WindowDecodeRequest, WindowDecodeResult } from '../../../src/inference/speech-to-text/decoding/window-decode-request.js';
@@ -21,8 +21,8 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
   this.timeout(600_000);
   let tiny: TinyEnWindowDecoder;
   let audio: Tensor[];
-  let prepacked: PrepackedBatchDecoder;
-  /** Lone searches on the same sessions (the grouped decoder for several rows). */
+  let rewritten: RewrittenSession;
+  /** Lone searches on the same session (the rewritten decoder, its cross-attention grouped). */
   let loneDecoder: WhisperWindowDecoder;
   const signal = new AbortController().signal;
   const request = (audioFeatures: Tensor, search: SearchOptions, temperature = 0): WindowDecodeRequest => ({
@@ -35,21 +35,18 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
     signal,
     search,
   });
-  /** A decoder whose several-row session (the pre-packed, grouped one) records every run's rows. */
+  /** A decoder whose session (the rewritten one) records every run's rows. */
   const recording = (maxRows: number) => {
     const rows: number[] = [];
-    const batchDecoder = async () => {
-      const session = await prepacked.session();
-      return {
-        ...session,
-        run: (feeds: Record<string, unknown>, fetches?: readonly string[]) => {
-          rows.push((feeds.input_ids as { dims: readonly number[] }).dims[0]!);
-          return session.run(feeds, fetches);
-        },
-      };
+    const decoder = {
+      ...rewritten,
+      run: (feeds: Record<string, unknown>, fetches?: readonly string[]) => {
+        rows.push((feeds.input_ids as { dims: readonly number[] }).dims[0]!);
+        return rewritten.run(feeds, fetches);
+      },
     };
     return {
-      decoder: new WhisperWindowDecoder(tiny.asr.model, tiny.tokens, { batchDecoder, fitsSearchBatch: (windows, perWindow) => windows * perWindow <= maxRows }),
+      decoder: new WhisperWindowDecoder(tiny.asr.model, tiny.tokens, { decoder, fitsSearchBatch: (windows, perWindow) => windows * perWindow <= maxRows }),
       rows,
     };
   };
@@ -65,15 +62,15 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
   before(async function () {
     if (!tinyEnAvailable()) this.skip(); // run `npm run test-models` to include it
     tiny = await loadTinyEnWindowDecoder();
-    prepacked = PrepackedBatchDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!;
-    loneDecoder = new WhisperWindowDecoder(tiny.asr.model, tiny.tokens, { batchDecoder: () => prepacked.session() });
+    rewritten = (await RewrittenDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!.open())!;
+    loneDecoder = new WhisperWindowDecoder(tiny.asr.model, tiny.tokens, { decoder: rewritten });
     // Clips of different lengths: the windows' searches end at different steps.
     const clips = (await decodeClipsOnce(await readSpeechClips(SPEECH_DIR))).filter((clip) => clip.samples.length <= 30 * 16_000).slice(0, 5);
     audio = [];
     for (const clip of clips) audio.push(await tiny.decoder.encode((await tiny.asr.processor(clip.samples)).input_features));
   });
   after(async () => {
-    await prepacked?.dispose();
+    await rewritten?.release();
     await tiny?.asr.dispose();
   });
 
@@ -82,7 +79,7 @@ describe('beam searches of several windows batched, whisper-tiny.en (real weight
     const alone: WindowDecodeResult[] = [];
     for (const one of requests) alone.push(await loneDecoder.decode(one));
     expect(new Set(alone.map((result) => result.tokens.length)).size).to.be.greaterThan(2); // windows leave at different steps
-    expect((await prepacked.session()).groupsCrossRows).to.equal(true); // the graph rewrite took
+    expect(rewritten.groupsCrossRows).to.equal(true); // the graph rewrite took
     const { decoder, rows } = recording(25);
     const heard: number[] = [];
     expectSame(await decoder.decodeBatch(requests, (index) => heard.push(index)), alone);

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Tensor } from '@huggingface/transformers';
 import { expect } from 'chai';
-import { PrepackedBatchDecoder } from '../../../src/inference/speech-to-text/graph/prepacked-batch-decoder.js';
+import { RewrittenDecoder } from '../../../src/inference/speech-to-text/graph/rewritten-decoder.js';
 import { seededRandom } from '../../../src/inference/speech-to-text/decoding/whisper-token-choice.js';
 import type { WhisperSpecialTokens } from '../../../src/inference/speech-to-text/decoding/whisper-special-tokens.js';
 import { WhisperWindowDecoder } from '../../../src/inference/speech-to-text/decoder/whisper-window-decoder.js';
@@ -112,10 +112,10 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
     expect(refused).to.equal(0); // decided at load, never learnt from a failed run
   });
 
-  it('a pre-packed decoder session for decodes of several rows gives the same beams, and the same batch of windows', async () => {
-    const prepacked = PrepackedBatchDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!;
+  it('the rewritten decoder gives the same beams, the same batch of windows and the same greedy row', async () => {
+    const rewritten = (await RewrittenDecoder.of(join(REPO_ROOT, 'models', 'whisper-tiny.en'), 'fp32', { intraOpNumThreads: 1 })!.open())!;
     try {
-      const packed = new WhisperWindowDecoder(asr.model, tokens, { batchDecoder: () => prepacked.session() });
+      const packed = new WhisperWindowDecoder(asr.model, tokens, { decoder: rewritten });
       for (const features of audio.slice(0, 2)) {
         // Its cross-attention grouped by window takes the beams in one product, not one each:
         // the same tokens, log probabilities equal but for float rounding.
@@ -133,36 +133,23 @@ describe('beam search and best-of on whisper-tiny.en (real weights)', function (
       });
       // Its cache is kept on our side, appended from the positions each run read: a prompt read in
       // several chunks, and best-of samples leaving the group, give the same tokens as the model's own decoder.
-      expect((await prepacked.session()).outputNames).to.include('step.0.decoder.key');
-      expect((await prepacked.session()).inputNames).to.include('logits_from'); // a prompt read without the output projection
+      expect(rewritten.outputNames).to.include('step.0.decoder.key');
+      expect(rewritten.inputNames).to.include('logits_from'); // a prompt read without the output projection
       const prompt = asr.tokenizer.encode(`${references.join(' ')}`, { add_special_tokens: false }).slice(0, 100);
       const prompted = { ...request(audio[2]!, { beamSize: 5 }), prompt };
       const [steppedPrompted, plainPrompted] = [await packed.decode(prompted), await decoder.decode(prompted)];
       expect(steppedPrompted.tokens).to.deep.equal(plainPrompted.tokens);
       const sampled = () => ({ ...request(audio[1]!, { bestOf: 5 }, 0.5), prompt: prompt.slice(0, 40), random: seededRandom(7) });
       expect((await packed.decode(sampled())).tokens).to.deep.equal((await decoder.decode(sampled())).tokens);
+      // One row, greedy, with and without a prompt: the same tokens.
+      for (const greedy of [request(audio[0]!), { ...request(audio[2]!), prompt }]) {
+        const [stepped, plain] = [await packed.decode(greedy), await decoder.decode(greedy)];
+        expect(stepped.tokens).to.deep.equal(plain.tokens);
+        expect(stepped.avgLogProb).to.be.closeTo(plain.avgLogProb, 1e-5);
+      }
     } finally {
-      await prepacked.dispose();
+      await rewritten.release();
     }
-  });
-
-  it('decodes on the model decoder when the pre-packed copy cannot be opened, and logs that once with the cause', async () => {
-    const logged: Array<{ message: string; fields?: Record<string, unknown> }> = [];
-    let opens = 0;
-    const unopened = new WhisperWindowDecoder(asr.model, tokens, {
-      batchDecoder: () => {
-        opens++;
-        return Promise.reject(new Error('cannot allocate memory'));
-      },
-      log: { error: (message, fields) => logged.push({ message, fields }) },
-    });
-    expect(await unopened.decode(request(audio[0]!, { beamSize: 5 }))).to.deep.equal(await decoder.decode(request(audio[0]!, { beamSize: 5 })));
-    const windows = () => audio.slice(0, 2).map((features) => request(features));
-    expect(await unopened.decodeBatch(windows())).to.deep.equal(await decoder.decodeBatch(windows()));
-    expect(opens).to.equal(1);
-    expect(logged).to.have.length(1);
-    expect(logged[0]!.message).to.match(/cannot be opened.*model's decoder/);
-    expect((logged[0]!.fields!.cause as Error).message).to.equal('cannot allocate memory');
   });
 
   it('best_of samples at the temperature, the same text for the same seed; decodeBatch decodes such a window alone', async () => {

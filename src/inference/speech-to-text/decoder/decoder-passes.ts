@@ -31,7 +31,7 @@ import {
 } from '../graph/rewrite-contract.js';
 import { SelfAttentionRows } from './self-attention-rows.js';
 
-/** An ONNX session of the decoder, as the model holds it or as graph/prepacked-batch-decoder.ts opens it. */
+/** An ONNX session of the decoder, as the model holds it or as graph/rewritten-decoder.ts opens it. */
 export interface WhisperDecoderSession {
   inputNames: readonly string[];
   outputNames: readonly string[];
@@ -42,6 +42,12 @@ export interface WhisperDecoderSession {
   readonly groupsCrossRows?: boolean;
   /** Whether its attention takes one row of cross-attention cache for many rows, read from its graph (graph/cross-rows-support.ts). */
   readonly broadcastsCrossRows?: boolean;
+  /**
+   * Whether it quantizes activations with one scale over each run's whole input (q8's
+   * DynamicQuantizeLinear): how a prompt is split into runs then changes the start tokens' logits,
+   * so the prompt is read in runs of its own, as on the model's graph, even with `logits_from`.
+   */
+  readonly quantizesPerRun?: boolean;
   /** `options.signal`: honoured by a session in a thread of its own (onnx-session-thread.ts), whose run may wait its turn. */
   run(feeds: Record<string, unknown>, fetches?: readonly string[], options?: { signal?: AbortSignal }): Promise<Record<string, OrtTensor>>;
 }
@@ -77,15 +83,13 @@ export function wrapTensor(ortTensor: OrtTensor): Tensor {
 export class DecoderPasses {
   readonly #model: WhisperSeq2Seq;
   readonly tokens: WhisperSpecialTokens;
+  /** The session every pass runs on: the rewritten decoder, or the model's own. */
+  readonly decoder: WhisperDecoderSession;
 
-  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens) {
+  constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, decoder = model.sessions.decoder_model_merged!) {
     this.#model = model;
     this.tokens = tokens;
-  }
-
-  /** The model's own decoder session. */
-  get decoder(): WhisperDecoderSession {
-    return this.#model.sessions.decoder_model_merged!;
+    this.decoder = decoder;
   }
 
   /**
@@ -163,13 +167,14 @@ export class DecoderPasses {
   /**
    * Reads each request's prompt and then its start tokens, one row each (prompts and start tokens of
    * equal lengths): the cache after them and the start tokens' logits. A session that takes
-   * LOGITS_FROM reads both in one pass, its logits from the start tokens on. On another the prompt
-   * is read a chunk at a time, without its logits: read at once, a full prompt's would be 47 MB per
-   * window for the few rows the start tokens need (same cache, same logits after).
+   * LOGITS_FROM reads both in one pass, its logits from the start tokens on. On another, or one that
+   * quantizes per run, the prompt is read a chunk at a time, without its logits (with LOGITS_FROM
+   * not even computed): read at once, a full prompt's would be 47 MB per window for the few rows
+   * the start tokens need (same cache, same logits after).
    */
   async readStart(audio: OrtTensor, requests: readonly WindowDecodeRequest[], session = this.decoder): Promise<{ cache: DecoderCache; logits: OrtTensor }> {
     const prompts = requests.map((request) => this.prompt(request));
-    if (session.inputNames.includes(LOGITS_FROM)) {
+    if (session.inputNames.includes(LOGITS_FROM) && !session.quantizesPerRun) {
       // Its logits start where asked: prompt and start tokens in one pass, logits for the latter only.
       const start = await this.extend(
         audio,

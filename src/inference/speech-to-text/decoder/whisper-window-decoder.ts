@@ -14,7 +14,6 @@
  *   cross-attention is grouped by window (graph/grouped-cross-attention.ts).
  */
 import type { Tensor } from '@huggingface/transformers';
-import type { Logger } from '../../../logger.js';
 import { decodeSearch, searchRows } from '../decoding/whisper-search-decode.js';
 import type { WhisperSpecialTokens } from '../decoding/whisper-special-tokens.js';
 import type { WindowDecodeRequest, WindowDecodeResult } from '../decoding/window-decode-request.js';
@@ -27,60 +26,32 @@ import { searchBatches, searchTogether } from './searches-together.js';
 import { windowSearch } from './window-search.js';
 
 export interface WhisperWindowDecoderOptions {
-  batchDecoder?: () => Promise<WhisperDecoderSession>;
+  /** The session every decode runs on: the rewritten decoder (graph/rewritten-decoder.ts); by default the model's own. */
+  decoder?: WhisperDecoderSession;
   fitsSearchBatch?: SearchBatchFits;
-  /** Whether the model's decoder broadcasts one row of cross-attention cache, read from its graph at load (graph/cross-rows-support.ts). */
+  /** Whether the model's own decoder broadcasts one row of cross-attention cache, read from its graph at load (graph/cross-rows-support.ts). */
   decoderBroadcastsCrossRows?: boolean;
-  /** Where a batch decoder that cannot be opened is reported. */
-  log?: Pick<Logger, 'error'>;
 }
 
 export class WhisperWindowDecoder {
   readonly #model: WhisperSeq2Seq;
   readonly #passes: DecoderPasses;
-  readonly #batchDecoder: (() => Promise<WhisperDecoderSession>) | undefined;
   readonly #fitsSearchBatch: SearchBatchFits;
-  readonly #decoderBroadcasts: boolean;
-  readonly #log: Pick<Logger, 'error'>;
-  #severalRows: Promise<WhisperDecoderSession> | undefined;
+  readonly #broadcasts: boolean;
 
   /**
-   * `batchDecoder`: the session decodes of several rows (beam search, best-of, a batch of windows)
-   * run on instead of the model's decoder (the same graph with its weights pre-packed, opened when
-   * first asked; asr-worker.ts). `fitsSearchBatch`: whether a number of windows' searches, each
-   * of so many rows, may step in one run (decodeBatch; searchBatchFits, by threads and memory); by
-   * default each window's search runs alone. `decoderBroadcastsCrossRows`: true by default, as
-   * optimum's exports do; the worker reads it from the graph when it loads.
+   * `decoder`: the session every decode runs on, one row or several (beam search, best-of, a batch
+   * of windows): the rewritten graph the worker opens at load in place of the model's
+   * (asr-worker.ts). `fitsSearchBatch`: whether a number of windows' searches, each of so many
+   * rows, may step in one run (decodeBatch; searchBatchFits, by threads and memory); by default
+   * each window's search runs alone. `decoderBroadcastsCrossRows`: for the model's own decoder,
+   * true by default, as optimum's exports do; the worker reads it from the graph when it loads.
    */
   constructor(model: WhisperSeq2Seq, tokens: WhisperSpecialTokens, options: WhisperWindowDecoderOptions = {}) {
     this.#model = model;
-    this.#passes = new DecoderPasses(model, tokens);
-    this.#batchDecoder = options.batchDecoder;
+    this.#passes = new DecoderPasses(model, tokens, options.decoder);
     this.#fitsSearchBatch = options.fitsSearchBatch ?? (() => false);
-    this.#decoderBroadcasts = options.decoderBroadcastsCrossRows ?? true;
-    this.#log = options.log ?? { error: () => {} };
-  }
-
-  /**
-   * The pre-packed copy for decodes of several rows, or the model's decoder when there is none.
-   * A copy that cannot be opened (out of memory) is an error logged once with its cause; the
-   * model's decoder, slower for several rows, then takes them for the model's lifetime.
-   */
-  #severalRowsSession(): Promise<WhisperDecoderSession> {
-    this.#severalRows ??= this.#batchDecoder
-      ? this.#batchDecoder().catch((error: unknown) => {
-          this.#log.error("whisper decoder: the batch decoder cannot be opened; decodes of several rows run on the model's decoder, unpacked", {
-            cause: error,
-          });
-          return this.#passes.decoder;
-        })
-      : Promise.resolve(this.#passes.decoder);
-    return this.#severalRows;
-  }
-
-  /** Whether `session` takes one row of cross-attention cache for many. */
-  #broadcasts(session: WhisperDecoderSession): boolean {
-    return session === this.#passes.decoder ? this.#decoderBroadcasts : (session.broadcastsCrossRows ?? false);
+    this.#broadcasts = options.decoder ? (options.decoder.broadcastsCrossRows ?? false) : (options.decoderBroadcastsCrossRows ?? true);
   }
 
   /** Runs the encoder on input features [1, mel, 3000]; `signal` stops a run that has yet to start. */
@@ -94,7 +65,7 @@ export class WhisperWindowDecoder {
 
   /** Whether the decoder outputs its cross-attention (`cross_attentions.N`, see scripts/test-models/lib/whisper-ct2.sh). */
   get outputsCrossAttention(): boolean {
-    return this.#model.sessions.decoder_model_merged?.outputNames.includes(crossAttentionOutput(0)) ?? false;
+    return this.#passes.decoder.outputNames.includes(crossAttentionOutput(0));
   }
 
   /**
@@ -114,8 +85,7 @@ export class WhisperWindowDecoder {
 
   async decode(request: WindowDecodeRequest): Promise<WindowDecodeResult> {
     if (searchRows(request) > 1) {
-      const session = await this.#severalRowsSession();
-      return decodeSearch(request, this.#passes.tokens, windowSearch(this.#passes, request, session, this.#broadcasts(session)));
+      return decodeSearch(request, this.#passes.tokens, windowSearch(this.#passes, request, this.#passes.decoder, this.#broadcasts));
     }
     const [result] = await decodeLockstep(this.#passes, [request], this.#passes.decoder);
     return result!;
@@ -143,10 +113,8 @@ export class WhisperWindowDecoder {
       results[index] = result;
       onDecoded?.(index, result);
     };
+    const session = this.#passes.decoder;
     for (const indices of plain.values()) {
-      // Unpacked, every step of several rows packs the output projection's weight again: a batch
-      // runs on the pre-packed decoder, as beam search does.
-      const session = indices.length > 1 ? await this.#severalRowsSession() : this.#passes.decoder;
       await decodeLockstep(
         this.#passes,
         indices.map((index) => requests[index]!),
@@ -155,7 +123,6 @@ export class WhisperWindowDecoder {
       );
     }
     for (const sameLengths of searched.values()) {
-      const session = await this.#severalRowsSession();
       // Without grouped cross-attention each row would read a copy of its window's cache, which costs what the batch saves.
       const batches = session.groupsCrossRows
         ? searchBatches(

@@ -16,6 +16,7 @@ import {
   MODEL_GRAPH,
   NODE_ATTRIBUTE,
   NODE_INPUT,
+  type GraphNode,
   graphNodes,
   int64TensorAttribute,
   lastIndexOf,
@@ -63,14 +64,21 @@ export function addLogitsFrom(model: Uint8Array): { model: Uint8Array; added: bo
   return { model: writeFields(rewritten), added: true };
 }
 
-/** The branch with the hidden states sliced from `logits_from` on before the MatMul that makes its logits. */
+/**
+ * The branch with the hidden states sliced from `logits_from` on before the product that makes its
+ * logits: a MatMul (fp32), or a dynamically quantized one (q8: DynamicQuantizeLinear of the hidden
+ * states, MatMulInteger, then Cast and Mul by the scales), whose quantizer then reads only the
+ * rows kept, as it did when a prompt was read in passes of its own before the start tokens.
+ */
 function slicedBranch(branch: ProtoField[], logitsAt: number, index: number): ProtoField[] | undefined {
   const outputs = branch.flatMap((field) => (field.field === GRAPH_OUTPUT && field.wire === 2 ? [valueInfoName(field.value)] : []));
   const nodes = graphNodes(branch);
-  const projectionAt = nodes.findIndex((node) => node?.outputs.includes(outputs[logitsAt] ?? ''));
-  const projection = nodes[projectionAt];
-  if (projection?.opType !== 'MatMul') return undefined;
-  const hidden = projection.inputs[0]!;
+  const producer = (name: string) => nodes.findIndex((node) => node?.outputs.includes(name));
+  const projectionAt = producer(outputs[logitsAt] ?? '');
+  const readerAt = projectionAt >= 0 && nodes[projectionAt]!.opType === 'MatMul' ? projectionAt : quantizerOf(nodes, projectionAt, producer);
+  const reader = nodes[readerAt];
+  if (!reader) return undefined;
+  const hidden = reader.inputs[0]!;
   const prefix = `logits_from/${index}`;
   const sliced = [
     newNode('Constant', `${prefix}/end`, [], [`${prefix}/end`], [int64TensorAttribute('value', [Number.MAX_SAFE_INTEGER])]),
@@ -79,9 +87,23 @@ function slicedBranch(branch: ProtoField[], logitsAt: number, index: number): Pr
   ];
   const reading = messageField(
     GRAPH_NODE,
-    projection.fields.map((field) =>
+    reader.fields.map((field) =>
       field.field === NODE_INPUT && field.wire === 2 && new TextDecoder().decode(field.value) === hidden ? textField(NODE_INPUT, `${prefix}/hidden`) : field,
     ),
   );
-  return branch.flatMap((field, at) => (at === projectionAt ? [...sliced, reading] : [field]));
+  return branch.flatMap((field, at) => (at === readerAt ? [...sliced, reading] : [field]));
+}
+
+/**
+ * Of a quantized projection ending at node `at` (Mul by the scales ← Cast ← MatMulInteger), the
+ * DynamicQuantizeLinear that quantizes its hidden states; -1 for any other shape.
+ */
+function quantizerOf(nodes: readonly (GraphNode | undefined)[], at: number, producer: (name: string) => number): number {
+  const mul = nodes[at];
+  if (mul?.opType !== 'Mul') return -1;
+  const castAt = mul.inputs.map(producer).find((input) => nodes[input]?.opType === 'Cast') ?? -1;
+  const product = nodes[producer(nodes[castAt]?.inputs[0] ?? '')];
+  if (product?.opType !== 'MatMulInteger') return -1;
+  const quantizerAt = producer(product.inputs[0] ?? '');
+  return nodes[quantizerAt]?.opType === 'DynamicQuantizeLinear' ? quantizerAt : -1;
 }
