@@ -1,6 +1,6 @@
 /**
  * Per-file times of a mocha run, for finding the slow files: `npm test -- --require
- * test/helpers/file-times.ts` appends `wall<TAB>cpu<TAB>file` for each test file to FILE_TIMES
+ * test/helpers/file-times.ts` appends `wall<TAB>cpu<TAB>file<TAB>end<TAB>pid` for each test file to FILE_TIMES
  * (default test-results/file-times.tsv). With --parallel each file gets its own root hooks, so the
  * wall time includes its hooks (model loads) but not its import. The CPU time is the worker
  * process's (all its threads: the model workers too) since the previous file of that process ended,
@@ -41,7 +41,8 @@ export const mochaHooks = {
     const cpu = cpuSeconds();
     const wall = (performance.now() - started) / 1000;
     mkdirSync(dirname(OUT), { recursive: true });
-    appendFileSync(OUT, `${wall.toFixed(1)}\t${(cpu - cpuAtLastFileEnd).toFixed(1)}\t${relative(REPO_ROOT, file)}\n`);
+    // The end time (ms since the epoch) and the worker's pid show each worker's timeline: idle cores at the tail.
+    appendFileSync(OUT, `${wall.toFixed(1)}\t${(cpu - cpuAtLastFileEnd).toFixed(1)}\t${relative(REPO_ROOT, file)}\t${Date.now()}\t${process.pid}\n`);
     cpuAtLastFileEnd = cpu;
   },
 };

@@ -1,7 +1,7 @@
 /**
  * `stream=true` on POST /v1/audio/transcriptions and /v1/transcriptions: server-sent
  * `transcript.text.delta` events while a long file is transcribed, then `transcript.text.done`.
- * Real whisper-tiny.en on ~45 s joined from the speech clips (two windows; ~70 s for the hang-up); the
+ * Real whisper-tiny.en on ~33 s joined from the speech clips (two windows; ~70 s for the hang-up); the
  * random-weight fixture for the errors that must stay plain JSON.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -69,7 +69,7 @@ describe('stream=true with the real whisper-tiny.en on joined clips', function (
       : undefined;
     if (!entry || !existsSync(join(REAL_MODELS_DIR, entry.id, '.installed.json'))) this.skip(); // `npm run test-models` installs it
     const clips = await decodeClipsOnce(await readSpeechClips(SPEECH_DIR));
-    const audio = joinClips(clips, { targetSeconds: 45, gapSeconds: 1.5 });
+    const audio = joinClips(clips, { targetSeconds: 33, gapSeconds: 1.5 });
     wav = encodeWav({ samples: audio.samples, sampleRate: audio.sampleRate });
     const long = joinClips(clips, { targetSeconds: 70, gapSeconds: 1.5 });
     longWav = encodeWav({ samples: long.samples, sampleRate: long.sampleRate });
