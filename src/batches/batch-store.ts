@@ -20,10 +20,10 @@ export type { InputLine, LineResult } from './batch-tables.js';
 import { visible, type Viewer } from './file-store.js';
 
 /** The batch's completion window: 24 h, the only one OpenAI offers. */
-export const COMPLETION_WINDOW_SECONDS = 24 * 3600;
+const COMPLETION_WINDOW_SECONDS = 24 * 3600;
 
 /** Statuses a batch ends in. */
-export const FINAL_STATUSES: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
+const FINAL_STATUSES: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 

@@ -5,7 +5,7 @@
  */
 import type { Generated, Selectable } from 'kysely';
 
-export interface FileTable {
+interface FileTable {
   /** `file-` and 24 hex digits. */
   id: string;
   /** The owning stored key's id; null for a static (admin) key. */
@@ -19,7 +19,7 @@ export interface FileTable {
   expires_at: number | null;
 }
 
-export interface BatchTable {
+interface BatchTable {
   /** `batch_` and 24 hex digits. */
   id: string;
   owner_key_id: number | null;
@@ -51,7 +51,7 @@ export interface BatchTable {
   request_failed: number;
 }
 
-export interface BatchLineTable {
+interface BatchLineTable {
   id: Generated<number>;
   batch_id: string;
   line_index: number;

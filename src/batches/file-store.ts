@@ -52,7 +52,7 @@ export interface FileStoreOptions {
 
 const TMP = 'tmp';
 
-export const newFileId = () => `file-${randomBytes(12).toString('hex')}`;
+const newFileId = () => `file-${randomBytes(12).toString('hex')}`;
 
 export class FileStore {
   readonly #db: Kysely<Database>;

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import type { InputLine } from './batch-store.js';
 
 /** OpenAI's limit of requests in one batch. */
-export const MAX_BATCH_LINES = 50_000;
+const MAX_BATCH_LINES = 50_000;
 const MAX_REPORTED_ERRORS = 20;
 
 export interface InputError {

@@ -62,7 +62,7 @@ export interface Config {
   readonly batches: BatchConfig;
 }
 
-export interface BatchConfig {
+interface BatchConfig {
   /** Where uploaded and generated files are kept (FILES_DIR). */
   readonly filesDir: string;
   /** Largest file one upload may store (FILES_MAX_MB); larger is a 413 while reading. */

@@ -3,7 +3,7 @@ import type { CallContext } from '../worker/worker-api.js';
 import { workerModule } from '../worker/worker-api.js';
 import type { TokenEncoding } from './token-encodings.js';
 
-export interface DecodeRequest {
+interface DecodeRequest {
   encoding: TokenEncoding;
   /** Every input's ids end to end (moved, not copied): input i is ids[ends[i - 1] ?? 0 .. ends[i]). */
   ids: Int32Array;

@@ -4,7 +4,7 @@
  * ids). Our own model ids claim none: their ids would be the model's own tokenizer's, which no
  * OpenAI client makes, so the ids could not be read as the client meant them.
  */
-export const TOKEN_ENCODINGS = ['cl100k_base'] as const;
+const TOKEN_ENCODINGS = ['cl100k_base'] as const;
 export type TokenEncoding = (typeof TOKEN_ENCODINGS)[number];
 
 const CLAIMED: Readonly<Record<string, TokenEncoding>> = Object.freeze({

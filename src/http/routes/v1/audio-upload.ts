@@ -171,7 +171,7 @@ function objectParam(form: Record<string, unknown>, name: string): string | unde
 }
 
 /** The field a form part belongs to: `known_speaker_names[]` and `chunking_strategy[type]` are parts of their field. */
-export function formFieldName(part: string): string {
+function formFieldName(part: string): string {
   const bracket = part.indexOf('[');
   return bracket > 0 ? part.slice(0, bracket) : part;
 }
