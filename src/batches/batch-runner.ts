@@ -18,6 +18,7 @@ import { Readable } from 'node:stream';
 import type { KeyAccess } from '../auth/key-access.js';
 import type { KeyPolicy } from '../auth/key-store.js';
 import type { Logger } from '../logger.js';
+import { backgroundRequester } from '../requester.js';
 import { buildLineRequest } from './batch-endpoints.js';
 import type { BatchObserver } from './batch-metrics.js';
 import type { BatchStore, LineResult } from './batch-store.js';
@@ -202,7 +203,11 @@ export class BatchRunner {
         this.#record(line, { statusCode: null, response: null, error: built, requestId: null });
         return;
       }
-      const answer = await this.#o.dispatcher.send({ ...built, caller: { policy, requester: `batch ${batch.requester}` }, signal: this.#stopping.signal });
+      const answer = await this.#o.dispatcher.send({
+        ...built,
+        caller: { policy, requester: backgroundRequester(batch.requester) },
+        signal: this.#stopping.signal,
+      });
       const retryAfter = retryDelay(answer.status, answer.headers['retry-after'], answer.body);
       if (retryAfter !== undefined) {
         // Over the key's rate limit, or the server is full: the line waits its turn, it has not failed.

@@ -49,8 +49,19 @@ export const encoderOptions = {
 const EncoderOptions = Type.Object(encoderOptions);
 export type EncoderOptions = Static<typeof EncoderOptions>;
 
+/**
+ * Most texts of batch lines in one run: a request that arrives mid-batch waits for the run in
+ * progress, and a short one keeps that wait near one request's own time (docs/benchmarks.md).
+ */
+const BACKGROUND_RUN = 4;
+
 export function batchOptions(options: EncoderOptions): Required<MicroBatcherOptions> {
-  return { maxBatchSize: options.maxBatchSize, maxWaitMs: options.maxWaitMs, maxInFlight: workerLayout(options).workers };
+  return {
+    maxBatchSize: options.maxBatchSize,
+    maxWaitMs: options.maxWaitMs,
+    maxInFlight: workerLayout(options).workers,
+    maxBackgroundBatchSize: Math.min(options.maxBatchSize, BACKGROUND_RUN),
+  };
 }
 
 /**

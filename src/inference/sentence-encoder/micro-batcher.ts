@@ -18,8 +18,13 @@
  * requesters (API keys, src/requester.ts, as current when an item is submitted)
  * take turns the same way, so one key's many concurrent requests share batches with another key's
  * one request as one request would, not one per request.
+ *
+ * A batch's lines (background requesters, requester.ts) step aside: while anyone else's item
+ * waits, a batch takes none of theirs; theirs run in batches of at most `maxBackgroundBatchSize`
+ * and, with more than one slot, leave one slot free. A request arriving mid-batch then starts at
+ * once, or (one slot) after one short run.
  */
-import { currentRequester } from '../../requester.js';
+import { currentRequester, isBackground } from '../../requester.js';
 
 export interface MicroBatcherOptions {
   /** Most items handed to `run` at once. */
@@ -32,6 +37,8 @@ export interface MicroBatcherOptions {
   maxWaitMs: number;
   /** Batches allowed to run at the same time (default 1). */
   maxInFlight?: number;
+  /** Most items of background requesters in one batch (default maxBatchSize). */
+  maxBackgroundBatchSize?: number;
 }
 
 /** Runs one batch; must return exactly one output per input, in order. */
@@ -56,6 +63,7 @@ export class MicroBatcher<I, O> {
   /** Waiting items by requester, then by group; each in the order they take their next turn. */
   readonly #queue = new Map<string, Map<object, Pending<I, O>[]>>();
   #waiting = 0;
+  #backgroundInFlight = 0;
   #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #inFlight = 0;
 
@@ -69,7 +77,7 @@ export class MicroBatcher<I, O> {
       throw new RangeError(`maxInFlight must be a positive integer, got ${maxInFlight}`);
     }
     this.#run = run;
-    this.#options = { ...options, maxInFlight };
+    this.#options = { maxBackgroundBatchSize: options.maxBatchSize, ...options, maxInFlight };
   }
 
   submit(item: I, options: SubmitOptions = {}): Promise<O> {
@@ -123,7 +131,9 @@ export class MicroBatcher<I, O> {
     while (this.#inFlight < this.#options.maxInFlight && this.#waiting > 0) {
       const freeSlots = this.#options.maxInFlight - this.#inFlight;
       const size = Math.min(this.#options.maxBatchSize, Math.ceil(this.#waiting / freeSlots));
-      void this.#runBatch(this.#take(size));
+      const batch = this.#take(size);
+      if (batch.items.length === 0) break; // only background items wait, and their slots are taken
+      void this.#runBatch(batch.items, batch.background);
     }
   }
 
@@ -131,12 +141,16 @@ export class MicroBatcher<I, O> {
    * Up to `size` waiting items, one per requester in turn and, within its turn, one of its groups
    * in turn; a requester or group that still waits goes to the back.
    */
-  #take(size: number): Pending<I, O>[] {
+  #take(size: number): { items: Pending<I, O>[]; background: boolean } {
     const batch: Pending<I, O>[] = [];
-    while (batch.length < size) {
-      const next = this.#queue.entries().next();
-      if (next.done) break;
-      const [requester, groups] = next.value;
+    const foreground = [...this.#queue.keys()].some((requester) => !isBackground(requester));
+    const backgroundSlots = Math.max(1, this.#options.maxInFlight - 1);
+    if (!foreground && this.#backgroundInFlight >= backgroundSlots) return { items: batch, background: true };
+    const limit = foreground ? size : Math.min(size, this.#options.maxBackgroundBatchSize);
+    while (batch.length < limit) {
+      const next = foreground ? [...this.#queue].find(([requester]) => !isBackground(requester)) : this.#queue.entries().next().value;
+      if (next === undefined) break;
+      const [requester, groups] = next;
       const [group, items] = groups.entries().next().value!;
       batch.push(items.shift()!);
       groups.delete(group);
@@ -145,7 +159,7 @@ export class MicroBatcher<I, O> {
       if (groups.size > 0) this.#queue.set(requester, groups);
     }
     this.#waiting -= batch.length;
-    return batch;
+    return { items: batch, background: !foreground };
   }
 
   #remove(requester: string, group: object, pending: Pending<I, O>): void {
@@ -159,8 +173,9 @@ export class MicroBatcher<I, O> {
     this.#waiting--;
   }
 
-  async #runBatch(batch: Pending<I, O>[]): Promise<void> {
+  async #runBatch(batch: Pending<I, O>[], background: boolean): Promise<void> {
     this.#inFlight++;
+    if (background) this.#backgroundInFlight++;
     try {
       const outputs = await this.#run(batch.map((pending) => pending.item));
       if (outputs.length !== batch.length) {
@@ -171,6 +186,7 @@ export class MicroBatcher<I, O> {
       for (const pending of batch) pending.reject(error);
     } finally {
       this.#inFlight--;
+      if (background) this.#backgroundInFlight--;
       if (this.#waiting > 0) this.#startNow();
     }
   }
