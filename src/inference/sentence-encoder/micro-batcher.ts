@@ -20,9 +20,11 @@
  * one request as one request would, not one per request.
  *
  * A batch's lines (background requesters, requester.ts) step aside: while anyone else's item
- * waits, a batch takes none of theirs; theirs run in batches of at most `maxBackgroundBatchSize`
- * and, with more than one slot, leave one slot free. A request arriving mid-batch then starts at
- * once, or (one slot) after one short run.
+ * waits, a batch takes none of theirs, and theirs run in batches of at most
+ * `maxBackgroundBatchSize`. For `reserveMs` after another requester's item arrived, they leave
+ * one of several slots free for the next; and `foregroundSlots` more slots are for the others'
+ * items alone: a request arriving while the batch's lines fill every slot starts at once on one
+ * of those (the model's solo session, batch-model.ts), or without one after one short run.
  */
 import { currentRequester, isBackground } from '../../requester.js';
 
@@ -39,6 +41,10 @@ export interface MicroBatcherOptions {
   maxInFlight?: number;
   /** Most items of background requesters in one batch (default maxBatchSize). */
   maxBackgroundBatchSize?: number;
+  /** Slots beyond `maxInFlight` that only items of other requesters may take (default 0). */
+  foregroundSlots?: number;
+  /** How long after another requester's item background items leave one slot free (ms, default 0). */
+  reserveMs?: number;
 }
 
 /** Runs one batch; must return exactly one output per input, in order. */
@@ -64,6 +70,7 @@ export class MicroBatcher<I, O> {
   readonly #queue = new Map<string, Map<object, Pending<I, O>[]>>();
   #waiting = 0;
   #backgroundInFlight = 0;
+  #lastForeground = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #inFlight = 0;
 
@@ -77,7 +84,7 @@ export class MicroBatcher<I, O> {
       throw new RangeError(`maxInFlight must be a positive integer, got ${maxInFlight}`);
     }
     this.#run = run;
-    this.#options = { maxBackgroundBatchSize: options.maxBatchSize, ...options, maxInFlight };
+    this.#options = { maxBackgroundBatchSize: options.maxBatchSize, foregroundSlots: 0, reserveMs: 0, ...options, maxInFlight };
   }
 
   submit(item: I, options: SubmitOptions = {}): Promise<O> {
@@ -85,6 +92,7 @@ export class MicroBatcher<I, O> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<O>((resolve, reject) => {
       const requester = currentRequester() ?? '';
+      if (!isBackground(requester)) this.#lastForeground = performance.now();
       const onAbort = () => {
         this.#remove(requester, group, pending);
         reject(signal?.reason);
@@ -107,7 +115,7 @@ export class MicroBatcher<I, O> {
   }
 
   #schedule(): void {
-    if (this.#inFlight >= this.#options.maxInFlight) return; // a finishing batch starts the next one
+    if (this.#inFlight >= this.#slots()) return; // a finishing batch starts the next one
     if (this.#waiting >= this.#options.maxBatchSize) {
       this.#startNow();
     } else if (this.#timer === undefined) {
@@ -128,13 +136,23 @@ export class MicroBatcher<I, O> {
 
   #flush(): void {
     this.#timer = undefined;
-    while (this.#inFlight < this.#options.maxInFlight && this.#waiting > 0) {
-      const freeSlots = this.#options.maxInFlight - this.#inFlight;
+    while (this.#inFlight < this.#slots() && this.#waiting > 0) {
+      const freeSlots = this.#slots() - this.#inFlight;
       const size = Math.min(this.#options.maxBatchSize, Math.ceil(this.#waiting / freeSlots));
       const batch = this.#take(size);
       if (batch.items.length === 0) break; // only background items wait, and their slots are taken
       void this.#runBatch(batch.items, batch.background);
     }
+  }
+
+  /** The slots open now: the foreground ones too while an item of a non-background requester waits. */
+  #slots(): number {
+    return this.#options.maxInFlight + (this.#foregroundWaiting() ? this.#options.foregroundSlots : 0);
+  }
+
+  #foregroundWaiting(): boolean {
+    for (const requester of this.#queue.keys()) if (!isBackground(requester)) return true;
+    return false;
   }
 
   /**
@@ -143,9 +161,12 @@ export class MicroBatcher<I, O> {
    */
   #take(size: number): { items: Pending<I, O>[]; background: boolean } {
     const batch: Pending<I, O>[] = [];
-    const foreground = [...this.#queue.keys()].some((requester) => !isBackground(requester));
-    const backgroundSlots = Math.max(1, this.#options.maxInFlight - 1);
-    if (!foreground && this.#backgroundInFlight >= backgroundSlots) return { items: batch, background: true };
+    const foreground = this.#foregroundWaiting();
+    const reserve = this.#options.maxInFlight > 1 && performance.now() - this.#lastForeground < this.#options.reserveMs;
+    const backgroundSlots = this.#options.maxInFlight - (reserve ? 1 : 0);
+    if (!foreground && (this.#inFlight >= this.#options.maxInFlight || this.#backgroundInFlight >= backgroundSlots)) {
+      return { items: batch, background: true };
+    }
     const limit = foreground ? size : Math.min(size, this.#options.maxBackgroundBatchSize);
     while (batch.length < limit) {
       const next = foreground ? [...this.#queue].find(([requester]) => !isBackground(requester)) : this.#queue.entries().next().value;
