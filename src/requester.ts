@@ -18,3 +18,9 @@ export function asRequester<T>(requester: string, work: () => T): T {
 export function currentRequester(): string | undefined {
   return current.getStore();
 }
+
+/** Names a batch's lines as a requester of their own (batch-runner.ts), apart from the key's own requests. */
+export const backgroundRequester = (requester: string) => `batch ${requester}`;
+
+/** A batch's lines: model queues serve every other requester's waiting work before theirs. */
+export const isBackground = (requester: string) => requester.startsWith('batch ');

@@ -3,10 +3,12 @@
  * a temp SQLite, the installed real test models, one key), then drives it with clients nobody
  * here wrote — the Python `openai` SDK (incl. a port of speaches' audio API tests),
  * `libretranslatepy`, huggingface_hub's InferenceClient, the Node `openai` SDK and the npm
- * `libretranslate` package — and prints one pass/fail row per case. Exits 1 on any failure not
- * listed in known-failures.txt, or on a listed one that passes (so the list stays true).
+ * `libretranslate` package — and prints one pass/fail row per case; then the Files + Batch API
+ * check (batch_check.py, on a server of its own that it kill -9s; CONFORMANCE_BATCH_LINES lines,
+ * 500 by default: 2000 take minutes). Exits 1 on any failure not listed in known-failures.txt,
+ * or on a listed one that passes (so the list stays true).
  *
- * Usage: npm run conformance [-- --filter <substring>]
+ * Usage: npm run conformance [-- --filter <substring>]   (--filter batch: the batch check alone)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -180,6 +182,13 @@ async function main(): Promise<void> {
       ...(await runSuite(python, [join(HERE, 'python/run_cases.py'), pyResults], env, pyResults, 'python')),
       ...(await runSuite(join(ROOT, 'node_modules/.bin/tsx'), [join(HERE, 'node-clients.ts'), nodeResults], env, nodeResults, 'node')),
     ];
+    if (filter === '' || filter.startsWith('batch')) {
+      // Its own server (it kill -9s and restarts it), after the shared one is done with.
+      server.kill('SIGTERM');
+      const batchResults = join(work, 'batch.jsonl');
+      const lines = process.env.CONFORMANCE_BATCH_LINES ?? '500';
+      results.push(...(await runSuite(python, [join(HERE, 'batch_check.py'), '--lines', lines, '--results', batchResults], env, batchResults, 'batch')));
+    }
     const known = knownFailures();
     for (const r of results) {
       const listed = known.get(`${r.suite} / ${r.name}`);

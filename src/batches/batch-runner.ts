@@ -18,6 +18,7 @@ import { Readable } from 'node:stream';
 import type { KeyAccess } from '../auth/key-access.js';
 import type { KeyPolicy } from '../auth/key-store.js';
 import type { Logger } from '../logger.js';
+import { backgroundRequester } from '../requester.js';
 import { buildLineRequest } from './batch-endpoints.js';
 import type { BatchObserver } from './batch-metrics.js';
 import type { BatchStore, LineResult } from './batch-store.js';
@@ -111,7 +112,7 @@ export class BatchRunner {
     await Promise.allSettled([...this.#running]);
     await this.#housekeeping;
     await this.#flush();
-    const now = Date.now();
+    const now = this.#o.store.now();
     for (const line of this.#queue.splice(0)) await this.#giveBack(line.id, now).catch(() => {});
     this.#held.clear();
     this.#stopping.abort();
@@ -202,11 +203,15 @@ export class BatchRunner {
         this.#record(line, { statusCode: null, response: null, error: built, requestId: null });
         return;
       }
-      const answer = await this.#o.dispatcher.send({ ...built, caller: { policy, requester: `batch ${batch.requester}` }, signal: this.#stopping.signal });
+      const answer = await this.#o.dispatcher.send({
+        ...built,
+        caller: { policy, requester: backgroundRequester(batch.requester) },
+        signal: this.#stopping.signal,
+      });
       const retryAfter = retryDelay(answer.status, answer.headers['retry-after'], answer.body);
       if (retryAfter !== undefined) {
         // Over the key's rate limit, or the server is full: the line waits its turn, it has not failed.
-        await this.#giveBack(line.id, Date.now() + retryAfter);
+        await this.#giveBack(line.id, this.#o.store.now() + retryAfter);
         return;
       }
       const text = answer.body.toString('utf8');
@@ -220,7 +225,7 @@ export class BatchRunner {
     } catch (error) {
       if (!this.#started) return;
       this.#o.logger.warn('batch line will be retried', { batch: line.batch_id, line: line.line_index, error });
-      await this.#giveBack(line.id, Date.now() + 1000).catch(() => {});
+      await this.#giveBack(line.id, this.#o.store.now() + 1000).catch(() => {});
     }
   }
 
@@ -329,8 +334,12 @@ export class BatchRunner {
       from = 'finalizing';
     }
     const counts = await this.#o.store.counts(batch);
-    const output = counts.completed > 0 ? await this.#writeFile(batch, 'output', (line) => isSuccess(line.status_code)) : null;
-    const errors = counts.failed > 0 ? await this.#writeFile(batch, 'error', (line) => !isSuccess(line.status_code)) : null;
+    // As OpenAI does: the lines a batch's window ran out on are failed, each in the error file as batch_expired.
+    const expired = ending === 'expired';
+    if (expired) counts.failed = counts.total - counts.completed;
+    const output = counts.completed > 0 ? await this.#writeFile(batch, 'output', (line) => line.status === 'done' && isSuccess(line.status_code)) : null;
+    const errors =
+      counts.failed > 0 ? await this.#writeFile(batch, 'error', (line) => (line.status === 'done' ? !isSuccess(line.status_code) : expired), expired) : null;
     if (await this.#o.store.finish(batch.id, from, ending, { output, error: errors }, counts)) {
       this.#batches.delete(batch.id);
       this.#policies.delete(batch.id);
@@ -339,12 +348,12 @@ export class BatchRunner {
   }
 
   /** The output or error file of a batch, in line order; its id is the batch's, so a second writer writes the same file. */
-  async #writeFile(batch: BatchRow, kind: 'output' | 'error', include: (line: BatchLineRow) => boolean): Promise<string> {
+  async #writeFile(batch: BatchRow, kind: 'output' | 'error', include: (line: BatchLineRow) => boolean, unfinished = false): Promise<string> {
     const id = `file-${digest(`${batch.id}:${kind}`)}`;
     if (await this.#o.files.exists(id)) return id;
     const store = this.#o.store;
     async function* jsonl() {
-      for await (const line of store.doneLines(batch.id)) if (include(line)) yield `${outputLine(batch.id, line)}\n`;
+      for await (const line of store.doneLines(batch.id, { unfinished })) if (include(line)) yield `${outputLine(batch.id, line)}\n`;
     }
     const staged = await this.#o.files.stage(Readable.from(jsonl()), undefined, id);
     await this.#o.files.commit(staged, {
@@ -361,6 +370,8 @@ export class BatchRunner {
   }
 }
 
+/** OpenAI's error for a line its batch's window ran out on, word for word. */
+const BATCH_EXPIRED = JSON.stringify({ code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' });
 const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
 
@@ -368,6 +379,7 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
 function outputLine(batchId: string, line: BatchLineRow): string {
   const id = JSON.stringify(`batch_req_${digest(`${batchId}:${line.line_index}`)}`);
   const customId = JSON.stringify(line.custom_id);
+  if (line.status !== 'done') return `{"id":${id},"custom_id":${customId},"response":null,"error":${BATCH_EXPIRED}}`;
   if (line.status_code === null) return `{"id":${id},"custom_id":${customId},"response":null,"error":${line.error ?? 'null'}}`;
   return `{"id":${id},"custom_id":${customId},"response":{"status_code":${line.status_code},"request_id":${JSON.stringify(line.request_id ?? '')},"body":${line.response ?? 'null'}},"error":null}`;
 }

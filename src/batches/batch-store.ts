@@ -25,15 +25,17 @@ const COMPLETION_WINDOW_SECONDS = 24 * 3600;
 /** Statuses a batch ends in. */
 const FINAL_STATUSES: readonly BatchStatus[] = ['completed', 'failed', 'expired', 'cancelled'];
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
 export class BatchStore {
   readonly #db: Kysely<Database>;
   readonly #postgres: boolean;
+  /** The clock (ms) windows, leases and timestamps are read from: tests move it past a batch's window. */
+  readonly now: () => number;
+  readonly #seconds = () => Math.floor(this.now() / 1000);
 
-  constructor(db: Kysely<Database>) {
+  constructor(db: Kysely<Database>, options: { now?: () => number } = {}) {
     this.#db = db;
     this.#postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    this.now = options.now ?? Date.now;
   }
 
   get postgres(): boolean {
@@ -41,7 +43,7 @@ export class BatchStore {
   }
 
   async create(batch: NewBatch): Promise<BatchRow> {
-    const createdAt = nowSeconds();
+    const createdAt = this.#seconds();
     const row: BatchRow = {
       id: `batch_${randomBytes(12).toString('hex')}`,
       owner_key_id: batch.ownerKeyId,
@@ -124,7 +126,7 @@ export class BatchStore {
     if (row.status !== 'validating' && row.status !== 'in_progress') {
       throw new ConflictError(`batch ${id} is ${row.status}; only a validating or in_progress batch can be cancelled`);
     }
-    const at = nowSeconds();
+    const at = this.#seconds();
     const updated = await this.#db
       .updateTable('batches')
       .set({ status: 'cancelling', cancelling_at: at })
@@ -148,7 +150,7 @@ export class BatchStore {
     return this.#db.transaction().execute(async (trx) => {
       const started = await trx
         .updateTable('batches')
-        .set({ status: 'in_progress', in_progress_at: nowSeconds(), request_total: lines.length })
+        .set({ status: 'in_progress', in_progress_at: this.#seconds(), request_total: lines.length })
         .where('id', '=', id)
         .where('status', '=', 'validating')
         .executeTakeFirst();
@@ -183,7 +185,7 @@ export class BatchStore {
   async fail(id: string, errors: readonly { code: string; message: string; line?: number | null }[]): Promise<boolean> {
     const result = await this.#db
       .updateTable('batches')
-      .set({ status: 'failed', failed_at: nowSeconds(), errors: JSON.stringify(errors) })
+      .set({ status: 'failed', failed_at: this.#seconds(), errors: JSON.stringify(errors) })
       .where('id', '=', id)
       .where('status', '=', 'validating')
       .executeTakeFirst();
@@ -195,7 +197,7 @@ export class BatchStore {
    * whose runner's lease ran out, of running batches within their window, oldest batch first.
    */
   async claim(runner: string, count: number, leaseMs: number): Promise<BatchLineRow[]> {
-    const now = Date.now();
+    const now = this.now();
     const lock = this.#postgres ? sql` FOR UPDATE OF l SKIP LOCKED` : sql``;
     const result = await sql<BatchLineRow>`
       UPDATE batch_lines SET status = 'claimed', claimed_by = ${runner}, lease_until = ${now + leaseMs}
@@ -219,7 +221,7 @@ export class BatchStore {
    * rows in a different order than that write did, and the two deadlocked.
    */
   async renew(runner: string, lineIds: readonly number[], leaseMs: number): Promise<void> {
-    const until = Date.now() + leaseMs;
+    const until = this.now() + leaseMs;
     for (let at = 0; at < lineIds.length; at += 500) {
       const held = this.#db
         .selectFrom('batch_lines')
@@ -290,7 +292,7 @@ export class BatchStore {
    * no live claim remains. Also batches left finalizing by a runner that died.
    */
   async settled(): Promise<{ row: BatchRow; ending: 'completed' | 'expired' | 'cancelled' }[]> {
-    const now = Date.now();
+    const now = this.now();
     const rows = await this.#db
       .selectFrom('batches as b')
       .selectAll('b')
@@ -328,22 +330,22 @@ export class BatchStore {
   async beginFinalizing(id: string): Promise<boolean> {
     const result = await this.#db
       .updateTable('batches')
-      .set({ status: 'finalizing', finalizing_at: nowSeconds() })
+      .set({ status: 'finalizing', finalizing_at: this.#seconds() })
       .where('id', '=', id)
       .where('status', '=', 'in_progress')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** The done lines of a batch in line order, a page at a time. */
-  async *doneLines(batchId: string, pageSize = 500): AsyncGenerator<BatchLineRow> {
+  /** The done lines of a batch in line order, a page at a time; with `unfinished`, every line. */
+  async *doneLines(batchId: string, { unfinished = false, pageSize = 500 } = {}): AsyncGenerator<BatchLineRow> {
     let after = -1;
     for (;;) {
       const page = await this.#db
         .selectFrom('batch_lines')
         .selectAll()
         .where('batch_id', '=', batchId)
-        .where('status', '=', 'done')
+        .$if(!unfinished, (select) => select.where('status', '=', 'done'))
         .where('line_index', '>', after)
         .orderBy('line_index')
         .limit(pageSize)
@@ -362,7 +364,7 @@ export class BatchStore {
     files: { output: string | null; error: string | null },
     counts: RequestCounts,
   ): Promise<boolean> {
-    const at = nowSeconds();
+    const at = this.#seconds();
     const result = await this.#db
       .updateTable('batches')
       .set({

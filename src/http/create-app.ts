@@ -53,7 +53,7 @@ interface AppDeps {
   rateLimitPrefix?: string;
   /** Where the built playground is (default: dist/playground of the package). */
   playgroundDir?: string;
-  /** The clock API keys expire by (tests move it). */
+  /** The clock API keys, files and batches expire by (tests move it). */
   now?: () => Date;
   /** Compiles the routes' request schemas (default: a new one); tests share one across their apps. */
   validator?: RequestValidator;
@@ -148,13 +148,15 @@ export function createApp(deps: AppDeps): InferenceApp {
   metricsRoute(rootRouter, { metrics, requireKey, access });
   const usersRouter = createUsersRouter(createUserStore(deps.db), limits, operations, validator);
   const v1Router = createV1Router({ models, limits, admit, validator }, operations);
+  const clock = deps.now;
   const files = new FileStore(deps.db, {
     dir: deps.config.batches.filesDir,
     maxFileBytes: deps.config.batches.maxFileBytes,
     maxTotalBytes: deps.config.batches.maxTotalBytes,
+    ...(clock ? { now: () => Math.floor(clock().getTime() / 1000) } : {}),
   });
   filesRoutes(v1Router, { files, access });
-  const batches = new BatchStore(deps.db);
+  const batches = new BatchStore(deps.db, clock ? { now: () => clock().getTime() } : {});
   // The lines go through this app's own handler; it exists once the app does (below).
   let handle: ReturnType<InferenceApp['callback']> | undefined;
   const dispatcher = new LineDispatcher((req, res) => void (handle ??= app.callback())(req, res));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { REPO_ROOT, SPEECH_DIR } from '../audio/audio-test-helpers.js';
+import { batchApi } from '../helpers/batch-app.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 import { realModel } from '../helpers/real-models.js';
 
@@ -27,28 +28,10 @@ describe('Batch API: transcription by file id, translation', function () {
   });
   after(() => app?.close());
 
-  const runBatch = async (endpoint: string, lines: object[]) => {
-    const jsonl = lines.map((line) => JSON.stringify(line)).join('\n');
-    const file = await app.request.post('/v1/files').set('Authorization', bearer()).field('purpose', 'batch').attach('file', Buffer.from(jsonl), 'in.jsonl');
-    const created = await app.request
-      .post('/v1/batches')
-      .set('Authorization', bearer())
-      .send({ input_file_id: file.body.id, endpoint, completion_window: '24h' });
-    expect(created.status, created.text).to.equal(200);
-    for (;;) {
-      const batch = (await app.request.get(`/v1/batches/${created.body.id}`).set('Authorization', bearer())).body;
-      if (['completed', 'failed', 'cancelled', 'expired'].includes(batch.status)) {
-        const read = async (id: string | undefined) =>
-          id === undefined
-            ? []
-            : (await app.request.get(`/v1/files/${id}/content`).set('Authorization', bearer()).buffer(true).parse(text)).body
-                .split('\n')
-                .filter((line: string) => line !== '')
-                .map((line: string) => JSON.parse(line));
-        return { batch, output: await read(batch.output_file_id), errors: await read(batch.error_file_id) };
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  const api = batchApi(() => app);
+  const runBatch = async (endpoint: string, lines: object[]): Promise<{ batch: any; output: any[]; errors: any[] }> => {
+    const batch = await api.settle((await api.create(await api.upload(lines), endpoint)).id);
+    return { batch, output: await api.lines(batch.output_file_id), errors: await api.lines(batch.error_file_id) };
   };
 
   it('transcribes audio uploaded by id exactly as the synchronous route, with every field', async () => {
@@ -95,11 +78,3 @@ describe('Batch API: transcription by file id, translation', function () {
     expect(output[0].response.body.translation).to.equal('Tengo dos gatos y un perro.');
   });
 });
-
-function text(res: unknown, done: (error: Error | null, body: string) => void): void {
-  const stream = res as NodeJS.ReadableStream;
-  let body = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => (body += chunk));
-  stream.on('end', () => done(null, body));
-}

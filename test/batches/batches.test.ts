@@ -5,19 +5,12 @@ import { expect } from 'chai';
 import { createKeyStore } from '../../src/auth/key-store.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { REPO_ROOT } from '../audio/audio-test-helpers.js';
+import { batchApi } from '../helpers/batch-app.js';
 import { expectOpenAiShape } from '../helpers/openai-spec.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const MODELS_DIR = join(REPO_ROOT, 'models');
 const committed = JSON.parse(readFileSync(join(MODELS_DIR, 'models.json'), 'utf8')) as Manifest;
-const FINAL = ['completed', 'failed', 'expired', 'cancelled'];
-
-interface OutputLine {
-  id: string;
-  custom_id: string;
-  response: { status_code: number; request_id: string; body: any } | null;
-  error: { code: string; message: string } | null;
-}
 
 describe('Batch API (real MiniLM)', function () {
   this.timeout(60_000);
@@ -36,37 +29,7 @@ describe('Batch API (real MiniLM)', function () {
   });
   after(() => app?.close());
 
-  const upload = async (lines: readonly unknown[], key?: string) => {
-    const jsonl = lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
-    const res = await app.request.post('/v1/files').set('Authorization', bearer(key)).field('purpose', 'batch').attach('file', Buffer.from(jsonl), 'in.jsonl');
-    expect(res.status, res.text).to.equal(200);
-    return res.body.id as string;
-  };
-  const create = async (inputFileId: string, endpoint: string, key?: string, extra: object = {}) => {
-    const res = await app.request
-      .post('/v1/batches')
-      .set('Authorization', bearer(key))
-      .send({ input_file_id: inputFileId, endpoint, completion_window: '24h', ...extra });
-    expect(res.status, res.text).to.equal(200);
-    expectOpenAiShape('Batch', res.body);
-    return res.body;
-  };
-  const settle = async (id: string, key?: string) => {
-    for (;;) {
-      const res = await app.request.get(`/v1/batches/${id}`).set('Authorization', bearer(key));
-      expectOpenAiShape('Batch', res.body);
-      if (FINAL.includes(res.body.status)) return res.body;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  const content = async (fileId: string, key?: string): Promise<OutputLine[]> => {
-    const res = await app.request.get(`/v1/files/${fileId}/content`).set('Authorization', bearer(key)).buffer(true).parse(text);
-    expect(res.status).to.equal(200);
-    return (res.body as string)
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line));
-  };
+  const { upload, create, settle, lines: content } = batchApi(() => app);
   const embedLine = (customId: string, input: unknown, model = 'text-embedding-3-small') => ({
     custom_id: customId,
     method: 'POST',
@@ -217,11 +180,3 @@ describe('Batch API (real MiniLM)', function () {
     expect(metrics.text).to.match(/batches\{status="completed"\} \d+/);
   });
 });
-
-function text(res: unknown, done: (error: Error | null, body: string) => void): void {
-  const stream = res as NodeJS.ReadableStream;
-  let body = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => (body += chunk));
-  stream.on('end', () => done(null, body));
-}

@@ -1,29 +1,18 @@
 /** files and batches through the client, on the real server and a random-weight fixture classifier. */
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { InferenceError } from '../../src/client/index.js';
 import { rejection } from '../helpers/rejection.js';
 import { serveTestApp, type ServedApp } from './serve-test-app.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
+import { FIXTURE_MODELS, FIXTURE_MODELS_DIR } from '../helpers/fixture-models.js';
 
 describe('client: files and batches (fixture classifier)', () => {
   let served: ServedApp;
   before(async () => {
     served = await serveTestApp({
       manifest: {
-        models: [
-          {
-            id: 'bert-sentiment-random',
-            task: 'text-classification',
-            engine: 'transformers-text-classification',
-            description: 'fixture',
-            license: 'test',
-            options: { labels: ['negative', 'positive'], workers: 1 },
-          },
-        ],
+        models: [FIXTURE_MODELS.sentiment],
       },
-      modelsDir: FIXTURES,
+      modelsDir: FIXTURE_MODELS_DIR,
     });
     await served.app.app.batches.start();
   });

@@ -1,54 +1,19 @@
 /** models, classify and translate through the client, on the real server and the random-weight fixture models. */
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { InferenceError } from '../../src/client/index.js';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { rejection } from '../helpers/rejection.js';
 import { serveTestApp, type ServedApp } from './serve-test-app.js';
-
-const FIXTURES = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
+import { FIXTURE_MODELS, FIXTURE_MODELS_DIR } from '../helpers/fixture-models.js';
 
 const MANIFEST: Manifest = {
-  models: [
-    {
-      id: 'bert-sentiment-random',
-      task: 'text-classification',
-      engine: 'transformers-text-classification',
-      description: 'fixture',
-      license: 'test',
-      options: { labels: ['negative', 'positive'], workers: 1 },
-    },
-    {
-      id: 'nli-random',
-      task: 'text-classification',
-      engine: 'transformers-zero-shot',
-      description: 'fixture',
-      license: 'test',
-      options: { labels: ['sports', 'politics'], workers: 1 },
-    },
-    {
-      id: 'marian-en-es-random',
-      task: 'translation',
-      engine: 'transformers-translation',
-      description: 'fixture',
-      license: 'MIT',
-      options: { family: 'marian', source: 'en', target: 'es' },
-    },
-    {
-      id: 'sentiment-absent',
-      task: 'text-classification',
-      engine: 'transformers-text-classification',
-      description: 'absent',
-      license: 'test',
-      installCommand: 'npm run test-models',
-    },
-  ],
+  models: [FIXTURE_MODELS.sentiment, FIXTURE_MODELS.nli, FIXTURE_MODELS.marian, FIXTURE_MODELS.sentimentAbsent],
 };
 
 describe('client: models, classify, translate (fixture models)', () => {
   let served: ServedApp;
   before(async () => {
-    served = await serveTestApp({ manifest: MANIFEST, modelsDir: FIXTURES });
+    served = await serveTestApp({ manifest: MANIFEST, modelsDir: FIXTURE_MODELS_DIR });
   });
   after(() => served.close());
 

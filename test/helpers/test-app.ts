@@ -57,7 +57,7 @@ export interface TestAppOptions {
   registry?: Partial<Omit<ModelRegistryOptions, 'manifest' | 'modelsDir' | 'engines'>>;
   /** `postgres`: a fresh schema on TEST_POSTGRES_URL (test-databases.ts) instead of a SQLite file. */
   database?: TestDatabaseKind;
-  /** The clock API keys expire by. */
+  /** The clock API keys, files and batches expire by. */
   now?: () => Date;
 }
 

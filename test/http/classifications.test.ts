@@ -3,27 +3,12 @@ import { resolve } from 'node:path';
 import { expect } from 'chai';
 import { readManifest, type Manifest } from '../../src/inference/manifest.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
-
-const FIXTURES = new URL('../fixtures/models/', import.meta.url).pathname;
+import { FIXTURE_MODELS, FIXTURE_MODELS_DIR } from '../helpers/fixture-models.js';
 
 const MANIFEST: Manifest = {
   models: [
-    {
-      id: 'bert-sentiment-random',
-      task: 'text-classification',
-      engine: 'transformers-text-classification',
-      description: 'fixture',
-      license: 'test',
-      options: { labels: ['negative', 'positive'], workers: 1 },
-    },
-    {
-      id: 'nli-random',
-      task: 'text-classification',
-      engine: 'transformers-zero-shot',
-      description: 'fixture',
-      license: 'test',
-      options: { labels: ['sports', 'politics'], workers: 1 },
-    },
+    FIXTURE_MODELS.sentiment,
+    FIXTURE_MODELS.nli,
     {
       id: 'topics-on-minilm-random',
       task: 'text-classification',
@@ -40,14 +25,7 @@ const MANIFEST: Manifest = {
         ],
       },
     },
-    {
-      id: 'sentiment-absent',
-      task: 'text-classification',
-      engine: 'transformers-text-classification',
-      description: 'absent',
-      license: 'test',
-      installCommand: 'npm run test-models',
-    },
+    FIXTURE_MODELS.sentimentAbsent,
     // Registered under a classification engine, but the registry refuses it by task before loading.
     {
       id: 'a-translator',
@@ -77,7 +55,7 @@ function expectLabelList(body: { labels: Array<{ label: string; confidence: numb
 describe('POST /v1/classifications', () => {
   let app: TestApp;
   before(async () => {
-    app = await createTestApp({ manifest: MANIFEST, modelsDir: FIXTURES });
+    app = await createTestApp({ manifest: MANIFEST, modelsDir: FIXTURE_MODELS_DIR });
   });
   after(() => app.close());
 

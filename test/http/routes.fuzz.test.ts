@@ -16,25 +16,12 @@ import { REPO_ROOT } from '../audio/audio-test-helpers.js';
 import { fuzzRuns } from '../helpers/fuzz-runs.js';
 import { registeredRoutes } from '../helpers/registered-routes.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
+import { FIXTURE_MODELS } from '../helpers/fixture-models.js';
 
 const MANIFEST: Manifest = {
   models: [
-    {
-      id: 'bert-sentiment-random',
-      task: 'text-classification',
-      engine: 'transformers-text-classification',
-      description: 'fixture',
-      license: 'test',
-      options: { labels: ['negative', 'positive'], workers: 1 },
-    },
-    {
-      id: 'marian-en-es-random',
-      task: 'translation',
-      engine: 'transformers-translation',
-      description: 'fixture',
-      license: 'MIT',
-      options: { family: 'marian', source: 'en', target: 'es' },
-    },
+    FIXTURE_MODELS.sentiment,
+    FIXTURE_MODELS.marian,
     { id: 'whisper-tiny-random', task: 'speech-to-text', engine: 'transformers-asr', description: 'fixture', license: 'MIT', options: { maxNewTokens: 4 } },
     { id: 'piper-random', task: 'text-to-speech', engine: 'piper', description: 'fixture', license: 'test', options: { threads: 1 } },
     { id: 'absent', task: 'text-to-speech', engine: 'piper', description: 'not installed', license: 'test' },

@@ -8,19 +8,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { runServerToExit, spawnServer, type SpawnedServer } from './spawn-server.js';
+import { FIXTURE_MODELS } from '../helpers/fixture-models.js';
 
 const KEY = 'preload-test-key-0123456789';
 const MANIFEST = {
-  models: [
-    {
-      id: 'bert-sentiment-random',
-      task: 'text-classification',
-      engine: 'transformers-text-classification',
-      description: 'fixture',
-      license: 'test',
-      options: { labels: ['negative', 'positive'], workers: 1 },
-    },
-  ],
+  models: [FIXTURE_MODELS.sentiment],
   aliases: { sentiment: { task: 'text-classification', prefer: ['bert-sentiment-random'] } },
 };
 

@@ -86,7 +86,10 @@ export class BatchModel {
     if (this.#disposed) throw new Error('model was disposed');
     const request: ForwardRequest = pairs ? { texts, pairs } : { texts };
     if (texts.length === 1 && this.#solo && this.#idle()) return this.#forwardLone(request, this.#solo);
-    return this.#forwardOn(this.#leastBusy(), request);
+    const slot = this.#leastBusy();
+    // Every worker busy: the micro-batcher's slot kept for requests (a batch's lines fill the others).
+    if (slot.busy > 0 && this.#solo?.busy === 0) return this.#forwardOn(this.#solo, request);
+    return this.#forwardOn(slot, request);
   }
 
   /** One text while nothing else runs: on the solo session or a one-thread one, whichever is faster now. */

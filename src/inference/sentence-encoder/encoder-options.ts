@@ -49,8 +49,26 @@ export const encoderOptions = {
 const EncoderOptions = Type.Object(encoderOptions);
 export type EncoderOptions = Static<typeof EncoderOptions>;
 
+/**
+ * Most texts of batch lines in one run: without a solo session, a request that arrives mid-batch
+ * waits for the run in progress, and a short one keeps that wait near one request's own time.
+ */
+const BACKGROUND_RUN = 4;
+/** How long after a request a batch's lines leave one worker free: those who sent one may send more. */
+const RESERVE_MS = 10_000;
+
 export function batchOptions(options: EncoderOptions): Required<MicroBatcherOptions> {
-  return { maxBatchSize: options.maxBatchSize, maxWaitMs: options.maxWaitMs, maxInFlight: workerLayout(options).workers };
+  const layout = workerLayout(options);
+  return {
+    maxBatchSize: options.maxBatchSize,
+    maxWaitMs: options.maxWaitMs,
+    maxInFlight: layout.workers,
+    maxBackgroundBatchSize: Math.min(options.maxBatchSize, BACKGROUND_RUN),
+    // While a batch's lines keep every worker busy, a request runs on the solo session; for a while
+    // after one, they leave a worker free for the next.
+    foregroundSlots: layout.soloThreads > 0 ? 1 : 0,
+    reserveMs: RESERVE_MS,
+  };
 }
 
 /**

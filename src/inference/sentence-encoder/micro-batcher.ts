@@ -18,8 +18,15 @@
  * requesters (API keys, src/requester.ts, as current when an item is submitted)
  * take turns the same way, so one key's many concurrent requests share batches with another key's
  * one request as one request would, not one per request.
+ *
+ * A batch's lines (background requesters, requester.ts) step aside: while anyone else's item
+ * waits, a batch takes none of theirs, and theirs run in batches of at most
+ * `maxBackgroundBatchSize`. For `reserveMs` after another requester's item arrived, they leave
+ * one of several slots free for the next; and `foregroundSlots` more slots are for the others'
+ * items alone: a request arriving while the batch's lines fill every slot starts at once on one
+ * of those (the model's solo session, batch-model.ts), or without one after one short run.
  */
-import { currentRequester } from '../../requester.js';
+import { currentRequester, isBackground } from '../../requester.js';
 
 export interface MicroBatcherOptions {
   /** Most items handed to `run` at once. */
@@ -32,6 +39,12 @@ export interface MicroBatcherOptions {
   maxWaitMs: number;
   /** Batches allowed to run at the same time (default 1). */
   maxInFlight?: number;
+  /** Most items of background requesters in one batch (default maxBatchSize). */
+  maxBackgroundBatchSize?: number;
+  /** Slots beyond `maxInFlight` that only items of other requesters may take (default 0). */
+  foregroundSlots?: number;
+  /** How long after another requester's item background items leave one slot free (ms, default 0). */
+  reserveMs?: number;
 }
 
 /** Runs one batch; must return exactly one output per input, in order. */
@@ -56,6 +69,8 @@ export class MicroBatcher<I, O> {
   /** Waiting items by requester, then by group; each in the order they take their next turn. */
   readonly #queue = new Map<string, Map<object, Pending<I, O>[]>>();
   #waiting = 0;
+  #backgroundInFlight = 0;
+  #lastForeground = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   #inFlight = 0;
 
@@ -69,7 +84,7 @@ export class MicroBatcher<I, O> {
       throw new RangeError(`maxInFlight must be a positive integer, got ${maxInFlight}`);
     }
     this.#run = run;
-    this.#options = { ...options, maxInFlight };
+    this.#options = { maxBackgroundBatchSize: options.maxBatchSize, foregroundSlots: 0, reserveMs: 0, ...options, maxInFlight };
   }
 
   submit(item: I, options: SubmitOptions = {}): Promise<O> {
@@ -77,6 +92,7 @@ export class MicroBatcher<I, O> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<O>((resolve, reject) => {
       const requester = currentRequester() ?? '';
+      if (!isBackground(requester)) this.#lastForeground = performance.now();
       const onAbort = () => {
         this.#remove(requester, group, pending);
         reject(signal?.reason);
@@ -99,7 +115,7 @@ export class MicroBatcher<I, O> {
   }
 
   #schedule(): void {
-    if (this.#inFlight >= this.#options.maxInFlight) return; // a finishing batch starts the next one
+    if (this.#inFlight >= this.#slots()) return; // a finishing batch starts the next one
     if (this.#waiting >= this.#options.maxBatchSize) {
       this.#startNow();
     } else if (this.#timer === undefined) {
@@ -120,23 +136,42 @@ export class MicroBatcher<I, O> {
 
   #flush(): void {
     this.#timer = undefined;
-    while (this.#inFlight < this.#options.maxInFlight && this.#waiting > 0) {
-      const freeSlots = this.#options.maxInFlight - this.#inFlight;
+    while (this.#inFlight < this.#slots() && this.#waiting > 0) {
+      const freeSlots = this.#slots() - this.#inFlight;
       const size = Math.min(this.#options.maxBatchSize, Math.ceil(this.#waiting / freeSlots));
-      void this.#runBatch(this.#take(size));
+      const batch = this.#take(size);
+      if (batch.items.length === 0) break; // only background items wait, and their slots are taken
+      void this.#runBatch(batch.items, batch.background);
     }
+  }
+
+  /** The slots open now: the foreground ones too while an item of a non-background requester waits. */
+  #slots(): number {
+    return this.#options.maxInFlight + (this.#foregroundWaiting() ? this.#options.foregroundSlots : 0);
+  }
+
+  #foregroundWaiting(): boolean {
+    for (const requester of this.#queue.keys()) if (!isBackground(requester)) return true;
+    return false;
   }
 
   /**
    * Up to `size` waiting items, one per requester in turn and, within its turn, one of its groups
    * in turn; a requester or group that still waits goes to the back.
    */
-  #take(size: number): Pending<I, O>[] {
+  #take(size: number): { items: Pending<I, O>[]; background: boolean } {
     const batch: Pending<I, O>[] = [];
-    while (batch.length < size) {
-      const next = this.#queue.entries().next();
-      if (next.done) break;
-      const [requester, groups] = next.value;
+    const foreground = this.#foregroundWaiting();
+    const reserve = this.#options.maxInFlight > 1 && performance.now() - this.#lastForeground < this.#options.reserveMs;
+    const backgroundSlots = this.#options.maxInFlight - (reserve ? 1 : 0);
+    if (!foreground && (this.#inFlight >= this.#options.maxInFlight || this.#backgroundInFlight >= backgroundSlots)) {
+      return { items: batch, background: true };
+    }
+    const limit = foreground ? size : Math.min(size, this.#options.maxBackgroundBatchSize);
+    while (batch.length < limit) {
+      const next = foreground ? [...this.#queue].find(([requester]) => !isBackground(requester)) : this.#queue.entries().next().value;
+      if (next === undefined) break;
+      const [requester, groups] = next;
       const [group, items] = groups.entries().next().value!;
       batch.push(items.shift()!);
       groups.delete(group);
@@ -145,7 +180,7 @@ export class MicroBatcher<I, O> {
       if (groups.size > 0) this.#queue.set(requester, groups);
     }
     this.#waiting -= batch.length;
-    return batch;
+    return { items: batch, background: !foreground };
   }
 
   #remove(requester: string, group: object, pending: Pending<I, O>): void {
@@ -159,8 +194,9 @@ export class MicroBatcher<I, O> {
     this.#waiting--;
   }
 
-  async #runBatch(batch: Pending<I, O>[]): Promise<void> {
+  async #runBatch(batch: Pending<I, O>[], background: boolean): Promise<void> {
     this.#inFlight++;
+    if (background) this.#backgroundInFlight++;
     try {
       const outputs = await this.#run(batch.map((pending) => pending.item));
       if (outputs.length !== batch.length) {
@@ -171,6 +207,7 @@ export class MicroBatcher<I, O> {
       for (const pending of batch) pending.reject(error);
     } finally {
       this.#inFlight--;
+      if (background) this.#backgroundInFlight--;
       if (this.#waiting > 0) this.#startNow();
     }
   }

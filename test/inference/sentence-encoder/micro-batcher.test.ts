@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MicroBatcher } from '../../../src/inference/sentence-encoder/micro-batcher.js';
-import { asRequester } from '../../../src/requester.js';
+import { asRequester, backgroundRequester } from '../../../src/requester.js';
 import { sleep, until } from '../../helpers/until.js';
 
 /** A runner that records the batches it was given and doubles each number. */
@@ -148,6 +148,41 @@ describe('MicroBatcher', () => {
     const batcher = new MicroBatcher(async () => [1], { maxBatchSize: 4, maxWaitMs: 1 });
     const results = await Promise.allSettled([batcher.submit(1), batcher.submit(2)]);
     expect(results.every((result) => result.status === 'rejected')).to.equal(true);
+  });
+
+  it("runs a batch's lines in short runs, and a request that arrives among them in a run of its own", async () => {
+    const { batches, run } = recordingRunner(20);
+    const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0, maxBackgroundBatchSize: 2 });
+    const lines = [1, 2, 3, 4, 5, 6].map((n) => asRequester(backgroundRequester('key A'), () => batcher.submit(n)));
+    await until(() => batches.length === 1, 'the first run of lines');
+    const request = asRequester('key A', () => batcher.submit(100));
+    expect(await Promise.all([...lines, request])).to.deep.equal([2, 4, 6, 8, 10, 12, 200]);
+    expect(batches).to.deep.equal([[1, 2], [100], [3, 4], [5, 6]]);
+  });
+
+  it("starts a request on a foreground slot while a batch's lines fill the others, which they never take", async () => {
+    const { batches, run } = recordingRunner(20);
+    const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0, maxBackgroundBatchSize: 2, foregroundSlots: 1 });
+    const lines = [1, 2, 3, 4].map((n) => asRequester(backgroundRequester('key A'), () => batcher.submit(n)));
+    await until(() => batches.length === 1, 'the first run of lines');
+    const request = asRequester('key B', () => batcher.submit(100));
+    await until(() => batches.length === 2, 'the request to start');
+    expect(batches).to.deep.equal([[1, 2], [100]]);
+    expect(await Promise.all([...lines, request])).to.deep.equal([2, 4, 6, 8, 200]);
+    expect(batches).to.deep.equal([[1, 2], [100], [3, 4]]);
+  });
+
+  it("with two slots, for reserveMs after a request, runs a batch's lines on one and keeps the other free", async () => {
+    const { batches, run } = recordingRunner(20);
+    const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0, maxInFlight: 2, maxBackgroundBatchSize: 2, reserveMs: 60_000 });
+    await asRequester('key B', () => batcher.submit(100));
+    const lines = [1, 2, 3, 4].map((n) => asRequester(backgroundRequester('key A'), () => batcher.submit(n)));
+    await until(() => batches.length === 2, 'the first run of lines');
+    const request = asRequester('key B', () => batcher.submit(101));
+    await until(() => batches.length === 3, 'the request to start');
+    expect(batches).to.deep.equal([[100], [1, 2], [101]]);
+    expect(await Promise.all([...lines, request])).to.deep.equal([2, 4, 6, 8, 202]);
+    expect(batches).to.deep.equal([[100], [1, 2], [101], [3, 4]]);
   });
 
   it('refuses a batch size below 1', () => {

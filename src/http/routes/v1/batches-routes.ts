@@ -15,7 +15,7 @@ import { currentRequester } from '../../../requester.js';
 import { jsonBody } from '../../body-parsers.js';
 import { declareRoute, JSON_ONLY_415, jsonError, jsonRequest, jsonResponse, V1_COMMON_ERRORS, type DocumentedRouter } from '../../operation.js';
 import type { RequestValidator } from '../../validation.js';
-import { queryInteger } from './files-routes.js';
+import { afterParameter, idParameter, limitParameter, ListPage, listPage, pageQuery } from './list-page.js';
 
 const MAX_METADATA_PAIRS = 16;
 const CreateBatch = Type.Object(
@@ -34,17 +34,8 @@ const CreateBatch = Type.Object(
   },
   { $id: 'CreateBatch', additionalProperties: false },
 );
-const BatchList = Type.Object(
-  {
-    object: Type.Literal('list'),
-    data: Type.Array(BatchObject),
-    first_id: Type.Optional(Type.String()),
-    last_id: Type.Optional(Type.String()),
-    has_more: Type.Boolean(),
-  },
-  { $id: 'BatchList' },
-);
-const idParameter = { name: 'batch_id', in: 'path', required: true, schema: { type: 'string' }, description: 'The batch’s id (`batch_…`).' };
+const BatchList = ListPage(BatchObject, 'BatchList');
+const batchIdParameter = idParameter('batch_id', 'The batch’s id (`batch_…`).');
 const NOT_FOUND = jsonError('No batch has this id, or it belongs to another key.', ['not_found']);
 
 export interface BatchesRouteDeps {
@@ -116,10 +107,7 @@ export function batchesRoutes(router: DocumentedRouter, { batches, files, runner
       summary: 'List batches',
       description: 'The key’s batches (every batch for an admin key), newest first; page with `after` and `limit` (1–100, default 20).',
       secured: true,
-      parameters: [
-        { name: 'after', in: 'query', required: false, schema: { type: 'string' } },
-        { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-      ],
+      parameters: [afterParameter, limitParameter(100, 20)],
       responses: {
         '200': jsonResponse('A page of batches.', BatchList),
         '400': jsonError('A bad `limit`.', ['invalid_request']),
@@ -128,16 +116,13 @@ export function batchesRoutes(router: DocumentedRouter, { batches, files, runner
       },
     },
     async (ctx) => {
-      const limit = queryInteger(ctx.query.limit, 'limit', 1, 100) ?? 20;
-      const after = typeof ctx.query.after === 'string' ? ctx.query.after : undefined;
-      const page = await batches.list(viewerOf(access), { limit, after });
+      const page = await batches.list(viewerOf(access), pageQuery(ctx.query, 100, 20));
       const data = await Promise.all(page.batches.map(withCounts));
-      ctx.body = {
-        object: 'list',
+      ctx.body = listPage(
         data,
-        ...(data.length > 0 ? { first_id: page.batches[0]!.id, last_id: page.batches.at(-1)!.id } : {}),
-        has_more: page.hasMore,
-      };
+        page.batches.map((row) => row.id),
+        page.hasMore,
+      );
     },
   );
   declareRoute(
@@ -148,7 +133,7 @@ export function batchesRoutes(router: DocumentedRouter, { batches, files, runner
       tags: ['batches'],
       summary: 'One batch, with its progress',
       secured: true,
-      parameters: [idParameter],
+      parameters: [batchIdParameter],
       responses: { '200': jsonResponse('The batch.', BatchObject), '401': V1_COMMON_ERRORS['401']!, '404': NOT_FOUND, '500': V1_COMMON_ERRORS['500']! },
     },
     async (ctx) => {
@@ -165,7 +150,7 @@ export function batchesRoutes(router: DocumentedRouter, { batches, files, runner
       description:
         'The batch stops taking new lines (cancelling); once its running lines are done it is cancelled, with an output file of the lines that finished, each once.',
       secured: true,
-      parameters: [idParameter],
+      parameters: [batchIdParameter],
       responses: {
         '200': jsonResponse('The batch, cancelling (or already cancelled).', BatchObject),
         '401': V1_COMMON_ERRORS['401']!,

@@ -11,6 +11,7 @@ import type { FileStore, NewFile } from '../../../batches/file-store.js';
 import { storeUpload } from '../../../batches/upload-form.js';
 import { viewerOf } from '../../../batches/viewer.js';
 import { ValidationError } from '../../../errors.js';
+import { afterParameter, idParameter, limitParameter, ListPage, listPage, pageQuery, queryInteger } from './list-page.js';
 import { declareRoute, jsonError, jsonResponse, V1_COMMON_ERRORS, type DocumentedRouter } from '../../operation.js';
 
 const UPLOAD_PURPOSES = ['batch', 'user_data'] as const;
@@ -19,17 +20,8 @@ const BATCH_FILE_SECONDS = 30 * 24 * 3600;
 const MIN_EXPIRY_SECONDS = 3600;
 const MAX_EXPIRY_SECONDS = 30 * 24 * 3600;
 
-const idParameter = { name: 'file_id', in: 'path', required: true, schema: { type: 'string' }, description: 'The file’s id (`file-…`).' };
-const FileList = Type.Object(
-  {
-    object: Type.Literal('list'),
-    data: Type.Array(FileObject),
-    first_id: Type.Optional(Type.String()),
-    last_id: Type.Optional(Type.String()),
-    has_more: Type.Boolean(),
-  },
-  { $id: 'FileList' },
-);
+const fileIdParameter = idParameter('file_id', 'The file’s id (`file-…`).');
+const FileList = ListPage(FileObject, 'FileList');
 const NOT_FOUND = jsonError('No file has this id, it has expired, or it belongs to another key.', ['not_found']);
 
 export interface FilesRouteDeps {
@@ -90,9 +82,9 @@ export function filesRoutes(router: DocumentedRouter, { files, access }: FilesRo
       secured: true,
       parameters: [
         { name: 'purpose', in: 'query', required: false, schema: { type: 'string' } },
-        { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 10_000, default: 10_000 } },
+        limitParameter(10_000, 10_000),
         { name: 'order', in: 'query', required: false, schema: { type: 'string', enum: ['asc', 'desc'], default: 'desc' } },
-        { name: 'after', in: 'query', required: false, schema: { type: 'string' } },
+        afterParameter,
       ],
       responses: {
         '200': jsonResponse('A page of files.', FileList),
@@ -102,18 +94,16 @@ export function filesRoutes(router: DocumentedRouter, { files, access }: FilesRo
       },
     },
     async (ctx) => {
-      const limit = queryInteger(ctx.query.limit, 'limit', 1, 10_000) ?? 10_000;
+      const page = pageQuery(ctx.query, 10_000, 10_000);
       const order = ctx.query.order ?? 'desc';
       if (order !== 'asc' && order !== 'desc') throw new ValidationError('"order" must be asc or desc', 'order');
       const purpose = typeof ctx.query.purpose === 'string' ? ctx.query.purpose : undefined;
-      const after = typeof ctx.query.after === 'string' ? ctx.query.after : undefined;
-      const { files: rows, hasMore } = await files.list(viewerOf(access), { limit, order, purpose, after });
-      ctx.body = {
-        object: 'list',
-        data: rows.map(fileObject),
-        ...(rows.length > 0 ? { first_id: rows[0]!.id, last_id: rows.at(-1)!.id } : {}),
-        has_more: hasMore,
-      };
+      const { files: rows, hasMore } = await files.list(viewerOf(access), { ...page, order, purpose });
+      ctx.body = listPage(
+        rows.map(fileObject),
+        rows.map((row) => row.id),
+        hasMore,
+      );
     },
   );
   declareRoute(
@@ -124,7 +114,7 @@ export function filesRoutes(router: DocumentedRouter, { files, access }: FilesRo
       tags: ['batches'],
       summary: 'One file',
       secured: true,
-      parameters: [idParameter],
+      parameters: [fileIdParameter],
       responses: { '200': jsonResponse('The file.', FileObject), '401': V1_COMMON_ERRORS['401']!, '404': NOT_FOUND, '500': V1_COMMON_ERRORS['500']! },
     },
     async (ctx) => {
@@ -140,7 +130,7 @@ export function filesRoutes(router: DocumentedRouter, { files, access }: FilesRo
       summary: 'A file’s content',
       description: 'The bytes as uploaded (or as the batch wrote them: JSONL), with an `X-Content-SHA256` header.',
       secured: true,
-      parameters: [idParameter],
+      parameters: [fileIdParameter],
       responses: {
         '200': { description: 'The content.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
         '401': V1_COMMON_ERRORS['401']!,
@@ -165,7 +155,7 @@ export function filesRoutes(router: DocumentedRouter, { files, access }: FilesRo
       tags: ['batches'],
       summary: 'Delete a file',
       secured: true,
-      parameters: [idParameter],
+      parameters: [fileIdParameter],
       responses: {
         '200': jsonResponse('Deleted.', Type.Object({ id: Type.String(), object: Type.Literal('file'), deleted: Type.Literal(true) }, { $id: 'DeletedFile' })),
         '401': V1_COMMON_ERRORS['401']!,
@@ -197,14 +187,4 @@ function describeUpload(fields: Record<string, string>, filename: string, ownerK
     expiresAfterSeconds = queryInteger(seconds, 'expires_after.seconds', MIN_EXPIRY_SECONDS, MAX_EXPIRY_SECONDS);
   }
   return { filename, purpose, ownerKeyId, ...(expiresAfterSeconds === undefined ? {} : { expiresAfterSeconds }) };
-}
-
-/** A whole number from a query string or form field, in a range; undefined when absent. */
-export function queryInteger(value: unknown, name: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (typeof value !== 'string' || !/^\d+$/.test(value) || number < min || number > max) {
-    throw new ValidationError(`"${name}" must be a whole number from ${min} to ${max}`, name);
-  }
-  return number;
 }
