@@ -12,24 +12,13 @@
  */
 import { parseArgs } from 'node:util';
 import { loadTranscriber } from './lib/load-transcriber.js';
+import { multilingualWords as words } from './lib/normalize-transcript.js';
 import { readSpeechClips } from './lib/speech-clips.js';
 import { corpusWer, wordErrors, type WerResult } from './lib/wer.js';
 
 const LANGUAGES = ['es', 'fr', 'de', 'en'];
 
 const { values: args } = parseArgs({ options: { model: { type: 'string', default: 'whisper-base-pypi' } } });
-
-/** Lower case, letters and digits only (accents kept), one space between words. */
-function words(text: string): string[] {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}']+/gu, ' ')
-    .replace(/'/g, ' ')
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean);
-}
 
 const { entry, transcriber } = await loadTranscriber({ modelId: args.model! });
 /** Per clip: its language and the WER when identified, given, and with English forced. */

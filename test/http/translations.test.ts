@@ -1,22 +1,14 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Manifest } from '../../src/inference/manifest.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
+import { FIXTURE_MODELS, FIXTURE_MODELS_DIR } from '../helpers/fixture-models.js';
 
-const FIXTURE_MODELS = fileURLToPath(new URL('../fixtures/models/', import.meta.url));
 const HAS_APERTIUM = existsSync('/usr/share/apertium/modes/eng-spa.mode');
 
 const MANIFEST: Manifest = {
   models: [
-    {
-      id: 'marian-en-es-random',
-      task: 'translation',
-      engine: 'transformers-translation',
-      description: 'fixture',
-      license: 'MIT',
-      options: { family: 'marian', source: 'en', target: 'es' },
-    },
+    FIXTURE_MODELS.marian,
     { id: 'nllb-random', task: 'translation', engine: 'transformers-translation', description: 'fixture', license: 'MIT', options: { family: 'nllb' } },
     { id: 'nllb-absent', task: 'translation', engine: 'transformers-translation', description: 'not installed', license: 'MIT', options: { family: 'nllb' } },
     {
@@ -41,7 +33,7 @@ const MANIFEST: Manifest = {
 describe('POST /v1/engines/{model}/translate', () => {
   let app: TestApp;
   before(async () => {
-    app = await createTestApp({ manifest: MANIFEST, modelsDir: FIXTURE_MODELS });
+    app = await createTestApp({ manifest: MANIFEST, modelsDir: FIXTURE_MODELS_DIR });
   });
   after(() => app.close());
 
