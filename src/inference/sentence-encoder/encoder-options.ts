@@ -50,8 +50,9 @@ const EncoderOptions = Type.Object(encoderOptions);
 export type EncoderOptions = Static<typeof EncoderOptions>;
 
 /**
- * Most texts of batch lines in one run: without a solo session, a request that arrives mid-batch
- * waits for the run in progress, and a short one keeps that wait near one request's own time.
+ * Most texts of batch lines in one run while requests come (within RESERVE_MS of one): without a
+ * solo session, a request that arrives mid-batch waits for the run in progress, and a short one
+ * keeps that wait near one request's own time. With nobody about, lines run in full batches.
  */
 const BACKGROUND_RUN = 4;
 /** How long after a request a batch's lines leave one worker free: those who sent one may send more. */

@@ -20,9 +20,9 @@
  * one request as one request would, not one per request.
  *
  * A batch's lines (background requesters, requester.ts) step aside: while anyone else's item
- * waits, a batch takes none of theirs, and theirs run in batches of at most
- * `maxBackgroundBatchSize`. For `reserveMs` after another requester's item arrived, they leave
- * one of several slots free for the next; and `foregroundSlots` more slots are for the others'
+ * waits, a batch takes none of theirs. For `reserveMs` after another requester's item arrived,
+ * theirs run in batches of at most `maxBackgroundBatchSize` and leave one of several slots free
+ * for the next (with nobody else about, they run in full batches: a batch's throughput); and `foregroundSlots` more slots are for the others'
  * items alone: a request arriving while the batch's lines fill every slot starts at once on one
  * of those (the model's solo session, batch-model.ts), or without one after one short run.
  */
@@ -39,7 +39,7 @@ export interface MicroBatcherOptions {
   maxWaitMs: number;
   /** Batches allowed to run at the same time (default 1). */
   maxInFlight?: number;
-  /** Most items of background requesters in one batch (default maxBatchSize). */
+  /** Most items of background requesters in one batch within `reserveMs` of another's item (default maxBatchSize). */
   maxBackgroundBatchSize?: number;
   /** Slots beyond `maxInFlight` that only items of other requesters may take (default 0). */
   foregroundSlots?: number;
@@ -162,12 +162,14 @@ export class MicroBatcher<I, O> {
   #take(size: number): { items: Pending<I, O>[]; background: boolean } {
     const batch: Pending<I, O>[] = [];
     const foreground = this.#foregroundWaiting();
-    const reserve = this.#options.maxInFlight > 1 && performance.now() - this.#lastForeground < this.#options.reserveMs;
+    // Someone sent a request lately: they may send more, so a batch's lines run short and leave a slot free.
+    const recent = performance.now() - this.#lastForeground < this.#options.reserveMs;
+    const reserve = this.#options.maxInFlight > 1 && recent;
     const backgroundSlots = this.#options.maxInFlight - (reserve ? 1 : 0);
     if (!foreground && (this.#inFlight >= this.#options.maxInFlight || this.#backgroundInFlight >= backgroundSlots)) {
       return { items: batch, background: true };
     }
-    const limit = foreground ? size : Math.min(size, this.#options.maxBackgroundBatchSize);
+    const limit = foreground || !recent ? size : Math.min(size, this.#options.maxBackgroundBatchSize);
     while (batch.length < limit) {
       const next = foreground ? [...this.#queue].find(([requester]) => !isBackground(requester)) : this.#queue.entries().next().value;
       if (next === undefined) break;

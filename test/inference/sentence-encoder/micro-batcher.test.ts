@@ -150,26 +150,36 @@ describe('MicroBatcher', () => {
     expect(results.every((result) => result.status === 'rejected')).to.equal(true);
   });
 
-  it("runs a batch's lines in short runs, and a request that arrives among them in a run of its own", async () => {
+  it("runs a batch's lines in short runs while requests come, and a request that arrives among them in a run of its own", async () => {
     const { batches, run } = recordingRunner(20);
-    const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0, maxBackgroundBatchSize: 2 });
+    const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0, maxBackgroundBatchSize: 2, reserveMs: 60_000 });
+    await asRequester('key A', () => batcher.submit(99));
     const lines = [1, 2, 3, 4, 5, 6].map((n) => asRequester(backgroundRequester('key A'), () => batcher.submit(n)));
-    await until(() => batches.length === 1, 'the first run of lines');
+    await until(() => batches.length === 2, 'the first run of lines');
     const request = asRequester('key A', () => batcher.submit(100));
     expect(await Promise.all([...lines, request])).to.deep.equal([2, 4, 6, 8, 10, 12, 200]);
-    expect(batches).to.deep.equal([[1, 2], [100], [3, 4], [5, 6]]);
+    expect(batches).to.deep.equal([[99], [1, 2], [100], [3, 4], [5, 6]]);
+  });
+
+  it("runs a batch's lines in full batches when no request came within reserveMs", async () => {
+    const { batches, run } = recordingRunner(20);
+    const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0, maxBackgroundBatchSize: 2, reserveMs: 60_000 });
+    const lines = [1, 2, 3, 4, 5, 6].map((n) => asRequester(backgroundRequester('key A'), () => batcher.submit(n)));
+    expect(await Promise.all(lines)).to.deep.equal([2, 4, 6, 8, 10, 12]);
+    expect(batches).to.deep.equal([[1, 2, 3, 4, 5, 6]]);
   });
 
   it("starts a request on a foreground slot while a batch's lines fill the others, which they never take", async () => {
     const { batches, run } = recordingRunner(20);
-    const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0, maxBackgroundBatchSize: 2, foregroundSlots: 1 });
+    const batcher = new MicroBatcher(run, { maxBatchSize: 8, maxWaitMs: 0, maxBackgroundBatchSize: 2, foregroundSlots: 1, reserveMs: 60_000 });
+    await asRequester('key B', () => batcher.submit(99));
     const lines = [1, 2, 3, 4].map((n) => asRequester(backgroundRequester('key A'), () => batcher.submit(n)));
-    await until(() => batches.length === 1, 'the first run of lines');
+    await until(() => batches.length === 2, 'the first run of lines');
     const request = asRequester('key B', () => batcher.submit(100));
-    await until(() => batches.length === 2, 'the request to start');
-    expect(batches).to.deep.equal([[1, 2], [100]]);
+    await until(() => batches.length === 3, 'the request to start');
+    expect(batches).to.deep.equal([[99], [1, 2], [100]]);
     expect(await Promise.all([...lines, request])).to.deep.equal([2, 4, 6, 8, 200]);
-    expect(batches).to.deep.equal([[1, 2], [100], [3, 4]]);
+    expect(batches).to.deep.equal([[99], [1, 2], [100], [3, 4]]);
   });
 
   it("with two slots, for reserveMs after a request, runs a batch's lines on one and keeps the other free", async () => {
