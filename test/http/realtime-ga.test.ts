@@ -4,7 +4,7 @@
  * the validation of its fields, a turn's item events, G.711 audio, and a session that moves
  * between the beta and GA shapes. A transcriber that answers at once (with the number of 16-kHz
  * samples it got) isolates the protocol from any model; with `npm run test-models`,
- * whisper-tiny.en hears telephone audio. The official SDKs: realtime-sdk.test.ts.
+ * whisper-tiny.en hears telephone audio. The official SDKs: realtime-sdk.slow.test.ts.
  */
 import { expect } from 'chai';
 import type { Server } from 'node:http';

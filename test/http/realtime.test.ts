@@ -2,7 +2,7 @@
  * /v1/realtime?intent=transcription over a real WebSocket: the key at the upgrade, the bounds,
  * the beta event protocol (`transcription_session.*`, as the beta SDKs speak it), and (with
  * `npm run test-models`) live audio transcribed by whisper-tiny.en. The GA protocol:
- * realtime-ga.test.ts; the official SDKs: realtime-sdk.test.ts.
+ * realtime-ga.test.ts; the official SDKs: realtime-sdk.slow.test.ts.
  */
 import { expect } from 'chai';
 import type { Server } from 'node:http';

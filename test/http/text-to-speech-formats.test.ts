@@ -2,14 +2,13 @@
  * Speech in OpenAI's other formats: Ogg Opus, FLAC and AAC (ADTS). Each answer is streamed
  * (chunked), has its content type, carries the rate asked for in its own header, and decodes
  * back with our own decoders to the length of the same speech as WAV. The real Piper voice's
- * AAC is transcribed back by whisper-tiny.en (skipped unless `npm run test-models` ran).
+ * AAC and Opus heard back by whisper-tiny.en: text-to-speech-heard-back.slow.test.ts.
  */
-import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import { decodeAudio } from '../../src/audio/decode-audio.js';
 import { sniffAudioFormat } from '../../src/audio/sniff-format.js';
-import { readManifest, type Manifest } from '../../src/inference/manifest.js';
-import { expectHeardBackInOneOfTwo } from '../helpers/heard-back.js';
+import type { Manifest } from '../../src/inference/manifest.js';
+import { binary } from '../helpers/binary-body.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const FIXTURES = new URL('../fixtures/models/', import.meta.url).pathname;
@@ -23,13 +22,6 @@ const FORMATS = [
   { format: 'flac', type: 'audio/flac', sniffed: 'flac', defaultRate: 16000, otherRate: 44100 },
   { format: 'aac', type: 'audio/aac', sniffed: 'aac', defaultRate: 16000, otherRate: 8000 },
 ] as const;
-
-const binary = (res: unknown, callback: (error: Error | null, body: Buffer) => void) => {
-  const stream = res as NodeJS.ReadableStream;
-  const chunks: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-  stream.on('end', () => callback(null, Buffer.concat(chunks)));
-};
 
 /** The rate each container states: OpusHead's input rate, FLAC's STREAMINFO, the ADTS header's index. */
 function statedRate(format: string, bytes: Buffer): number {
@@ -114,38 +106,4 @@ describe('POST /v1/audio/speech in Ogg Opus, FLAC and AAC', () => {
     expect(res.status).to.equal(200);
     expect(await seconds(res.body as Buffer)).to.be.greaterThan(0.5);
   });
-});
-
-describe('Piper speech as AAC, transcribed back by whisper-tiny.en (needs `npm run test-models`)', function () {
-  this.timeout(120_000);
-  const modelsDir = new URL('../../models/', import.meta.url).pathname;
-  const installed = ['piper-en_US-joe-medium', 'whisper-tiny.en'].every((id) => existsSync(`${modelsDir}${id}/.installed.json`));
-  let app: TestApp;
-  before(async function () {
-    if (!installed) this.skip();
-    app = await createTestApp({ manifest: await readManifest(`${modelsDir}models.json`), modelsDir });
-  });
-  after(() => app?.close());
-
-  for (const format of ['aac', 'opus'] as const) {
-    it(`${format} → the sentence (WER ≤ 0.2, as the MP3 round trip, in one of two renderings)`, async () => {
-      const sentence = 'They were three hundred yards apart. The date was nearly eighteen years old.';
-      await expectHeardBackInOneOfTwo(sentence, async () => {
-        const speech = await app.request
-          .post('/v1/audio/speech')
-          .set('Authorization', bearer())
-          .send({ model: 'piper-en_US-joe-medium', input: sentence, response_format: format })
-          .buffer(true)
-          .parse(binary);
-        expect(speech.status).to.equal(200);
-        const transcript = await app.request
-          .post('/v1/audio/transcriptions')
-          .set('Authorization', bearer())
-          .field('model', 'whisper-tiny.en')
-          .attach('file', speech.body as Buffer, { filename: `speech.${format}`, contentType: format === 'aac' ? 'audio/aac' : 'audio/ogg' });
-        expect(transcript.status, transcript.text).to.equal(200);
-        return transcript.body.text as string;
-      });
-    });
-  }
 });
