@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer, type BenchServer } from '../eval/lib/bench-server.js';
 import { loadAverage } from '../eval/lib/load-average.js';
+import { RESERVE_MS } from '../../src/inference/sentence-encoder/encoder-options.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,8 +41,8 @@ const text = (i: number) => `Passage ${i}: the quick brown fox jumps over the la
 
 let server: BenchServer | undefined;
 const filesDir = await mkdtemp(join(tmpdir(), 'bench-files-'));
-/** Longer than the encoders' RESERVE_MS after a request. */
-const QUIET_BEFORE_BATCH_MS = 11_000;
+/** Longer than the encoders' window after a request, so the timed batch has nobody else about. */
+const QUIET_BEFORE_BATCH_MS = RESERVE_MS + 1000;
 const giveUp = setTimeout(() => {
   console.error(`batch-fairness: gave up after ${RUN_LIMIT_MS / 60_000} min`);
   void server?.stop().finally(() => process.exit(1));

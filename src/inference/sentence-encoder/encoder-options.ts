@@ -56,7 +56,7 @@ export type EncoderOptions = Static<typeof EncoderOptions>;
  */
 const BACKGROUND_RUN = 4;
 /** How long after a request a batch's lines leave one worker free: those who sent one may send more. */
-const RESERVE_MS = 10_000;
+export const RESERVE_MS = 10_000;
 
 export function batchOptions(options: EncoderOptions): Required<MicroBatcherOptions> {
   const layout = workerLayout(options);
