@@ -82,4 +82,6 @@ export interface BatchModelApi {
   forward(request: ForwardRequest): Promise<ForwardResult>;
 }
 
-export const BATCH_MODEL_WORKER = workerModule<BatchModelApi, BatchModelInit>(import.meta.url, './batch-model-worker');
+export const BATCH_MODEL_WORKER = workerModule<BatchModelApi, BatchModelInit>(import.meta.url, './batch-model-worker', {
+  packages: ['@huggingface/transformers'],
+});

@@ -12,7 +12,7 @@ import type { AsrApi, AsrRequest, AsrWorkerInit } from './asr-worker-protocol.js
 import { vadFilterRequest } from './vad/vad-request.js';
 import { whisperLanguageCode, whisperLanguageName } from './whisper-languages.js';
 
-const ASR_WORKER = workerModule<AsrApi, AsrWorkerInit>(import.meta.url, './asr-worker');
+const ASR_WORKER = workerModule<AsrApi, AsrWorkerInit>(import.meta.url, './asr-worker', { packages: ['@huggingface/transformers'] });
 
 interface WhisperTranscriberOptions extends AsrOptions {
   modelId: string;

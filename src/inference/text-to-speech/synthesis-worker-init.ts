@@ -3,6 +3,9 @@ import type { CallContext } from '../worker/worker-api.js';
 import { workerModule } from '../worker/worker-api.js';
 import type { Dtype } from '../dtype.js';
 
+/** The espeak-ng build both workers load (espeak-ng-wasm.ts). */
+const ESPEAK_PACKAGE = '@echogarden/espeak-ng-emscripten';
+
 export type SynthesisWorkerInit =
   | { engine: 'piper'; modelDir: string; onnxFile?: string; threads?: number; spinning?: boolean | number; memoryArena?: boolean }
   | { engine: 'kokoro'; modelDir: string; dtype: Dtype; threads?: number }
@@ -36,5 +39,9 @@ export interface PhonemizerApi {
   pieces(sentence: { text: string; voice?: string; limit: number }, context: CallContext): Promise<number[][]>;
 }
 
-export const SYNTHESIS_WORKER = workerModule<SynthesisApi, SynthesisWorkerInit>(import.meta.url, './synthesis-worker');
-export const PHONEMIZER_WORKER = workerModule<PhonemizerApi, PhonemizerInit>(import.meta.url, './phonemizer-worker');
+export const SYNTHESIS_WORKER = workerModule<SynthesisApi, SynthesisWorkerInit>(import.meta.url, './synthesis-worker', {
+  packages: [ESPEAK_PACKAGE],
+});
+export const PHONEMIZER_WORKER = workerModule<PhonemizerApi, PhonemizerInit>(import.meta.url, './phonemizer-worker', {
+  packages: [ESPEAK_PACKAGE],
+});

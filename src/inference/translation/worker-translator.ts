@@ -4,7 +4,9 @@ import { ModelWorker } from '../worker/model-worker.js';
 import { workerModule } from '../worker/worker-api.js';
 import type { TranslationApi, TranslationWorkerInit } from './translation-worker.js';
 
-const TRANSLATION_WORKER = workerModule<TranslationApi, TranslationWorkerInit>(import.meta.url, './translation-worker');
+const TRANSLATION_WORKER = workerModule<TranslationApi, TranslationWorkerInit>(import.meta.url, './translation-worker', {
+  packages: ['@huggingface/transformers'],
+});
 
 export class WorkerTranslator implements Translator {
   readonly targetLanguages: readonly string[];

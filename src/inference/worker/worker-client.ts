@@ -83,7 +83,7 @@ export class WorkerClient<Api extends WorkerApi<Api>> {
     const name = options.name ?? module.url.pathname.split('/').pop() ?? 'worker';
     const nativeCalls = nativeCallState();
     const workerData: WorkerData<Init> = { init: options.init, nativeCalls };
-    const worker = createWorker(module.url, { workerData, name });
+    const worker = createWorker(module, { workerData, name });
     const startup = await new Promise<WorkerStartup>((resolve, reject) => {
       const onExit = (code: number) => reject(new Error(`${name} worker exited during start-up (code ${code})`));
       worker.once('error', reject);
@@ -230,18 +230,22 @@ async function stopThread(worker: Worker, nativeCalls: Int32Array): Promise<void
 
 /**
  * Under tsx (tests, `npm run dev`) worker modules are .ts files. On Node 20 tsx's `--import`
- * hook does not reach worker threads, so a .ts worker starts from a tiny bootstrap that
- * registers tsx in the worker and then imports the module. Compiled `dist/` workers (.js)
- * start directly.
+ * hook does not reach worker threads, so a .ts worker starts from a tiny bootstrap that imports
+ * the module's large packages as Node loads them (WorkerModule.packages), registers tsx in the
+ * worker, and then imports the module. Compiled `dist/` workers (.js) start directly.
  */
-function createWorker(moduleUrl: URL, options: { workerData: unknown; name: string }): Worker {
+function createWorker(module: Pick<WorkerModule<unknown, unknown>, 'url' | 'packages'>, options: { workerData: unknown; name: string }): Worker {
+  const moduleUrl = module.url;
   if (!moduleUrl.pathname.endsWith('.ts')) return new Worker(moduleUrl, options);
   // createRequire, not import.meta.resolve: mocha loads test files through tsx's CJS path.
   // That resolves tsx's CJS API, whose register() is broken in workers; its ESM twin sits
   // next to it.
   const tsxApiCjs = createRequire(import.meta.url).resolve('tsx/esm/api');
   const tsxApi = pathToFileURL(tsxApiCjs.replace(/\.cjs$/, '.mjs')).href;
-  const bootstrap = `import(${JSON.stringify(tsxApi)})
+  const packages = JSON.stringify(module.packages ?? []);
+  // A package that does not resolve from here is left to tsx to load as the module imports it.
+  const bootstrap = `Promise.all(${packages}.map((name) => import(name).catch(() => {})))
+    .then(() => import(${JSON.stringify(tsxApi)}))
     .then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl.href)}); })
     .catch((error) => { setImmediate(() => { throw error; }); });`;
   return new Worker(bootstrap, { ...options, eval: true, execArgv: withoutTsx(process.execArgv) });

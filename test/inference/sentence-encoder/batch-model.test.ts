@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { InferenceFailedError } from '../../../src/errors.js';
 import { BatchModel } from '../../../src/inference/sentence-encoder/batch-model.js';
-import type { BatchModelApi, BatchModelInit } from '../../../src/inference/sentence-encoder/batch-model-protocol.js';
+import { BATCH_MODEL_WORKER, type BatchModelApi, type BatchModelInit } from '../../../src/inference/sentence-encoder/batch-model-protocol.js';
 import { workerModule } from '../../../src/inference/worker/worker-api.js';
 
-const crashingWorker = workerModule<BatchModelApi, BatchModelInit>(import.meta.url, './crashing-batch-worker');
+const crashingWorker = workerModule<BatchModelApi, BatchModelInit>(import.meta.url, './crashing-batch-worker', {
+  packages: BATCH_MODEL_WORKER.packages,
+});
 const INIT: BatchModelInit = { modelsDir: '', dir: '', head: 'feature-extraction', dtype: 'fp32', threads: 1, maxBatchSize: 8, pooling: 'mean' };
 
 const lengths = (rows: Float32Array[]) => rows.map((row) => row[0]);
