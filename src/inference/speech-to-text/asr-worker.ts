@@ -40,6 +40,7 @@ import { RewrittenDecoder, rewrites } from './graph/rewritten-decoder.js';
 import { withRewrittenDecoder } from './decoder/pipeline-decoder-session.js';
 import { whisperInSteps } from './long-form/whisper-in-steps.js';
 import { encoderFile, withEncoderInThread } from './whisper-encoder-thread.js';
+import { withEncoderMemo } from './whisper-encoder-memo.js';
 
 /** The part of the transformers.js ASR pipeline we call. */
 interface AsrPipeline extends LanguageIdPipeline, WhisperPipelineParts {
@@ -66,7 +67,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
   const log = createLogger(init.logLevel ?? 'info');
   const decoders = await chooseDecoders(init, log);
   const decoded = decoders.session ? await withRewrittenDecoder(featured, decoders.session) : featured;
-  const asr =
+  const threaded =
     init.encoderThreads > 0
       ? await withEncoderInThread(
           decoded,
@@ -78,6 +79,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
           init.modelId,
         )
       : decoded;
+  const { asr, memo: encoderMemo } = withEncoderMemo(threaded);
   const sampleRate = asr.processor.feature_extractor.config.sampling_rate;
   const vadFilter = init.vadModelFile ? new VadFilter(init.vadModelFile) : undefined;
   const longForm = whisperLongFormModel(asr, {
@@ -195,7 +197,7 @@ serveWorker<AsrApi, AsrWorkerInit>(async (init) => {
       // it), in turns between keys: at each step of one, another key's may go first (fair-queue.ts
       // bounds how many are started at once, each holding its decoded audio). A request cancelled
       // while it waits is never decoded.
-      return context.serial(() => transcribe(request, context));
+      return context.serial(() => transcribe(request, context).finally(() => encoderMemo?.forget()));
     },
     dispose: async () => {
       await vadFilter?.dispose();
