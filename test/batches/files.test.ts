@@ -16,6 +16,15 @@ for (const database of testDatabaseKinds()) {
     afterEach(() => app.close());
     const upload = (key: string | undefined, content: string | Buffer, purpose = 'batch', filename = 'in.jsonl') =>
       app.request.post('/v1/files').set('Authorization', bearer(key)).field('purpose', purpose).attach('file', Buffer.from(content), filename);
+    /** An upload with `expires_after` of `seconds` from its creation. */
+    const uploadExpiring = (seconds: number, purpose: string, content: string) =>
+      app.request
+        .post('/v1/files')
+        .set('Authorization', bearer())
+        .field('purpose', purpose)
+        .field('expires_after[anchor]', 'created_at')
+        .field('expires_after[seconds]', String(seconds))
+        .attach('file', Buffer.from(content), 'in.jsonl');
 
     it('stores a file with its SHA-256 and serves it back in OpenAI shapes', async () => {
       const created = await upload(undefined, JSONL);
@@ -82,13 +91,7 @@ for (const database of testDatabaseKinds()) {
       expect(fineTune.body.error.message).to.contain('"purpose"');
       const noFile = await app.request.post('/v1/files').set('Authorization', bearer()).field('purpose', 'batch');
       expect(noFile.status).to.equal(400);
-      const badExpiry = await app.request
-        .post('/v1/files')
-        .set('Authorization', bearer())
-        .field('purpose', 'batch')
-        .field('expires_after[anchor]', 'created_at')
-        .field('expires_after[seconds]', '60')
-        .attach('file', Buffer.from(JSONL), 'in.jsonl');
+      const badExpiry = await uploadExpiring(60, 'batch', JSONL);
       expect(badExpiry.status).to.equal(400);
       expect(badExpiry.body.error.message).to.contain('expires_after.seconds');
 
@@ -108,13 +111,7 @@ for (const database of testDatabaseKinds()) {
     });
 
     it('honours expires_after: an expired file is gone', async () => {
-      const created = await app.request
-        .post('/v1/files')
-        .set('Authorization', bearer())
-        .field('purpose', 'user_data')
-        .field('expires_after[anchor]', 'created_at')
-        .field('expires_after[seconds]', '3600')
-        .attach('file', Buffer.from('x'), 'x.txt');
+      const created = await uploadExpiring(3600, 'user_data', 'x');
       expect(created.body.expires_at - created.body.created_at).to.equal(3600);
       await app.db.updateTable('files').set({ expires_at: 1 }).where('id', '=', created.body.id).execute();
       expect((await app.request.get(`/v1/files/${created.body.id}`).set('Authorization', bearer())).status).to.equal(404);
