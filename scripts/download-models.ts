@@ -1,8 +1,12 @@
 /**
  * npm run download-models -- --help. All logic lives in src/inference/install/ (tested there).
  */
-import { runDownloadModels } from '../src/inference/install/download-models-command.js';
-import { oneLine } from '../src/inference/install/terminal-text.js';
+import { exitBelowNodeFloor } from '../src/node-floor.js';
+
+// Before anything else loads: an old Node would fail linking the imports below (src/node-floor.ts).
+exitBelowNodeFloor();
+const { runDownloadModels } = await import('../src/inference/install/download-models-command.js');
+const { oneLine } = await import('../src/inference/install/terminal-text.js');
 
 // runDownloadModels reports its own failures; an error escaping it (a stream failing after its
 // pipeline ended) is still one line, not a stack trace.
