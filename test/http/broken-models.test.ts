@@ -12,6 +12,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { ModelFilesError } from '../../src/errors.js';
+import { createLogger } from '../../src/logger.js';
 import { loadFrameScorers } from '../../src/inference/live-audio/frame-scorers.js';
 import { ModelFolderCheck, type FileAccess } from '../../src/inference/model-folder-check.js';
 import type { Manifest, ManifestEntry } from '../../src/inference/manifest.js';
@@ -282,6 +283,7 @@ describe('model folders the server may not read', () => {
 });
 
 describe('a corrupt Silero VAD in realtime sessions', () => {
+  const logLines: string[] = [];
   let dir: string;
   let app: TestApp;
   let server: Server;
@@ -292,7 +294,7 @@ describe('a corrupt Silero VAD in realtime sessions', () => {
     mkdirSync(vadDir, { recursive: true });
     writeFileSync(join(vadDir, '.installed.json'), '{"id":"silero-vad-v6"}');
     writeFileSync(join(vadDir, 'silero_vad_v6.onnx'), readFileSync(join(FIXTURES, 'piper-random/piper-random.onnx')).subarray(0, 5000));
-    app = await createTestApp({ modelsDir: join(dir, 'models') });
+    app = await createTestApp({ modelsDir: join(dir, 'models'), logger: createLogger('warn', (line) => logLines.push(line)) });
     ({ server, url: base } = await listen(app));
   });
   after(async () => {
@@ -314,6 +316,24 @@ describe('a corrupt Silero VAD in realtime sessions', () => {
     const later = client.events.length;
     client.send({ type: 'transcription_session.update', session: { turn_detection: null } });
     await client.next('transcription_session.updated', later);
+    client.ws.close();
+  });
+
+  it('logs one warning a session naming the VAD model and why, however many appends fail; each append still gets its error event', async () => {
+    const client = await connect(`${base}/v1/realtime?intent=transcription`, withBetaKey());
+    const created = await client.next('transcription_session.created');
+    const sessionId = (created.session as { id: string }).id;
+    client.send({ type: 'transcription_session.update', session: { turn_detection: { type: 'server_vad' } } });
+    await client.next('transcription_session.updated');
+    const from = client.events.length;
+    for (let i = 0; i < 5; i++) client.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(4800).toString('base64') });
+    client.send({ type: 'transcription_session.update', session: { turn_detection: null } });
+    await client.next('transcription_session.updated', from);
+    expect(client.events.slice(from).filter((event) => event.type === 'error')).to.have.length(5);
+    const warnings = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.session === sessionId);
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.include({ level: 'warn', model: 'silero-vad-v6' });
+    expect(warnings[0]!.message).to.match(/^Model "silero-vad-v6" cannot be loaded: silero-vad-v6\/silero_vad_v6\.onnx is not a readable ONNX graph/);
     client.ws.close();
   });
 });

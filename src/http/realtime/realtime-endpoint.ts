@@ -31,6 +31,7 @@ import { isApiPath } from '../api-boundary.js';
 import { errorType } from '../error-middleware.js';
 import { V1_ROUTER_OPTIONS } from '../routes/v1-router.js';
 import type { RequestValidator, Validate } from '../validation.js';
+import { loggingAudioFailures } from './audio-failure-log.js';
 import { CLIENT_EVENTS, type ClientEvent, type ClientEventType } from './realtime-events.js';
 import { REALTIME_PATH } from './realtime-operations.js';
 import { RealtimeBudget } from './session-budget.js';
@@ -162,7 +163,7 @@ export function createRealtimeEndpoint(deps: RealtimeEndpointDeps): RealtimeEndp
       {
         transcriber: (modelId) => deps.access.run(policy, opened.key, () => deps.transcriber(modelId)),
         checkModel: async (name) => void (await deps.models.resolve(name, 'speech-to-text')),
-        openAudio: deps.openAudio,
+        openAudio: loggingAudioFailures(deps.openAudio, deps.logger, () => session.id),
         send,
         authorizeTurn: async () => {
           const current = await deps.access.authorize(opened.key);

@@ -356,7 +356,7 @@ export class TranscriptionSession {
       // A new stream's frames start at the audio it is given next.
       this.#frameClock = { origin: this.#buffer.streamSamples, frames: 0 };
       // Opening fails when server VAD is asked for and its model is not installed: the error
-      // event says so, and the next append tries again.
+      // event says so (the endpoint logs it once a session), and the next append tries again.
       stream.catch(() => (this.#audio = undefined));
     }
     return this.#audio!.stream;
