@@ -7,6 +7,7 @@ import busboy from 'busboy';
 import type { Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
+import { strictFormDecoder } from './form-text.js';
 
 const MiB = 1024 * 1024;
 
@@ -58,13 +59,22 @@ export function jsonBody(limitBytes: number, setting?: string): Middleware {
 }
 
 /**
- * JSON or an url-encoded form (the LibreTranslate API takes both); 415 for anything else. No body
+ * JSON or an url-encoded form (the LibreTranslate API takes both; form escapes that are not UTF-8
+ * are a 400 naming the field, form-text.ts); 415 for anything else. No body
  * at all is an empty form, whatever its type: clients that send every value in the query string
  * (deep-translator) send no Content-Type.
  */
 export function formOrJsonBody(limitBytes: number, setting?: string): Middleware {
   const parse = withBodyLimit(
-    koaBody({ json: true, urlencoded: true, jsonLimit: limitBytes, formLimit: limitBytes, multipart: false, text: false }),
+    koaBody({
+      json: true,
+      urlencoded: true,
+      jsonLimit: limitBytes,
+      formLimit: limitBytes,
+      multipart: false,
+      text: false,
+      queryString: { decoder: strictFormDecoder() },
+    }),
     limitBytes,
     setting,
   );

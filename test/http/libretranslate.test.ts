@@ -94,6 +94,25 @@ describe('LibreTranslate API', () => {
     expect(res.body[0].confidence).to.be.within(50, 100);
   });
 
+  it('refuses form escapes that are not UTF-8 with a 400 naming the field, on /translate and /detect', async () => {
+    for (const [path, body, field] of [
+      ['/translate', 'q=the%20dog%ED%A0%80&source=en&target=es', 'q'],
+      ['/translate', 'q=the%20dog&source=en%FF&target=es', 'source'],
+      ['/translate', 'q[]=ok&q[]=%C3%28&source=en&target=es', 'q[]'],
+      ['/detect', 'q=perro%80', 'q'],
+      ['/detect', 'q%ED%A0%80=perro', 'q%ED%A0%80'],
+    ] as const) {
+      const res = await app.request.post(path).set('Authorization', bearer()).type('form').send(body);
+      expect(res.status, body).to.equal(400);
+      expect(res.body, body).to.have.keys('error');
+      expect(res.body.error, body).to.match(new RegExp(`^"${field.replace(/[[\]]/g, '\\$&')}" is not valid Unicode: its percent-encoded bytes %`));
+    }
+    // Valid escapes (UTF-8, `+`) decode, and a `%` that starts no escape is a literal one.
+    const valid = await app.request.post('/detect').set('Authorization', bearer()).type('form').send('q=El+perro+es+muy+grande+y+la+casa+tambi%C3%A9n+100%');
+    expect(valid.status, valid.text).to.equal(200);
+    expect(valid.body[0]).to.include({ language: 'es' });
+  });
+
   describe('with the Debian apertium-eng-spa pair', () => {
     before(function () {
       if (!HAS_APERTIUM) this.skip();
@@ -110,6 +129,9 @@ describe('LibreTranslate API', () => {
       expect(batch.body).to.deep.equal({ translatedText: ['El perro.', 'La casa.'] });
       const form = await app.request.post('/translate').type('form').send({ q: 'The dog.', source: 'en', target: 'es', api_key: TEST_API_KEY });
       expect(form.body.translatedText).to.equal('El perro.');
+      // Escaped by hand: decoded before translation, not passed on raw.
+      const escaped = await app.request.post('/translate').set('Authorization', bearer()).type('form').send('q=the%20dog+100%&source=en&target=es');
+      expect(escaped.body.translatedText).to.equal('El perro 100%');
       const auto = await app.request
         .post('/translate')
         .set('Authorization', bearer())
