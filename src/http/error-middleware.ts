@@ -102,7 +102,7 @@ function respond(ctx: Context, error: MappedError, format: ErrorFormat): void {
   } else if (format === 'message') {
     ctx.body = { error: error.message };
   } else if (format === 'tei') {
-    ctx.body = { error: error.message, error_type: teiErrorType(error.status) };
+    ctx.body = { error: error.message, error_type: teiErrorType(error.status, error.code) };
   } else {
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = error.message;
@@ -176,9 +176,17 @@ function messageOf(error: unknown, fallback: string): string {
   return typeof message === 'string' && message !== '' ? message : fallback;
 }
 
-/** TEI's ErrorType (router/src/lib.rs) for a status: its 429 is `Overloaded`, its 424 `Backend`, a bad request `Validation`. */
-function teiErrorType(status: number): string {
-  if (status === 429 || status === 503) return 'Overloaded';
+/** 503s that mean "busy, retry later" (they carry Retry-After), not "cannot serve". */
+const BUSY_CODES: ReadonlySet<string> = new Set(['server_busy', 'model_memory_exhausted']);
+
+/**
+ * TEI's ErrorType (router/src/lib.rs, which pairs each with a status): `Overloaded` is its 429, so
+ * ours and a busy 503; `Unhealthy` is its 503, so a model that cannot serve (not installed, broken,
+ * failed); `Backend` its 424; a bad request `Validation`.
+ */
+function teiErrorType(status: number, code: string): string {
+  if (status === 429 || BUSY_CODES.has(code)) return 'Overloaded';
+  if (status === 503) return 'Unhealthy';
   if (status === 424 || status >= 500) return 'Backend';
   return 'Validation';
 }

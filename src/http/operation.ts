@@ -113,7 +113,7 @@ export function teiError(description: string): Json {
       'application/json': {
         schema: {
           type: 'object',
-          properties: { error: { type: 'string' }, error_type: { type: 'string', enum: ['Validation', 'Overloaded', 'Backend'] } },
+          properties: { error: { type: 'string' }, error_type: { type: 'string', enum: ['Validation', 'Overloaded', 'Unhealthy', 'Backend'] } },
           required: ['error', 'error_type'],
         },
       },

@@ -164,7 +164,7 @@ export function teiRoutes(router: DocumentedRouter, deps: TeiDeps): void {
     '400': teiError('An invalid body, or an option this server does not support.'),
     '401': teiError('Missing or invalid Bearer key.'),
     '404': teiError('`?model=` names no model of the manifest.'),
-    '503': teiError('No model of the task installed, or busy.'),
+    '503': teiError('No model of the task installed or loadable (`Unhealthy`), or busy (`Overloaded`, with Retry-After).'),
   };
   const vectors = jsonResponse('One unit-length vector per input.', { type: 'array', items: { type: 'array', items: { type: 'number' } } });
   const scores = jsonResponse('`[{label, score}]` (best first) for one text, an array of those for an array or when `parameters` is sent.', { type: 'array' });
