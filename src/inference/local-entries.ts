@@ -11,8 +11,8 @@ import { parseManifest, readManifest, type Manifest, type ManifestEntry } from '
 
 export const LOCAL_ENTRY_FILE = '.manifest-entry.json';
 
-/** A user-installed entry left out, and why (the server logs one line for each). */
-interface SkippedEntry {
+/** A user-installed entry left out, and why (the server logs one line for each, `download-models --list` prints one). */
+export interface SkippedEntry {
   file: string;
   reason: string;
 }

@@ -350,6 +350,23 @@ describe('npm run download-models', () => {
     expect(stdout).to.match(/^voice\s+text-to-speech\s+50\.0 kB \(hub\)\s+-\s+mit\s+no\s+not installed \(npm run download-models -- voice\)$/m);
   });
 
+  it('--list says on stderr, one line each, which user-installed entries it leaves out and why, and lists the rest', async () => {
+    const truncated = join(modelsDir, 'cut-short', '.manifest-entry.json');
+    put(truncated, Buffer.from(JSON.stringify(tinyEntry({ id: 'cut-short' })).slice(0, 40)));
+    const misplaced = join(modelsDir, 'moved', '.manifest-entry.json');
+    put(misplaced, Buffer.from(JSON.stringify(tinyEntry({ id: 'elsewhere' }))));
+    const { code, stdout, stderr } = await run(['--list']);
+    expect(code).to.equal(0);
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines).to.have.length(2);
+    expect(lines[0]).to.match(/^warning: model entry skipped: .*\/cut-short\/\.manifest-entry\.json: is not valid JSON \(.*\); reinstall that model$/);
+    expect(lines[0]).to.include(truncated);
+    expect(lines[1]).to.equal(`warning: model entry skipped: ${misplaced}: id must be the folder name "moved"`);
+    expect(stdout).to.match(/^tiny\s/m);
+    expect(stdout).to.match(/^voice\s/m);
+    expect(stdout).not.to.match(/cut-short|elsewhere/);
+  });
+
   it("--list names the install command the server names: download-models for a hub model, the engine's otherwise", async () => {
     writeManifest([
       tinyEntry({ installCommand: 'bash scripts/test-models/tiny.sh' }),

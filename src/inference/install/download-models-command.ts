@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../config/load-config.js';
 import { DTYPES, type Dtype } from '../dtype.js';
-import { LOCAL_ENTRY_FILE, loadManifest } from '../local-entries.js';
+import { LOCAL_ENTRY_FILE, loadManifest, type SkippedEntry } from '../local-entries.js';
 import { installFolder, ManifestError, type Manifest, type ManifestEntry } from '../manifest.js';
 import { DEFAULT_HUB_URL, HubClient, type HubClientOptions } from './hub-client.js';
 import { idsPresentIn, openImportSource, type ImportSource } from './import-source.js';
@@ -105,6 +105,8 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
   }
 
   let manifest: Manifest;
+  // User-installed entries the server would leave out too; --list says so, as the server's log does.
+  const skipped: SkippedEntry[] = [];
   let modelsDir: string;
   let manifestPath: string;
   let hubOptions: Partial<Omit<HubClientOptions, 'hubUrl'>>;
@@ -112,7 +114,7 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
     const config = loadConfig(io.env);
     modelsDir = args.values['models-dir'] ?? config.modelsDir;
     manifestPath = config.manifestPath;
-    manifest = await loadManifest(config.manifestPath, modelsDir);
+    manifest = await loadManifest(config.manifestPath, modelsDir, { onSkipped: (entry) => skipped.push(entry) });
     hubOptions = { ...io.hub, ...transferLimitsFromEnv(io.env) };
   } catch (error) {
     if (error instanceof ConfigError || error instanceof ManifestError || error instanceof InstallError) {
@@ -131,6 +133,7 @@ async function downloadModels(argv: readonly string[], io: CommandIo, say: (line
       ...hubOptions,
       hubUrl: args.values['hub-url'] ?? io.env.HF_ENDPOINT ?? DEFAULT_HUB_URL,
     });
+    for (const { file, reason } of skipped) say(`warning: model entry skipped: ${file}: ${oneLine(reason)}`);
     await listModels(manifest, modelsDir, io.stdout, new HubSizes(hub));
     return 0;
   }
