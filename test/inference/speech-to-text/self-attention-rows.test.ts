@@ -84,6 +84,18 @@ describe('SelfAttentionRows', () => {
     expect(() => rows.share()).to.throw(RangeError);
   });
 
+  it('keeps the shared positions when they were appended in its buffers (a prompt read in several runs)', () => {
+    const rows = new SelfAttentionRows();
+    rows.update({ 'step.0.decoder.key': cacheOf([[[1, 2]]]) });
+    rows.update({ 'step.0.decoder.key': cacheOf([[[3]]]) });
+    rows.share();
+    for (let run = 0; run < 4; run++) {
+      const past = rows.past([0, 0, 0]);
+      expect([...(past['shared.0.decoder.key']!.data as Float32Array)]).to.deep.equal([1, 2, 3]);
+      rows.update({ 'step.0.decoder.key': cacheOf([[[10 + run]], [[20 + run]], [[30 + run]]]) });
+    }
+  });
+
   it('writes each run’s rows into the buffer the current rows are not in, the same two run after run', () => {
     const rows = new SelfAttentionRows();
     rows.update({ 'step.0.decoder.key': cacheOf([[[1]], [[2]]]) });

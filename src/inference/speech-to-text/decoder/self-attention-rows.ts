@@ -70,7 +70,9 @@ export class SelfAttentionRows {
     if (this.rows !== 1) throw new RangeError(`only one row can be shared, not ${this.rows}`);
     for (const [name, tensor] of Object.entries(rows)) {
       if (!name.startsWith(PAST_PREFIX)) continue;
-      this.#shared[sharedInputName(name)] = tensor;
+      // A copy: after a prompt read in several runs the rows are in one of the pair's buffers,
+      // which the next past() would write the beams' own positions over.
+      this.#shared[sharedInputName(name)] = tensorLike(tensor, (tensor.data as TypedArray).slice(), tensor.dims);
       const [, heads, , size] = tensor.dims as [number, number, number, number];
       this.#rows[name] = tensorLike(tensor, arrayLike(tensor.data as TypedArray, 0), [1, heads, 0, size]);
     }
