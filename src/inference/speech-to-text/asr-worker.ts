@@ -36,7 +36,7 @@ import { whisperStartTokens } from './decoding/whisper-special-tokens.js';
 import { searchBatchFits, whisperBatchSize, type WhisperDimensions } from './long-form/whisper-batch-size.js';
 import { whisperLongFormModel, type WhisperPipelineParts } from './long-form/whisper-long-form-model.js';
 import { crossRowsSupport, decoderFile } from './graph/cross-rows-support.js';
-import { RewrittenDecoder, rewrites } from './graph/rewritten-decoder.js';
+import { RewrittenDecoder, type RewritePlan, rewrites } from './graph/rewritten-decoder.js';
 import { withRewrittenDecoder } from './decoder/pipeline-decoder-session.js';
 import { whisperInSteps } from './long-form/whisper-in-steps.js';
 import { encoderFile, withEncoderInThread } from './whisper-encoder-thread.js';
@@ -231,9 +231,7 @@ async function chooseDecoders(init: AsrWorkerInit, log: Logger) {
     rewrites: plan && {
       crossAttentionGroupedLayers: plan.groupedLayers,
       selfAttentionStepOutputs: plan.stepOutputs,
-      ...(plan.quantizesPerRun
-        ? { selfAttentionStepsWhy: 'none: it quantizes activations per run (q8), where the split attention would change the tokens' }
-        : {}),
+      selfAttentionStepsWhy: stepsWhy(plan),
       logitsFrom: plan.logitsFrom,
     },
     prepacked: session ? packing.prepack : init.prepackWeights,
@@ -242,6 +240,14 @@ async function chooseDecoders(init: AsrWorkerInit, log: Logger) {
     crossRowsWhy: cross.reason,
   });
   return { session, windowDecoder: { decoder: session, decoderBroadcastsCrossRows: cross.broadcasts } };
+}
+
+/** Why the self-attention returns only the positions each run read, and how (graph/self-attention-steps.ts), or why not. */
+function stepsWhy(plan: RewritePlan): string {
+  if (plan.stepOutputs === 0) return 'none: its self-attention is not the shape the rewrite knows; the presents are fetched whole';
+  if (plan.quantizesPerRun)
+    return 'joined: it quantizes activations per run (q8), so past and new stay concatenated in the graph as before (split, the rounding would change the tokens); only the new positions are fetched';
+  return 'split: past, shared and new positions read apart, no Concat; only the new positions are fetched';
 }
 
 /** The onnxruntime options of the model's sessions. */

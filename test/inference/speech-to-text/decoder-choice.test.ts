@@ -69,8 +69,8 @@ describe('decoder choices at load', () => {
         logitsFrom: true,
         quantizesPerRun: false,
       });
-      // q8: its self-attention kept whole (split, the rounding would reach its quantizers), its logits sliced before their quantizer.
-      expect(await RewrittenDecoder.of(TINY_EN, 'q8', {})!.plan()).to.deep.equal({ groupedLayers: 4, stepOutputs: 0, logitsFrom: true, quantizesPerRun: true });
+      // q8: its self-attention steps joined (split, the rounding would reach its quantizers), its logits sliced before their quantizer.
+      expect(await RewrittenDecoder.of(TINY_EN, 'q8', {})!.plan()).to.deep.equal({ groupedLayers: 4, stepOutputs: 8, logitsFrom: true, quantizesPerRun: true });
     });
   });
 });

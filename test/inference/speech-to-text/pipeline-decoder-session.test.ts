@@ -3,7 +3,7 @@
  * whisper-tiny.en (skipped when not installed: `npm run test-models`) transformers.js's pipeline
  * over it, the model's own decoder released, transcribes as the loaded pipeline did, and the
  * window decoder on the rewritten session decodes a window as on the model's, fp32 and q8 (q8 to the
- * same log probabilities, its self-attention kept whole and its prompt read in runs of its own).
+ * same log probabilities, its self-attention steps joined and its prompt read in runs of its own).
  */
 import { join } from 'node:path';
 import { pipeline } from '@huggingface/transformers';

@@ -2,7 +2,8 @@
  * addSelfAttentionSteps on the real whisper-tiny.en decoder graph (skipped when not installed: `npm
  * run test-models`): onnxruntime opens the rewrite, whose logits are the original graph's and
  * whose step outputs are the positions a run read, the tail of the present cache the original
- * gives (all of it on the first pass); a graph of another shape is left as it is.
+ * gives (all of it on the first pass); joined on the q8 graph, bit for bit the original's; a graph
+ * of another shape is left as it is.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -131,6 +132,39 @@ describe('addSelfAttentionSteps (whisper-tiny.en graph)', function () {
     const [before, after] = await Promise.all([original.run(input, ['logits']), stepped.run(splitFeeds(input, 6), ['logits', ...names('step')])]);
     expect(largestDifference(after.logits!.data as Float32Array, before.logits!.data as Float32Array)).to.be.below(1e-4);
     expect(after['step.0.decoder.key']!.dims).to.deep.equal([3, HEADS, 1, SIZE]);
+  });
+
+  it("joined on the q8 graph: logits and new positions bit for bit the original's, shared positions too", async () => {
+    const file = join(ONNX_DIR, 'decoder_model_merged_quantized.onnx');
+    const rewrite = addSelfAttentionSteps(readFileSync(file), { joined: true });
+    expect(rewrite.outputs).to.equal(2 * LAYERS);
+    const options = { intraOpNumThreads: 1, extra: { session: { model_external_initializers_file_folder_path: ONNX_DIR } } };
+    const [q8, joined] = await Promise.all([ort.InferenceSession.create(file, { intraOpNumThreads: 1 }), ort.InferenceSession.create(rewrite.model, options)]);
+    try {
+      for (const [rows, tokens, past, shared] of [
+        [2, 3, 0, 0],
+        [3, 1, 5, 0],
+        [1, 4, 7, 0],
+        [3, 1, 9, 6],
+      ] as const) {
+        const input = alike(feeds(rows, tokens, past), shared);
+        const [before, after] = await Promise.all([
+          q8.run(input, ['logits', ...names('present')]),
+          joined.run(splitFeeds(input, shared), ['logits', ...names('step')]),
+        ]);
+        expect(largestDifference(after.logits!.data as Float32Array, before.logits!.data as Float32Array)).to.equal(0);
+        for (const name of names('present')) {
+          const full = before[name]!.data as Float32Array;
+          const tail: number[] = [];
+          for (let head = 0; head < rows * HEADS; head++)
+            tail.push(...full.subarray((head * (past + tokens) + past) * SIZE, (head + 1) * (past + tokens) * SIZE));
+          expect(largestDifference(after[name.replace('present', 'step')]!.data as Float32Array, tail)).to.equal(0);
+        }
+      }
+    } finally {
+      await q8.release();
+      await joined.release();
+    }
   });
 
   it('leaves a graph of another shape as it is', () => {

@@ -8,8 +8,9 @@
  * several windows' beams can step in one run (search-batch-rows.ts); only the self-attention
  * positions each run read are returned, and the positions all rows share are taken from one row
  * (self-attention-steps.ts), so that the cache stays on our side between steps
- * (self-attention-rows.ts) rather than being fetched whole at every step, one row or many (not in
- * a graph that quantizes activations per run, q8, whose tokens the split would change); and
+ * (self-attention-rows.ts) rather than being fetched whole at every step, one row or many (in a
+ * graph that quantizes activations per run, q8, joined: past and new still concatenated in the
+ * graph, so that its quantizers read what they read before and the tokens cannot change); and
  * logits only from `logits_from` on (logits-from.ts), so that a prompt read into the cache skips
  * the output projection. What applies is read when the model loads (`plan`, logged by the
  * worker); a graph none applies to, or one onnxruntime refuses (an error logged with its cause),
@@ -42,7 +43,7 @@ export interface RewritePlan {
   groupedLayers: number;
   stepOutputs: number;
   logitsFrom: boolean;
-  /** Whether the graph quantizes activations per run (q8): its self-attention is then not split into steps. */
+  /** Whether the graph quantizes activations per run (q8): its self-attention steps are then joined, not split. */
   quantizesPerRun: boolean;
 }
 
@@ -52,13 +53,19 @@ export interface RewrittenSession extends WhisperDecoderSession {
   release(): Promise<void>;
 }
 
+/** Which rewrites to leave out (tests and benches comparing with and without them). */
+export interface RewriteChoice {
+  /** false: presents fetched whole, as before the step outputs (self-attention-steps.ts). */
+  selfAttentionSteps?: boolean;
+}
+
 /** The graph rewritten, and what changed. */
-function rewrite(graph: Uint8Array): { model: Uint8Array; plan: RewritePlan } {
+function rewrite(graph: Uint8Array, choice: RewriteChoice): { model: Uint8Array; plan: RewritePlan } {
   const grouped = groupCrossAttention(graph);
   const quantized = quantizesPerRun(graph);
   // Split, the self-attention sums its parts in another order: rounding, which q8's quantizers
-  // after the attention turn into other tokens (a Spanish file lost a sentence), so q8 keeps its own.
-  const stepped = quantized ? { model: grouped.model, outputs: 0 } : addSelfAttentionSteps(grouped.model);
+  // after the attention turn into other tokens (a Spanish file lost a sentence), so q8's are joined.
+  const stepped = choice.selfAttentionSteps === false ? { model: grouped.model, outputs: 0 } : addSelfAttentionSteps(grouped.model, { joined: quantized });
   const sliced = addLogitsFrom(stepped.model);
   return {
     model: sliced.model,
@@ -73,11 +80,15 @@ export function rewrites(plan: RewritePlan): boolean {
 export class RewrittenDecoder {
   readonly #file: string;
   readonly #options: ort.InferenceSession.SessionOptions;
+  readonly #choice: RewriteChoice;
 
-  /** The decoder of `modelDir` in `dtype`, opened with `sessionOptions`; undefined when transformers.js would find no such file. */
-  static of(modelDir: string, dtype: Dtype, sessionOptions: ort.InferenceSession.SessionOptions): RewrittenDecoder | undefined {
+  /**
+   * The decoder of `modelDir` in `dtype`, opened with `sessionOptions`, with every rewrite but those
+   * `choice` leaves out; undefined when transformers.js would find no such file.
+   */
+  static of(modelDir: string, dtype: Dtype, sessionOptions: ort.InferenceSession.SessionOptions, choice: RewriteChoice = {}): RewrittenDecoder | undefined {
     const file = decoderFile(modelDir, dtype);
-    return file && existsSync(file) ? new RewrittenDecoder(file, sessionOptions) : undefined;
+    return file && existsSync(file) ? new RewrittenDecoder(file, sessionOptions, choice) : undefined;
   }
 
   /**
@@ -95,9 +106,10 @@ export class RewrittenDecoder {
     return { prepack: true, reason: `its decoder (${mib(bytes)} MiB) is small enough to hold its tied embedding twice, packed and not` };
   }
 
-  private constructor(file: string, options: ort.InferenceSession.SessionOptions) {
+  private constructor(file: string, options: ort.InferenceSession.SessionOptions, choice: RewriteChoice) {
     this.#file = file;
     this.#options = options;
+    this.#choice = choice;
   }
 
   get file(): string {
@@ -106,7 +118,7 @@ export class RewrittenDecoder {
 
   /** What the rewrites change in this graph, read now and let go: `open()` rewrites again. */
   async plan(): Promise<RewritePlan> {
-    return rewrite(await readFile(this.#file)).plan;
+    return rewrite(await readFile(this.#file), this.#choice).plan;
   }
 
   /**
@@ -114,7 +126,7 @@ export class RewrittenDecoder {
    * rewritten graph (logged with its cause): the model's own session then stays.
    */
   async open(log: Pick<Logger, 'error'> = { error: () => {} }): Promise<RewrittenSession | undefined> {
-    const rewritten = rewrite(await readFile(this.#file));
+    const rewritten = rewrite(await readFile(this.#file), this.#choice);
     if (!rewrites(rewritten.plan)) return undefined;
     // From memory, the graph's external data is found through this folder rather than the file's.
     const options = {

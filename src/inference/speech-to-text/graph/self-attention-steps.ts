@@ -10,6 +10,12 @@
  * (scores [q·sharedᵀ, q·pastᵀ, q·newᵀ], the positions counted from the shared ones on); a
  * decode that shares none gives it no positions.
  *
+ * Joined (`{ joined: true }`, for a graph that quantizes activations per run, q8): the cached
+ * branch keeps its Concat of past and new, now of shared (repeated to every row), past and new,
+ * so that every node after it reads the very tensor it read before, bit for bit; only the
+ * outputs change, to the new positions (the Concat's second input). Split, the attention sums
+ * its parts in another order, and q8's quantizers after it turn that rounding into other tokens.
+ *
  * Why: onnxruntime-node copies every fetched output into a new JavaScript buffer. A search step's
  * present caches are the whole self-attention cache again: fetching them, and the Concat that
  * made them, were a large share of a step (docs/benchmarks.md, "Speech to text"). The cache is
@@ -44,9 +50,10 @@ import { PAST_SELF_ATTENTION as PAST_DECODER, PRESENT_SELF_ATTENTION as PRESENT_
 /**
  * The model with its presents made step outputs, and how many; `outputs` 0 (the model
  * unchanged) when its graph is not the shape this knows: one top-level If whose cached branch
- * concatenates each past with the new positions, read only by the attention's two products.
+ * concatenates each past with the new positions, read (unless `joined`) only by the attention's
+ * two products.
  */
-export function addSelfAttentionSteps(model: Uint8Array): { model: Uint8Array; outputs: number } {
+export function addSelfAttentionSteps(model: Uint8Array, { joined = false } = {}): { model: Uint8Array; outputs: number } {
   const unchanged = { model, outputs: 0 };
   const modelFields = readFields(model);
   const graphAt = modelFields.findIndex((field) => field.field === MODEL_GRAPH && field.wire === 2);
@@ -80,7 +87,7 @@ export function addSelfAttentionSteps(model: Uint8Array): { model: Uint8Array; o
       attribute.map((attributeField) => {
         if (attributeField.field !== ATTRIBUTE_GRAPH || attributeField.wire !== 2) return attributeField;
         const branch = readFields(attributeField.value);
-        const split = splitBranch(branch, presents, elementTypes as number[], branchName);
+        const split = splitBranch(branch, presents, elementTypes as number[], branchName, joined);
         if (split === 'not cached') return attributeField;
         if (!split) failed = true;
         else cachedBranches++;
@@ -111,15 +118,17 @@ export function addSelfAttentionSteps(model: Uint8Array): { model: Uint8Array; o
 }
 
 /**
- * The cached branch with its self-attention split (no Concat of past and new), its presents'
- * outputs the new positions; 'not cached' for a branch whose presents read no past (they are all
- * new already); undefined when a past is read any other way than this knows.
+ * The cached branch with its self-attention split (no Concat of past and new), or `joined` (the
+ * Concat kept, the shared positions put before the past), its presents' outputs the new
+ * positions; 'not cached' for a branch whose presents read no past (they are all new already);
+ * undefined when a past is read any other way than this knows.
  */
 function splitBranch(
   branch: ProtoField[],
   presents: readonly { position: number; step: string }[],
   elementTypes: readonly number[],
   branchName: string,
+  joined: boolean,
 ): ProtoField[] | 'not cached' | undefined {
   const nodes = graphNodes(branch);
   const outputs = branch.flatMap((field, index) => (field.field === GRAPH_OUTPUT && field.wire === 2 ? [{ name: valueInfoName(field.value), index }] : []));
@@ -153,7 +162,8 @@ function splitBranch(
     const prefix = `${present}/split`;
     const length = (name: string, tensor: string) => newNode('Shape', name, [tensor], [name], [intAttribute('start', 2), intAttribute('end', 3)]);
     drop(at);
-    for (const consumerAt of consumers.get(present) ?? []) {
+    if (joined) drop(at, joinedPresent(`${present}/joined`, node, [shared, past, fresh]));
+    for (const consumerAt of joined ? [] : (consumers.get(present) ?? [])) {
       const consumer = nodes[consumerAt]!;
       if (consumer.opType === 'Shape') {
         // The present's shape, from its parts: [rows, heads, shared + past + new, size].
@@ -233,6 +243,26 @@ function splitBranch(
     drop(index, shapeOf(`${past}/with_shared`, [sharedInputName(past), past], past, node.outputs));
   }
   return branch.flatMap((field, index) => replaced.get(index) ?? [renamedOutputs.get(index) ?? field]);
+}
+
+/**
+ * Nodes making the present `concat` made of [shared, past, new] in place of [past, new]: the
+ * shared positions' one row repeated to the past's rows (Expand by [rows, 1, 1, 1]), then
+ * concatenated as the graph's own Concat does (its name, axis and output kept).
+ */
+function joinedPresent(prefix: string, concat: { fields: ProtoField[]; outputs: readonly string[] }, [shared, past, fresh]: readonly string[]): ProtoField[] {
+  return [
+    newNode('Shape', `${prefix}/rows`, [past!], [`${prefix}/rows`], [intAttribute('start', 0), intAttribute('end', 1)]),
+    newNode('Constant', `${prefix}/ones`, [], [`${prefix}/ones`], [int64TensorAttribute('value', [1, 1, 1])]),
+    newNode('Concat', `${prefix}/shared_shape`, [`${prefix}/rows`, `${prefix}/ones`], [`${prefix}/shared_shape`], [intAttribute('axis', 0)]),
+    newNode('Expand', `${prefix}/shared_rows`, [shared!, `${prefix}/shared_shape`], [`${prefix}/shared_rows`]),
+    messageField(GRAPH_NODE, [
+      textField(NODE_INPUT, `${prefix}/shared_rows`),
+      textField(NODE_INPUT, past!),
+      textField(NODE_INPUT, fresh!),
+      ...concat.fields.filter((field) => field.field !== NODE_INPUT),
+    ]),
+  ];
 }
 
 /** Nodes making `outputs` the shape of `like` ([rows, heads, length, size]) with the lengths of `parts` added up. */
