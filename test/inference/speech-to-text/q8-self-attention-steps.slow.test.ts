@@ -4,7 +4,9 @@
  * with its step outputs decodes to the very tokens and log probabilities it gives without them
  * (its presents fetched whole): greedy after a prompt of several runs, beam search and best-of
  * sampling (their start shared by every row), and several windows' searches stepping together.
- * Its quantizers read bit-identical inputs, so not even rounding may differ.
+ * Its quantizers read bit-identical inputs, so not even rounding may differ. In the slow suite
+ * (about 9 CPU-s of decoding); npm test checks the same identity on the graph's outputs
+ * (self-attention-steps.test.ts).
  */
 import { join } from 'node:path';
 import { pipeline, type Tensor } from '@huggingface/transformers';
