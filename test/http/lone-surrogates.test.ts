@@ -5,20 +5,13 @@
  */
 import { expect } from 'chai';
 import type { Manifest } from '../../src/inference/manifest.js';
+import { NOT_INSTALLED_TEXT_MODELS } from '../helpers/not-installed-models.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** Listed, not installed: the routes resolve them, and refuse the body before loading anything. */
 const MANIFEST: Manifest = {
   models: [
-    { id: 'embedder', task: 'embeddings', engine: 'sentence-embedding', description: 'not installed', license: 'test' },
-    {
-      id: 'classifier',
-      task: 'text-classification',
-      engine: 'transformers-text-classification',
-      description: 'not installed',
-      license: 'test',
-      options: { labels: ['negative', 'positive'] },
-    },
+    ...NOT_INSTALLED_TEXT_MODELS,
     {
       id: 'apertium-eng-spa',
       task: 'translation',

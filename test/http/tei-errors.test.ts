@@ -5,27 +5,14 @@
  */
 import { expect } from 'chai';
 import { DEFAULT_LIMITS } from '../../src/config/load-config.js';
-import type { Manifest } from '../../src/inference/manifest.js';
 import { heldEngine } from '../helpers/held-engine.js';
+import { NOT_INSTALLED_TEXT_MODELS } from '../helpers/not-installed-models.js';
 import { bearer, createTestApp, type TestApp } from '../helpers/test-app.js';
 import { until } from '../helpers/until.js';
 
 describe('TEI error types', () => {
   it('answers a model that is not installed with 503 "Unhealthy" on /embed, /predict and POST /', async () => {
-    const manifest: Manifest = {
-      models: [
-        { id: 'embedder', task: 'embeddings', engine: 'sentence-embedding', description: 'not installed', license: 'test' },
-        {
-          id: 'classifier',
-          task: 'text-classification',
-          engine: 'transformers-text-classification',
-          description: 'not installed',
-          license: 'test',
-          options: { labels: ['negative', 'positive'] },
-        },
-      ],
-    };
-    const app = await createTestApp({ manifest });
+    const app = await createTestApp({ manifest: { models: [...NOT_INSTALLED_TEXT_MODELS] } });
     try {
       for (const path of ['/embed', '/predict', '/']) {
         const res = await app.request.post(path).set('Authorization', bearer()).send({ inputs: 'hello' });
